@@ -1,0 +1,43 @@
+// The calculator API (shared/API.md): one registry of named calculators, reached from C++,
+// the command line and JavaScript with the same names, fields and results.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlsys {
+
+using json = nlohmann::json;
+
+// Rejected input: `field` names the offending input field ("" when it is the whole input).
+struct InputError : std::runtime_error {
+  std::string field;
+  InputError(std::string field_name, const std::string& message)
+      : std::runtime_error(message), field(std::move(field_name)) {}
+};
+
+// Runs calculator `name` on `input` (a JSON object). Throws InputError on bad input.
+json calc(const std::string& name, const json& input);
+
+// Names of all calculators, sorted.
+std::vector<std::string> calc_names();
+
+// Input schema of calculator `name`: {name, description, fields: [{name, type, unit,
+// default, min, max, options, required, description}]}. Throws InputError if unknown.
+json calc_schema(const std::string& name);
+
+// The whole text-in, text-out contract used by the command line and the WASM binding:
+// parses `input_text`, runs the calculator, and returns {"ok": bool, "json": text} where
+// text is the result or {"error": {"field", "message"}}. Never throws.
+struct CalcText {
+  bool ok;
+  std::string text;
+};
+CalcText calc_text(const std::string& name, const std::string& input_text);
+
+// {"error": {"field": ..., "message": ...}}
+json error_json(const std::string& field, const std::string& message);
+
+}  // namespace mlsys

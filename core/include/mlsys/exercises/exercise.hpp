@@ -1,0 +1,39 @@
+// Engine-checked exercises: a generator draws parameters from a seed, computes the answer,
+// and fills the prompt, hint and worked solution. Same id + seed, same exercise everywhere.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlsys {
+
+struct Exercise {
+  std::string id;
+  std::uint32_t seed = 0;
+  std::string title;     // short name shown above the prompt
+  std::string prompt;    // the question, with its numbers
+  std::string unit;      // unit the answer is read in ("us", "FLOP/B", "" for a count)
+  std::string hint;
+  std::string solution;  // worked solution ending with the answer
+  double answer = 0;     // in `unit`
+  double rel_tolerance = 0.01;
+  double abs_tolerance = 0;  // in `unit`
+  nlohmann::json params = nlohmann::json::object();  // the drawn numbers, as calculator inputs
+};
+
+// Ids of every generator, sorted.
+std::vector<std::string> exercise_ids();
+
+// The exercise `id` drawn with `seed`. Throws InputError("id", ...) for an unknown id.
+Exercise make_exercise(const std::string& id, std::uint32_t seed);
+
+// {id, seed, title, prompt, unit, hint, solution, answer, tolerance: {relative, absolute}, params}
+nlohmann::json exercise_json(const Exercise& e);
+
+// Checks a typed answer: {correct, value (in the exercise's unit), message}. A malformed
+// answer is not an error here: it gives correct=false, and the message says what is wrong.
+nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const std::string& answer_text);
+
+}  // namespace mlsys

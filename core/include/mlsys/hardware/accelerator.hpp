@@ -1,0 +1,30 @@
+// Accelerator datasheet table (content/data/hardware.json, compiled in). Dense peaks only;
+// each row names its source document.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlsys {
+
+struct Accelerator {
+  std::string id, name, vendor;
+  std::map<std::string, double> peak_flops;  // format key (fp64 ... int8) -> FLOP/s (int8: op/s)
+  double hbm_bytes = 0;                      // bytes
+  double hbm_bandwidth_Bps = 0;              // bytes/s
+  nlohmann::json json;                       // the full row as stored, for the API
+
+  // Peak FLOP/s for an API dtype; std::nullopt when the chip has no rate for it.
+  std::optional<double> peak_for(const std::string& dtype) const;
+};
+
+// All rows, in table order.
+const std::vector<Accelerator>& accelerators();
+
+// The row with this id, or nullptr.
+const Accelerator* find_accelerator(const std::string& id);
+
+}  // namespace mlsys

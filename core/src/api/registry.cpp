@@ -1,0 +1,284 @@
+// The calculator registry: lookup, schemas, input validation (the only place inputs are
+// checked), and the text contract shared by the command line and the WASM binding.
+#include "registry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+
+namespace mlsys::api {
+
+namespace {
+
+const std::vector<Calculator>& registry() {
+  static const std::vector<Calculator> calculators = [] {
+    std::vector<Calculator> all;
+    add_hardware_calculators(all);
+    add_roofline_calculators(all);
+    add_transformer_calculators(all);
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return all;
+  }();
+  return calculators;
+}
+
+const Calculator& find(const std::string& name) {
+  for (const auto& c : registry())
+    if (c.name == name) return c;
+  std::string names;
+  for (const auto& c : registry()) names += (names.empty() ? "" : ", ") + c.name;
+  throw InputError("", "Unknown calculator '" + name + "'; available: " + names + ".");
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string show(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+std::string with_unit(double x, const std::string& unit) { return show(x) + (unit.empty() ? "" : " " + unit); }
+
+json check_field(const Field& f, const json& v) {
+  const std::string name = "'" + f.name + "'";
+  switch (f.type) {
+    case Type::Boolean:
+      if (!v.is_boolean()) throw InputError(f.name, "Field " + name + " must be true or false.");
+      return v;
+    case Type::String:
+      if (!v.is_string()) throw InputError(f.name, "Field " + name + " must be a string.");
+      if (!f.options.empty() &&
+          std::find(f.options.begin(), f.options.end(), v.get<std::string>()) == f.options.end())
+        throw InputError(f.name, "Field " + name + " must be one of: " + join(f.options) + ".");
+      return v;
+    case Type::Number:
+    case Type::Integer: break;
+  }
+  if (!v.is_number()) throw InputError(f.name, "Field " + name + " must be a number.");
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) throw InputError(f.name, "Field " + name + " must be a finite number.");
+  if (f.min) {
+    if (f.min_exclusive && !(x > *f.min))
+      throw InputError(f.name, "Field " + name + " must be greater than " + with_unit(*f.min, f.unit) + ".");
+    if (!f.min_exclusive && x < *f.min)
+      throw InputError(f.name, "Field " + name + " must be at least " + with_unit(*f.min, f.unit) + ".");
+  }
+  if (f.max && x > *f.max)
+    throw InputError(f.name, "Field " + name + " must be at most " + with_unit(*f.max, f.unit) + ".");
+  if (f.type == Type::Integer) {
+    if (x != std::floor(x)) throw InputError(f.name, "Field " + name + " must be a whole number.");
+    return static_cast<long long>(x);  // in range: integer fields always have a min and max
+  }
+  return x;
+}
+
+void check_finite(const json& j) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>()))
+    throw InputError("", "These inputs give a result that is not a finite number; use smaller values.");
+  if (j.is_structured())
+    for (const auto& item : j) check_finite(item);
+}
+
+// Nesting depth of a JSON text (outside strings); bounded so that parsing cannot exhaust
+// the stack on hostile input.
+int nesting_depth(const std::string& text) {
+  int depth = 0, max_depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') max_depth = std::max(max_depth, ++depth);
+    else if (c == ']' || c == '}') --depth;
+  }
+  return max_depth;
+}
+
+}  // namespace
+
+Field number_field(std::string name, std::string unit, std::string description, json default_value,
+                   std::optional<double> min, std::optional<double> max, bool min_exclusive) {
+  Field f;
+  f.name = std::move(name);
+  f.type = Type::Number;
+  f.unit = std::move(unit);
+  f.description = std::move(description);
+  f.required = default_value.is_null();
+  f.default_value = std::move(default_value);
+  f.min = min;
+  f.max = max;
+  f.min_exclusive = min_exclusive;
+  return f;
+}
+
+Field integer_field(std::string name, std::string unit, std::string description, json default_value,
+                    long long min, long long max) {
+  Field f = number_field(std::move(name), std::move(unit), std::move(description), std::move(default_value),
+                         static_cast<double>(min), static_cast<double>(max));
+  f.type = Type::Integer;
+  return f;
+}
+
+Field string_field(std::string name, std::string description, json default_value,
+                   std::vector<std::string> options) {
+  Field f;
+  f.name = std::move(name);
+  f.type = Type::String;
+  f.description = std::move(description);
+  f.required = default_value.is_null();
+  f.default_value = std::move(default_value);
+  f.options = std::move(options);
+  return f;
+}
+
+Field boolean_field(std::string name, std::string description, bool default_value) {
+  Field f;
+  f.name = std::move(name);
+  f.type = Type::Boolean;
+  f.description = std::move(description);
+  f.default_value = default_value;
+  return f;
+}
+
+Field hardware_field(bool required_with_default) {
+  std::vector<std::string> ids;
+  for (const auto& a : accelerators()) ids.push_back(a.id);
+  Field f = string_field("hardware", "Accelerator id from the hardware table",
+                         required_with_default ? json("h100-sxm") : json(), ids);
+  f.required = false;  // optional when it has no default: explicit peaks can replace it
+  return f;
+}
+
+Field dtype_field(const std::string& default_dtype) {
+  return string_field("dtype", "Element data type", default_dtype, dtype_names());
+}
+
+std::vector<Field> machine_override_fields() {
+  std::vector<Field> fields = {
+      number_field("peak_flops", "FLOP/s", "Peak FLOP/s; overrides the hardware table", json(), 0.0, 1e21, true),
+      number_field("bandwidth_Bps", "B/s", "Memory bandwidth; overrides the hardware table", json(), 0.0, 1e16, true)};
+  for (auto& f : fields) f.required = false;
+  return fields;
+}
+
+Machine machine_from(const Inputs& in, const std::string& dtype) {
+  const Accelerator* hw = in.has("hardware") ? find_accelerator(in.str("hardware")) : nullptr;
+  Machine m{0, 0};
+  if (in.has("peak_flops")) {
+    m.peak_flops = in.num("peak_flops");
+  } else if (!hw) {
+    throw InputError("hardware", "Give 'hardware' (an accelerator id) or both 'peak_flops' and 'bandwidth_Bps'.");
+  } else if (auto peak = hw->peak_for(dtype)) {
+    m.peak_flops = *peak;
+  } else {
+    throw InputError("dtype", hw->name + " has no dense " + dtype +
+                                  " rate in the hardware table; choose another dtype or give 'peak_flops'.");
+  }
+  if (in.has("bandwidth_Bps")) {
+    m.bandwidth_Bps = in.num("bandwidth_Bps");
+  } else if (!hw) {
+    throw InputError("hardware", "Give 'hardware' (an accelerator id) or both 'peak_flops' and 'bandwidth_Bps'.");
+  } else {
+    m.bandwidth_Bps = hw->hbm_bandwidth_Bps;
+  }
+  return m;
+}
+
+Inputs validate(const std::vector<Field>& fields, const json& input) {
+  if (!input.is_object()) throw InputError("", "The input must be a JSON object such as {\"name\": value}.");
+  for (const auto& item : input.items()) {
+    const std::string key = item.key();
+    const bool known = std::any_of(fields.begin(), fields.end(), [&](const Field& f) { return f.name == key; });
+    if (!known) {
+      std::vector<std::string> names;
+      for (const auto& f : fields) names.push_back(f.name);
+      throw InputError(key, "Unknown field '" + key + "'; the fields are: " +
+                                (names.empty() ? std::string("none") : join(names)) + ".");
+    }
+  }
+  json values = json::object();
+  for (const auto& f : fields) {
+    if (!input.contains(f.name) || input.at(f.name).is_null()) {
+      if (f.required)
+        throw InputError(f.name, "Field '" + f.name + "' is required" + (f.unit.empty() ? "" : " (" + f.unit + ")") + ".");
+      values[f.name] = f.default_value;
+      continue;
+    }
+    values[f.name] = check_field(f, input.at(f.name));
+  }
+  return Inputs(std::move(values));
+}
+
+}  // namespace mlsys::api
+
+namespace mlsys {
+
+json error_json(const std::string& field, const std::string& message) {
+  return {{"error", {{"field", field}, {"message", message}}}};
+}
+
+json calc(const std::string& name, const json& input) {
+  const auto& c = api::find(name);
+  json out = c.run(api::validate(c.fields, input));
+  api::check_finite(out);
+  return out;
+}
+
+std::vector<std::string> calc_names() {
+  std::vector<std::string> names;
+  for (const auto& c : api::registry()) names.push_back(c.name);
+  return names;
+}
+
+json calc_schema(const std::string& name) {
+  const auto& c = api::find(name);
+  json fields = json::array();
+  for (const auto& f : c.fields) {
+    static const char* kTypes[] = {"number", "integer", "string", "boolean"};
+    json jf = {{"name", f.name},
+               {"type", kTypes[static_cast<int>(f.type)]},
+               {"unit", f.unit},
+               {"description", f.description},
+               {"required", f.required},
+               {"default", f.default_value}};
+    if (f.min) jf["min"] = *f.min;
+    if (f.min_exclusive) jf["min_exclusive"] = true;
+    if (f.max) jf["max"] = *f.max;
+    if (!f.options.empty()) jf["options"] = f.options;
+    fields.push_back(std::move(jf));
+  }
+  return {{"name", c.name}, {"description", c.description}, {"fields", fields}};
+}
+
+CalcText calc_text(const std::string& name, const std::string& input_text) {
+  constexpr std::size_t kMaxInputBytes = 1 << 20;
+  constexpr int kMaxDepth = 32;
+  try {
+    if (input_text.size() > kMaxInputBytes) return {false, error_json("", "The input is larger than 1 MiB.").dump()};
+    if (api::nesting_depth(input_text) > kMaxDepth)
+      return {false, error_json("", "The input nests more than 32 levels deep.").dump()};
+    json input;
+    try {
+      input = json::parse(input_text);
+    } catch (const json::parse_error& e) {
+      return {false, error_json("", "Malformed JSON input (at byte " + std::to_string(e.byte) + ").").dump()};
+    }
+    return {true, calc(name, input).dump()};
+  } catch (const InputError& e) {
+    return {false, error_json(e.field, e.what()).dump()};
+  } catch (const std::exception& e) {
+    return {false, error_json("", std::string("Internal error: ") + e.what()).dump()};
+  }
+}
+
+}  // namespace mlsys

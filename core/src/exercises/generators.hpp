@@ -1,0 +1,39 @@
+// Exercise generator table and the seeded random source they draw from.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mlsys/exercises/exercise.hpp"
+
+namespace mlsys::exercises {
+
+// SplitMix64 (Steele, Lea, Flood 2014): tiny, fully specified, so a seed draws the same
+// numbers in native code and WebAssembly (std:: distributions differ between libraries).
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  int integer(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+  template <class T>
+  const T& pick(const std::vector<T>& items) { return items[static_cast<std::size_t>(integer(0, static_cast<int>(items.size()) - 1))]; }
+
+ private:
+  std::uint64_t state_;
+};
+
+struct Generator {
+  std::string id;
+  std::function<Exercise(Rng&)> make;
+};
+
+void add_roofline_exercises(std::vector<Generator>& out);
+
+}  // namespace mlsys::exercises

@@ -1,0 +1,66 @@
+// Exercise registry: lookup by id, seeding, JSON form and answer checking.
+#include <algorithm>
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/units.hpp"
+
+namespace mlsys {
+
+namespace {
+const std::vector<exercises::Generator>& generators() {
+  static const std::vector<exercises::Generator> all = [] {
+    std::vector<exercises::Generator> g;
+    exercises::add_roofline_exercises(g);
+    std::sort(g.begin(), g.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return g;
+  }();
+  return all;
+}
+}  // namespace
+
+std::vector<std::string> exercise_ids() {
+  std::vector<std::string> ids;
+  for (const auto& g : generators()) ids.push_back(g.id);
+  return ids;
+}
+
+Exercise make_exercise(const std::string& id, std::uint32_t seed) {
+  for (const auto& g : generators()) {
+    if (g.id != id) continue;
+    exercises::Rng rng(seed);
+    Exercise e = g.make(rng);
+    e.id = id;
+    e.seed = seed;
+    return e;
+  }
+  throw InputError("id", "Unknown exercise '" + id + "'.");
+}
+
+nlohmann::json exercise_json(const Exercise& e) {
+  return {{"id", e.id},         {"seed", e.seed},     {"title", e.title},
+          {"prompt", e.prompt}, {"unit", e.unit},     {"hint", e.hint},
+          {"solution", e.solution}, {"answer", e.answer},
+          {"tolerance", {{"relative", e.rel_tolerance}, {"absolute", e.abs_tolerance}}},
+          {"params", e.params}};
+}
+
+nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const std::string& answer_text) {
+  const Exercise e = make_exercise(id, seed);
+  double value = 0;
+  try {
+    value = parse_quantity(answer_text, e.unit);
+  } catch (const InputError& err) {
+    return {{"correct", false}, {"value", nullptr}, {"message", err.what()}};
+  }
+  const double allowed = std::max(e.rel_tolerance * std::fabs(e.answer), e.abs_tolerance);
+  const bool correct = std::fabs(value - e.answer) <= allowed;
+  const std::string shown = format_number(value, 4) + (e.unit.empty() ? "" : " " + e.unit);
+  return {{"correct", correct},
+          {"value", value},
+          {"message", correct ? "Correct: " + shown + "."
+                              : "Not quite: " + shown + " is off by more than the tolerance. Try the hint."}};
+}
+
+}  // namespace mlsys

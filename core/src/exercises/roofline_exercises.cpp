@@ -1,0 +1,167 @@
+// Exercises of the roofline lesson: ridge point, kernel time bound, matmul intensity, the
+// batch where a weight matmul turns compute-bound, elementwise time. Hardware numbers come
+// from the table and are shown rounded; answers are computed from the numbers shown.
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+const std::string kMicro = "\xC2\xB5s";  // µs
+
+struct Chip {
+  const Accelerator* hw;
+  std::string dtype;
+  double peak_tflops;  // as shown, 4 significant digits
+  double bw_tbps;      // as shown, 4 significant digits
+};
+
+// A GPU and a dtype it has a dense rate for.
+Chip pick_chip(Rng& rng, const std::vector<std::string>& dtypes) {
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"};
+  for (;;) {
+    const Accelerator* hw = find_accelerator(rng.pick(ids));
+    const std::string dtype = rng.pick(dtypes);
+    if (auto peak = hw->peak_for(dtype))
+      return {hw, dtype, round_sig(*peak / 1e12, 4), round_sig(hw->hbm_bandwidth_Bps / 1e12, 4)};
+  }
+}
+
+std::string chip_text(const Chip& c) {
+  return "The " + c.hw->name + " has a dense " + c.dtype + " peak of " + format_number(c.peak_tflops, 4) +
+         " TFLOP/s and an HBM bandwidth of " + format_number(c.bw_tbps, 4) + " TB/s.";
+}
+
+double log_uniform(Rng& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
+
+Exercise ridge(Rng& rng) {
+  const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3", "tf32"});
+  Exercise e;
+  e.title = "Find the ridge point";
+  e.params = {{"hardware", c.hw->id}, {"dtype", c.dtype}};
+  e.prompt = chip_text(c) +
+             " What arithmetic intensity must a kernel reach before compute, not memory, limits it? Answer in FLOP/B.";
+  e.unit = "FLOP/B";
+  e.answer = c.peak_tflops * 1e12 / (c.bw_tbps * 1e12);
+  e.hint = "The two roofs meet where intensity × bandwidth equals the peak: I* = peak FLOP/s ÷ bytes/s. Convert both "
+           "to the same prefix first.";
+  e.solution = "I* = " + format_number(c.peak_tflops, 4) + "e12 FLOP/s ÷ " + format_number(c.bw_tbps, 4) +
+               "e12 B/s = " + format_number(e.answer, 4) + " FLOP/B. Kernels below this intensity are memory-bound.";
+  return e;
+}
+
+Exercise kernel_time(Rng& rng) {
+  const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3"});
+  const double gflop = round_sig(log_uniform(rng, 1, 5000), 3);
+  const double intensity = log_uniform(rng, 0.5, 3000);
+  const double gbytes = round_sig(gflop / intensity, 3);
+  const double compute_us = gflop * 1e9 / (c.peak_tflops * 1e12) * 1e6;
+  const double memory_us = gbytes * 1e9 / (c.bw_tbps * 1e12) * 1e6;
+  Exercise e;
+  e.title = "Lower-bound a kernel's time";
+  e.params = {{"dtype", c.dtype}, {"flops", gflop * 1e9}, {"bytes", gbytes * 1e9},
+              {"peak_flops", c.peak_tflops * 1e12}, {"bandwidth_Bps", c.bw_tbps * 1e12}};
+  e.prompt = chip_text(c) + " A " + c.dtype + " kernel performs " + format_number(gflop, 3) + " GFLOP and moves " +
+             format_number(gbytes, 3) + " GB to and from HBM. What is the roofline lower bound on its run time, in " +
+             kMicro + "?";
+  e.unit = kMicro;
+  e.answer = std::max(compute_us, memory_us);
+  e.hint = "Compute two times, FLOPs ÷ peak and bytes ÷ bandwidth. The kernel cannot finish before the longer one.";
+  e.solution = "Compute time = " + format_number(gflop, 3) + "e9 ÷ " + format_number(c.peak_tflops, 4) + "e12 = " +
+               format_number(compute_us, 4) + " " + kMicro + "; memory time = " + format_number(gbytes, 3) + "e9 ÷ " +
+               format_number(c.bw_tbps, 4) + "e12 = " + format_number(memory_us, 4) + " " + kMicro +
+               ". The bound is the larger, " + format_number(e.answer, 4) + " " + kMicro + " (" +
+               (compute_us >= memory_us ? "compute" : "memory") + "-bound).";
+  return e;
+}
+
+Exercise matmul_intensity(Rng& rng) {
+  static const std::vector<int> dims = {1, 8, 32, 64, 128, 512, 1024, 2048, 4096, 8192, 12288};
+  static const std::vector<std::string> dtypes = {"fp32", "bf16", "fp8-e4m3"};
+  const int m = rng.pick(dims), n = rng.pick(dims), k = rng.pick(std::vector<int>{1024, 2048, 4096, 8192});
+  const std::string dtype = rng.pick(dtypes);
+  const double s = dtype_bytes(dtype);
+  const double flops = 2.0 * m * n * k, bytes = (1.0 * m * k + 1.0 * k * n + 1.0 * m * n) * s;
+  Exercise e;
+  e.title = "Intensity of a matmul";
+  e.params = {{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}};
+  e.prompt = "C = A·B with A of shape " + format_int(m) + "×" + format_int(k) + " and B of shape " + format_int(k) +
+             "×" + format_int(n) + ", all in " + dtype + " (" + format_number(s, 2) +
+             " bytes per element). If each matrix crosses HBM exactly once, what is the arithmetic intensity in FLOP/B?";
+  e.unit = "FLOP/B";
+  e.answer = flops / bytes;
+  e.hint = "FLOPs = 2·m·n·k (a multiply and an add per term). Bytes = (m·k + k·n + m·n) × bytes per element.";
+  e.solution = "FLOPs = 2 × " + format_int(m) + " × " + format_int(n) + " × " + format_int(k) + " = " +
+               format_number(flops, 4) + "; bytes = (" + format_int(1.0 * m * k) + " + " + format_int(1.0 * k * n) +
+               " + " + format_int(1.0 * m * n) + ") × " + format_number(s, 2) + " = " + format_number(bytes, 4) +
+               "; intensity = " + format_number(e.answer, 4) + " FLOP/B.";
+  return e;
+}
+
+Exercise crossover_batch(Rng& rng) {
+  const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3"});
+  const int d = rng.pick(std::vector<int>{4096, 5120, 8192, 12288, 16384});
+  const double s = dtype_bytes(c.dtype);
+  const double ridge = c.peak_tflops / c.bw_tbps;
+  // Intensity of [b,d]·[d,d]: 2bd² / (s(2bd + d²)) = 2bd / (s(2b + d)); >= ridge when
+  // b >= s·R·d / (2(d − s·R)).
+  const double b_exact = s * ridge * d / (2 * (d - s * ridge));
+  Exercise e;
+  e.title = "When does a weight matmul become compute-bound?";
+  e.params = {{"d", d}, {"dtype", c.dtype}, {"peak_flops", c.peak_tflops * 1e12}, {"bandwidth_Bps", c.bw_tbps * 1e12}};
+  e.prompt = chip_text(c) + " A layer multiplies a batch of b token vectors (b×" + format_int(d) +
+             ") by a " + format_int(d) + "×" + format_int(d) + " weight matrix, all in " + c.dtype +
+             ". Counting each matrix once through HBM, what is the smallest whole batch b at which it is compute-bound?";
+  e.unit = "";
+  e.answer = std::ceil(b_exact);
+  e.rel_tolerance = 0;
+  e.abs_tolerance = 1;  // rounding of the ridge point may move the answer by one
+  e.hint = "Write the intensity as a function of b: 2·b·d² FLOPs over (2·b·d + d²)·bytes-per-element bytes. Set it "
+           "equal to the ridge point peak ÷ bandwidth and solve for b.";
+  e.solution = "Ridge R = " + format_number(c.peak_tflops, 4) + "e12 ÷ " + format_number(c.bw_tbps, 4) + "e12 = " +
+               format_number(ridge, 4) + " FLOP/B. Intensity 2bd/(s(2b+d)) ≥ R gives b ≥ s·R·d / (2(d − s·R)) = " +
+               format_number(b_exact, 4) + ", so b = " + format_int(e.answer) +
+               ". For b ≪ d the intensity is about 2b/s, so the crossover batch is close to s·R/2.";
+  return e;
+}
+
+Exercise elementwise(Rng& rng) {
+  const Chip c = pick_chip(rng, {"bf16", "fp16"});
+  const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
+  const int log2n = rng.integer(22, 30);
+  const double n = std::ldexp(1.0, log2n);
+  const double s = dtype_bytes(dtype);
+  const double bytes = 3 * n * s;
+  Exercise e;
+  e.title = "Time of an elementwise add";
+  e.params = {{"dtype", dtype}, {"flops", n}, {"bytes", bytes}, {"bandwidth_Bps", c.bw_tbps * 1e12}};
+  e.prompt = "The " + c.hw->name + " has an HBM bandwidth of " + format_number(c.bw_tbps, 4) +
+             " TB/s. A kernel computes c = a + b over " + format_int(n) + " (2^" + std::to_string(log2n) +
+             ") elements in " + dtype + ". Assuming it runs at full bandwidth, how long does it take, in " + kMicro + "?";
+  e.unit = kMicro;
+  e.answer = bytes / (c.bw_tbps * 1e12) * 1e6;
+  e.hint = "It does 1 FLOP per element but moves three elements (read a, read b, write c): it is deeply memory-bound, "
+           "so time = bytes ÷ bandwidth.";
+  e.solution = "Bytes = 3 × " + format_int(n) + " × " + format_number(s, 2) + " = " + format_number(bytes, 4) +
+               " B; time = " + format_number(bytes, 4) + " ÷ " + format_number(c.bw_tbps, 4) + "e12 B/s = " +
+               format_number(e.answer, 4) + " " + kMicro + ". Its intensity is 1/(3×" + format_number(s, 2) +
+               ") FLOP/B, far below any ridge point.";
+  return e;
+}
+
+}  // namespace
+
+void add_roofline_exercises(std::vector<Generator>& out) {
+  out.push_back({"roofline-ridge", ridge});
+  out.push_back({"roofline-time", kernel_time});
+  out.push_back({"matmul-intensity", matmul_intensity});
+  out.push_back({"matmul-crossover-batch", crossover_batch});
+  out.push_back({"elementwise-time", elementwise});
+}
+
+}  // namespace mlsys::exercises

@@ -1,0 +1,172 @@
+// Unit-aware reading of typed answers and plain number formatting (no locale).
+#include "mlsys/foundations/units.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "mlsys/api/calc.hpp"
+
+namespace mlsys {
+
+namespace {
+
+struct Base {
+  const char* canonical;              // the dimension's own name
+  std::vector<const char*> spellings; // accepted spellings (case-insensitive)
+  const char* description;
+};
+
+const std::vector<Base>& bases() {
+  static const std::vector<Base> b = {
+      {"FLOP/s", {"flop/s", "flops/s", "flops"}, "a rate of FLOP per second"},
+      {"FLOP/B", {"flop/b", "flop/byte", "flops/byte", "flops/b"}, "an arithmetic intensity (FLOP/B)"},
+      {"B/s", {"b/s", "bytes/s"}, "a bandwidth (bytes per second)"},
+      {"FLOP", {"flop", "flops"}, "an amount of work (FLOP)"},
+      {"B", {"b", "bytes", "byte"}, "an amount of memory (bytes)"},
+      {"s", {"s", "sec", "seconds"}, "a time"},
+  };
+  return b;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Splits a unit into (base index, multiplier). Returns false when it is not a known unit.
+bool split_unit(const std::string& unit, int& base, double& factor) {
+  std::string u = unit;
+  // Micro sign (U+00B5) and Greek mu (U+03BC) both mean micro.
+  for (const char* mu : {"\xC2\xB5", "\xCE\xBC"}) {
+    const auto pos = u.find(mu);
+    if (pos == 0) u = std::string("u").append(u, 2, std::string::npos);
+  }
+  const std::string l = lower(u);
+  const auto& all = bases();
+  for (int i = 0; i < static_cast<int>(all.size()); ++i) {
+    for (const char* spelling : all[i].spellings) {
+      if (!ends_with(l, spelling)) continue;
+      const std::string prefix = u.substr(0, u.size() - std::string(spelling).size());
+      struct P { const char* p; double f; };
+      static const P kTime[] = {{"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}};
+      static const P kOther[] = {{"", 1},     {"k", 1e3},  {"K", 1e3},  {"M", 1e6},  {"m", 1e6},
+                                 {"G", 1e9},  {"g", 1e9},  {"T", 1e12}, {"t", 1e12}, {"P", 1e15},
+                                 {"p", 1e15}, {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0},
+                                 {"Ti", 1099511627776.0}, {"ki", 1024.0}, {"mi", 1048576.0},
+                                 {"gi", 1073741824.0}, {"ti", 1099511627776.0}};
+      const bool time = std::string(all[i].canonical) == "s";
+      const bool ratio = std::string(all[i].canonical) == "FLOP/B";
+      if (ratio && !prefix.empty()) continue;
+      if (time) {
+        for (const auto& p : kTime)
+          if (prefix == p.p) { base = i; factor = p.f; return true; }
+      } else {
+        for (const auto& p : kOther)
+          if (prefix == p.p) { base = i; factor = p.f; return true; }
+      }
+    }
+  }
+  return false;
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\n\r");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\n\r");
+  return s.substr(a, b - a + 1);
+}
+
+}  // namespace
+
+double parse_quantity(const std::string& raw, const std::string& unit) {
+  if (raw.size() > 200) throw InputError("answer", "That answer is too long; type a number such as 1.5e3.");
+  std::string text = trim(raw);
+  // Thousands separators and the multiplication sign of "2.5 × 10^3" style input are not
+  // accepted in exponent form, but commas between digits are dropped: "1,200" = 1200.
+  std::string cleaned;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool comma_in_number = text[i] == ',' && i > 0 && i + 1 < text.size() &&
+                                 std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                                 std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (!comma_in_number) cleaned += text[i];
+  }
+  if (cleaned.empty()) throw InputError("answer", "Type a number first.");
+  const char* begin = cleaned.c_str();
+  char* end = nullptr;
+  const double value = std::strtod(begin, &end);
+  if (end == begin) throw InputError("answer", "Could not read a number at the start of '" + raw + "'.");
+  if (!std::isfinite(value)) throw InputError("answer", "That number is not finite.");
+  const std::string typed_unit = trim(std::string(end));
+  if (typed_unit.empty()) return value;  // read in the unit the question asks for
+
+  int want_base = -1, got_base = -1;
+  double want_factor = 1, got_factor = 1;
+  if (unit.empty() || !split_unit(unit, want_base, want_factor))
+    throw InputError("answer", "This answer is a plain number; remove the unit '" + typed_unit + "'.");
+  if (!split_unit(typed_unit, got_base, got_factor))
+    throw InputError("answer", "Unknown unit '" + typed_unit + "'; answer in " + unit + ".");
+  if (got_base != want_base)
+    throw InputError("answer", "'" + typed_unit + "' is " + bases()[got_base].description + ", but this answer is " +
+                                   bases()[want_base].description + "; answer in " + unit + ".");
+  return value * got_factor / want_factor;
+}
+
+double round_sig(double x, int sig) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*e", sig - 1, x);
+  return std::strtod(buf, nullptr);
+}
+
+std::string format_int(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", std::fabs(x));
+  std::string digits = buf, out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return x < 0 ? std::string("-").append(out) : out;
+}
+
+std::string format_number(double x, int sig) {
+  if (x == 0) return "0";
+  const double r = round_sig(x, sig);
+  const double a = std::fabs(r);
+  char buf[64];
+  if (a < 1e-3 || a >= 1e7) {
+    std::snprintf(buf, sizeof buf, "%.*e", sig - 1, r);
+    std::string s = buf;  // trim zeros of the mantissa: 2.50e+09 -> 2.5e+09
+    const auto e = s.find('e');
+    std::string mant = s.substr(0, e), exp = s.substr(e);
+    if (mant.find('.') != std::string::npos) {
+      while (mant.back() == '0') mant.pop_back();
+      if (mant.back() == '.') mant.pop_back();
+    }
+    return mant + exp;
+  }
+  const int magnitude = static_cast<int>(std::floor(std::log10(a)));
+  const int decimals = std::max(0, sig - 1 - magnitude);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  const auto dot = s.find('.');
+  const std::string whole = s.substr(0, dot), frac = dot == std::string::npos ? "" : s.substr(dot);
+  std::string out = r < 0 ? "-" : "";
+  out.append(format_int(std::stod(whole))).append(frac);
+  return out;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,51 @@
+// The hardware table: every id API.md names, a source per row, dense (not sparse) peaks.
+#include <gtest/gtest.h>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+
+using mlsys::json;
+
+TEST(Hardware, EveryApiIdWithSourceAndFields) {
+  for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x", "tpu-v5e", "tpu-v5p", "tpu-v4"}) {
+    const json a = mlsys::calc("hardware", {{"id", id}});
+    EXPECT_EQ(a["id"], id);
+    EXPECT_FALSE(a["source"].get<std::string>().empty()) << id;
+    for (const char* f : {"name", "vendor", "peak_flops", "hbm_bytes", "hbm_bandwidth_Bps", "l2_bytes", "sms",
+                          "smem_per_sm_bytes", "registers_per_sm", "max_threads_per_sm", "max_blocks_per_sm",
+                          "scaleup_bandwidth_Bps", "tdp_w"})
+      EXPECT_TRUE(a.contains(f)) << id << " lacks " << f;
+    EXPECT_GT(a["hbm_bytes"].get<double>(), 1e9) << id;
+    EXPECT_GT(a["hbm_bandwidth_Bps"].get<double>(), 1e11) << id;
+    EXPECT_GT(a["peak_flops"]["bf16"].get<double>(), 1e13) << id;
+  }
+  EXPECT_EQ(mlsys::calc("hardware", json::object())["accelerators"].size(), mlsys::accelerators().size());
+}
+
+TEST(Hardware, DatasheetValuesAreDense) {
+  // NVIDIA H100 SXM datasheet: BF16 1,979 TFLOPS "with sparsity", i.e. 989.4 dense; FP8 3,958 -> 1,979.
+  const auto* h100 = mlsys::find_accelerator("h100-sxm");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_NEAR(*h100->peak_for("bf16"), 989.4e12, 1e12);
+  EXPECT_NEAR(*h100->peak_for("fp8-e4m3"), 1978.9e12, 2e12);
+  EXPECT_NEAR(h100->hbm_bandwidth_Bps, 3.35e12, 0.01e12);
+  // NVIDIA A100 datasheet: 312 TFLOPS BF16 dense (624 sparse), 2,039 GB/s (80GB SXM), no FP8.
+  const auto* a100 = mlsys::find_accelerator("a100-sxm-80gb");
+  EXPECT_NEAR(*a100->peak_for("bf16"), 312e12, 1e12);
+  EXPECT_NEAR(a100->hbm_bandwidth_Bps, 2.039e12, 0.001e12);
+  EXPECT_FALSE(a100->peak_for("fp8-e5m2").has_value());
+  // H200 has H100's compute and 4.8 TB/s of HBM3e.
+  const auto* h200 = mlsys::find_accelerator("h200-sxm");
+  EXPECT_DOUBLE_EQ(*h200->peak_for("bf16"), *h100->peak_for("bf16"));
+  EXPECT_NEAR(h200->hbm_bandwidth_Bps, 4.8e12, 0.01e12);
+}
+
+TEST(Hardware, DenseNeverAboveSparseRatios) {
+  // Tensor-core formats halve in width and double in rate: fp8 = 2·bf16 where both exist.
+  for (const auto& a : mlsys::accelerators()) {
+    const auto bf16 = a.peak_for("bf16"), fp8 = a.peak_for("fp8-e4m3");
+    if (bf16 && fp8 && a.vendor != "Google") {
+      EXPECT_NEAR(*fp8 / *bf16, 2.0, 0.05) << a.id;
+    }
+  }
+}

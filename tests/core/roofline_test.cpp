@@ -1,0 +1,65 @@
+// Roofline and matmul cost against their closed forms and datasheet values.
+#include <gtest/gtest.h>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/gpu/roofline.hpp"
+#include "mlsys/kernels/matmul_cost.hpp"
+
+using mlsys::calc;
+using mlsys::json;
+
+TEST(Roofline, ClosedForm) {
+  const auto r = mlsys::roofline(1e12, 1e9, 100e12, 2e12);  // intensity 1000, ridge 50
+  EXPECT_DOUBLE_EQ(r.intensity, 1000);
+  EXPECT_DOUBLE_EQ(r.ridge_intensity, 50);
+  EXPECT_DOUBLE_EQ(r.compute_time_s, 0.01);
+  EXPECT_DOUBLE_EQ(r.memory_time_s, 0.0005);
+  EXPECT_DOUBLE_EQ(r.time_s, 0.01);
+  EXPECT_EQ(r.bound, "compute");
+  EXPECT_DOUBLE_EQ(r.attainable_flops, 100e12);
+  const auto m = mlsys::roofline(1e9, 1e9, 100e12, 2e12);  // intensity 1 < 50
+  EXPECT_EQ(m.bound, "memory");
+  EXPECT_DOUBLE_EQ(m.attainable_flops, 2e12);
+  EXPECT_DOUBLE_EQ(m.time_s, 0.0005);
+}
+
+TEST(Roofline, H100RidgeFromDatasheet) {
+  // NVIDIA H100 SXM datasheet: 989.4 TFLOP/s dense BF16 (1,979 with sparsity), 3.35 TB/s.
+  const json r = calc("roofline", {{"hardware", "h100-sxm"}, {"dtype", "bf16"}, {"flops", 1}, {"bytes", 1}});
+  EXPECT_NEAR(r["ridge_intensity"].get<double>(), 989.4e12 / 3.35e12, 0.5);
+  // A100 SXM: 312 TFLOP/s BF16 dense, 2,039 GB/s -> ridge ~153 FLOP/B.
+  const json a = calc("roofline", {{"hardware", "a100-sxm-80gb"}, {"dtype", "bf16"}, {"flops", 1}, {"bytes", 1}});
+  EXPECT_NEAR(a["ridge_intensity"].get<double>(), 312e12 / 2.039e12, 0.5);
+}
+
+TEST(Roofline, OverridesReplaceTheTable) {
+  const json r = calc("roofline", {{"hardware", "h100-sxm"}, {"flops", 4e12}, {"bytes", 1e9},
+                                   {"peak_flops", 1e12}, {"bandwidth_Bps", 1e12}});
+  EXPECT_DOUBLE_EQ(r["time_s"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(r["ridge_intensity"].get<double>(), 1.0);
+}
+
+TEST(Matmul, ClosedForm) {
+  const auto c = mlsys::matmul_cost(4096, 4096, 4096, 2);
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 4096 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(c.bytes, 3.0 * 4096 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(c.intensity, 4096.0 / 3.0);  // square bf16: n/3
+}
+
+TEST(Matmul, CalculatorMatchesModelAndRoofline) {
+  const json r = calc("matmul", {{"m", 8}, {"n", 8192}, {"k", 8192}, {"dtype", "bf16"}, {"hardware", "h100-sxm"}});
+  const auto c = mlsys::matmul_cost(8, 8192, 8192, 2);
+  EXPECT_DOUBLE_EQ(r["flops"].get<double>(), c.flops);
+  EXPECT_DOUBLE_EQ(r["bytes"].get<double>(), c.bytes);
+  EXPECT_EQ(r["bound"], "memory");  // a decode-sized GEMM: intensity ~8 FLOP/B
+  const json big = calc("matmul", {{"m", 8192}, {"n", 8192}, {"k", 8192}, {"hardware", "h100-sxm"}});
+  EXPECT_EQ(big["bound"], "compute");
+  EXPECT_DOUBLE_EQ(big["time_s"].get<double>(), c.flops * 1024 / 989.4e12);  // 8192 / 8 = 1024 times the FLOPs
+}
+
+TEST(Matmul, WithoutHardwareHasNoTime) {
+  const json r = calc("matmul", {{"m", 2}, {"n", 3}, {"k", 4}, {"dtype", "fp32"}});
+  EXPECT_DOUBLE_EQ(r["flops"].get<double>(), 48);
+  EXPECT_DOUBLE_EQ(r["bytes"].get<double>(), (8 + 12 + 6) * 4.0);
+  EXPECT_FALSE(r.contains("time_s"));
+}

@@ -1,0 +1,87 @@
+// The command-line calculator: `mlsys calc ...` and `mlsys exercise ...` (shared/API.md).
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  mlsys calc --list                 names of the calculators\n"
+    "  mlsys calc NAME --schema          input fields of one calculator\n"
+    "  mlsys calc NAME '<json>'          run it on a JSON object\n"
+    "  mlsys calc NAME -                 ... read from standard input\n"
+    "  mlsys exercise --list             exercise generator ids\n"
+    "  mlsys exercise ID SEED            draw an exercise\n"
+    "  mlsys exercise ID SEED --check ANSWER\n";
+
+int fail(const std::string& field, const std::string& message) {
+  std::cout << mlsys::error_json(field, message).dump() << "\n";
+  return 2;
+}
+
+int usage() {
+  std::cerr << kUsage;
+  return 2;
+}
+
+int run_calc(const std::vector<std::string>& args) {
+  if (args.size() == 1 && args[0] == "--list") {
+    std::cout << nlohmann::json(mlsys::calc_names()).dump() << "\n";
+    return 0;
+  }
+  if (args.size() != 2) return usage();
+  const std::string& name = args[0];
+  try {
+    if (args[1] == "--schema") {
+      std::cout << mlsys::calc_schema(name).dump(2) << "\n";
+      return 0;
+    }
+  } catch (const mlsys::InputError& e) {
+    return fail(e.field, e.what());
+  }
+  std::string text = args[1];
+  if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  const auto result = mlsys::calc_text(name, text);
+  std::cout << result.text << "\n";
+  return result.ok ? 0 : 2;
+}
+
+int run_exercise(const std::vector<std::string>& args) {
+  if (args.size() == 1 && args[0] == "--list") {
+    std::cout << nlohmann::json(mlsys::exercise_ids()).dump() << "\n";
+    return 0;
+  }
+  if (args.size() != 2 && !(args.size() == 4 && args[2] == "--check")) return usage();
+  char* end = nullptr;
+  const unsigned long long seed = std::strtoull(args[1].c_str(), &end, 10);
+  if (args[1].empty() || *end != '\0' || args[1][0] == '-' || seed > 0xFFFFFFFFULL)
+    return fail("seed", "The seed must be a whole number from 0 to 4294967295.");
+  try {
+    if (args.size() == 4) {
+      std::cout << mlsys::check_exercise(args[0], static_cast<std::uint32_t>(seed), args[3]).dump() << "\n";
+    } else {
+      std::cout << mlsys::exercise_json(mlsys::make_exercise(args[0], static_cast<std::uint32_t>(seed))).dump(2) << "\n";
+    }
+  } catch (const mlsys::InputError& e) {
+    return fail(e.field, e.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage();
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "calc") return run_calc(args);
+  if (command == "exercise") return run_exercise(args);
+  return usage();
+}
