@@ -1,0 +1,64 @@
+// Builds the static site into build/site: page scripts and styles (esbuild), the engine
+// (copied from build/wasm), KaTeX styles and fonts, the pages (Eleventy), and the service
+// worker that precaches everything for offline reading (Workbox).
+import fs from 'node:fs';
+import path from 'node:path';
+import esbuild from 'esbuild';
+import Eleventy from '@11ty/eleventy';
+import { generateSW } from 'workbox-build';
+import { repoRoot } from './paths.js';
+
+const web = path.join(repoRoot, 'web');
+const out = path.join(repoRoot, 'build/site');
+const engineDir = path.join(repoRoot, 'build/wasm/engine');
+
+function copyDir(from, to, filter = () => true) {
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, entry.name), dst = path.join(to, entry.name);
+    if (entry.isDirectory()) copyDir(src, dst, filter);
+    else if (filter(entry.name)) fs.copyFileSync(src, dst);
+  }
+}
+
+for (const f of ['engine.mjs', 'engine.wasm']) {
+  if (!fs.existsSync(path.join(engineDir, f))) throw new Error(`build/wasm/engine/${f} is missing: build the wasm preset first`);
+}
+fs.rmSync(out, { recursive: true, force: true });
+fs.mkdirSync(out, { recursive: true });
+
+await esbuild.build({
+  entryPoints: { main: path.join(web, 'src/runtime/main.js'), embed: path.join(web, 'src/runtime/embed.js') },
+  outdir: path.join(out, 'assets/js'),
+  bundle: true, splitting: true, format: 'esm', minify: true, target: 'es2020',
+  chunkNames: '[name]-[hash]', logLevel: 'warning',
+});
+await esbuild.build({
+  entryPoints: [path.join(web, 'src/styles/site.css')],
+  outfile: path.join(out, 'assets/site.css'), bundle: true, minify: true, logLevel: 'warning',
+});
+copyDir(engineDir, path.join(out, 'assets/engine'), (n) => n === 'engine.mjs' || n === 'engine.wasm');
+const katexDist = path.join(web, 'node_modules/katex/dist');
+fs.mkdirSync(path.join(out, 'assets/katex'), { recursive: true });
+fs.copyFileSync(path.join(katexDist, 'katex.min.css'), path.join(out, 'assets/katex/katex.min.css'));
+copyDir(path.join(katexDist, 'fonts'), path.join(out, 'assets/katex/fonts'), (n) => n.endsWith('.woff2'));
+
+const eleventy = new Eleventy(path.join(web, 'src/site'), out, { configPath: path.join(web, 'eleventy.config.js'), quietMode: true });
+await eleventy.write();
+
+const sw = await generateSW({
+  globDirectory: out,
+  globPatterns: ['**/*.{html,js,mjs,wasm,css,woff2,svg}'],
+  swDest: path.join(out, 'sw.js'),
+  maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
+  cleanupOutdatedCaches: true,
+  clientsClaim: true,
+  skipWaiting: true,
+  inlineWorkboxRuntime: true,
+  sourcemap: false,
+  mode: 'production',
+  directoryIndex: 'index.html',
+  ignoreURLParametersMatching: [/.*/],
+});
+const kib = (sw.size / 1024).toFixed(0);
+console.log(`site: ${out} (${sw.count} files, ${kib} KiB precached)`);

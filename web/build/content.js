@@ -1,0 +1,117 @@
+// Reads content/ (course outline, lessons, glossary), renders lessons with the engine's
+// numbers, and checks the content: every figure, exercise and glossary term a lesson names
+// exists; front matter agrees with the course outline; every defined term is used.
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import yaml from 'js-yaml';
+import { loadNodeEngine } from '../src/runtime/engine-node.js';
+import { figureLoaders } from '../src/figures/index.js';
+import { createMarkdown, calcValues } from './markdown.js';
+
+import { repoRoot } from './paths.js';
+
+const contentDir = path.join(repoRoot, 'content');
+
+function readYaml(file) {
+  return yaml.load(fs.readFileSync(path.join(contentDir, file), 'utf8'));
+}
+
+function splitFrontMatter(text, where) {
+  const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
+  if (!m) throw new Error(`${where}: missing front matter`);
+  return { data: yaml.load(m[1]), body: m[2] };
+}
+
+async function loadFigures() {
+  const figures = new Map();
+  for (const id of Object.keys(figureLoaders)) {
+    const file = path.join(repoRoot, 'web/src/figures', `${id}.js`);
+    const mod = await import(pathToFileURL(file).href);
+    const f = mod.default;
+    if (f.id !== id) throw new Error(`${file}: id "${f.id}" does not match its file name`);
+    for (const key of ['title', 'caption', 'params', 'data', 'draw']) {
+      if (!f[key]) throw new Error(`${file}: figure lacks "${key}"`);
+    }
+    figures.set(id, f);
+  }
+  return figures;
+}
+
+const REQUIRED = ['slug', 'title', 'module', 'minutes', 'level', 'prerequisites', 'glossary', 'figures', 'takeaways', 'references'];
+
+export async function loadContent() {
+  const { engine } = await loadNodeEngine();
+  const course = readYaml('course.yaml');
+  const glossaryList = readYaml('glossary.yaml');
+  const glossary = new Map();
+  for (const g of glossaryList) {
+    if (!g.id || !g.term || !g.definition) throw new Error(`glossary.yaml: entry ${JSON.stringify(g)} lacks id, term or definition`);
+    if (glossary.has(g.id)) throw new Error(`glossary.yaml: "${g.id}" is defined twice`);
+    glossary.set(g.id, { ...g, related: g.related ?? [], lessons: [] });
+  }
+  for (const g of glossary.values()) {
+    for (const r of g.related) if (!glossary.has(r)) throw new Error(`glossary.yaml: "${g.id}" relates to undefined "${r}"`);
+  }
+
+  const figures = await loadFigures();
+  const exerciseIds = new Set(engine.exerciseIds());
+  const outline = new Map();
+  for (const mod of course.modules) for (const l of mod.lessons) outline.set(l.slug, { ...l, module: mod.title });
+
+  const lessonDir = path.join(contentDir, 'lessons');
+  const lessons = [];
+  const usedFigureIds = new Set();
+  for (const file of fs.readdirSync(lessonDir).filter((f) => f.endsWith('.md')).sort()) {
+    const where = `content/lessons/${file}`;
+    const { data, body } = splitFrontMatter(fs.readFileSync(path.join(lessonDir, file), 'utf8'), where);
+    for (const key of REQUIRED) if (data[key] === undefined) throw new Error(`${where}: front matter lacks "${key}"`);
+    const planned = outline.get(data.slug);
+    if (!planned) throw new Error(`${where}: slug "${data.slug}" is not in content/course.yaml`);
+    if (`${data.slug}.md` !== file) throw new Error(`${where}: file name must be ${data.slug}.md`);
+    for (const key of ['title', 'minutes', 'level', 'module']) {
+      if (data[key] !== planned[key]) throw new Error(`${where}: ${key} "${data[key]}" differs from course.yaml ("${planned[key]}")`);
+    }
+    if (data.figures.length !== planned.figures) throw new Error(`${where}: ${data.figures.length} figures listed, course.yaml says ${planned.figures}`);
+    const n = data.takeaways.length;
+    if (n < 4 || n > 7) throw new Error(`${where}: ${n} takeaways; a lesson has 4 to 7`);
+
+    const ctx = { figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where };
+    const md = createMarkdown(ctx);
+    const html = md.render(calcValues(body, engine, where));
+    if (html.includes('katex-error')) throw new Error(`${where}: a formula does not render (KaTeX error)`);
+    const same = (a, b) => [...a].sort().join() === [...b].sort().join();
+    if (!same(ctx.usedFigures, data.figures)) throw new Error(`${where}: figures placed [${ctx.usedFigures}] differ from front matter [${data.figures}]`);
+    if (ctx.usedExercises.length < 4) throw new Error(`${where}: ${ctx.usedExercises.length} exercises; a lesson has at least 4`);
+    if (data.exercises && !same(ctx.usedExercises, data.exercises)) throw new Error(`${where}: exercises placed differ from front matter`);
+    for (const t of data.glossary) {
+      if (!glossary.has(t)) throw new Error(`${where}: front-matter glossary term "${t}" is not defined`);
+      if (!ctx.usedTerms.has(t)) throw new Error(`${where}: glossary term "${t}" is introduced but never linked`);
+    }
+    for (const t of ctx.usedTerms) glossary.get(t).lessons.push(data.slug);
+    for (const id of ctx.usedFigures) usedFigureIds.add(id);
+    const words = body.replace(/\$\$[\s\S]*?\$\$/g, '').replace(/:::[^\n]*/g, '').split(/\s+/).filter((w) => /[A-Za-z]/.test(w)).length;
+    lessons.push({ ...data, html, words, track: planned.track, summary: data.summary ?? '' });
+  }
+
+  for (const g of glossary.values()) {
+    if (g.lessons.length === 0) throw new Error(`glossary.yaml: "${g.id}" is defined but no lesson links it`);
+  }
+  for (const id of figures.keys()) {
+    if (!usedFigureIds.has(id)) throw new Error(`web/src/figures/${id}.js is not placed in any lesson`);
+  }
+
+  const existing = new Map(lessons.map((l) => [l.slug, l]));
+  const modules = course.modules.map((m) => ({
+    title: m.title,
+    lessons: m.lessons.map((l) => ({ ...l, available: existing.has(l.slug) })),
+  }));
+  const figureList = [...figures.values()].map((f) => ({ id: f.id, title: f.title, caption: f.caption, params: f.params.length }));
+  return {
+    modules,
+    lessons,
+    glossary: [...glossary.values()].sort((a, b) => a.term.localeCompare(b.term)),
+    figures: figureList,
+    totalLessons: outline.size,
+  };
+}

@@ -1,0 +1,92 @@
+// The lesson Markdown pipeline: markdown-it + KaTeX (rendered at build time) + the course's
+// directives:
+//   ::: figure ID        -> <mlsys-figure data-id="ID"> (title and reserved space at build time)
+//   ::: exercise ID      -> <mlsys-exercise data-id="ID">
+//   [text](g:TERM)       -> a glossary link with its definition shown on hover/focus/tap
+// and {{calc NAME {json} PATH UNIT:DECIMALS}} (replaced before parsing by calcValues()).
+import MarkdownIt from 'markdown-it';
+import container from 'markdown-it-container';
+import katexModule from '@vscode/markdown-it-katex';
+import { formatQuantity } from '../src/runtime/format.js';
+
+export const esc = (s) =>
+  String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+// Replaces every {{calc ...}} with the engine's number. Throws with the offending text.
+export function calcValues(source, engine, where) {
+  return source.replace(/\{\{calc\s+([a-z0-9-]+)\s+(\{[^{}]*\})\s+([A-Za-z0-9_.]+)\s+([^\s}]+)\s*\}\}/g,
+    (whole, name, json, path, format) => {
+      try {
+        const out = engine.calc(name, JSON.parse(json));
+        const value = path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), out);
+        if (typeof value !== 'number') throw new Error(`${path} is not a number in the result`);
+        const [unit, decimals = '0'] = format.split(':');
+        return formatQuantity(value, unit, Number(decimals));
+      } catch (err) {
+        throw new Error(`${where}: ${whole}: ${err.message}`);
+      }
+    })
+    .replace(/\{\{calc[^}]*\}\}/g, (bad) => {
+      throw new Error(`${where}: malformed engine value ${bad}`);
+    });
+}
+
+// ctx: {figures: Map id -> {title, params}, exerciseIds: Set, glossary: Map id -> entry,
+//       usedFigures: [], usedExercises: [], usedTerms: Set, where}
+export function createMarkdown(ctx) {
+  const md = new MarkdownIt({ html: false, linkify: false, typographer: true });
+  md.use(katexModule.default ?? katexModule, { throwOnError: true, output: 'htmlAndMathml' });
+
+  md.use(container, 'figure', {
+    validate: (params) => /^figure\s+[a-z0-9-]+$/.test(params.trim()),
+    render(tokens, idx) {
+      if (tokens[idx].nesting !== 1) return '';
+      const id = tokens[idx].info.trim().split(/\s+/)[1];
+      const fig = ctx.figures.get(id);
+      if (!fig) throw new Error(`${ctx.where}: unknown figure "${id}"`);
+      ctx.usedFigures.push(id);
+      return `<mlsys-figure data-id="${esc(id)}" style="--ctl-rows:${fig.params.length}">` +
+        `<div class="fig-title">${esc(fig.title)}</div></mlsys-figure>\n`;
+    },
+  });
+
+  md.use(container, 'exercise', {
+    validate: (params) => /^exercise\s+[a-z0-9-]+$/.test(params.trim()),
+    render(tokens, idx) {
+      if (tokens[idx].nesting !== 1) return '';
+      const id = tokens[idx].info.trim().split(/\s+/)[1];
+      if (!ctx.exerciseIds.has(id)) throw new Error(`${ctx.where}: unknown exercise "${id}"`);
+      ctx.usedExercises.push(id);
+      return `<mlsys-exercise data-id="${esc(id)}"></mlsys-exercise>\n`;
+    },
+  });
+
+  // Glossary links: link_open/link_close pairs whose href is g:TERM.
+  const open = [];
+  let tipCounter = 0;
+  const defaultOpen = md.renderer.rules.link_open ?? ((t, i, o, e, self) => self.renderToken(t, i, o));
+  const defaultClose = md.renderer.rules.link_close ?? ((t, i, o, e, self) => self.renderToken(t, i, o));
+  md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+    const href = tokens[idx].attrGet('href') ?? '';
+    if (!href.startsWith('g:')) {
+      open.push(null);
+      return defaultOpen(tokens, idx, options, env, self);
+    }
+    const term = href.slice(2);
+    const entry = ctx.glossary.get(term);
+    if (!entry) throw new Error(`${ctx.where}: glossary term "${term}" is not defined in content/glossary.yaml`);
+    ctx.usedTerms.add(term);
+    tipCounter += 1;
+    const tip = `tip-${term}-${tipCounter}`;
+    open.push({ entry, tip });
+    return `<span class="term-wrap"><a class="term" href="/glossary/#${esc(term)}" aria-describedby="${tip}">`;
+  };
+  md.renderer.rules.link_close = (tokens, idx, options, env, self) => {
+    const g = open.pop();
+    if (!g) return defaultClose(tokens, idx, options, env, self);
+    return `</a><span class="term-tip" role="tooltip" id="${g.tip}"><strong>${esc(g.entry.term)}</strong>: ` +
+      `${esc(g.entry.definition)}</span></span>`;
+  };
+
+  return md;
+}

@@ -1,0 +1,129 @@
+// Roofline of one accelerator and dtype: attainable FLOP/s = min(peak, intensity x bandwidth)
+// on log-log axes, with standard kernels and a reader-movable custom kernel placed on it.
+// Every number comes from the engine's `roofline` and `matmul` calculators.
+import { formatSI } from '../runtime/format.js';
+
+const N = 2 ** 26; // elements of the elementwise kernels
+// Elementwise kernels: FLOPs per element and elements moved (read + written) per element.
+const ELEMENTWISE = [
+  { name: 'Vector add (2^26 elements)', flopsPer: 1, elemsPer: 3 },
+  { name: 'Softmax (2^26 elements)', flopsPer: 5, elemsPer: 2 },
+  { name: 'Layer norm (2^26 elements)', flopsPer: 8, elemsPer: 2 },
+];
+// Matmuls C[m,n] = A[m,k] B[k,n]; FLOPs and compulsory bytes from calc('matmul').
+const MATMULS = [
+  { name: 'Decode GEMV (1 × 8192 · 8192 × 8192)', m: 1, n: 8192, k: 8192 },
+  { name: 'Batched GEMM (256 × 8192 · 8192 × 8192)', m: 256, n: 8192, k: 8192 },
+  { name: 'Square GEMM (8192³)', m: 8192, n: 8192, k: 8192 },
+];
+
+// Log-axis labels at powers of ten; plain decimals below 1 when there is no unit.
+function logTick(unit) {
+  return (v) => {
+    const m = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+    if (Math.abs(m - 1) > 1e-6) return '';
+    return !unit && v < 1 ? String(Number(v.toPrecision(1))) : formatSI(v, unit);
+  };
+}
+
+export default {
+  id: 'roofline-plot',
+  title: 'The roofline of one accelerator',
+  caption:
+    'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets the flat compute roof at the ridge point, and each kernel sits on one of them. Switch to fp32 and watch the flat roof drop while the slanted one stays; then drag the custom kernel across the ridge.',
+  params: [
+    { key: 'hardware', label: 'Accelerator', from: ['roofline', 'hardware'] },
+    { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'int8'] },
+    { key: 'flops', label: 'Custom kernel work', type: 'number', unit: 'FLOP', min: 1e3, max: 1e18, default: 1e12, scale: 'log' },
+    { key: 'bytes', label: 'Custom kernel traffic', type: 'number', unit: 'B', min: 1e3, max: 1e15, default: 1e10, scale: 'log' },
+  ],
+
+  data(engine, p) {
+    const { hardware, dtype } = p;
+    const roof = (flops, bytes) => engine.calc('roofline', { hardware, dtype, flops, bytes });
+    const size = engine.calc('matmul', { m: 1, n: 1, k: 1, dtype }).bytes / 3; // bytes per element
+
+    // The kernels, each placed with the roofline calculator.
+    const specs = [
+      ...ELEMENTWISE.map((e) => ({ name: e.name, flops: e.flopsPer * N, bytes: e.elemsPer * N * size })),
+      ...MATMULS.map((mm) => {
+        const r = engine.calc('matmul', { m: mm.m, n: mm.n, k: mm.k, dtype });
+        return { name: mm.name, flops: r.flops, bytes: r.bytes };
+      }),
+      { name: 'Custom kernel', flops: p.flops, bytes: p.bytes, custom: true },
+    ];
+    const kernels = specs.map((s) => {
+      const r = roof(s.flops, s.bytes);
+      return { ...s, intensity: r.intensity, attainable: r.attainable_flops, time: r.time_s, bound: r.bound };
+    });
+
+    // The roof: attainable FLOP/s over a log sweep of intensity (0.01 to 10^4, widened to
+    // hold every kernel), split at the ridge into its memory and compute parts.
+    const ridge = roof(1, 1).ridge_intensity;
+    const bandwidth = 1e9 / roof(1, 1e9).memory_time_s; // B = bytes / memory time
+    const peak = 1e12 / roof(1e12, 1).compute_time_s; // P = FLOPs / compute time
+    const lo = Math.min(1e-2, ...kernels.map((k) => k.intensity / 2));
+    const hi = Math.max(1e4, ...kernels.map((k) => k.intensity * 2));
+    const steps = 48;
+    const xs = Array.from({ length: steps + 1 }, (_, i) => lo * (hi / lo) ** (i / steps));
+    const point = (x) => ({ x, y: roof(x * 1e9, 1e9).attainable_flops });
+    const memoryRoof = [...xs.filter((x) => x < ridge), ridge].map(point);
+    const computeRoof = [ridge, ...xs.filter((x) => x > ridge)].map(point);
+
+    const table = {
+      columns: ['Kernel', 'Work (FLOP)', 'Traffic (B)', 'Intensity (FLOP/B)', 'Attainable (FLOP/s)', 'Time (s)', 'Bound'],
+      rows: kernels.map((k) => [k.name, k.flops, k.bytes, k.intensity, k.attainable, k.time, k.bound]),
+    };
+    return { hardware, dtype, size, ridge, peak, bandwidth, memoryRoof, computeRoof, kernels, range: [lo, hi], table };
+  },
+
+  draw(data, theme) {
+    const pts = (pred) => data.kernels.filter(pred).map((k) => ({ x: k.intensity, y: k.attainable, name: k.name, k }));
+    const custom = data.kernels.find((k) => k.custom);
+    const bottom = data.memoryRoof[0].y;
+    const line = (label, points, color, dash) => ({
+      label, data: points, showLine: true, borderColor: color, backgroundColor: color,
+      borderDash: dash, borderWidth: 2, pointStyle: 'line', pointRadius: 0, pointHoverRadius: 0,
+    });
+    const datasets = [
+      line(`Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data.memoryRoof, theme.memory, []),
+      line(`Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype})`, data.computeRoof, theme.compute, []),
+      line(`Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], theme.muted, [4, 4]),
+      { label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle',
+        pointRadius: 6, borderColor: theme.memory, backgroundColor: theme.memory },
+      { label: 'Compute-bound kernels', data: pts((k) => !k.custom && k.bound === 'compute'), pointStyle: 'rectRot',
+        pointRadius: 7, borderColor: theme.compute, backgroundColor: theme.compute },
+      { label: `Custom kernel (${custom.bound}-bound)`, data: pts((k) => k.custom), pointStyle: 'star', pointRadius: 11,
+        borderWidth: 3, borderColor: theme[custom.bound], backgroundColor: theme[custom.bound] },
+    ];
+    const axis = (title, unit) => ({
+      type: 'logarithmic',
+      title: { display: true, text: title, color: theme.text },
+      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) },
+      grid: { color: theme.grid },
+    });
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { ...axis('Arithmetic intensity (FLOP/B)', ''), min: data.range[0], max: data.range[1] },
+          y: axis('Attainable performance (FLOP/s)', 'FLOP/s'),
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const k = ctx.raw.k;
+                if (!k) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
+                return `${k.name}: ${formatSI(k.intensity, 'FLOP/B')}, ${formatSI(k.attainable, 'FLOP/s')}, ${formatSI(k.time, 's')}, ${k.bound}-bound`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,102 @@
+// Builds a figure's controls from its resolved parameter specs: a select for options, a
+// checkbox for booleans, a slider plus a number box for numbers (log sliders for wide
+// ranges). Every control is labelled with its unit and works by keyboard.
+import { h, uid } from './dom.js';
+import { coerce } from './params.js';
+
+const LOG_STEPS = 1000;
+
+function sliderToValue(spec, pos) {
+  if (spec.scale === 'log') {
+    const lo = Math.log10(spec.min), hi = Math.log10(spec.max);
+    const x = 10 ** (lo + ((hi - lo) * pos) / LOG_STEPS);
+    return spec.type === 'integer' ? Math.round(x) : Number(x.toPrecision(3));
+  }
+  return pos;
+}
+
+function valueToSlider(spec, value) {
+  if (spec.scale === 'log') {
+    const lo = Math.log10(spec.min), hi = Math.log10(spec.max);
+    return Math.round(((Math.log10(value) - lo) / (hi - lo)) * LOG_STEPS);
+  }
+  return value;
+}
+
+// Short text for a number box: 1e12 rather than 1000000000000.
+function numberText(v) {
+  const a = Math.abs(v);
+  return a >= 1e6 || (a > 0 && a < 1e-3) ? v.toExponential().replace('e+', 'e') : String(v);
+}
+
+// Returns {root, set(params), setInvalid(key|null)}; calls onChange(key, value) on input.
+export function buildControls(specs, params, onChange) {
+  const root = h('div', { class: 'fig-controls' });
+  const setters = new Map();
+  const inputs = new Map();
+
+  for (const spec of specs) {
+    const id = uid('ctl');
+    const unit = spec.unit && spec.type !== 'select' ? ` (${spec.unit})` : '';
+    const label = h('label', { for: id, text: `${spec.label ?? spec.key}${unit}` });
+    let row;
+    if (spec.type === 'select') {
+      const select = h('select', { id, name: spec.key });
+      for (const o of spec.options) select.append(h('option', { value: o.value, text: o.label }));
+      select.addEventListener('change', () => onChange(spec.key, coerce(spec, select.value).value));
+      setters.set(spec.key, (v) => { select.value = String(v); });
+      inputs.set(spec.key, select);
+      row = h('div', { class: 'ctl ctl-select' }, label, select);
+    } else if (spec.type === 'boolean') {
+      const box = h('input', { id, type: 'checkbox', name: spec.key });
+      box.addEventListener('change', () => onChange(spec.key, box.checked));
+      setters.set(spec.key, (v) => { box.checked = Boolean(v); });
+      inputs.set(spec.key, box);
+      row = h('div', { class: 'ctl ctl-boolean' }, box, label);
+    } else {
+      const number = h('input', {
+        id, type: 'number', name: spec.key, inputmode: 'decimal',
+        min: spec.min, max: spec.max, step: spec.step ?? (spec.type === 'integer' ? 1 : 'any'),
+      });
+      const slider = h('input', {
+        type: 'range', 'aria-label': `${spec.label ?? spec.key} slider`,
+        min: spec.scale === 'log' ? 0 : spec.min, max: spec.scale === 'log' ? LOG_STEPS : spec.max,
+        step: spec.scale === 'log' ? 1 : spec.step ?? (spec.type === 'integer' ? 1 : 'any'),
+      });
+      slider.addEventListener('input', () => {
+        const v = sliderToValue(spec, Number(slider.value));
+        number.value = numberText(v);
+        onChange(spec.key, v);
+      });
+      number.addEventListener('change', () => {
+        const r = coerce(spec, number.value);
+        if (r.error) {
+          onChange(spec.key, undefined, r.error);
+          return;
+        }
+        slider.value = String(valueToSlider(spec, r.value));
+        onChange(spec.key, r.value);
+      });
+      setters.set(spec.key, (v) => {
+        number.value = numberText(v);
+        slider.value = String(valueToSlider(spec, v));
+      });
+      inputs.set(spec.key, number);
+      row = h('div', { class: 'ctl ctl-number' }, label, h('div', { class: 'ctl-pair' }, slider, number));
+    }
+    root.append(row);
+  }
+
+  return {
+    root,
+    set(p) {
+      for (const [k, set] of setters) set(p[k]);
+    },
+    setInvalid(key) {
+      for (const [k, input] of inputs) {
+        if (k === key) input.setAttribute('aria-invalid', 'true');
+        else input.removeAttribute('aria-invalid');
+      }
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// Loads the built WASM engine in Node (tests, benchmarks, the site build). Emscripten's
+// ES-module output cannot fetch its own .wasm in Node, so the bytes are passed in.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { wrapEngine } from './engine-api.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const engineDir = path.resolve(here, '../../../build/wasm/engine');
+
+export async function loadNodeEngine(dir = engineDir) {
+  const { default: createEngine } = await import(pathToFileURL(path.join(dir, 'engine.mjs')).href);
+  const raw = await createEngine({ wasmBinary: fs.readFileSync(path.join(dir, 'engine.wasm')) });
+  return { raw, engine: wrapEngine(raw) };
+}

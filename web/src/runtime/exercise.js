@@ -1,0 +1,85 @@
+// <mlsys-exercise data-id="..."> : an engine-generated exercise. The reader types a number
+// (units allowed), the engine checks it with the exercise's tolerance; hint, worked solution
+// and "new numbers" (a fresh seed) are one click away. The seed shown names the exercise.
+import { loadEngine } from './engine.js';
+import { h, uid, whenNear } from './dom.js';
+
+const unitLabel = (u) => (u === 'us' ? 'µs' : u);
+
+class MlsysExercise extends HTMLElement {
+  connectedCallback() {
+    if (this.started) return;
+    this.started = true;
+    this.status = h('p', { class: 'ex-status', text: 'Loading exercise…' });
+    this.replaceChildren(this.status);
+    whenNear(this, () => this.start());
+  }
+
+  async start() {
+    try {
+      this.engine = await loadEngine();
+    } catch (err) {
+      this.status.textContent = `This exercise could not load: ${err.message}`;
+      return;
+    }
+    const seed = Number(this.dataset.seed ?? 1);
+    this.show(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : 1);
+  }
+
+  show(seed) {
+    let ex;
+    try {
+      ex = this.engine.exercise(this.dataset.id ?? '', seed);
+    } catch (err) {
+      this.replaceChildren(h('p', { class: 'fig-error', role: 'alert', text: err.message }));
+      return;
+    }
+    this.ex = ex;
+    const inputId = uid('answer');
+    const feedback = h('p', { class: 'ex-feedback', role: 'status', 'aria-live': 'polite' });
+    const input = h('input', { id: inputId, type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false' });
+    const hint = h('p', { class: 'ex-hint', hidden: true, text: `Hint: ${ex.hint}` });
+    const solution = h('p', { class: 'ex-solution', hidden: true, text: `Solution: ${ex.solution}` });
+    const form = h('form', { class: 'ex-form' },
+      h('label', { for: inputId, text: `Your answer${ex.unit ? ` (${unitLabel(ex.unit)})` : ''}` }),
+      input,
+      h('button', { type: 'submit', class: 'fig-btn', text: 'Check' }));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const r = this.engine.checkExercise(ex.id, ex.seed, input.value);
+      feedback.textContent = r.message;
+      feedback.className = `ex-feedback ${r.correct ? 'ok' : 'wrong'}`;
+      this.dataset.result = r.correct ? 'correct' : 'wrong';
+    });
+    const reveal = (el, button) => () => {
+      el.hidden = false;
+      button.setAttribute('aria-expanded', 'true');
+    };
+    const hintBtn = h('button', { type: 'button', class: 'fig-btn', 'aria-expanded': 'false', text: 'Hint' });
+    hintBtn.addEventListener('click', reveal(hint, hintBtn));
+    const solBtn = h('button', { type: 'button', class: 'fig-btn', 'aria-expanded': 'false', text: 'Show solution' });
+    solBtn.addEventListener('click', reveal(solution, solBtn));
+    const fresh = h('button', { type: 'button', class: 'fig-btn', text: 'New numbers' });
+    fresh.addEventListener('click', () => {
+      const next = crypto.getRandomValues(new Uint32Array(1))[0];
+      this.show(next);
+      this.querySelector('input')?.focus();
+    });
+    this.replaceChildren(
+      h('div', { class: 'ex-head' },
+        h('span', { class: 'ex-kicker', text: 'Exercise' }),
+        h('span', { class: 'ex-title', text: ex.title }),
+        h('span', { class: 'ex-seed', text: `#${ex.seed}` })),
+      h('p', { class: 'ex-prompt', text: ex.prompt }),
+      form,
+      feedback,
+      h('div', { class: 'ex-actions' }, hintBtn, solBtn, fresh),
+      hint,
+      solution,
+    );
+    this.dataset.seed = String(ex.seed);
+    this.dataset.ready = 'true';
+  }
+}
+
+if (!customElements.get('mlsys-exercise')) customElements.define('mlsys-exercise', MlsysExercise);

@@ -1,0 +1,224 @@
+// <mlsys-figure data-id="..."> : loads the engine and the figure module when it nears the
+// viewport, builds controls from the figure's parameters, computes data(engine, params),
+// draws it, and offers reset, permalink, embed, CSV and a screen-reader table. Rejected
+// input shows a message inside the figure and keeps the last good drawing.
+import { loadEngine } from './engine.js';
+import { figureLoaders } from '../figures/index.js';
+import { h, uid, whenNear, download } from './dom.js';
+import { resolveParams, defaults, applyState, encodeState, decodeHash } from './params.js';
+import { buildControls } from './controls.js';
+import { readTheme } from './theme.js';
+
+const siteRoot = new URL('../../', import.meta.url);
+let firstDrawMarked = false;
+
+function csvCell(v) {
+  const s = String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function tableToCsv(table) {
+  return [table.columns, ...table.rows].map((row) => row.map(csvCell).join(',')).join('\n') + '\n';
+}
+
+function cellText(v) {
+  return typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v);
+}
+
+class MlsysFigure extends HTMLElement {
+  connectedCallback() {
+    if (this.started) return;
+    this.started = true;
+    this.id_ = this.dataset.id ?? '';
+    this.status = h('p', { class: 'fig-status', role: 'status', 'aria-live': 'polite', text: 'Loading figure…' });
+    if (!Object.hasOwn(figureLoaders, this.id_)) {
+      this.replaceChildren(h('p', { class: 'fig-error', role: 'alert', text: `Unknown figure "${this.id_.slice(0, 60)}".` }));
+      return;
+    }
+    const shellTitle = this.querySelector('.fig-title');
+    this.replaceChildren(...[shellTitle, this.status].filter(Boolean));
+    whenNear(this, () => this.start());
+  }
+
+  async start() {
+    try {
+      const [engine, mod] = await Promise.all([loadEngine(), figureLoaders[this.id_]()]);
+      this.engine = engine;
+      this.figure = mod.default;
+      this.specs = resolveParams(this.figure, engine);
+    } catch (err) {
+      this.status.textContent = `This figure could not load: ${err.message}`;
+      this.status.className = 'fig-error';
+      this.dataset.state = 'failed';
+      return;
+    }
+    this.defaults = defaults(this.specs);
+    const outside = [];
+    let params = this.defaults;
+    // Embed attribute: data-settings="key=value&key=value" (validated like the URL hash).
+    if (this.dataset.settings) {
+      const r = applyState(this.specs, params, Object.fromEntries(new URLSearchParams(this.dataset.settings)));
+      params = r.params;
+      outside.push(...r.errors);
+    }
+    const fromHash = decodeHash(location.hash, this.id_);
+    if (fromHash) {
+      const r = applyState(this.specs, params, fromHash);
+      params = r.params;
+      outside.push(...r.errors);
+    }
+    this.params = params;
+    this.build();
+    if (outside.length) this.showMessage(outside.join(' '));
+    this.render();
+    if (fromHash) this.scrollIntoView({ block: 'start' });
+    window.addEventListener('hashchange', () => {
+      const state = decodeHash(location.hash, this.id_);
+      if (!state) return;
+      const r = applyState(this.specs, this.defaults, state);
+      this.params = r.params;
+      this.controls.set(this.params);
+      this.render(r.errors.join(' '));
+    });
+    window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.render());
+  }
+
+  build() {
+    const f = this.figure;
+    const titleId = uid('fig-title');
+    this.controls = buildControls(this.specs, this.params, (key, value, error) => {
+      if (error) {
+        this.showMessage(error);
+        this.controls.setInvalid(key);
+        return;
+      }
+      this.params = { ...this.params, [key]: value };
+      this.render();
+    });
+    this.controls.set(this.params);
+    this.canvas = h('canvas', { role: 'img', 'aria-label': `${f.title}. The data table below the chart gives the values.` });
+    this.message = h('p', { class: 'fig-message', role: 'alert', hidden: true });
+    this.srTable = h('table', { class: 'sr-only' });
+    this.embedPanel = h('div', { class: 'fig-embed', hidden: true });
+    const button = (text, onclick) => h('button', { type: 'button', class: 'fig-btn', onclick, text });
+    this.status.textContent = '';
+    this.status.className = 'fig-status';
+    this.replaceChildren(
+      h('div', { class: 'fig-title', id: titleId, role: 'heading', 'aria-level': '3', text: f.title }),
+      this.controls.root,
+      h('div', { class: 'fig-chart' }, this.canvas),
+      this.message,
+      h('div', { class: 'fig-toolbar', role: 'group', 'aria-label': 'Figure actions' },
+        button('Reset', () => this.reset()),
+        button('Permalink', () => this.permalink()),
+        button('Embed', () => this.toggleEmbed()),
+        button('Download CSV', () => this.downloadCsv())),
+      this.status,
+      this.embedPanel,
+      h('p', { class: 'fig-caption', text: f.caption }),
+      this.srTable,
+    );
+    this.setAttribute('aria-labelledby', titleId);
+    this.setAttribute('role', 'figure');
+  }
+
+  showMessage(text) {
+    this.message.textContent = text;
+    this.message.hidden = !text;
+  }
+
+  async render(note = '') {
+    const t0 = performance.now();
+    let data;
+    try {
+      data = this.figure.data(this.engine, this.params);
+    } catch (err) {
+      const key = this.specs.some((s) => s.key === err.field) ? err.field : null;
+      this.controls.setInvalid(key);
+      this.showMessage(`${err.message ?? err} The figure still shows the last accepted settings.`);
+      this.dataset.rejected = String(Number(this.dataset.rejected ?? 0) + 1);
+      return;
+    }
+    this.controls.setInvalid(null);
+    this.showMessage(note);
+    this.data = data;
+    const { Chart, applyThemeDefaults } = await import('./chart.js');
+    const theme = readTheme(this);
+    applyThemeDefaults(theme);
+    const config = this.figure.draw(data, theme);
+    if (this.chart && this.chart.config.type === config.type) {
+      this.chart.data = config.data;
+      this.chart.options = config.options;
+      this.chart.update('none');
+    } else {
+      this.chart?.destroy();
+      this.chart = new Chart(this.canvas, config);
+    }
+    this.fillTable(data.table);
+    this.dataset.renderMs = (performance.now() - t0).toFixed(2);
+    this.dataset.draws = String(Number(this.dataset.draws ?? 0) + 1);
+    this.dataset.state = 'drawn';
+    if (!firstDrawMarked) {
+      firstDrawMarked = true;
+      performance.mark('mlsys:first-figure-drawn');
+    }
+    this.dispatchEvent(new CustomEvent('mlsys-figure-drawn', { bubbles: true }));
+  }
+
+  fillTable(table) {
+    const head = h('tr', {}, table.columns.map((c) => h('th', { scope: 'col', text: c })));
+    const rows = table.rows.map((r) => h('tr', {}, r.map((v) => h('td', { text: cellText(v) }))));
+    this.srTable.replaceChildren(h('caption', { text: `Data of the figure "${this.figure.title}"` }),
+      h('thead', {}, head), h('tbody', {}, rows));
+  }
+
+  reset() {
+    this.params = { ...this.defaults };
+    this.controls.set(this.params);
+    this.render();
+    this.status.textContent = 'Settings reset.';
+  }
+
+  stateHash() {
+    return encodeState(this.id_, this.specs, this.params);
+  }
+
+  async permalink() {
+    history.replaceState(null, '', `#${this.stateHash()}`);
+    const url = location.href;
+    try {
+      await navigator.clipboard.writeText(url);
+      this.status.textContent = 'Link to these settings copied.';
+    } catch {
+      this.status.textContent = 'The address bar now links to these settings.';
+    }
+  }
+
+  toggleEmbed() {
+    if (!this.embedPanel.hidden) {
+      this.embedPanel.hidden = true;
+      return;
+    }
+    const state = this.stateHash().slice(this.id_.length + 1);
+    const iframe = `<iframe src="${new URL(`embed/${this.id_}/`, siteRoot)}${state ? `#${this.id_}:${state}` : ''}" ` +
+      `title="${this.figure.title.replace(/"/g, '&quot;')}" width="100%" height="640" loading="lazy" style="border:0"></iframe>`;
+    const script = `<script type="module" src="${new URL('assets/js/embed.js', siteRoot)}"></script>\n` +
+      `<mlsys-figure data-id="${this.id_}"${state ? ` data-settings="${state.replace(/&/g, '&amp;')}"` : ''}></mlsys-figure>`;
+    const box = (label, value) => {
+      const id = uid('embed');
+      const area = h('textarea', { id, readonly: true, rows: '3', spellcheck: 'false' });
+      area.value = value;
+      return h('div', {}, h('label', { for: id, text: label }), area);
+    };
+    this.embedPanel.replaceChildren(box('Embed in an iframe', iframe), box('Or place it directly with the script', script));
+    this.embedPanel.hidden = false;
+  }
+
+  downloadCsv() {
+    if (!this.data) return;
+    download(`${this.id_}.csv`, tableToCsv(this.data.table), 'text/csv');
+    this.status.textContent = 'CSV downloaded.';
+  }
+}
+
+if (!customElements.get('mlsys-figure')) customElements.define('mlsys-figure', MlsysFigure);

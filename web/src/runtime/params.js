@@ -1,0 +1,109 @@
+// A figure's parameter list resolved against the engine's schemas: a param that names a
+// calculator field ({from: [calc, field]}) takes its type, unit, range, options and default
+// from the engine; the figure may narrow them. Also parses and validates outside state
+// (URL hash, embed attributes) so that nothing unchecked reaches a figure. Pure: no DOM.
+
+export function resolveParams(figure, engine) {
+  return figure.params.map((p) => {
+    let base = {};
+    if (p.from) {
+      const [calcName, fieldName] = p.from;
+      const field = engine.schema(calcName).fields.find((f) => f.name === fieldName);
+      if (!field) throw new Error(`${figure.id}: ${calcName} has no field ${fieldName}`);
+      base = {
+        type: field.options ? 'select' : field.type,
+        unit: field.unit,
+        min: field.min,
+        max: field.max,
+        options: field.options,
+        default: field.default,
+        description: field.description,
+      };
+    }
+    const spec = { ...base, ...stripUndefined(p) };
+    if (spec.type === 'select') {
+      const names = p.from?.[1] === 'hardware' ? hardwareNames(engine) : new Map();
+      spec.options = (p.options ?? base.options ?? [])
+        .map((o) => (typeof o === 'string' ? { value: o, label: names.get(o) ?? o } : o));
+    }
+    return spec;
+  });
+}
+
+// Accelerator id -> its full name, for readable select labels.
+function hardwareNames(engine) {
+  return new Map(engine.calc('hardware', {}).accelerators.map((a) => [a.id, a.name]));
+}
+
+function stripUndefined(obj) {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+export function defaults(specs) {
+  return Object.fromEntries(specs.map((s) => [s.key, s.default]));
+}
+
+// Checks one raw value (string from a URL, or any JSON value) against its spec. Returns
+// {value} or {error} with a sentence; never throws.
+export function coerce(spec, raw) {
+  const label = spec.label ?? spec.key;
+  if (spec.type === 'select') {
+    const found = spec.options.find((o) => String(o.value) === String(raw));
+    return found ? { value: found.value } : { error: `${label}: "${clip(raw)}" is not one of the choices.` };
+  }
+  if (spec.type === 'boolean') {
+    if (raw === true || raw === 'true' || raw === '1') return { value: true };
+    if (raw === false || raw === 'false' || raw === '0') return { value: false };
+    return { error: `${label}: "${clip(raw)}" must be true or false.` };
+  }
+  const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+  const x = text === '' ? NaN : Number(text);
+  if (!Number.isFinite(x)) return { error: `${label}: "${clip(raw)}" is not a number.` };
+  if (spec.type === 'integer' && !Number.isInteger(x)) return { error: `${label} must be a whole number.` };
+  if (spec.min !== undefined && (spec.min_exclusive ? x <= spec.min : x < spec.min)) {
+    return { error: `${label} must be ${spec.min_exclusive ? 'greater than' : 'at least'} ${spec.min}${unitText(spec)}.` };
+  }
+  if (spec.max !== undefined && x > spec.max) return { error: `${label} must be at most ${spec.max}${unitText(spec)}.` };
+  return { value: x };
+}
+
+function unitText(spec) {
+  return spec.unit ? ` ${spec.unit}` : '';
+}
+
+function clip(raw) {
+  const s = String(raw);
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+}
+
+// Applies outside state {key: raw} over `current`: returns {params, errors}. Unknown keys
+// are reported, not applied.
+export function applyState(specs, current, state) {
+  const params = { ...current };
+  const errors = [];
+  for (const [key, raw] of Object.entries(state)) {
+    const spec = specs.find((s) => s.key === key);
+    if (!spec) {
+      errors.push(`Unknown setting "${clip(key)}" ignored.`);
+      continue;
+    }
+    const r = coerce(spec, raw);
+    if (r.error) errors.push(r.error);
+    else params[key] = r.value;
+  }
+  return { params, errors };
+}
+
+// State <-> URL hash fragment "figure-id:key=value&key=value".
+export function encodeState(figureId, specs, params) {
+  const q = new URLSearchParams();
+  for (const s of specs) if (params[s.key] !== s.default) q.set(s.key, String(params[s.key]));
+  const query = q.toString();
+  return query ? `${figureId}:${query}` : figureId;
+}
+
+export function decodeHash(hash, figureId) {
+  const h = decodeURIComponent(String(hash).replace(/^#/, ''));
+  if (h !== figureId && !h.startsWith(`${figureId}:`)) return null;
+  return Object.fromEntries(new URLSearchParams(h.slice(figureId.length + 1)));
+}

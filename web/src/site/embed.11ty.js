@@ -1,0 +1,14 @@
+// /embed/<figure-id>/ : a page holding only that figure, for an <iframe>.
+import { layout } from './_includes/layout.js';
+import { esc } from '../../build/markdown.js';
+
+export const data = {
+  pagination: { data: 'course.figures', size: 1, alias: 'figure' },
+  permalink: ({ figure }) => `/embed/${figure.id}/index.html`,
+};
+
+export function render({ figure }) {
+  const body = `<mlsys-figure data-id="${esc(figure.id)}" style="--ctl-rows:${figure.params}"><div class="fig-title">${esc(figure.title)}</div></mlsys-figure>
+<p class="embed-credit"><a href="/" target="_blank" rel="noopener">From “ML systems, computed”: an interactive course</a></p>`;
+  return layout({ title: `${figure.title} · ML systems figure`, description: figure.caption, body, bodyClass: 'embed', embed: true });
+}

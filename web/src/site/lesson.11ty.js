@@ -1,0 +1,42 @@
+// One page per lesson: /lessons/<slug>/.
+import { layout } from './_includes/layout.js';
+import { esc } from '../../build/markdown.js';
+
+export const data = {
+  pagination: { data: 'course.lessons', size: 1, alias: 'lesson' },
+  permalink: ({ lesson }) => `/lessons/${lesson.slug}/index.html`,
+};
+
+function prerequisites(lesson, modules) {
+  const available = new Set(modules.flatMap((m) => m.lessons).filter((l) => l.available).map((l) => l.slug));
+  const titles = new Map(modules.flatMap((m) => m.lessons).map((l) => [l.slug, l.title]));
+  const items = (lesson.prerequisites.lessons ?? []).map((slug) => (available.has(slug)
+    ? `<a href="/lessons/${esc(slug)}/">${esc(titles.get(slug) ?? slug)}</a>`
+    : `${esc(titles.get(slug) ?? slug)} (lesson in preparation)`));
+  items.push(...(lesson.prerequisites.topics ?? []).map(esc));
+  return items.length ? `<p class="prereq"><strong>Before this lesson:</strong> ${items.join(' · ')}</p>` : '';
+}
+
+export function render({ lesson, course }) {
+  const track = lesson.track ? `Track ${String(lesson.track).padStart(2, '0')} · ` : '';
+  const refs = lesson.references.map((r) => `<li>${r.url ? `<a href="${esc(r.url)}">${esc(r.text)}</a>` : esc(r.text)}</li>`).join('\n');
+  const takeaways = lesson.takeaways.map((t) => `<li>${esc(t)}</li>`).join('\n');
+  const body = `<article class="lesson">
+  <p class="kicker">${track}${esc(lesson.module)}</p>
+  <h1>${esc(lesson.title)}</h1>
+  <p class="meta">${lesson.minutes} min · ${lesson.figures.length} figures · ${esc(lesson.level)}</p>
+  ${prerequisites(lesson, course.modules)}
+${lesson.html}
+  <section class="takeaways" aria-labelledby="takeaways">
+    <h2 id="takeaways">Key takeaways</h2>
+    <ul>${takeaways}</ul>
+  </section>
+  <section class="references" aria-labelledby="references">
+    <h2 id="references">References</h2>
+    <ol>${refs}</ol>
+  </section>
+  <p class="read-mark"><button type="button" class="fig-btn" data-mark-read="${esc(lesson.slug)}" aria-pressed="false">Mark as read</button>
+  <span data-progress="${esc(course.modules.flatMap((m) => m.lessons.map((l) => l.slug)).join(' '))}" data-total="${course.totalLessons}"></span></p>
+</article>`;
+  return layout({ title: `${lesson.title} · ML systems`, description: lesson.summary, body, katex: true, bodyClass: 'lesson-page' });
+}
