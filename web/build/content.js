@@ -78,7 +78,9 @@ export async function loadContent() {
 
     const ctx = { figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where };
     const md = createMarkdown(ctx);
-    const html = md.render(calcValues(body, engine, where));
+    let html = md.render(calcValues(body, engine, where));
+    // Wide display equations scroll sideways on phones; the scroller must take keyboard focus.
+    html = html.replaceAll('<p class="katex-block">', '<p class="katex-block" tabindex="0">');
     if (html.includes('katex-error')) throw new Error(`${where}: a formula does not render (KaTeX error)`);
     const same = (a, b) => [...a].sort().join() === [...b].sort().join();
     if (!same(ctx.usedFigures, data.figures)) throw new Error(`${where}: figures placed [${ctx.usedFigures}] differ from front matter [${data.figures}]`);

@@ -23,8 +23,15 @@ export function wrapEngine(raw) {
     calc(name, input = {}) {
       let text;
       try {
-        text = JSON.stringify(input);
-      } catch {
+        // JSON has no NaN or Infinity (JSON.stringify would turn them into null silently).
+        text = JSON.stringify(input, (key, value) => {
+          if (typeof value === 'number' && !Number.isFinite(value)) {
+            throw new EngineError(key, `Field '${key}' must be a finite number.`);
+          }
+          return value;
+        });
+      } catch (err) {
+        if (err instanceof EngineError) throw err;
         throw new EngineError('', 'The input cannot be written as JSON.');
       }
       return parse(raw.calc(String(name), text ?? 'null'));

@@ -37,7 +37,9 @@ class MlsysFigure extends HTMLElement {
     }
     const shellTitle = this.querySelector('.fig-title');
     this.replaceChildren(...[shellTitle, this.status].filter(Boolean));
-    whenNear(this, () => this.start());
+    // A permalink to this figure starts it at once (it will scroll into view).
+    if (decodeHash(location.hash, this.id_)) this.start();
+    else whenNear(this, () => this.start());
   }
 
   async start() {
@@ -69,8 +71,7 @@ class MlsysFigure extends HTMLElement {
     }
     this.params = params;
     this.build();
-    if (outside.length) this.showMessage(outside.join(' '));
-    this.render();
+    this.render(outside.join(' '));
     if (fromHash) this.scrollIntoView({ block: 'start' });
     window.addEventListener('hashchange', () => {
       const state = decodeHash(location.hash, this.id_);
@@ -98,13 +99,13 @@ class MlsysFigure extends HTMLElement {
     this.controls.set(this.params);
     this.canvas = h('canvas', { role: 'img', 'aria-label': `${f.title}. The data table below the chart gives the values.` });
     this.message = h('p', { class: 'fig-message', role: 'alert', hidden: true });
-    this.srTable = h('table', { class: 'sr-only' });
+    this.srTable = h('table');
     this.embedPanel = h('div', { class: 'fig-embed', hidden: true });
     const button = (text, onclick) => h('button', { type: 'button', class: 'fig-btn', onclick, text });
     this.status.textContent = '';
     this.status.className = 'fig-status';
     this.replaceChildren(
-      h('div', { class: 'fig-title', id: titleId, role: 'heading', 'aria-level': '3', text: f.title }),
+      h('div', { class: 'fig-title', id: titleId, role: 'heading', 'aria-level': this.dataset.level ?? '3', text: f.title }),
       this.controls.root,
       h('div', { class: 'fig-chart' }, this.canvas),
       this.message,
@@ -116,7 +117,7 @@ class MlsysFigure extends HTMLElement {
       this.status,
       this.embedPanel,
       h('p', { class: 'fig-caption', text: f.caption }),
-      this.srTable,
+      h('div', { class: 'sr-only' }, this.srTable),
     );
     this.setAttribute('aria-labelledby', titleId);
     this.setAttribute('role', 'figure');

@@ -8,7 +8,8 @@ export const data = {
 };
 
 export function render({ figure }) {
-  const body = `<mlsys-figure data-id="${esc(figure.id)}" style="--ctl-rows:${figure.params}"><div class="fig-title">${esc(figure.title)}</div></mlsys-figure>
+  const body = `<h1 class="sr-only">${esc(figure.title)}</h1>
+<mlsys-figure data-id="${esc(figure.id)}" data-level="2" style="--ctl-rows:${figure.params}"><div class="fig-title">${esc(figure.title)}</div></mlsys-figure>
 <p class="embed-credit"><a href="/" target="_blank" rel="noopener">From “ML systems, computed”: an interactive course</a></p>`;
   return layout({ title: `${figure.title} · ML systems figure`, description: figure.caption, body, bodyClass: 'embed', embed: true });
 }

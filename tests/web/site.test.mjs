@@ -1,0 +1,211 @@
+// Browser tests on Debian's Chromium against the built site (build/site): pages load with
+// no console errors, failed requests or CSP violations; every figure draws and reacts to a
+// control; rejected input keeps the last drawing; exercises check answers; permalinks,
+// embedding, reading progress, glossary tooltips and offline reading work.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { launch, startServer, openPage, drawAll, paintedPixels, canvasImage } from '../../web/test/browser.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'build/native/bin/mlsys');
+let browser, server, base;
+
+before(async () => {
+  ({ server, url: base } = await startServer(0));
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const LESSON = '/lessons/roofline/';
+
+test('home page: outline, published lesson, progress line, no errors', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/`);
+  assert.equal(await page.locator('section.module').count(), 9);
+  assert.equal(await page.locator('.lesson-row').count(), 30);
+  await page.locator(`a[href="${LESSON}"]`).first().waitFor();
+  assert.match(await page.locator('.progress-line').textContent(), /0 of 30 read/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('lesson: every figure draws, and a control change redraws it', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}${LESSON}`);
+  await drawAll(page);
+  const figures = await page.$$('mlsys-figure');
+  assert.equal(figures.length, 4);
+  for (const fig of figures) {
+    const id = await fig.getAttribute('data-id');
+    assert.ok(await paintedPixels(fig) > 2000, `${id} looks blank`);
+    const before = await canvasImage(fig);
+    const draws = Number(await fig.getAttribute('data-draws'));
+    // Change the first select to another option (every figure here has one).
+    const select = await fig.$('select');
+    const options = await select.$$eval('option', (os) => os.map((o) => o.value));
+    const current = await select.inputValue();
+    await select.selectOption(options.find((o) => o !== current));
+    await page.waitForFunction(([el, n]) => Number(el.dataset.draws) > n, [fig, draws]);
+    assert.notEqual(await canvasImage(fig), before, `${id} did not change after a control change`);
+    // The screen-reader table and the caption are there.
+    assert.ok(await fig.$$eval('.sr-only table tr', (rs) => rs.length) > 1, `${id} has no data table`);
+    assert.ok((await fig.$eval('.fig-caption', (c) => c.textContent)).length > 40);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('rejected input: an in-figure message, the last good drawing stays', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}${LESSON}`);
+  const fig = page.locator('mlsys-figure[data-id="batch-crossover"]');
+  await fig.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('mlsys-figure[data-id="batch-crossover"]').dataset.state === 'drawn');
+  const before = await canvasImage(await fig.elementHandle());
+  const box = fig.locator('input[type=number]').first();
+  await box.fill('-40');
+  await box.press('Enter');
+  await box.blur();
+  const message = fig.locator('.fig-message');
+  await message.waitFor({ state: 'visible' });
+  assert.match(await message.textContent(), /at least/);
+  assert.equal(await box.getAttribute('aria-invalid'), 'true');
+  assert.equal(await canvasImage(await fig.elementHandle()), before);
+  await box.fill('4096');
+  await box.press('Enter');
+  await box.blur();
+  await message.waitFor({ state: 'hidden' });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('exercise: accepts the engine\'s answer, rejects a wrong one, shows hint and solution', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}${LESSON}`);
+  const ex = page.locator('mlsys-exercise[data-id="roofline-time"]');
+  await ex.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('mlsys-exercise[data-id="roofline-time"]').dataset.ready === 'true');
+  const seed = await ex.getAttribute('data-seed');
+  const expected = JSON.parse(execFileSync(cli, ['exercise', 'roofline-time', seed], { encoding: 'utf8' }));
+  assert.equal((await ex.locator('.ex-prompt').textContent()), expected.prompt);
+  const input = ex.locator('input');
+  await input.fill(`${expected.answer * 3 + 1}`);
+  await ex.locator('button[type=submit]').click();
+  await page.waitForFunction(() => document.querySelector('mlsys-exercise[data-id="roofline-time"]').dataset.result === 'wrong');
+  await input.fill(`${expected.answer.toPrecision(5)} ${expected.unit}`);
+  await input.press('Enter');
+  await page.waitForFunction(() => document.querySelector('mlsys-exercise[data-id="roofline-time"]').dataset.result === 'correct');
+  assert.match(await ex.locator('.ex-feedback').textContent(), /Correct/);
+  await ex.getByRole('button', { name: 'Hint' }).click();
+  assert.ok(await ex.locator('.ex-hint').isVisible());
+  await ex.getByRole('button', { name: 'Show solution' }).click();
+  assert.ok(await ex.locator('.ex-solution').isVisible());
+  await ex.getByRole('button', { name: 'New numbers' }).click();
+  assert.notEqual(await ex.getAttribute('data-seed'), seed);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('permalink restores a figure\'s state; hostile hashes become messages, not markup', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}${LESSON}#roofline-plot:dtype=fp32&hardware=a100-sxm-80gb`);
+  const fig = page.locator('mlsys-figure[data-id="roofline-plot"]');
+  await page.waitForFunction(() => document.querySelector('mlsys-figure[data-id="roofline-plot"]').dataset.state === 'drawn');
+  const selects = fig.locator('select');
+  assert.equal(await selects.nth(0).inputValue(), 'a100-sxm-80gb');
+  assert.equal(await selects.nth(1).inputValue(), 'fp32');
+  const evil = encodeURIComponent('<img src=x id=pwned>');
+  await page.goto(`${base}${LESSON}#roofline-plot:dtype=${evil}&flops=1e999&junk=1`);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('mlsys-figure[data-id="roofline-plot"]').dataset.state === 'drawn');
+  assert.equal(await page.locator('#pwned').count(), 0);
+  const msg = await fig.locator('.fig-message').textContent();
+  assert.match(msg, /not one of the choices/);
+  assert.match(msg, /not a number/);
+  assert.equal(await selects.nth(1).inputValue(), 'bf16');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('mark as read feeds the progress line; a corrupted store resets cleanly', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/`);
+  await page.evaluate(() => localStorage.setItem('mlsys:progress:v1', '{corrupt'));
+  await page.goto(`${base}${LESSON}`);
+  const button = page.locator('[data-mark-read="roofline"]');
+  assert.equal(await button.getAttribute('aria-pressed'), 'false');
+  await button.click();
+  assert.equal(await button.getAttribute('aria-pressed'), 'true');
+  await page.goto(`${base}/`);
+  assert.match(await page.locator('.progress-line').textContent(), /1 of 30 read/);
+  assert.equal(await page.locator('.lesson-row[data-lesson-status="roofline"]').getAttribute('data-read'), 'true');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('glossary: definitions on focus in the lesson, and the glossary page', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}${LESSON}`);
+  const term = page.locator('a.term').first();
+  const tip = page.locator('.term-tip').first();
+  assert.equal(await tip.isVisible(), false);
+  await term.focus();
+  assert.ok(await tip.isVisible());
+  await page.goto(`${base}/glossary/`);
+  assert.ok(await page.locator('.gloss-entry').count() >= 15);
+  assert.ok(await page.locator('#arithmetic-intensity').isVisible());
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('embed page renders its figure; the embed script works on another site', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/embed/roofline-plot/`);
+  await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.state === 'drawn');
+  assert.ok(await paintedPixels(await page.$('mlsys-figure')) > 2000);
+  assert.equal(await page.locator('header').count(), 0);
+  // A page on another origin places the figure with the documented script.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlsys-embed-'));
+  fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><html lang="en"><head><title>Host</title>
+<script type="module" src="${base}/assets/js/embed.js"></script></head><body><main>
+<mlsys-figure data-id="matmul-intensity" data-settings="shape=weight&m=64"></mlsys-figure></main></body></html>`);
+  const host = http.createServer((req, res) => {
+    res.setHeader('Content-Type', 'text/html');
+    res.end(fs.readFileSync(path.join(dir, 'index.html')));
+  });
+  await new Promise((r) => host.listen(0, '127.0.0.1', r));
+  await page.goto(`http://127.0.0.1:${host.address().port}/`);
+  await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.state === 'drawn', null, { timeout: 20000 });
+  assert.equal(await page.locator('mlsys-figure select').first().inputValue(), 'weight');
+  host.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('offline: after the first visit the lesson, its figures and math fonts work with the network cut', async () => {
+  const { context, page, problems } = await openPage(browser, { serviceWorkers: 'allow' });
+  await page.goto(`${base}${LESSON}`);
+  await page.evaluate(async () => {
+    const reg = await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+    return reg.active.state;
+  });
+  await context.setOffline(true);
+  await page.reload();
+  await drawAll(page);
+  for (const fig of await page.$$('mlsys-figure')) assert.ok(await paintedPixels(fig) > 2000);
+  assert.ok(await page.evaluate(() => document.fonts.check('16px KaTeX_Main')));
+  await page.goto(`${base}/embed/batch-crossover/`);
+  await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.state === 'drawn');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

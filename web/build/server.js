@@ -1,0 +1,28 @@
+// A static server for build/site that sends the site's CSP header; used by serve.mjs, the
+// browser tests and the benchmarks.
+import http from 'node:http';
+import path from 'node:path';
+import sirv from 'sirv';
+import { repoRoot } from './paths.js';
+import { CSP } from '../src/site/_includes/csp.js';
+
+// Resolves to {server, url} once listening; port 0 picks a free port.
+export function startServer(port = 0, host = '127.0.0.1', root = path.join(repoRoot, 'build/site')) {
+  const serve = sirv(root, {
+    dev: true, // no HTTP caching: the service worker, not HTTP caches, handles offline
+    setHeaders(res) {
+      res.setHeader('Content-Security-Policy', CSP);
+      // Other sites may embed figures with a module script, which needs CORS.
+      res.setHeader('Access-Control-Allow-Origin', '*');
+    },
+  });
+  const server = http.createServer((req, res) => serve(req, res, () => {
+    res.statusCode = 404;
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end('Not found');
+  }));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve({ server, url: `http://${host}:${server.address().port}` }));
+  });
+}

@@ -1,0 +1,60 @@
+// Helpers for the browser tests: Debian's Chromium through playwright-core, the built site
+// on a free port, and a page that records console errors, failed requests and CSP
+// violations.
+import { chromium } from 'playwright-core';
+import { startServer } from '../build/server.js';
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export async function launch() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export { startServer };
+
+// A new context + page; `problems` collects everything that must stay empty.
+export async function openPage(browser, { colorScheme = 'light', width = 1280, height = 900, bypassCSP = false, serviceWorkers = 'block' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme, bypassCSP, serviceWorkers });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  return { context, page, problems };
+}
+
+// Scrolls every figure and exercise into view and waits until each has drawn / is ready.
+export async function drawAll(page) {
+  for (const el of await page.$$('mlsys-figure, mlsys-exercise')) await el.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => [...document.querySelectorAll('mlsys-figure')].every((f) => f.dataset.state === 'drawn')
+    && [...document.querySelectorAll('mlsys-exercise')].every((e) => e.dataset.ready === 'true'), null, { timeout: 20000 });
+}
+
+// Number of painted pixels in a figure's canvas (0 for a blank chart).
+export function paintedPixels(figure) {
+  return figure.evaluate((el) => {
+    const c = el.querySelector('canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1;
+    return n;
+  });
+}
+
+export function canvasImage(figure) {
+  return figure.evaluate((el) => el.querySelector('canvas').toDataURL());
+}
+
+// Runs axe-core on the page (the context must bypass CSP so the script can be injected).
+export async function axeViolations(page, axePath) {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+  });
+}
