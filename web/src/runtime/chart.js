@@ -7,10 +7,15 @@ import {
 Chart.register(LineController, ScatterController, BarController, LinearScale, LogarithmicScale,
   CategoryScale, PointElement, LineElement, BarElement, Legend, Tooltip, Filler);
 
-export function applyThemeDefaults(theme) {
+// Colours from the theme; smaller type and legend keys on narrow (phone) figures.
+export function applyThemeDefaults(theme, widthPx) {
+  const narrow = widthPx < 500;
   Chart.defaults.color = theme.text;
   Chart.defaults.borderColor = theme.grid;
   Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+  Chart.defaults.font.size = narrow ? 10 : 12;
+  Chart.defaults.plugins.legend.labels.boxWidth = narrow ? 10 : 40;
+  Chart.defaults.plugins.legend.labels.padding = narrow ? 6 : 10;
 }
 
 export { Chart };

@@ -44,7 +44,8 @@ class MlsysFigure extends HTMLElement {
 
   async start() {
     try {
-      const [engine, mod] = await Promise.all([loadEngine(), figureLoaders[this.id_]()]);
+      const [engine, mod, charts] = await Promise.all([loadEngine(), figureLoaders[this.id_](), import('./chart.js')]);
+      this.charts = charts;
       this.engine = engine;
       this.figure = mod.default;
       this.specs = resolveParams(this.figure, engine);
@@ -128,7 +129,7 @@ class MlsysFigure extends HTMLElement {
     this.message.hidden = !text;
   }
 
-  async render(note = '') {
+  render(note = '') {
     const t0 = performance.now();
     let data;
     try {
@@ -143,9 +144,9 @@ class MlsysFigure extends HTMLElement {
     this.controls.setInvalid(null);
     this.showMessage(note);
     this.data = data;
-    const { Chart, applyThemeDefaults } = await import('./chart.js');
+    const { Chart, applyThemeDefaults } = this.charts;
     const theme = readTheme(this);
-    applyThemeDefaults(theme);
+    applyThemeDefaults(theme, this.clientWidth);
     const config = this.figure.draw(data, theme);
     if (this.chart && this.chart.config.type === config.type) {
       this.chart.data = config.data;
