@@ -160,11 +160,25 @@ test('glossary: definitions on focus in the lesson, and the glossary page', asyn
   assert.equal(await tip.isVisible(), false);
   await term.focus();
   assert.ok(await tip.isVisible());
-  await page.goto(`${base}/glossary/`);
-  assert.ok(await page.locator('.gloss-entry').count() >= 15);
-  assert.ok(await page.locator('#arithmetic-intensity').isVisible());
-  assert.deepEqual(problems, []);
   await context.close();
+  // On touch, the first tap shows the definition and stays on the page; a second tap follows the link.
+  const touch = await browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 800 } });
+  const phone = await touch.newPage();
+  await phone.goto(`${base}${LESSON}`);
+  const link = phone.locator('a.term').first();
+  await link.scrollIntoViewIfNeeded();
+  await link.tap();
+  assert.ok(await phone.locator('.term-tip').first().isVisible());
+  assert.match(phone.url(), /\/lessons\/roofline\/$/);
+  await Promise.all([phone.waitForURL(/\/glossary\//), link.tap()]);
+  await touch.close();
+  const second = await openPage(browser);
+  await second.page.goto(`${base}/glossary/`);
+  const glossaryPage = second.page;
+  assert.ok(await glossaryPage.locator('.gloss-entry').count() >= 15);
+  assert.ok(await glossaryPage.locator('#arithmetic-intensity').isVisible());
+  assert.deepEqual([...problems, ...second.problems], []);
+  await second.context.close();
 });
 
 test('embed page renders its figure; the embed script works on another site', async () => {

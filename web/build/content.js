@@ -76,7 +76,7 @@ export async function loadContent() {
     const n = data.takeaways.length;
     if (n < 4 || n > 7) throw new Error(`${where}: ${n} takeaways; a lesson has 4 to 7`);
 
-    const ctx = { figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where };
+    const ctx = { engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where };
     const md = createMarkdown(ctx);
     let html = md.render(calcValues(body, engine, where));
     // Wide display equations scroll sideways on phones; the scroller must take keyboard focus.
@@ -108,7 +108,7 @@ export async function loadContent() {
     title: m.title,
     lessons: m.lessons.map((l) => ({ ...l, available: existing.has(l.slug) })),
   }));
-  const figureList = [...figures.values()].map((f) => ({ id: f.id, title: f.title, caption: f.caption, params: f.params.length }));
+  const figureList = [...figures.values()].map((f) => ({ id: f.id, title: f.title, caption: f.caption, params: f.params }));
   return {
     modules,
     lessons,

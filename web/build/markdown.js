@@ -31,7 +31,17 @@ export function calcValues(source, engine, where) {
     });
 }
 
-// ctx: {figures: Map id -> {title, params}, exerciseIds: Set, glossary: Map id -> entry,
+// The page's placeholder of a figure: title, caption and boxes of the final sizes for the
+// controls, chart and toolbar (the runtime builds the same layout, so nothing moves).
+export function figureShell(id, fig, attrs = '') {
+  const rows = fig.params.length;
+  return `<mlsys-figure data-id="${esc(id)}"${attrs} style="--rows:${rows};--rows-wide:${Math.ceil(rows / 2)}">` +
+    `<div class="fig-title">${esc(fig.title)}</div><div class="fig-controls fig-reserve"></div>` +
+    '<div class="fig-chart"></div><div class="fig-toolbar"></div><p class="fig-status">Loading figure…</p>' +
+    `<p class="fig-caption">${esc(fig.caption)}</p></mlsys-figure>`;
+}
+
+// ctx: {engine, figures: Map id -> {title, params}, exerciseIds: Set, glossary: Map id -> entry,
 //       usedFigures: [], usedExercises: [], usedTerms: Set, where}
 export function createMarkdown(ctx) {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: true });
@@ -45,8 +55,7 @@ export function createMarkdown(ctx) {
       const fig = ctx.figures.get(id);
       if (!fig) throw new Error(`${ctx.where}: unknown figure "${id}"`);
       ctx.usedFigures.push(id);
-      return `<mlsys-figure data-id="${esc(id)}" style="--ctl-rows:${fig.params.length}">` +
-        `<div class="fig-title">${esc(fig.title)}</div></mlsys-figure>\n`;
+      return `${figureShell(id, fig)}\n`;
     },
   });
 
@@ -57,7 +66,11 @@ export function createMarkdown(ctx) {
       const id = tokens[idx].info.trim().split(/\s+/)[1];
       if (!ctx.exerciseIds.has(id)) throw new Error(`${ctx.where}: unknown exercise "${id}"`);
       ctx.usedExercises.push(id);
-      return `<mlsys-exercise data-id="${esc(id)}"></mlsys-exercise>\n`;
+      const ex = ctx.engine.exercise(id, 1);
+      // The first view (seed 1) is in the page, so nothing moves when the engine takes over.
+      return `<mlsys-exercise data-id="${esc(id)}" data-seed="1"><div class="ex-head"><span class="ex-kicker">Exercise</span>` +
+        `<span class="ex-title">${esc(ex.title)}</span><span class="ex-seed">#1</span></div>` +
+        `<p class="ex-prompt">${esc(ex.prompt)}</p><div class="ex-reserve"></div></mlsys-exercise>\n`;
     },
   });
 

@@ -10,8 +10,7 @@ class MlsysExercise extends HTMLElement {
   connectedCallback() {
     if (this.started) return;
     this.started = true;
-    this.status = h('p', { class: 'ex-status', text: 'Loading exercise…' });
-    this.replaceChildren(this.status);
+    // The page holds the first view (seed 1) until the engine takes over.
     whenNear(this, () => this.start());
   }
 
@@ -19,7 +18,7 @@ class MlsysExercise extends HTMLElement {
     try {
       this.engine = await loadEngine();
     } catch (err) {
-      this.status.textContent = `This exercise could not load: ${err.message}`;
+      this.append(h('p', { class: 'fig-error', role: 'alert', text: `This exercise could not load: ${err.message}` }));
       return;
     }
     const seed = Number(this.dataset.seed ?? 1);

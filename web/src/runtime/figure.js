@@ -35,8 +35,8 @@ class MlsysFigure extends HTMLElement {
       this.replaceChildren(h('p', { class: 'fig-error', role: 'alert', text: `Unknown figure "${this.id_.slice(0, 60)}".` }));
       return;
     }
-    const shellTitle = this.querySelector('.fig-title');
-    this.replaceChildren(...[shellTitle, this.status].filter(Boolean));
+    // The page's placeholder (title, caption, reserved boxes) stays until the figure is built.
+    this.querySelector('.fig-status')?.replaceWith(this.status);
     // A permalink to this figure starts it at once (it will scroll into view).
     if (decodeHash(location.hash, this.id_)) this.start();
     else whenNear(this, () => this.start());

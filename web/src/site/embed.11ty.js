@@ -1,6 +1,6 @@
 // /embed/<figure-id>/ : a page holding only that figure, for an <iframe>.
 import { layout } from './_includes/layout.js';
-import { esc } from '../../build/markdown.js';
+import { esc, figureShell } from '../../build/markdown.js';
 
 export const data = {
   pagination: { data: 'course.figures', size: 1, alias: 'figure' },
@@ -9,7 +9,7 @@ export const data = {
 
 export function render({ figure }) {
   const body = `<h1 class="sr-only">${esc(figure.title)}</h1>
-<mlsys-figure data-id="${esc(figure.id)}" data-level="2" style="--ctl-rows:${figure.params}"><div class="fig-title">${esc(figure.title)}</div></mlsys-figure>
+${figureShell(figure.id, figure, ' data-level="2"')}
 <p class="embed-credit"><a href="/" target="_blank" rel="noopener">From “ML systems, computed”: an interactive course</a></p>`;
   return layout({ title: `${figure.title} · ML systems figure`, description: figure.caption, body, bodyClass: 'embed', embed: true });
 }
