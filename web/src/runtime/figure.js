@@ -50,6 +50,7 @@ class MlsysFigure extends HTMLElement {
       this.figure = mod.default;
       this.specs = resolveParams(this.figure, engine);
     } catch (err) {
+      if (!this.status.isConnected) this.append(this.status);
       this.status.textContent = `This figure could not load: ${err.message}`;
       this.status.className = 'fig-error';
       this.dataset.state = 'failed';

@@ -29,7 +29,7 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   <link rel="icon" href="/favicon.svg" type="image/svg+xml">
   ${katex ? '<link rel="stylesheet" href="/assets/katex/katex.min.css">' : ''}
   <link rel="stylesheet" href="/assets/site.css">
-  <script type="module" src="/assets/js/main.js"></script>
+  <script type="module" async src="/assets/js/main.js"></script>
 </head>
 <body class="${bodyClass}">${nav}
   <main id="main">
