@@ -2,20 +2,13 @@
 // FLOP/s against b, and the crossover batch where it turns compute-bound. All numbers from
 // calc('matmul', {m: b, k: d, n: d_out, dtype, hardware}) and calc('roofline').
 import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
 
 const B_MAX = 4096;
 // About 60 log-spaced integer batch sizes from 1 to 4096.
 const BS = [...new Set(Array.from({ length: 76 }, (_, i) => Math.round(B_MAX ** (i / 75))))];
 // The matmul calculator's field names -> this figure's control keys (for error messages).
 const FIELD = { m: 'b', k: 'd', n: 'd_out' };
-
-function logTick(unit) {
-  return (v, i, ticks) => {
-    const m = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
-    const few = ticks.length > 1 && ticks[ticks.length - 1].value / ticks[0].value < 1e3;
-    return Math.abs(m - 1) < 1e-6 || (few && (Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6)) ? formatSI(v, unit) : '';
-  };
-}
 
 export default {
   id: 'batch-crossover',

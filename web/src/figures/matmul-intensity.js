@@ -2,21 +2,13 @@
 // ridge point on the chosen accelerator: I = 2/(s(1/m + 1/n + 1/k)). Intensities come from
 // calc('matmul'), ridge points from calc('roofline').
 import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
 
 const DTYPES = ['fp32', 'bf16', 'fp8-e4m3'];
 const STYLES = ['circle', 'triangle', 'rect']; // one point style per dtype (not colour alone)
 const N_MAX = 65536;
 // n from 1 to 65536, four points per octave, as distinct integers.
 const NS = [...new Set(Array.from({ length: 65 }, (_, i) => Math.round(2 ** (i / 4))))];
-
-// Log-axis labels at powers of ten; plain decimals below 1 when there is no unit.
-function logTick(unit) {
-  return (v) => {
-    const m = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
-    if (Math.abs(m - 1) > 1e-6) return '';
-    return !unit && v < 1 ? String(Number(v.toPrecision(1))) : formatSI(v, unit);
-  };
-}
 
 export default {
   id: 'matmul-intensity',

@@ -2,6 +2,7 @@
 // on log-log axes, with standard kernels and a reader-movable custom kernel placed on it.
 // Every number comes from the engine's `roofline` and `matmul` calculators.
 import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
 
 const N = 2 ** 26; // elements of the elementwise kernels
 // Elementwise kernels: FLOPs per element and elements moved (read + written) per element.
@@ -16,15 +17,6 @@ const MATMULS = [
   { name: 'Batched GEMM (256 × 8192 · 8192 × 8192)', m: 256, n: 8192, k: 8192 },
   { name: 'Square GEMM (8192³)', m: 8192, n: 8192, k: 8192 },
 ];
-
-// Log-axis labels at powers of ten; plain decimals below 1 when there is no unit.
-function logTick(unit) {
-  return (v) => {
-    const m = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
-    if (Math.abs(m - 1) > 1e-6) return '';
-    return !unit && v < 1 ? String(Number(v.toPrecision(1))) : formatSI(v, unit);
-  };
-}
 
 export default {
   id: 'roofline-plot',
