@@ -1,4 +1,4 @@
-// WASM and native give identical results: every case of tests/cases/calc_cases.json
+// WASM and native give identical results: every case of tests/cases/*.json
 // (results and errors) and every exercise for several seeds, run through the command-line
 // calculator and through the WASM module, must produce the same JSON text.
 import { test } from 'node:test';
@@ -11,7 +11,9 @@ import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'build/native/bin/mlsys');
-const cases = JSON.parse(fs.readFileSync(path.join(root, 'tests/cases/calc_cases.json'), 'utf8'));
+const casesDir = path.join(root, 'tests/cases');
+const cases = fs.readdirSync(casesDir).filter((f) => f.endsWith('.json')).sort()
+  .flatMap((f) => JSON.parse(fs.readFileSync(path.join(casesDir, f), 'utf8')));
 const { raw, engine } = await loadNodeEngine();
 
 function native(args, input) {

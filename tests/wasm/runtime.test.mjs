@@ -56,7 +56,7 @@ test('a corrupted progress store reads as empty or cleaned', () => {
 });
 
 test('every figure file is registered and every registered figure has a file', () => {
-  const files = fs.readdirSync(path.join(root, 'web/src/figures')).filter((f) => f !== 'index.js').map((f) => f.replace(/\.js$/, ''));
+  const files = fs.readdirSync(path.join(root, 'web/src/figures')).filter((f) => f.endsWith('.js') && f !== 'index.js').map((f) => f.replace(/\.js$/, ''));
   assert.deepEqual(files.sort(), Object.keys(figureLoaders).sort());
 });
 

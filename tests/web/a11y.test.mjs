@@ -20,7 +20,12 @@ after(async () => {
   server?.close();
 });
 
-const pages = ['/', '/lessons/roofline/', '/glossary/', '/embed/roofline-plot/', '/embed/transformer-ops-roofline/'];
+import fs from 'node:fs';
+import { siteDir } from '../../web/build/paths.js';
+
+const lessons = fs.readdirSync('content/lessons').filter((f) => f.endsWith('.md')).map((f) => `/lessons/${f.replace(/\.md$/, '')}/`);
+const embeds = fs.readdirSync(path.join(siteDir, 'embed'));
+const pages = ['/', '/glossary/', ...lessons, ...embeds.map((id) => `/embed/${id}/`)];
 const views = [
   { name: 'light desktop', colorScheme: 'light', width: 1280 },
   { name: 'dark desktop', colorScheme: 'dark', width: 1280 },

@@ -71,7 +71,7 @@ await browser.close();
 server.close();
 
 // 4. WASM vs native on a loop of calculator calls (the valid cases of the parity table).
-const cases = JSON.parse(fs.readFileSync(path.join(root, 'tests/cases/calc_cases.json'), 'utf8'))
+const cases = JSON.parse(fs.readFileSync(path.join(root, 'tests/cases/roofline.json'), 'utf8'))
   .filter((c) => 'input' in c && c.calc !== 'no-such-calculator');
 const { raw } = await loadNodeEngine();
 const valid = cases.filter((c) => !JSON.parse(raw.calc(c.calc, JSON.stringify(c.input))).error);

@@ -6,11 +6,10 @@ import path from 'node:path';
 import esbuild from 'esbuild';
 import Eleventy from '@11ty/eleventy';
 import { generateSW } from 'workbox-build';
-import { repoRoot } from './paths.js';
+import { repoRoot, engineDir, siteDir } from './paths.js';
 
 const web = path.join(repoRoot, 'web');
-const out = path.join(repoRoot, 'build/site');
-const engineDir = path.join(repoRoot, 'build/wasm/engine');
+const out = siteDir;
 
 function copyDir(from, to, filter = () => true) {
   fs.mkdirSync(to, { recursive: true });

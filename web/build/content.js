@@ -43,15 +43,18 @@ const REQUIRED = ['slug', 'title', 'module', 'minutes', 'level', 'prerequisites'
 export async function loadContent() {
   const { engine } = await loadNodeEngine();
   const course = readYaml('course.yaml');
-  const glossaryList = readYaml('glossary.yaml');
+  // The glossary: every content/glossary/*.yaml file is a list of {id, term, definition, related}.
   const glossary = new Map();
-  for (const g of glossaryList) {
-    if (!g.id || !g.term || !g.definition) throw new Error(`glossary.yaml: entry ${JSON.stringify(g)} lacks id, term or definition`);
-    if (glossary.has(g.id)) throw new Error(`glossary.yaml: "${g.id}" is defined twice`);
-    glossary.set(g.id, { ...g, related: g.related ?? [], lessons: [] });
+  for (const file of fs.readdirSync(path.join(contentDir, 'glossary')).filter((f) => f.endsWith('.yaml')).sort()) {
+    const where = `content/glossary/${file}`;
+    for (const g of readYaml(`glossary/${file}`) ?? []) {
+      if (!g.id || !g.term || !g.definition) throw new Error(`${where}: entry ${JSON.stringify(g)} lacks id, term or definition`);
+      if (glossary.has(g.id)) throw new Error(`${where}: "${g.id}" is already defined in ${glossary.get(g.id).file}`);
+      glossary.set(g.id, { ...g, related: g.related ?? [], lessons: [], file: where });
+    }
   }
   for (const g of glossary.values()) {
-    for (const r of g.related) if (!glossary.has(r)) throw new Error(`glossary.yaml: "${g.id}" relates to undefined "${r}"`);
+    for (const r of g.related) if (!glossary.has(r)) throw new Error(`${g.file}: "${g.id}" relates to undefined "${r}"`);
   }
 
   const figures = await loadFigures();
@@ -97,7 +100,7 @@ export async function loadContent() {
   }
 
   for (const g of glossary.values()) {
-    if (g.lessons.length === 0) throw new Error(`glossary.yaml: "${g.id}" is defined but no lesson links it`);
+    if (g.lessons.length === 0) throw new Error(`${g.file}: "${g.id}" is defined but no lesson links it`);
   }
   for (const id of figures.keys()) {
     if (!usedFigureIds.has(id)) throw new Error(`web/src/figures/${id}.js is not placed in any lesson`);

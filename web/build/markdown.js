@@ -87,7 +87,7 @@ export function createMarkdown(ctx) {
     }
     const term = href.slice(2);
     const entry = ctx.glossary.get(term);
-    if (!entry) throw new Error(`${ctx.where}: glossary term "${term}" is not defined in content/glossary.yaml`);
+    if (!entry) throw new Error(`${ctx.where}: glossary term "${term}" is not defined in content/glossary/`);
     ctx.usedTerms.add(term);
     tipCounter += 1;
     const tip = `tip-${term}-${tipCounter}`;

@@ -1,13 +1,12 @@
 // A static server for build/site that sends the site's CSP header; used by serve.mjs, the
 // browser tests and the benchmarks.
 import http from 'node:http';
-import path from 'node:path';
 import sirv from 'sirv';
-import { repoRoot } from './paths.js';
+import { siteDir } from './paths.js';
 import { CSP } from '../src/site/_includes/csp.js';
 
 // Resolves to {server, url} once listening; port 0 picks a free port.
-export function startServer(port = 0, host = '127.0.0.1', root = path.join(repoRoot, 'build/site')) {
+export function startServer(port = 0, host = '127.0.0.1', root = siteDir) {
   const serve = sirv(root, {
     dev: true, // no HTTP caching: the service worker, not HTTP caches, handles offline
     setHeaders(res) {

@@ -19,6 +19,9 @@ const std::vector<Calculator>& registry() {
     add_hardware_calculators(all);
     add_roofline_calculators(all);
     add_transformer_calculators(all);
+    add_gpu_calculators(all);
+    add_kernel_calculators(all);
+    add_attention_calculators(all);
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return all;
   }();

@@ -50,6 +50,9 @@ struct Calculator {
 void add_hardware_calculators(std::vector<Calculator>& out);
 void add_roofline_calculators(std::vector<Calculator>& out);
 void add_transformer_calculators(std::vector<Calculator>& out);
+void add_gpu_calculators(std::vector<Calculator>& out);        // calculators_gpu.cpp
+void add_kernel_calculators(std::vector<Calculator>& out);     // calculators_kernels.cpp
+void add_attention_calculators(std::vector<Calculator>& out);  // calculators_attention.cpp
 
 // Field builders shared by calculators.
 Field number_field(std::string name, std::string unit, std::string description, json default_value,

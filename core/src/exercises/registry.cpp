@@ -13,6 +13,9 @@ const std::vector<exercises::Generator>& generators() {
   static const std::vector<exercises::Generator> all = [] {
     std::vector<exercises::Generator> g;
     exercises::add_roofline_exercises(g);
+    exercises::add_gpu_exercises(g);
+    exercises::add_kernel_exercises(g);
+    exercises::add_attention_exercises(g);
     std::sort(g.begin(), g.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     return g;
   }();

@@ -1,7 +1,8 @@
-// Every figure of the course: id -> lazy module loader (one module per figure).
-export const figureLoaders = {
-  'roofline-plot': () => import('./roofline-plot.js'),
-  'matmul-intensity': () => import('./matmul-intensity.js'),
-  'batch-crossover': () => import('./batch-crossover.js'),
-  'transformer-ops-roofline': () => import('./transformer-ops-roofline.js'),
-};
+// Every figure of the course: id -> lazy module loader (one module per figure in this
+// folder). Each lesson group keeps its list in lists/<group>.js.
+import { roofline } from './lists/roofline.js';
+import { gpu } from './lists/gpu.js';
+import { kernels } from './lists/kernels.js';
+import { attention } from './lists/attention.js';
+
+export const figureLoaders = { ...roofline, ...gpu, ...kernels, ...attention };

@@ -6,7 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { wrapEngine } from './engine-api.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const engineDir = path.resolve(here, '../../../build/wasm/engine');
+// MLSYS_ENGINE_DIR points elsewhere (e.g. a second build tree).
+export const engineDir = process.env.MLSYS_ENGINE_DIR ?? path.resolve(here, '../../../build/wasm/engine');
 
 export async function loadNodeEngine(dir = engineDir) {
   const { default: createEngine } = await import(pathToFileURL(path.join(dir, 'engine.mjs')).href);

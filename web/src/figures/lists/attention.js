@@ -1,0 +1,3 @@
+// Figures of the attention lesson.
+export const attention = {
+};

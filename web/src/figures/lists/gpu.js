@@ -1,0 +1,3 @@
+// Figures of the gpu lesson.
+export const gpu = {
+};
