@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'build/native/bin/mlsys');
+const cli = process.env.MLSYS_CLI ?? path.join(root, 'build/native/bin/mlsys');
 const casesDir = path.join(root, 'tests/cases');
 const cases = fs.readdirSync(casesDir).filter((f) => f.endsWith('.json')).sort()
   .flatMap((f) => JSON.parse(fs.readFileSync(path.join(casesDir, f), 'utf8')));

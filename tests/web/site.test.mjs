@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { launch, startServer, openPage, drawAll, paintedPixels, canvasImage } from '../../web/test/browser.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'build/native/bin/mlsys');
+const cli = process.env.MLSYS_CLI ?? path.join(root, 'build/native/bin/mlsys');
 let browser, server, base;
 
 before(async () => {
