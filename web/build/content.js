@@ -82,8 +82,10 @@ export async function loadContent() {
     const ctx = { engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where };
     const md = createMarkdown(ctx);
     let html = md.render(calcValues(body, engine, where));
-    // Wide display equations scroll sideways on phones; the scroller must take keyboard focus.
-    html = html.replaceAll('<p class="katex-block">', '<p class="katex-block" tabindex="0">');
+    // Wide display equations, code listings and tables scroll sideways on phones; the
+    // scrollers must take keyboard focus.
+    html = html.replaceAll('<p class="katex-block">', '<p class="katex-block" tabindex="0">').replaceAll('<pre>', '<pre tabindex="0">')
+      .replaceAll('<table>', '<div class="table-scroll" tabindex="0"><table class="content">').replaceAll('</table>', '</table></div>');
     if (html.includes('katex-error')) throw new Error(`${where}: a formula does not render (KaTeX error)`);
     const same = (a, b) => [...a].sort().join() === [...b].sort().join();
     if (!same(ctx.usedFigures, data.figures)) throw new Error(`${where}: figures placed [${ctx.usedFigures}] differ from front matter [${data.figures}]`);

@@ -1,8 +1,208 @@
-// Exercises of the attention lesson(s).
+// Exercises of the FlashAttention lesson: the online-softmax running sum after a block, the HBM
+// bytes of standard attention, FlashAttention's block size and passes for an SRAM size, the
+// memory saved by recomputing P in the backward pass, the logsumexp merge of two partials,
+// and the split count that fills a GPU in split-KV decoding. Numbers shown are the numbers
+// used; params hold them as calculator inputs (flash-attention, softmax-merge,
+// attention-backward-memory, split-kv) so tests can check every answer.
+#include <algorithm>
+#include <cmath>
+
 #include "generators.hpp"
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/kernels/online_softmax.hpp"
 
 namespace mlsys::exercises {
 
-void add_attention_exercises(std::vector<Generator>& out) { (void)out; }
+namespace {
+
+// A number with two decimals, as shown and as used.
+double two_decimals(double x) { return std::round(x * 100.0) / 100.0; }
+std::string fixed2(double x) {
+  const double r = two_decimals(x);
+  std::string s = format_number(std::fabs(r), 6);
+  if (s.find('.') == std::string::npos) s += ".00";
+  else if (s.size() - s.find('.') == 2) s += "0";
+  return (r < 0 ? "−" : "") + s;
+}
+
+Exercise online_rescale(Rng& rng) {
+  const double m_old = two_decimals(1.0 + 3.0 * rng.uniform());
+  const double l_old = round_sig(1.0 + 9.0 * rng.uniform(), 3);
+  std::vector<double> block(3);
+  for (auto& x : block) x = two_decimals(m_old - 3.0 + 5.0 * rng.uniform());
+  const double block_max = *std::max_element(block.begin(), block.end());
+  const double m_new = std::max(m_old, block_max);
+  double block_sum = 0;  // Σ e^(x − block_max): the block's own partial
+  for (double x : block) block_sum += exp_det(x - block_max);
+  double sum_new = 0;
+  for (double x : block) sum_new += exp_det(x - m_new);
+  const double rescale = exp_det(m_old - m_new);
+  Exercise e;
+  e.title = "The running sum after one more block";
+  e.params = {{"m_a", m_old}, {"l_a", l_old}, {"m_b", block_max}, {"l_b", block_sum}};
+  e.prompt = "An online softmax has read part of a row of scores. Its running maximum is m = " + fixed2(m_old) +
+             " and its running sum is l = Σ e^(x − m) = " + format_number(l_old, 3) +
+             ". The next block holds the scores " + fixed2(block[0]) + ", " + fixed2(block[1]) + " and " +
+             fixed2(block[2]) + ". What is the running sum after this block, taken relative to the new maximum?";
+  e.unit = "";
+  e.answer = l_old * rescale + sum_new;
+  e.hint = "First the new maximum: m' = max(m, largest score of the block). Then rescale the old sum by e^(m − m') "
+           "and add e^(x − m') for each new score.";
+  e.solution = "m' = max(" + fixed2(m_old) + ", " + fixed2(block_max) + ") = " + fixed2(m_new) +
+               ". The old sum is rescaled by e^(" + fixed2(m_old) + " − " + fixed2(m_new) + ") = " +
+               format_number(rescale, 4) + ", giving " + format_number(l_old * rescale, 4) +
+               "; the block adds " + format_number(sum_new, 4) + ". Running sum l' = " + format_number(e.answer, 4) +
+               (m_new > m_old ? "." : ". The maximum did not change, so the rescale factor is 1.");
+  return e;
+}
+
+Exercise standard_hbm(Rng& rng) {
+  const int n = rng.pick(std::vector<int>{1024, 2048, 4096, 8192, 16384});
+  const int d = rng.pick(std::vector<int>{64, 128});
+  const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
+  const double s = dtype_bytes(dtype);
+  const double elements = 4.0 * n * n + 4.0 * n * d;
+  Exercise e;
+  e.title = "HBM traffic of standard attention";
+  e.params = {{"seq", n}, {"head_dim", d}, {"dtype", dtype}, {"execute", false}};
+  e.prompt = "Standard attention for one head with N = " + format_int(n) + " tokens and head dimension d = " +
+             std::to_string(d) + " in " + dtype + " runs three kernels: S = QKᵀ (read Q, K; write S), P = "
+             "softmax(S) (read S; write P), O = PV (read P, V; write O). How many MB cross HBM in all (1 MB = 10^6 B)?";
+  e.unit = "MB";
+  e.answer = elements * s / 1e6;
+  e.hint = "Count elements: Q, K, V, O are N×d each and cross once; S and P are N×N and each is written once and "
+           "read once. Multiply by " + format_number(s, 2) + " bytes per element.";
+  e.solution = "Elements = 4·N·d + 4·N² = 4 × " + format_int(n) + " × " + std::to_string(d) + " + 4 × " +
+               format_int(n) + "² = " + format_int(elements) + "; bytes = " + format_int(elements) + " × " +
+               format_number(s, 2) + " = " + format_number(e.answer, 4) +
+               " MB. The N² terms from S and P are " + format_number(100.0 * 4.0 * n / (4.0 * n + 4.0 * d), 3) +
+               "% of it.";
+  return e;
+}
+
+Exercise flash_passes(Rng& rng) {
+  const int kib = rng.pick(std::vector<int>{48, 64, 96, 100, 128, 164, 192, 227});
+  const int d = rng.pick(std::vector<int>{64, 128});
+  const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16", "fp16"});
+  const int n = rng.pick(std::vector<int>{2048, 4096, 8192, 16384, 32768});
+  const double s = dtype_bytes(dtype);
+  const long long m = static_cast<long long>(kib * 1024 / s);
+  const long long bc = (m + 4LL * d - 1) / (4LL * d);
+  const long long tc = (n + bc - 1) / bc;
+  Exercise e;
+  e.title = "FlashAttention's blocks and passes";
+  e.params = {{"seq", n}, {"head_dim", d}, {"sram_bytes", kib * 1024}, {"dtype", dtype}, {"execute", false}};
+  e.prompt = "FlashAttention (Algorithm 1 of Dao et al.) runs with " + std::to_string(kib) + " KiB of on-chip SRAM per "
+             "thread block, elements in " + dtype + ", head dimension d = " + std::to_string(d) + " and N = " +
+             format_int(n) + " tokens. It sets B_c = ⌈M/(4d)⌉ keys per K/V tile, with M the SRAM size in elements, "
+             "and streams all of Q and O from HBM once per K/V tile. How many such passes, T_c, does it make?";
+  e.unit = "";
+  e.answer = static_cast<double>(tc);
+  e.rel_tolerance = 0;
+  e.abs_tolerance = 0.5;
+  e.hint = "M = SRAM bytes ÷ bytes per element. Then B_c = ⌈M/(4d)⌉ and T_c = ⌈N/B_c⌉.";
+  e.solution = "M = " + format_int(kib * 1024) + " B ÷ " + format_number(s, 2) + " = " + format_int(m) +
+               " elements; B_c = ⌈" + format_int(m) + "/" + std::to_string(4 * d) + "⌉ = " + format_int(bc) +
+               " (and B_r = min(B_c, d) = " + format_int(std::min<long long>(bc, d)) + "); T_c = ⌈" + format_int(n) +
+               "/" + format_int(bc) + "⌉ = " + format_int(tc) + " passes.";
+  return e;
+}
+
+Exercise backward_saving(Rng& rng) {
+  const int n = rng.pick(std::vector<int>{2048, 4096, 8192, 16384, 32768});
+  const int heads = rng.pick(std::vector<int>{16, 32, 40, 64});
+  const int batch = rng.pick(std::vector<int>{1, 2, 4, 8});
+  const double p_bytes = static_cast<double>(batch) * heads * n * static_cast<double>(n) * 2.0;
+  const double l_bytes = static_cast<double>(batch) * heads * n * 4.0;
+  Exercise e;
+  e.title = "Memory saved by recomputing P";
+  e.params = {{"seq", n}, {"head_dim", 128}, {"heads", heads}, {"batch", batch}, {"layers", 1},
+              {"dtype", "bf16"}, {"execute", false}};
+  e.prompt = "One attention layer has " + std::to_string(heads) + " heads and processes a batch of " +
+             std::to_string(batch) + " sequences of N = " + format_int(n) +
+             " tokens in bf16. Standard attention keeps the probabilities P (N×N per head, bf16) for the backward "
+             "pass; FlashAttention keeps only the logsumexp L (N numbers per head, fp32) and recomputes P. How many "
+             "GB does that save in this layer (1 GB = 10^9 B)?";
+  e.unit = "GB";
+  e.answer = (p_bytes - l_bytes) / 1e9;
+  e.hint = "P takes batch × heads × N² × 2 bytes; L takes batch × heads × N × 4 bytes. Subtract.";
+  e.solution = "P: " + std::to_string(batch) + " × " + std::to_string(heads) + " × " + format_int(n) + "² × 2 = " +
+               format_number(p_bytes / 1e9, 5) + " GB; L: " + std::to_string(batch) + " × " + std::to_string(heads) +
+               " × " + format_int(n) + " × 4 = " + format_number(l_bytes / 1e6, 4) + " MB. Saved: " +
+               format_number(e.answer, 4) + " GB, a factor N·2/4 = " + format_int(n / 2) + " smaller.";
+  return e;
+}
+
+Exercise lse_merge(Rng& rng) {
+  const double lse_a = two_decimals(2.0 + 6.0 * rng.uniform());
+  const double lse_b = two_decimals(lse_a - 2.0 + 4.0 * rng.uniform());
+  const double o_a = two_decimals(0.1 + 0.8 * rng.uniform());
+  const double o_b = two_decimals(0.1 + 0.8 * rng.uniform());
+  const double top = std::max(lse_a, lse_b);
+  const double wa_raw = exp_det(lse_a - top), wb_raw = exp_det(lse_b - top);
+  const double wa = wa_raw / (wa_raw + wb_raw), wb = wb_raw / (wa_raw + wb_raw);
+  Exercise e;
+  e.title = "Merge two partial softmaxes";
+  // A partial with max m = lse and sum l = 1 is the same partial as (m, l) with m + ln l = lse.
+  e.params = {{"m_a", lse_a}, {"l_a", 1.0}, {"o_a", o_a}, {"m_b", lse_b}, {"l_b", 1.0}, {"o_b", o_b}};
+  e.prompt = "Split-KV decoding cut one query's keys into two chunks. Chunk A returned logsumexp " + fixed2(lse_a) +
+             " and normalized output " + fixed2(o_a) + " (one coordinate); chunk B returned logsumexp " +
+             fixed2(lse_b) + " and output " + fixed2(o_b) +
+             ". What is that coordinate of the attention output over all the keys?";
+  e.unit = "";
+  e.answer = wa * o_a + wb * o_b;
+  e.rel_tolerance = 0.005;
+  e.abs_tolerance = 0.002;
+  e.hint = "Each chunk's weight is its share of the total e^lse: w_A = e^(lse_A) / (e^(lse_A) + e^(lse_B)). Subtract "
+           "the larger lse before exponentiating.";
+  e.solution = "w_A = 1 / (1 + e^(" + fixed2(lse_b) + " − " + fixed2(lse_a) + ")) = " + format_number(wa, 4) +
+               ", w_B = " + format_number(wb, 4) + "; output = " + format_number(wa, 4) + " × " + fixed2(o_a) + " + " +
+               format_number(wb, 4) + " × " + fixed2(o_b) + " = " + format_number(e.answer, 4) + ".";
+  return e;
+}
+
+Exercise split_count(Rng& rng) {
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"};
+  const Accelerator* hw = find_accelerator(rng.pick(ids));
+  const int sms = hw->json["sms"].get<int>();
+  const int batch = rng.pick(std::vector<int>{1, 2, 4});
+  const int heads = rng.pick(std::vector<int>{4, 8, 16});
+  const int ctx = rng.pick(std::vector<int>{32768, 65536, 131072});
+  const int groups = batch * heads;
+  const int s = (sms + groups - 1) / groups;
+  Exercise e;
+  e.title = "Splits that fill the GPU";
+  e.params = {{"hardware", hw->id}, {"batch", batch}, {"heads", heads}, {"context", ctx}, {"splits", s},
+              {"execute", false}};
+  e.prompt = "Decoding one token for a batch of " + std::to_string(batch) + " sequence" + (batch > 1 ? "s" : "") +
+             " with " + std::to_string(heads) + " KV heads and a " + format_int(ctx) + "-token KV cache on the " +
+             hw->name + ", which has " + std::to_string(sms) + " " + (hw->vendor == "AMD" ? "compute units" : "SMs") +
+             ". Without splitting, the attention kernel launches one thread block per (sequence, head). What is the "
+             "smallest number of KV splits s that gives at least one block per " +
+             (hw->vendor == "AMD" ? "compute unit" : "SM") + "?";
+  e.unit = "";
+  e.answer = s;
+  e.rel_tolerance = 0;
+  e.abs_tolerance = 0.5;
+  e.hint = "With s splits there are batch × heads × s blocks. Solve batch × heads × s ≥ units for the smallest whole s.";
+  e.solution = "batch × heads = " + std::to_string(groups) + " blocks without splitting; s = ⌈" + std::to_string(sms) +
+               " / " + std::to_string(groups) + "⌉ = " + std::to_string(s) + " gives " + std::to_string(groups * s) +
+               " blocks. Without splits only " + std::to_string(std::min(groups, sms)) + " of " + std::to_string(sms) +
+               " units would stream the cache.";
+  return e;
+}
+
+}  // namespace
+
+void add_attention_exercises(std::vector<Generator>& out) {
+  out.push_back({"attention-online-rescale", online_rescale});
+  out.push_back({"attention-standard-hbm", standard_hbm});
+  out.push_back({"attention-flash-passes", flash_passes});
+  out.push_back({"attention-backward-saving", backward_saving});
+  out.push_back({"attention-lse-merge", lse_merge});
+  out.push_back({"attention-split-count", split_count});
+}
 
 }  // namespace mlsys::exercises

@@ -1,8 +1,226 @@
-// Exercises of the kernels lesson(s).
+// Exercises of the kernels lesson: effective bandwidth of a strided warp access, global-memory
+// traffic of a tiled matmul, time saved by fusing an elementwise chain, the share of time lost
+// to launch overhead, and the largest tile that fits in shared memory. Hardware numbers come
+// from the table and are shown rounded; answers are computed from the numbers shown.
+#include <cmath>
+#include <string>
+
 #include "generators.hpp"
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/kernels/coalescing.hpp"
+#include "mlsys/kernels/fusion.hpp"
+#include "mlsys/kernels/tiled_matmul.hpp"
 
 namespace mlsys::exercises {
 
-void add_kernel_exercises(std::vector<Generator>& out) { (void)out; }
+namespace {
+
+const std::string kMicro = "\xC2\xB5s";  // µs
+
+const std::vector<std::string>& gpu_ids() {
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"};
+  return ids;
+}
+
+// HBM bandwidth in TB/s, as shown (4 significant digits).
+double shown_tbps(const Accelerator* hw) { return round_sig(hw->hbm_bandwidth_Bps / 1e12, 4); }
+
+std::string dtype_of_size(int e) {
+  switch (e) {
+    case 1: return "1-byte (int8 or fp8)";
+    case 2: return "2-byte (bf16)";
+    case 4: return "4-byte (fp32)";
+    default: return "8-byte (fp64)";
+  }
+}
+
+Exercise coalescing_bandwidth(Rng& rng) {
+  // NVIDIA GPUs only: the 32-lane warp and 32-byte sectors are NVIDIA's (AMD runs 64-lane wavefronts).
+  static const std::vector<std::string> nvidia = {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200"};
+  const Accelerator* hw = find_accelerator(rng.pick(nvidia));
+  const int e = rng.pick(std::vector<int>{1, 2, 4, 4, 8});
+  const int stride = rng.pick(std::vector<int>{1, 2, 3, 4, 5, 6, 8, 12, 16, 32});
+  const int offset = rng.pick(std::vector<int>{0, 0, 0, 1, 2, 3});
+  const double tbps = shown_tbps(hw);
+  const WarpRequest r = warp_request(e, stride, offset);
+  Exercise ex;
+  ex.title = "Effective bandwidth of a strided load";
+  ex.params = {{"element_bytes", e}, {"stride", stride}, {"offset", offset}, {"bandwidth_Bps", tbps * 1e12}};
+  ex.prompt = "The " + hw->name + " moves " + format_number(tbps, 4) +
+              " TB/s from HBM, always in whole 32-byte sectors. In a kernel, the 32 threads of each warp load one " +
+              dtype_of_size(e) + " element each: thread t reads element " +
+              (offset ? std::to_string(offset) + " + " : std::string()) +
+              (stride == 1 ? std::string("t") : std::to_string(stride) + "·t") +
+              " of an array whose start is aligned to 256 bytes. If no sector is reused by another request, what "
+              "effective bandwidth (bytes the threads asked for, per second) does the kernel reach, in GB/s?";
+  ex.unit = "GB/s";
+  ex.answer = tbps * 1e3 * r.efficiency;
+  ex.hint = "Write down the byte address of each thread's element, (index) × element size, and count the distinct "
+            "32-byte sectors (address ÷ 32, rounded down) they fall in. The useful fraction is 32 × element size "
+            "divided by 32 bytes × sectors.";
+  const double last = (offset + 31.0 * stride) * e;
+  ex.solution = "Thread 0 reads bytes from " + format_int(offset * e) + " and thread 31 from " + format_int(last) +
+                ". The 32 elements fall in " + std::to_string(r.sectors) + " distinct sectors, so the request moves " +
+                format_int(r.bytes_moved) + " B to deliver " + format_int(r.bytes_used) + " useful bytes: " +
+                format_number(100 * r.efficiency, 4) + "% efficiency (the ideal is " +
+                std::to_string(r.min_sectors) + " sector" + (r.min_sectors == 1 ? "" : "s") + "). Effective bandwidth = " +
+                format_number(tbps, 4) + " TB/s × " + format_number(r.efficiency, 4) + " = " +
+                format_number(ex.answer, 4) + " GB/s.";
+  return ex;
+}
+
+Exercise tiled_matmul_traffic(Rng& rng) {
+  const int m = rng.pick(std::vector<int>{1000, 1024, 2048, 3000, 4096, 6144});
+  const int n = rng.pick(std::vector<int>{1024, 2048, 2500, 4096, 8192});
+  const int k = rng.pick(std::vector<int>{1024, 2048, 4096, 5000});
+  const int bm = rng.pick(std::vector<int>{32, 64, 128});
+  const int bn = rng.pick(std::vector<int>{32, 64, 128, 256});
+  const std::string dtype = rng.pick(std::vector<std::string>{"bf16", "fp32"});
+  const double s = dtype_bytes(dtype);
+  const MatmulTraffic t = mlsys::tiled_traffic(m, n, k, bm, bn);
+  const double a_passes = std::ceil(static_cast<double>(n) / bn), b_passes = std::ceil(static_cast<double>(m) / bm);
+  const double bytes = (t.global_reads + t.global_writes) * s;
+  Exercise ex;
+  ex.title = "Global-memory traffic of a tiled matmul";
+  ex.params = {{"m", m}, {"n", n}, {"k", k}, {"bm", bm}, {"bn", bn}, {"bk", 32}, {"dtype", dtype}};
+  ex.prompt = "A tiled kernel computes C = A·B with A of shape " + format_int(m) + "×" + format_int(k) + " and B of " +
+              format_int(k) + "×" + format_int(n) + ", all in " + dtype + " (" + format_number(s, 2) +
+              " bytes per element). Each thread block owns a " + std::to_string(bm) + "×" + std::to_string(bn) +
+              " tile of C and streams the matching rows of A and columns of B through shared memory; edge tiles "
+              "load only the elements inside the matrices. Without any help from caches, how many megabytes "
+              "(MB, 10^6 B) does the kernel read from and write to global memory?";
+  ex.unit = "MB";
+  ex.answer = bytes / 1e6;
+  ex.hint = "Every column of blocks reads all of A, and there are ceil(N / BN) such columns; every row of blocks "
+            "reads all of B, ceil(M / BM) times. Add one write of C.";
+  ex.solution = "A is read ceil(" + format_int(n) + "/" + std::to_string(bn) + ") = " + format_int(a_passes) +
+                " times: " + format_int(t.a_reads) + " elements; B is read ceil(" + format_int(m) + "/" +
+                std::to_string(bm) + ") = " + format_int(b_passes) + " times: " + format_int(t.b_reads) +
+                " elements; C is written once: " + format_int(t.global_writes) + " elements. Total " +
+                format_int(t.global_reads + t.global_writes) + " × " + format_number(s, 2) + " B = " +
+                format_number(ex.answer, 5) + " MB.";
+  return ex;
+}
+
+Exercise fusion_saving(Rng& rng) {
+  const Accelerator* hw = find_accelerator(rng.pick(gpu_ids()));
+  const double tbps = shown_tbps(hw);
+  const int log2n = rng.integer(22, 28);
+  const double n = std::ldexp(1.0, log2n);
+  const int ops = rng.integer(2, 8);
+  const int binary = rng.integer(0, std::min(ops, 2));
+  const std::string dtype = rng.pick(std::vector<std::string>{"bf16", "fp32"});
+  const double s = dtype_bytes(dtype);
+  const ElementwiseChain c = elementwise_chain(n, ops, binary, 1, s);
+  const double saved_us = (c.unfused_bytes - c.fused_bytes) / (tbps * 1e12) * 1e6;
+  Exercise ex;
+  ex.title = "What does fusing an elementwise chain save?";
+  // The vector peak shown to the calculator keeps every kernel memory-bound, as the prompt assumes.
+  const double vector_peak = hw->peak_for("fp32").value_or(1e14);
+  ex.params = {{"n", n},           {"ops", ops},          {"binary_ops", binary}, {"flops_per_element", 1},
+               {"dtype", dtype},   {"peak_flops", vector_peak}, {"bandwidth_Bps", tbps * 1e12}};
+  ex.prompt = "On the " + hw->name + ", whose HBM moves " + format_number(tbps, 4) + " TB/s, a chain of " +
+              std::to_string(ops) + " elementwise ops is applied to a tensor of " + format_int(n) + " (2^" +
+              std::to_string(log2n) + ") " + dtype + " elements" +
+              (binary == 1   ? std::string(", and one of the ops also reads a second tensor of the same size")
+               : binary > 1 ? ", and " + std::to_string(binary) + " of the ops also read a second tensor of the same size"
+                            : std::string()) +
+              ". Unfused, each op is its own kernel that reads its inputs from HBM and writes its result back; fused, "
+              "one kernel reads the inputs once and writes the final result once. Every kernel is memory-bound. "
+              "How much time does fusion save, in " + kMicro + "?";
+  ex.unit = kMicro;
+  ex.answer = saved_us;
+  ex.hint = "Unfused bytes: each unary op moves 2·n elements and each binary op 3·n. Fused bytes: the chain's input, "
+            "each extra operand and the output, once each. Divide the difference by the bandwidth.";
+  ex.solution = "Unfused: (2·" + std::to_string(ops) + " + " + std::to_string(binary) + ") × " + format_int(n) + " × " +
+                format_number(s, 2) + " B = " + format_number(c.unfused_bytes / 1e6, 5) + " MB. Fused: (2 + " +
+                std::to_string(binary) + ") × " + format_int(n) + " × " + format_number(s, 2) + " B = " +
+                format_number(c.fused_bytes / 1e6, 5) + " MB. Saved " +
+                format_number((c.unfused_bytes - c.fused_bytes) / 1e6, 5) + " MB = 2·(L − 1)·n·s, whatever the binary ops; at " + format_number(tbps, 4) + " TB/s that is " +
+                format_number(saved_us, 4) + " " + kMicro + ".";
+  return ex;
+}
+
+Exercise launch_fraction(Rng& rng) {
+  const Accelerator* hw = find_accelerator(rng.pick(gpu_ids()));
+  const double tbps = shown_tbps(hw);
+  const int kernels = rng.pick(std::vector<int>{20, 50, 100, 200, 500});
+  const double bytes = rng.pick(std::vector<double>{1e6, 2e6, 4e6, 1e7, 3e7, 1e8});
+  const double overhead_us = rng.pick(std::vector<double>{3, 4, 5, 8, 10});
+  const double work_us = bytes / (tbps * 1e12) * 1e6;
+  const double lost = overhead_us / (overhead_us + work_us);
+  Exercise ex;
+  ex.title = "How much time do kernel launches cost?";
+  ex.params = {{"kernels", kernels},
+               {"bytes_per_kernel", bytes},
+               {"launch_overhead_s", overhead_us * 1e-6},
+               {"peak_flops", hw->peak_for("bf16").value_or(1e15)},
+               {"bandwidth_Bps", tbps * 1e12}};
+  ex.prompt = "A model step runs " + std::to_string(kernels) + " small memory-bound kernels one after another on the " +
+              hw->name + ", whose HBM moves " + format_number(tbps, 4) + " TB/s. Each kernel moves " + format_number(bytes / 1e6, 3) +
+              " MB, and each launch adds a fixed " + format_number(overhead_us, 3) + " " + kMicro +
+              " during which the GPU does no useful work. What percentage of the step's time is lost to launch "
+              "overhead? Answer in percent (a number such as 42.5).";
+  ex.unit = "";
+  ex.answer = 100 * lost;
+  ex.rel_tolerance = 0.01;
+  ex.abs_tolerance = 0.2;
+  ex.hint = "Each kernel costs overhead + bytes ÷ bandwidth. The number of kernels cancels in the fraction.";
+  ex.solution = "Work per kernel = " + format_int(bytes) + " B ÷ " + format_number(tbps, 4) + "e12 B/s = " +
+                format_number(work_us, 4) + " " + kMicro + ". Lost fraction = " + format_number(overhead_us, 3) +
+                " ÷ (" + format_number(overhead_us, 3) + " + " + format_number(work_us, 4) + ") = " +
+                format_number(ex.answer, 4) + "%. The whole step takes " +
+                format_number(kernels * (overhead_us + work_us), 4) + " " + kMicro + ".";
+  return ex;
+}
+
+Exercise smem_tile(Rng& rng) {
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "b200", "mi300x", "l4"};
+  const Accelerator* hw = find_accelerator(rng.pick(ids));
+  // What one block may allocate: the per-block maximum where the table has it, else per SM/CU.
+  const bool per_block = hw->json.contains("max_smem_per_block_bytes") && hw->json.at("max_smem_per_block_bytes").is_number();
+  const double smem = hw->json.at(per_block ? "max_smem_per_block_bytes" : "smem_per_sm_bytes").get<double>();
+  const std::string where = per_block               ? "of shared memory available to one block"
+                            : hw->vendor == "AMD" ? "of local data share per compute unit, all usable by one block"
+                                                  : "of shared memory per SM";
+  const int bk = rng.pick(std::vector<int>{32, 64});
+  const int stages = rng.integer(1, 4);
+  const std::string dtype = rng.pick(std::vector<std::string>{"bf16", "fp32"});
+  const double s = dtype_bytes(dtype);
+  const double per_t = stages * 2.0 * bk * s;  // bytes of shared memory per unit of T
+  const double t = std::floor(smem / per_t);
+  Exercise ex;
+  ex.title = "The largest tile that fits in shared memory";
+  ex.params = {{"bk", bk}, {"stages", stages}, {"dtype", dtype}, {"smem_limit_bytes", smem}};
+  ex.prompt = "A square-tiled matmul kernel on the " + hw->name + " (" + format_int(smem) + " bytes = " +
+              format_number(smem / 1024, 4) + " KiB " + where + ") keeps" +
+              (stages == 1 ? std::string(" (one buffer, no pipelining)")
+                           : ", for each of " + std::to_string(stages) + " pipeline stages,") +
+              " a T×" + std::to_string(bk) +
+              " tile of A and a " + std::to_string(bk) + "×T tile of B in shared memory, in " + dtype + " (" +
+              format_number(s, 2) + " bytes per element). What is the largest whole T for which one block's tiles fit?";
+  ex.unit = "";
+  ex.answer = t;
+  ex.rel_tolerance = 0;
+  ex.abs_tolerance = 0.5;
+  ex.hint = "Shared memory used = stages × (T·BK + BK·T) × bytes per element. Set it at most the limit and solve for T.";
+  ex.solution = "stages × 2 × BK × s = " + std::to_string(stages) + " × 2 × " + std::to_string(bk) + " × " +
+                format_number(s, 2) + " = " + format_int(per_t) + " bytes per unit of T, so T ≤ " + format_int(smem) +
+                " ÷ " + format_int(per_t) + " = " + format_number(smem / per_t, 5) + ", T = " + format_int(t) +
+                ". Real kernels round down further to a multiple of 16 or 32 and leave room for other buffers.";
+  return ex;
+}
+
+}  // namespace
+
+void add_kernel_exercises(std::vector<Generator>& out) {
+  out.push_back({"kernels-coalescing-bandwidth", coalescing_bandwidth});
+  out.push_back({"kernels-tiled-traffic", tiled_matmul_traffic});
+  out.push_back({"kernels-fusion-saving", fusion_saving});
+  out.push_back({"kernels-launch-fraction", launch_fraction});
+  out.push_back({"kernels-smem-tile", smem_tile});
+}
 
 }  // namespace mlsys::exercises

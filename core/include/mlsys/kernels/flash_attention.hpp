@@ -1,0 +1,71 @@
+// The FlashAttention forward pass, Algorithm 1 of Dao et al. 2022 ("FlashAttention: Fast and
+// Memory-Efficient Exact Attention with IO-Awareness", arXiv:2205.14135), executed on small
+// inputs with its HBM traffic counted, beside the closed form of the same count.
+//
+// With an on-chip SRAM of M elements: B_c = ⌈M/(4d)⌉, B_r = min(⌈M/(4d)⌉, d); Q, O, l, m are
+// cut into T_r = ⌈N/B_r⌉ row blocks and K, V into T_c = ⌈N/B_c⌉ column blocks. The outer
+// loop walks the K/V blocks (each loaded once); the inner loop walks the Q blocks, loading
+// Q_i, O_i, l_i, m_i, updating them by the online softmax, and writing O_i, l_i, m_i back.
+// Counted literally, in elements: initialize O, l, m (writes Nd + 2N); load K, V (reads 2Nd);
+// per computed tile (i, j) of h_i rows read 2·h_i·d + 2·h_i and write h_i·d + 2·h_i. Without a
+// mask every tile is computed and the total is 3Nd + 2N + T_c·(3Nd + 4N) = Θ(N²d²/M) (their
+// Theorem 2). With a causal mask, tiles whose every key comes after every query are skipped
+// (no loads, no FLOPs); partially masked tiles on the diagonal are computed in full.
+// The naive reference is attention_naive.hpp.
+#pragma once
+#include <vector>
+
+#include "mlsys/kernels/attention_naive.hpp"
+
+namespace mlsys {
+
+// Block sizes and counts (Algorithm 1, lines 1 and 3). n, d >= 1, sram_elements >= 4·d.
+struct FlashBlocks {
+  long long sram_elements = 0;  // M
+  long long block_cols = 0;     // B_c = ⌈M/(4d)⌉ (keys per K/V tile)
+  long long block_rows = 0;     // B_r = min(B_c, d) (queries per Q tile)
+  long long row_blocks = 0;     // T_r = ⌈N/B_r⌉
+  long long col_blocks = 0;     // T_c = ⌈N/B_c⌉: passes over Q and O
+};
+FlashBlocks flash_blocks(long long n, long long d, long long sram_elements);
+
+// The traffic and work of Algorithm 1, in elements and FLOPs.
+struct FlashIo {
+  HbmCount hbm;
+  double tiles_computed = 0;
+  double tiles_skipped = 0;  // causal only: tiles above the diagonal
+  double tile_area = 0;      // Σ over computed tiles of rows × cols (score entries computed)
+  double matmul_flops = 0;   // 4·d·tile_area: S_ij = Q_i·K_jᵀ and P̃_ij·V_j
+};
+
+// Closed form of the count (no execution; O(log N) with floor sums for the causal staircase).
+FlashIo flash_attention_io(long long n, long long d, long long sram_elements, bool causal);
+
+// One tile (i, j) of the loop, in the order Algorithm 1 visits it.
+enum class TileStatus { Full, Diagonal, Skipped };  // unmasked, partly masked, skipped (all masked)
+struct FlashTile {
+  long long i = 0, j = 0;              // Q block, K/V block
+  long long row0 = 0, rows = 0;        // queries [row0, row0 + rows)
+  long long col0 = 0, cols = 0;        // keys [col0, col0 + cols)
+  TileStatus status = TileStatus::Full;
+  long long order = -1;                // position among computed tiles (−1 when skipped)
+};
+// Every tile in loop order (j outer, i inner), without executing. Callers bound T_r·T_c.
+std::vector<FlashTile> flash_tiles(long long n, long long d, long long sram_elements, bool causal);
+
+struct FlashForwardResult {
+  FlashBlocks blocks;
+  std::vector<float> o;       // N×d output
+  std::vector<float> l, m;    // the softmax statistics left in HBM (row sums and row maxima)
+  FlashIo counted;            // counted while executing
+  std::vector<FlashTile> tiles;  // filled when record_tiles
+};
+
+// Executes Algorithm 1 in float (fp32 arithmetic) on one head. sram_elements >= 4·d.
+FlashForwardResult flash_attention_forward(const AttentionInputs& in, long long sram_elements, bool causal,
+                                           bool record_tiles);
+
+// Σ_{i=0}^{n−1} ⌊(a·i + b)/m⌋ for n >= 0, m >= 1, a, b >= 0 (the AtCoder Library algorithm).
+long long floor_sum(long long n, long long m, long long a, long long b);
+
+}  // namespace mlsys

@@ -1,0 +1,95 @@
+// Elementwise-chain fusion: unfused traffic (each of L kernels reads its inputs and writes its
+// output) against fused traffic (inputs once, output once), and their roofline times.
+#include <gtest/gtest.h>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
+#include "mlsys/kernels/fusion.hpp"
+
+using mlsys::calc;
+using mlsys::json;
+
+namespace {
+json error_of(const std::string& name, const std::string& text) {
+  const auto r = mlsys::calc_text(name, text);
+  EXPECT_FALSE(r.ok) << text;
+  return json::parse(r.text)["error"];
+}
+}  // namespace
+
+TEST(Fusion, ByteFormulas) {
+  const double n = 1 << 20;
+  for (int l = 1; l <= 16; ++l) {
+    const auto unary = mlsys::elementwise_chain(n, l, 0, 1, 2);
+    EXPECT_DOUBLE_EQ(unary.unfused_bytes, 2.0 * l * n * 2);  // 2·L·N·s
+    EXPECT_DOUBLE_EQ(unary.fused_bytes, 2.0 * n * 2);        // read once, write once
+    EXPECT_DOUBLE_EQ(unary.unfused_bytes / unary.fused_bytes, l);
+    EXPECT_DOUBLE_EQ(unary.flops, l * n);
+    EXPECT_EQ(unary.unfused_kernels, l);
+  }
+  // Bias add, GELU, dropout-free residual add: 3 ops, 2 binary, fp32.
+  const auto c = mlsys::elementwise_chain(1000, 3, 2, 4, 4);
+  EXPECT_DOUBLE_EQ(c.unfused_bytes, (3 + 2 + 3) * 1000.0 * 4);  // 3N + 2N + 3N elements
+  EXPECT_DOUBLE_EQ(c.fused_bytes, 4 * 1000.0 * 4);              // x, bias, residual in; y out
+  EXPECT_DOUBLE_EQ(c.unfused_bytes - c.fused_bytes, 2.0 * (3 - 1) * 1000 * 4);  // 2(L−1)·N·s saved
+}
+
+TEST(Fusion, CalculatorTimesOnTheRoofline) {
+  // H100 SXM: 3.35 TB/s; elementwise work at the fp32 vector peak, 66.9 TFLOP/s (datasheet).
+  const json r = calc("fusion", {{"n", 1 << 24}, {"ops", 6}, {"dtype", "bf16"}, {"hardware", "h100-sxm"}});
+  const double n = 1 << 24;
+  EXPECT_DOUBLE_EQ(r["unfused_bytes"].get<double>(), 12 * n * 2);
+  EXPECT_DOUBLE_EQ(r["fused_bytes"].get<double>(), 2 * n * 2);
+  EXPECT_DOUBLE_EQ(r["vector_peak_flops"].get<double>(), 66.9e12);
+  EXPECT_EQ(r["unfused_bound"], "memory");
+  EXPECT_EQ(r["fused_bound"], "memory");
+  EXPECT_NEAR(r["unfused_time_s"].get<double>(), 12 * n * 2 / 3.35e12, 1e-18);
+  EXPECT_NEAR(r["fused_time_s"].get<double>(), 2 * n * 2 / 3.35e12, 1e-18);
+  EXPECT_NEAR(r["speedup"].get<double>(), 6, 1e-12);
+  EXPECT_NEAR(r["time_saved_s"].get<double>(), 10 * n * 2 / 3.35e12, 1e-18);
+}
+
+TEST(Fusion, ManyFlopsPerElementMakeTheFusedKernelComputeBound) {
+  // 64 ops of 40 FLOPs per element (e.g. erf-based GELUs) in fp32 on the H100: the fused kernel
+  // does 2560 FLOPs per 8 bytes, far right of the vector ridge (~20 FLOP/B), so fusion stops
+  // paying once arithmetic takes over.
+  const json r = calc("fusion", {{"ops", 64}, {"flops_per_element", 40}, {"dtype", "fp32"}});
+  EXPECT_EQ(r["fused_bound"], "compute");
+  EXPECT_LT(r["speedup"].get<double>(), r["traffic_ratio"].get<double>());
+  EXPECT_NEAR(r["fused_time_s"].get<double>(), 64 * 40 * 16e6 / 66.9e12, 1e-15);  // default n = 16 million
+}
+
+TEST(Fusion, OverridesAndChipsWithoutFp32) {
+  const json o = calc("fusion", {{"ops", 2}, {"peak_flops", 1e12}, {"bandwidth_Bps", 1e12}, {"n", 1000}});
+  EXPECT_DOUBLE_EQ(o["vector_peak_flops"].get<double>(), 1e12);
+  EXPECT_DOUBLE_EQ(o["unfused_time_s"].get<double>(), 2 * (2 * 1000 * 2) / 1e12);
+  // The TPU rows have no fp32 rate: the bf16 peak is used.
+  const json t = calc("fusion", {{"hardware", "tpu-v5e"}});
+  EXPECT_DOUBLE_EQ(t["vector_peak_flops"].get<double>(), 197e12);
+}
+
+TEST(Fusion, BadInputs) {
+  EXPECT_EQ(error_of("fusion", R"({"ops": 2, "binary_ops": 3})")["field"], "binary_ops");
+  EXPECT_EQ(error_of("fusion", R"({"ops": 0})")["field"], "ops");
+  EXPECT_EQ(error_of("fusion", R"({"ops": 65})")["field"], "ops");
+  EXPECT_EQ(error_of("fusion", R"({"n": 0})")["field"], "n");
+  EXPECT_EQ(error_of("fusion", R"({"n": 1e20})")["field"], "n");
+  EXPECT_EQ(error_of("fusion", R"({"n": 1.5})")["field"], "n");
+  EXPECT_EQ(error_of("fusion", R"({"flops_per_element": -1})")["field"], "flops_per_element");
+  EXPECT_EQ(error_of("fusion", R"({"dtype": "fp12"})")["field"], "dtype");
+  EXPECT_EQ(error_of("fusion", R"({"hardware": "h900"})")["field"], "hardware");
+  EXPECT_EQ(error_of("fusion", R"({"hardware": "tpu-v4", "dtype": "fp32"})")["field"], "dtype");
+  EXPECT_EQ(error_of("fusion", R"({"bandwidth_Bps": -5})")["field"], "bandwidth_Bps");
+  EXPECT_EQ(error_of("fusion", R"({"ops": "4"})")["field"], "ops");
+  EXPECT_EQ(error_of("fusion", R"({"layers": 4})")["field"], "layers");
+}
+
+TEST(Fusion, ExerciseAgreesWithCalculator) {
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const auto e = mlsys::make_exercise("kernels-fusion-saving", seed);
+    const json r = calc("fusion", e.params);
+    EXPECT_EQ(r["unfused_bound"], "memory") << seed;
+    EXPECT_EQ(r["fused_bound"], "memory") << seed;
+    EXPECT_NEAR(r["time_saved_s"].get<double>() * 1e6, e.answer, 1e-9 * e.answer) << seed;
+  }
+}

@@ -1,0 +1,99 @@
+// Launch overhead: closed forms of the serial, pipelined and CUDA-graph models, the pipelined
+// form against an explicit event simulation, and the calculator's fractions and break-even.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
+#include "mlsys/kernels/launch.hpp"
+
+using mlsys::calc;
+using mlsys::json;
+
+namespace {
+json error_of(const std::string& name, const std::string& text) {
+  const auto r = mlsys::calc_text(name, text);
+  EXPECT_FALSE(r.ok) << text;
+  return json::parse(r.text)["error"];
+}
+
+// CPU issues launch i during [i·o, (i+1)·o]; kernel i runs once launched and once kernel i−1 is done.
+double simulate_pipelined(int n, double o, double w) {
+  double gpu_free = 0;
+  for (int i = 0; i < n; ++i) gpu_free = std::max((i + 1) * o, gpu_free) + w;
+  return gpu_free;
+}
+}  // namespace
+
+TEST(Launch, ClosedForms) {
+  const auto t = mlsys::launch_times(100, 2e-6, 5e-6, 1e-6);
+  EXPECT_DOUBLE_EQ(t.work_s, 200e-6);
+  EXPECT_DOUBLE_EQ(t.serial_s, 100 * 7e-6);
+  EXPECT_DOUBLE_EQ(t.pipelined_s, 5e-6 + 2e-6 + 99 * 5e-6);  // launch-rate bound
+  EXPECT_DOUBLE_EQ(t.graph_s, 5e-6 + 100 * 3e-6);
+  EXPECT_DOUBLE_EQ(t.serial_lost, 5.0 / 7.0);
+  EXPECT_NEAR(t.graph_lost, 1 - 200.0 / 305.0, 1e-15);
+  const auto big = mlsys::launch_times(100, 1e-3, 5e-6, 1e-6);  // 1 ms kernels hide the CPU entirely
+  EXPECT_DOUBLE_EQ(big.pipelined_s, 5e-6 + 100 * 1e-3);
+  EXPECT_LT(big.serial_lost, 0.005);
+  const auto none = mlsys::launch_times(10, 1e-6, 0, 0);
+  EXPECT_EQ(none.serial_lost, 0);
+  EXPECT_EQ(none.graph_lost, 0);
+}
+
+TEST(Launch, PipelinedMatchesEventSimulation) {
+  for (int n : {1, 2, 7, 100}) {
+    for (double o : {0.5e-6, 5e-6, 20e-6}) {
+      for (double w : {0.1e-6, 5e-6, 50e-6}) {
+        EXPECT_NEAR(mlsys::launch_times(n, w, o, 1e-6).pipelined_s, simulate_pipelined(n, o, w), 1e-15)
+            << n << " " << o << " " << w;
+      }
+    }
+  }
+}
+
+TEST(Launch, Calculator) {
+  // 1 MB per kernel on the H100 (3.35 TB/s): 0.2985 µs of work next to 5 µs of launch.
+  const json r = calc("launch-overhead", {{"kernels", 100}, {"bytes_per_kernel", 1e6}, {"hardware", "h100-sxm"}});
+  const double w = 1e6 / 3.35e12;
+  EXPECT_DOUBLE_EQ(r["work_per_kernel_s"].get<double>(), w);
+  EXPECT_EQ(r["work_bound"], "memory");
+  EXPECT_NEAR(r["serial_time_s"].get<double>(), 100 * (5e-6 + w), 1e-15);
+  EXPECT_NEAR(r["serial_overhead_fraction"].get<double>(), 5e-6 / (5e-6 + w), 1e-12);
+  EXPECT_NEAR(r["graph_time_s"].get<double>(), 5e-6 + 100 * (1e-6 + w), 1e-15);
+  EXPECT_GT(r["graph_speedup"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(r["breakeven_bytes"].get<double>(), 5e-6 * 3.35e12);  // 16.75 MB per kernel
+  // At the break-even size half the serial time is overhead.
+  const json even = calc("launch-overhead", {{"bytes_per_kernel", 5e-6 * 3.35e12}});
+  EXPECT_NEAR(even["serial_overhead_fraction"].get<double>(), 0.5, 1e-12);
+  // Compute-heavy kernels use the roofline time.
+  const json c = calc("launch-overhead", {{"bytes_per_kernel", 1e6}, {"flops_per_kernel", 1e12}, {"dtype", "fp32"}});
+  EXPECT_EQ(c["work_bound"], "compute");
+  EXPECT_NEAR(c["work_per_kernel_s"].get<double>(), 1e12 / 66.9e12, 1e-12);
+}
+
+TEST(Launch, BadInputs) {
+  EXPECT_EQ(error_of("launch-overhead", R"({"kernels": 0})")["field"], "kernels");
+  EXPECT_EQ(error_of("launch-overhead", R"({"kernels": 2.5})")["field"], "kernels");
+  EXPECT_EQ(error_of("launch-overhead", R"({"kernels": 1e9})")["field"], "kernels");
+  EXPECT_EQ(error_of("launch-overhead", R"({"bytes_per_kernel": 0})")["field"], "bytes_per_kernel");
+  EXPECT_EQ(error_of("launch-overhead", R"({"bytes_per_kernel": 1e20})")["field"], "bytes_per_kernel");
+  EXPECT_EQ(error_of("launch-overhead", R"({"launch_overhead_s": -1e-6})")["field"], "launch_overhead_s");
+  EXPECT_EQ(error_of("launch-overhead", R"({"launch_overhead_s": 1})")["field"], "launch_overhead_s");
+  EXPECT_EQ(error_of("launch-overhead", R"({"graph_node_s": -1})")["field"], "graph_node_s");
+  EXPECT_EQ(error_of("launch-overhead", R"({"flops_per_kernel": -1})")["field"], "flops_per_kernel");
+  EXPECT_EQ(error_of("launch-overhead", R"({"hardware": "h900"})")["field"], "hardware");
+  EXPECT_EQ(error_of("launch-overhead", R"({"dtype": "fp12"})")["field"], "dtype");
+  EXPECT_EQ(error_of("launch-overhead", R"({"kernels": "10"})")["field"], "kernels");
+  EXPECT_EQ(error_of("launch-overhead", R"({"overhead": 1})")["field"], "overhead");
+}
+
+TEST(Launch, ExerciseAgreesWithCalculator) {
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const auto e = mlsys::make_exercise("kernels-launch-fraction", seed);
+    const json r = calc("launch-overhead", e.params);
+    EXPECT_NEAR(r["serial_overhead_fraction"].get<double>() * 100, e.answer, 1e-9 * e.answer) << seed;
+  }
+}

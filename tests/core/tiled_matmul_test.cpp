@@ -1,0 +1,208 @@
+// The executed shared-memory tiled matmul against its naive reference (values, with a stated
+// tolerance, and a double-precision product) and against the closed forms of its traffic
+// (counted bytes must equal them exactly), including sizes the tiles do not divide.
+// Hwu, Kirk & El Hajj, "Programming Massively Parallel Processors", 4th ed., ch. 5: tiling
+// with TILE_WIDTH × TILE_WIDTH tiles cuts global-memory accesses by a factor of TILE_WIDTH.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
+#include "mlsys/kernels/tiled_matmul.hpp"
+
+using mlsys::calc;
+using mlsys::json;
+
+namespace {
+
+json error_of(const std::string& name, const std::string& text) {
+  const auto r = mlsys::calc_text(name, text);
+  EXPECT_FALSE(r.ok) << text;
+  return json::parse(r.text)["error"];
+}
+
+struct Shape {
+  int m, n, k, bm, bn, bk;
+};
+
+// Double-precision product, the ground truth for both fp32 kernels.
+std::vector<double> exact(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk)
+      for (int j = 0; j < n; ++j)
+        c[static_cast<std::size_t>(i) * n + j] +=
+            static_cast<double>(a[static_cast<std::size_t>(i) * k + kk]) * b[static_cast<std::size_t>(kk) * n + j];
+  return c;
+}
+
+const std::vector<Shape> kShapes = {
+    {64, 64, 64, 16, 16, 16},  {128, 128, 128, 32, 32, 32}, {100, 70, 33, 32, 16, 8},
+    {1, 1, 1, 32, 32, 32},     {17, 256, 3, 64, 64, 64},    {5, 7, 11, 4, 3, 2},
+    {256, 96, 200, 128, 64, 48}, {33, 65, 129, 32, 64, 128}, {40, 40, 40, 1, 1, 1},
+};
+
+}  // namespace
+
+TEST(TiledMatmul, EqualsNaiveReferenceAndExactProduct) {
+  for (const auto& s : kShapes) {
+    const auto a = mlsys::seeded_matrix(s.m, s.k, 11), b = mlsys::seeded_matrix(s.k, s.n, 12);
+    const auto tiled = mlsys::tiled_matmul(a, b, s.m, s.n, s.k, s.bm, s.bn, s.bk);
+    const auto naive = mlsys::naive_matmul(a, b, s.m, s.n, s.k);
+    const auto ref = exact(a, b, s.m, s.n, s.k);
+    ASSERT_EQ(tiled.c.size(), ref.size());
+    // Both kernels sum k ascending in fp32: they agree to K·2^-23 (in fact exactly); against
+    // the double product each fp32 sum of K terms of magnitude < 1 errs by at most K²·2^-24.
+    const double same_order_tol = s.k * 0x1.0p-23, exact_tol = 1.0 * s.k * s.k * 0x1.0p-24;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      EXPECT_NEAR(tiled.c[i], naive.c[i], same_order_tol) << s.m << "x" << s.n << "x" << s.k << " at " << i;
+      EXPECT_NEAR(tiled.c[i], ref[i], exact_tol) << i;
+    }
+  }
+}
+
+TEST(TiledMatmul, CountedTrafficEqualsClosedFormExactly) {
+  for (const auto& s : kShapes) {
+    const auto a = mlsys::seeded_matrix(s.m, s.k, 3), b = mlsys::seeded_matrix(s.k, s.n, 4);
+    const auto t = mlsys::tiled_matmul(a, b, s.m, s.n, s.k, s.bm, s.bn, s.bk).traffic;
+    const auto f = mlsys::tiled_traffic(s.m, s.n, s.k, s.bm, s.bn);
+    const double m = s.m, n = s.n, k = s.k;
+    EXPECT_EQ(t.a_reads, f.a_reads);
+    EXPECT_EQ(t.b_reads, f.b_reads);
+    EXPECT_EQ(t.global_reads, f.global_reads);
+    EXPECT_EQ(t.global_writes, f.global_writes);
+    EXPECT_EQ(t.smem_reads, f.smem_reads);
+    EXPECT_EQ(t.smem_writes, f.smem_writes);
+    // The closed form itself, written out: A is read ceil(N/BN) times, B ceil(M/BM) times.
+    EXPECT_EQ(f.a_reads, m * k * std::ceil(n / s.bn));
+    EXPECT_EQ(f.b_reads, k * n * std::ceil(m / s.bm));
+    EXPECT_EQ(f.global_writes, m * n);
+    EXPECT_EQ(f.smem_reads, 2 * m * n * k);
+    EXPECT_EQ(f.smem_writes, f.global_reads);
+
+    const auto nv = mlsys::naive_matmul(a, b, s.m, s.n, s.k).traffic;
+    const auto nf = mlsys::naive_traffic(m, n, k);
+    EXPECT_EQ(nv.global_reads, 2 * m * n * k);
+    EXPECT_EQ(nv.global_reads, nf.global_reads);
+    EXPECT_EQ(nv.a_reads, nf.a_reads);
+    EXPECT_EQ(nv.global_writes, m * n);
+  }
+}
+
+TEST(TiledMatmul, ReuseFactorIsTheTileWidth) {
+  // PMPP ch. 5: TILE_WIDTH × TILE_WIDTH tiles divide global reads by TILE_WIDTH.
+  for (int t : {2, 4, 8, 16, 32, 64}) {
+    const auto f = mlsys::tiled_traffic(256, 256, 256, t, t);
+    EXPECT_EQ(mlsys::naive_traffic(256, 256, 256).global_reads / f.global_reads, t);
+  }
+  // Non-square tiles: reads = M·N·K·(1/BN + 1/BM) when they divide.
+  const auto f = mlsys::tiled_traffic(512, 512, 64, 128, 32);
+  EXPECT_EQ(f.global_reads, 512.0 * 512 * 64 * (1.0 / 32 + 1.0 / 128));
+}
+
+TEST(TiledMatmul, SharedMemoryOfATile) {
+  EXPECT_DOUBLE_EQ(mlsys::tile_smem_bytes(128, 128, 32, 2, 1), 16384);  // (128·32 + 32·128) · 2 B
+  EXPECT_DOUBLE_EQ(mlsys::tile_smem_bytes(128, 256, 64, 2, 4), 196608);  // 4 stages of (128·64 + 64·256) · 2 B
+}
+
+TEST(TiledMatmul, CalculatorExecutesSmallSizes) {
+  const json r = calc("tiled-matmul", {{"m", 100}, {"n", 70}, {"k", 33}, {"bm", 32}, {"bn", 16}, {"bk", 8}});
+  EXPECT_TRUE(r["executed"]);
+  EXPECT_TRUE(r["counts_match_formula"]);
+  EXPECT_TRUE(r["naive_counts_match_formula"]);
+  EXPECT_TRUE(r["matches_reference"]);
+  EXPECT_LE(r["max_abs_error"].get<double>(), r["tolerance"].get<double>());
+  // fp32 by default: 4 bytes per element. A read ceil(70/16) = 5 times, B ceil(100/32) = 4 times.
+  EXPECT_EQ(r["a_passes"], 5);
+  EXPECT_EQ(r["b_passes"], 4);
+  EXPECT_DOUBLE_EQ(r["global_read_bytes"].get<double>(), 4.0 * (100 * 33 * 5 + 33 * 70 * 4));
+  EXPECT_DOUBLE_EQ(r["global_write_bytes"].get<double>(), 4.0 * 100 * 70);
+  EXPECT_DOUBLE_EQ(r["naive_global_read_bytes"].get<double>(), 4.0 * 2 * 100 * 70 * 33);
+  EXPECT_DOUBLE_EQ(r["compulsory_bytes"].get<double>(), 4.0 * (100 * 33 + 33 * 70 + 100 * 70));
+  EXPECT_DOUBLE_EQ(r["global_bytes"].get<double>(), r["formula"]["global_bytes"].get<double>());
+  EXPECT_DOUBLE_EQ(r["flops"].get<double>(), 2.0 * 100 * 70 * 33);
+  // The seed picks the inputs; the traffic does not depend on them.
+  const json r2 = calc("tiled-matmul", {{"m", 100}, {"n", 70}, {"k", 33}, {"bm", 32}, {"bn", 16}, {"bk", 8}, {"seed", 2}});
+  EXPECT_NE(r["c_sum"], r2["c_sum"]);
+  EXPECT_EQ(r["global_bytes"], r2["global_bytes"]);
+  const json again = calc("tiled-matmul", {{"m", 100}, {"n", 70}, {"k", 33}, {"bm", 32}, {"bn", 16}, {"bk", 8}});
+  EXPECT_EQ(r, again);
+}
+
+TEST(TiledMatmul, CalculatorFallsBackToTheFormula) {
+  const json big = calc("tiled-matmul", {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"bm", 128}, {"bn", 128}, {"dtype", "bf16"}});
+  EXPECT_FALSE(big["executed"]);
+  EXPECT_FALSE(big.contains("max_abs_error"));
+  const auto f = mlsys::tiled_traffic(4096, 4096, 4096, 128, 128);
+  EXPECT_DOUBLE_EQ(big["global_read_bytes"].get<double>(), 2 * f.global_reads);
+  EXPECT_DOUBLE_EQ(big["traffic_reduction"].get<double>(),
+                   (2.0 * 4096 * 4096 * 4096 + 4096.0 * 4096) / (f.global_reads + f.global_writes));
+  EXPECT_FALSE(calc("tiled-matmul", {{"m", 257}})["executed"]);            // a dimension above 256
+  EXPECT_FALSE(calc("tiled-matmul", {{"m", 256}, {"n", 256}, {"k", 256}, {"bm", 1}, {"bn", 1}})["executed"]);  // too many loads
+  EXPECT_TRUE(calc("tiled-matmul", {{"m", 256}, {"n", 256}, {"k", 256}, {"reference", false}})["executed"]);
+  EXPECT_FALSE(calc("tiled-matmul", {{"reference", false}}).contains("max_abs_error"));
+}
+
+TEST(TiledMatmul, SharedMemoryLimit) {
+  // H100 SXM: 228 KiB of shared memory per SM, of which one block may use 227 KiB (CUDA C++
+  // Programming Guide, compute capability 9.0).
+  const json fits = calc("tiled-matmul", {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"hardware", "h100-sxm"}});
+  EXPECT_DOUBLE_EQ(fits["smem_limit_bytes"].get<double>(), 227.0 * 1024);
+  EXPECT_EQ(fits["smem_limit_source"], "max_smem_per_block_bytes");
+  // MI300X: 64 KiB of LDS per compute unit, the table's only shared-memory number for it.
+  const json amd = calc("tiled-matmul", {{"hardware", "mi300x"}});
+  EXPECT_DOUBLE_EQ(amd["smem_limit_bytes"].get<double>(), 64.0 * 1024);
+  EXPECT_EQ(amd["smem_limit_source"], "smem_per_sm_bytes");
+  EXPECT_DOUBLE_EQ(fits["smem_per_block_bytes"].get<double>(), 2.0 * 128 * 32 * 4);
+  EXPECT_TRUE(fits["fits_smem"]);
+  const json too_big = calc("tiled-matmul", {{"bm", 1024}, {"bn", 1024}, {"bk", 64}, {"hardware", "h100-sxm"}});
+  EXPECT_FALSE(too_big["fits_smem"]);
+  // A100: 163 KiB per block; 4 bf16 stages of 128×64 + 64×256 need 192 KiB.
+  EXPECT_FALSE(calc("tiled-matmul", {{"bm", 128}, {"bn", 256}, {"bk", 64}, {"stages", 4}, {"dtype", "bf16"},
+                                     {"hardware", "a100-sxm-80gb"}})["fits_smem"]);
+  EXPECT_TRUE(calc("tiled-matmul", {{"bm", 128}, {"bn", 256}, {"bk", 64}, {"stages", 4}, {"dtype", "bf16"},
+                                    {"hardware", "h100-sxm"}})["fits_smem"]);
+  EXPECT_TRUE(calc("tiled-matmul", {{"smem_limit_bytes", 16384}, {"bm", 64}, {"bn", 64}, {"bk", 32}})["fits_smem"]);
+  EXPECT_FALSE(calc("tiled-matmul", {{"smem_limit_bytes", 16383}, {"bm", 64}, {"bn", 64}, {"bk", 32}})["fits_smem"]);
+}
+
+TEST(TiledMatmul, BadInputs) {
+  for (const char* f : {"m", "n", "k", "bm", "bn", "bk", "stages"}) {
+    EXPECT_EQ(error_of("tiled-matmul", std::string("{\"") + f + "\": 0}")["field"], f);
+    EXPECT_EQ(error_of("tiled-matmul", std::string("{\"") + f + "\": -3}")["field"], f);
+    EXPECT_EQ(error_of("tiled-matmul", std::string("{\"") + f + "\": 2.5}")["field"], f);
+    EXPECT_EQ(error_of("tiled-matmul", std::string("{\"") + f + "\": 1e12}")["field"], f);
+    EXPECT_EQ(error_of("tiled-matmul", std::string("{\"") + f + "\": \"8\"}")["field"], f);
+  }
+  EXPECT_EQ(error_of("tiled-matmul", R"({"dtype": "fp12"})")["field"], "dtype");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"dtype": "int4"})")["field"], "dtype");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"hardware": "h900"})")["field"], "hardware");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"hardware": "tpu-v4"})")["field"], "hardware");  // no shared memory in the table
+  EXPECT_EQ(error_of("tiled-matmul", R"({"smem_limit_bytes": 0})")["field"], "smem_limit_bytes");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"seed": -1})")["field"], "seed");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"reference": "yes"})")["field"], "reference");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"tile": 32})")["field"], "tile");
+  EXPECT_TRUE(calc("tiled-matmul", {{"hardware", "tpu-v4"}, {"smem_limit_bytes", 1e6}})["fits_smem"]);
+}
+
+TEST(TiledMatmul, ExercisesAgreeWithCalculator) {
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const auto e = mlsys::make_exercise("kernels-tiled-traffic", seed);
+    const json r = calc("tiled-matmul", e.params);
+    EXPECT_NEAR(r["global_bytes"].get<double>() / 1e6, e.answer, 1e-12 * e.answer) << seed;
+  }
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const auto e = mlsys::make_exercise("kernels-smem-tile", seed);
+    json p = e.params;
+    p["m"] = 1;
+    p["n"] = 1;
+    p["k"] = 1;
+    p["bm"] = e.answer;
+    p["bn"] = e.answer;
+    EXPECT_TRUE(calc("tiled-matmul", p)["fits_smem"]) << seed;
+    p["bm"] = e.answer + 1;
+    p["bn"] = e.answer + 1;
+    EXPECT_FALSE(calc("tiled-matmul", p)["fits_smem"]) << seed;
+  }
+}

@@ -1,0 +1,208 @@
+// The FlashAttention lesson's five figures on the built WASM engine: data() is finite and
+// complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
+// changes the data, the numbers match the lesson's closed forms, and bad settings are
+// EngineErrors on the right field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { resolveParams, defaults } from '../../web/src/runtime/params.js';
+import { EngineError } from '../../web/src/runtime/engine-api.js';
+import stepper from '../../web/src/figures/online-softmax-stepper.js';
+import traffic from '../../web/src/figures/flash-hbm-traffic.js';
+import tiling from '../../web/src/figures/flash-tiling-causal.js';
+import backward from '../../web/src/figures/attention-backward-memory.js';
+import splitKv from '../../web/src/figures/split-kv-decoding.js';
+
+const { engine } = await loadNodeEngine();
+const FIGURES = [stepper, traffic, tiling, backward, splitKv];
+const THEME = {
+  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
+  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
+};
+const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
+
+function params(fig, over = {}) {
+  return { ...defaults(resolveParams(fig, engine)), ...over };
+}
+const run = (fig, over) => fig.data(engine, params(fig, over));
+const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
+const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
+
+function colours(obj, out = []) {
+  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
+  else if (obj && typeof obj === 'object') {
+    for (const [k, v] of Object.entries(obj)) {
+      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
+      else colours(v, out);
+    }
+  }
+  return out;
+}
+
+// A different value for a control: the next option, the other boolean, or another number.
+function otherValue(spec) {
+  if (spec.type === 'select') return spec.options.find((o) => o.value !== spec.default).value;
+  if (spec.type === 'boolean') return !spec.default;
+  return spec.default === spec.max ? spec.min : Math.min(spec.max, spec.default * 2 || 1);
+}
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape`, () => {
+    assert.equal(typeof fig.title, 'string');
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.ok(specs.some((s) => s.type === 'select' || s.type === 'integer' || s.type === 'number'));
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const data = run(fig);
+    const { columns, rows } = data.table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `${fig.id}: cell ${cell}`);
+    }
+    assert.doesNotThrow(() => JSON.stringify(data));
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const cfg = fig.draw(run(fig), THEME);
+    assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+    assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+    for (const d of cfg.data.datasets) if (d.type) assert.ok(['line', 'scatter', 'bar'].includes(d.type));
+    assert.equal(cfg.options.animation, false);
+    assert.equal(cfg.options.maintainAspectRatio, false);
+    assert.equal(cfg.options.responsive, true);
+    for (const [name, s] of Object.entries(cfg.options.scales)) {
+      assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+      if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+    }
+    for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+  });
+
+  test(`${fig.id}: the first control changes the data`, () => {
+    const [first] = resolveParams(fig, engine);
+    const a = JSON.stringify(run(fig));
+    const b = JSON.stringify(run(fig, { [first.key]: otherValue(first) }));
+    assert.notEqual(a, b);
+  });
+}
+
+// --- online-softmax-stepper ---------------------------------------------------------------
+
+test('online-softmax-stepper: l is the sum of the weights, the rescale is e^(m_old − m_new)', () => {
+  for (const pattern of ['random', 'rising', 'falling']) {
+    for (const step of [1, 2, 4]) {
+      const d = run(stepper, { pattern, step });
+      const c = d.current;
+      const sum = d.keys.reduce((a, q) => a + (q.weight ?? 0), 0);
+      close(sum, c.l, 1e-5);
+      if (c.m_old !== null) close(c.rescale, Math.exp(c.m_old - c.m_new), 1e-6);
+      // Weights before the rescale times the rescale are the weights after it.
+      for (const q of d.keys.filter((k) => k.before !== null)) close(q.before * c.rescale, q.weight, 1e-5);
+      assert.ok(c.error < 1e-6);
+    }
+  }
+  const rising = run(stepper, { pattern: 'rising', step: 4 });
+  assert.equal(rising.rescales, rising.blocks - 1);
+  const falling = run(stepper, { pattern: 'falling', step: 4 });
+  assert.equal(falling.rescales, 0);
+  assert.equal(falling.current.rescale, 1);
+});
+
+test('online-softmax-stepper: the step is clamped, large scores stay exact', () => {
+  const d = run(stepper, { step: 64, length: 32, block: 8 });
+  assert.equal(d.step, 4);
+  const big = run(stepper, { scale: 1000 });
+  assert.equal(big.naive_out_of_range, true);
+  assert.ok(big.max_prob_error < 1e-6);
+  assert.throws(() => run(stepper, { scale: 0 }), isEngineError('scale'));
+  assert.throws(() => run(stepper, { block: 0 }), isEngineError('block'));
+});
+
+// --- flash-hbm-traffic ------------------------------------------------------------------
+
+test('flash-hbm-traffic: standard traffic is (4N² + 4Nd)·s; executed points equal the closed form', () => {
+  for (const [dtype, s] of [['bf16', 2], ['fp32', 4]]) {
+    const d = run(traffic, { dtype });
+    for (const q of d.points) close(q.standard, (4 * q.seq * q.seq + 4 * q.seq * 64) * s);
+    const executed = d.points.filter((q) => q.executed);
+    assert.deepEqual(executed.map((q) => q.seq), [64, 128]); // N²(d + 8) <= 2^21 with d = 64
+    for (const q of executed) {
+      assert.equal(q.flash, q.formula_flash);
+      assert.ok(q.error < 2e-6);
+    }
+  }
+});
+
+test('flash-hbm-traffic: doubling M halves FlashAttention traffic at long N, standard does not move', () => {
+  const a = run(traffic, { sram_bytes: 65536 }).points.at(-1);
+  const b = run(traffic, { sram_bytes: 131072 }).points.at(-1);
+  close(a.flash / b.flash, 2, 0.03);
+  assert.equal(a.standard, b.standard);
+  // The advantage is about M/(3d²): with d = 256 and 192 KiB of bf16 it is gone.
+  assert.ok(run(traffic, { head_dim: 256 }).long_ratio < 1);
+  assert.ok(run(traffic, { head_dim: 64 }).long_ratio > 5);
+  assert.throws(() => run(traffic, { sram_bytes: 100 }), isEngineError('sram_bytes'));
+});
+
+// --- flash-tiling-causal ----------------------------------------------------------------
+
+test('flash-tiling-causal: square tiles skip T(T−1)/2 above the diagonal', () => {
+  const d = run(tiling); // N = 256, d = 32, 4 KiB bf16: M = 2048, B_c = B_r = 16, T = 16
+  assert.equal(d.block_rows, 16);
+  assert.equal(d.block_cols, 16);
+  assert.equal(d.skipped, (16 * 15) / 2);
+  assert.equal(d.computed, (16 * 17) / 2);
+  const small = run(tiling, { seq: 128 }); // executed at this size: N²(d + 8) <= 2^21
+  assert.ok(small.executed && small.error < 2e-6);
+  const none = run(tiling, { causal: false });
+  assert.equal(none.skipped, 0);
+  assert.equal(none.computed, 256);
+  // Progress 0: nothing done; 100: everything computed, the last tile current.
+  assert.equal(run(tiling, { progress: 0 }).tiles.filter((t) => t.state === 'done' || t.state === 'current').length, 0);
+  const end = run(tiling, { progress: 100 });
+  assert.equal(end.tiles.filter((t) => t.state === 'pending').length, 0);
+  assert.equal(end.current.order, end.computed - 1);
+  // The loop order: K/V blocks outer, so the order never goes back to an earlier column.
+  const order = end.tiles.filter((t) => t.order >= 0).sort((x, y) => x.order - y.order);
+  for (let k = 1; k < order.length; k++) assert.ok(order[k].j >= order[k - 1].j);
+});
+
+test('flash-tiling-causal: too many tiles is an error on the SRAM control', () => {
+  assert.throws(() => run(tiling, { seq: 1024, sram_bytes: 1024, head_dim: 8 }), isEngineError('sram_bytes'));
+});
+
+// --- attention-backward-memory ------------------------------------------------------------
+
+test('attention-backward-memory: P is N²·s per head and layer, L is 4N; the check executes', () => {
+  const d = run(backward);
+  const copies = 32 * 32 * 1; // layers × heads × batch at the defaults
+  for (const q of d.points) {
+    close(q.store_p, copies * q.seq * q.seq * 2);
+    close(q.lse, copies * q.seq * 4);
+    close(q.extra_flops, copies * 2 * q.seq * q.seq * 128);
+    assert.ok(q.recompute_s < q.read_p_s); // d = 128 is below the H100's bf16 ridge
+  }
+  assert.equal(d.overflow_seq, 8192); // 32·32·8192²·2 B = 128 GiB > 80 GiB
+  assert.ok(d.check_executed);
+  assert.ok(d.check_diff < 1e-5);
+  assert.throws(() => run(backward, { hardware: 'nope' }), isEngineError('hardware'));
+});
+
+// --- split-kv-decoding ----------------------------------------------------------------------
+
+test('split-kv-decoding: splitting fills the SMs, then stops paying', () => {
+  const d = run(splitKv); // 8 KV heads, batch 1, 8k context, H100 (132 SMs)
+  assert.equal(d.sms, 132);
+  assert.ok(d.best.splits >= 16);
+  assert.ok(d.no_split_s / d.best.time_s > 10);
+  assert.equal(d.series[15].active_sms, 128);
+  assert.equal(d.series[16].waves, 2);
+  assert.ok(d.executed && d.merge_diff < 1e-6);
+  const busy = run(splitKv, { batch: 64 });
+  assert.ok(busy.no_split_s / busy.best.time_s < 1.1);
+  assert.throws(() => run(splitKv, { context: 64, splits: 128 }), isEngineError('splits'));
+  assert.throws(() => run(splitKv, { hardware: 'nope' }), isEngineError('hardware'));
+});

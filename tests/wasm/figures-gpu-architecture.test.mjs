@@ -1,0 +1,212 @@
+// The gpu-architecture lesson's four figures on the built WASM engine: data() is finite and
+// complete in every view, draw() keeps to the Chart.js subset and the theme's colours, controls
+// change the data, the numbers match the closed forms (waves, Little's law, occupancy rules),
+// and bad settings are EngineErrors on the right field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { resolveParams, defaults } from '../../web/src/runtime/params.js';
+import { EngineError } from '../../web/src/runtime/engine-api.js';
+import waveQuantization from '../../web/src/figures/wave-quantization.js';
+import littlesLaw from '../../web/src/figures/littles-law.js';
+import occupancyCalculator from '../../web/src/figures/occupancy-calculator.js';
+import memoryHierarchy from '../../web/src/figures/memory-hierarchy.js';
+import { gpu } from '../../web/src/figures/lists/gpu.js';
+
+const { engine } = await loadNodeEngine();
+const FIGURES = [waveQuantization, littlesLaw, occupancyCalculator, memoryHierarchy];
+const THEME = {
+  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
+  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
+};
+const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
+
+function params(fig, over = {}) {
+  return { ...defaults(resolveParams(fig, engine)), ...over };
+}
+const run = (fig, over) => fig.data(engine, params(fig, over));
+const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
+const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
+const views = (fig) => resolveParams(fig, engine).find((s) => s.key === 'view')?.options.map((o) => o.value) ?? [null];
+
+function colours(obj, out = []) {
+  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
+  else if (obj && typeof obj === 'object') {
+    for (const [k, v] of Object.entries(obj)) {
+      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
+      else colours(v, out);
+    }
+  }
+  return out;
+}
+
+test('the gpu list registers the four figures', async () => {
+  assert.deepEqual(Object.keys(gpu).sort(), FIGURES.map((f) => f.id).sort());
+  for (const [id, load] of Object.entries(gpu)) assert.equal((await load()).default.id, id);
+});
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape, a select first`, () => {
+    assert.equal(typeof fig.title, 'string');
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.equal(specs[0].type, 'select');
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  for (const view of views(fig)) {
+    const over = view ? { view } : {};
+    test(`${fig.id} (${view ?? 'default'}): finite data, rectangular table, allowed chart config`, () => {
+      const data = run(fig, over);
+      const { columns, rows } = data.table;
+      assert.ok(columns.length > 1 && rows.length > 0);
+      for (const row of rows) {
+        assert.equal(row.length, columns.length);
+        for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+      }
+      const cfg = fig.draw(data, THEME);
+      assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+      assert.ok(cfg.data.datasets.some((d) => d.data.some((v) => v !== null)));
+      assert.equal(cfg.options.animation, false);
+      assert.equal(cfg.options.maintainAspectRatio, false);
+      assert.equal(cfg.options.responsive, true);
+      for (const [name, s] of Object.entries(cfg.options.scales)) {
+        assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+        if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+      }
+      for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+      assert.doesNotThrow(() => JSON.stringify(data));
+    });
+  }
+
+  test(`${fig.id}: the first control changes the data`, () => {
+    const spec = resolveParams(fig, engine)[0];
+    const other = spec.options.find((o) => o.value !== spec.default).value;
+    assert.notDeepEqual(run(fig, { [spec.key]: other }).table, run(fig).table);
+  });
+
+  test(`${fig.id}: unknown hardware is an EngineError on the hardware field`, () => {
+    assert.throws(() => run(fig, { hardware: 'nope' }), isEngineError('hardware'));
+    assert.throws(() => run(fig, { hardware: 'tpu-v4' }), isEngineError('hardware'));
+  });
+}
+
+// --- wave-quantization ------------------------------------------------------------------
+
+test('wave-quantization: one block past a full wave halves utilization (H100, 132 SMs)', () => {
+  const at = (blocks) => run(waveQuantization, { blocks });
+  assert.equal(at(132).waves, 1);
+  assert.equal(at(132).utilization, 1);
+  const d = at(133);
+  assert.equal(d.waves, 2);
+  close(d.utilization, 133 / 264);
+  // The curve's breakpoints follow blocks / (ceil(blocks / slots) · slots).
+  for (const q of d.curve) close(q.y, (100 * q.x) / (Math.ceil(q.x / 132) * 132));
+  assert.equal(d.curve.at(-1).x, 4 * 132);
+});
+
+test('wave-quantization: the timeline places the last wave breadth first', () => {
+  const d = run(waveQuantization, { view: 'timeline', blocks: 300, blocks_per_sm: 2 });
+  // 300 blocks, 264 slots: one full wave and 36 blocks on 36 SMs in the second.
+  assert.equal(d.waves, 2);
+  assert.equal(d.fullWaves, 1);
+  assert.equal(d.lastBySm.filter((n) => n === 1).length, 36);
+  assert.equal(d.lastBySm.filter((n) => n === 0).length, 96);
+  assert.equal(d.lastBySm.reduce((a, n) => a + n, 0), 300 - 264);
+  const cfg = waveQuantization.draw(d, THEME);
+  assert.equal(cfg.options.indexAxis, 'y');
+  assert.equal(cfg.data.labels.length, 132);
+  const idle = cfg.data.datasets.find((x) => /idle$/.test(x.label) && /SM idle/.test(x.label));
+  assert.equal(idle.data.filter((v) => v !== null).length, 96);
+  assert.deepEqual(idle.data.find((v) => v !== null), [1, 2]);
+});
+
+test('wave-quantization: more blocks per SM than the GPU holds is an error on blocks_per_sm', () => {
+  assert.throws(() => run(waveQuantization, { hardware: 'l4', blocks_per_sm: 30 }), isEngineError('blocks_per_sm'));
+});
+
+// --- littles-law -------------------------------------------------------------------------
+
+test("littles-law: bandwidth = min(peak, SMs × warps × bytes per warp / latency)", () => {
+  const d = run(littlesLaw);
+  const hw = engine.calc('hardware', { id: 'h100-sxm' });
+  assert.equal(d.peak, hw.hbm_bandwidth_Bps);
+  close(d.latency, hw.hbm_latency_s);
+  for (const s of d.series) {
+    assert.equal(s.points.length, 64);
+    for (const q of s.points) close(q.y, Math.min(d.peak, (hw.sms * q.x * s.bytes) / d.latency));
+    assert.equal(s.needed, Math.ceil((d.peak * d.latency) / hw.sms / s.bytes - 1e-9));
+  }
+  // Narrow loads cannot reach the peak on an SM that holds 64 warps; float4 loads can.
+  assert.equal(d.series.find((s) => s.bytes === 128).feasible, false);
+  assert.equal(d.series.find((s) => s.bytes === 512).feasible, true);
+});
+
+test('littles-law: the warps control moves the marker, not the curves', () => {
+  const few = run(littlesLaw, { warps_per_sm: 4 });
+  const many = run(littlesLaw, { warps_per_sm: 40 });
+  assert.ok(few.achieved < many.achieved);
+  assert.deepEqual(few.series.map((s) => s.points), many.series.map((s) => s.points));
+  assert.throws(() => run(littlesLaw, { warps_per_sm: 65 }), isEngineError('warps_per_sm'));
+});
+
+// --- occupancy-calculator ---------------------------------------------------------------
+
+test('occupancy-calculator: defaults are register-limited on the H100 and smem-limited on the A100', () => {
+  // 256 threads, 48 registers, 36 KiB: registers 1536/warp → 10 warps per sub-partition → 40 → 5 blocks;
+  // shared memory 36864 + 1024 = 37888 B → 6 blocks (H100, 233472 B) or 4 (A100, 167936 B).
+  const h = run(occupancyCalculator);
+  assert.equal(h.blocks, 5);
+  assert.equal(h.limiter, 'registers');
+  assert.equal(h.occupancy, 0.625);
+  const a = run(occupancyCalculator, { hardware: 'a100-sxm-80gb' });
+  assert.equal(a.blocks, 4);
+  assert.equal(a.limiter, 'smem');
+  assert.deepEqual(a.limits.map((l) => l.blocks), [8, 5, 4, 32]);
+});
+
+test('occupancy-calculator: occupancy never rises with registers and marks the current point', () => {
+  const d = run(occupancyCalculator, { view: 'registers_per_thread', smem_per_block_bytes: 0 });
+  assert.equal(d.points.length, 255);
+  for (let i = 1; i < d.points.length; i++) assert.ok(d.points[i].y <= d.points[i - 1].y);
+  assert.equal(d.points[31].y, 100);  // 32 registers: full occupancy at 256 threads
+  assert.equal(d.points[32].y, 75);   // 33 registers: 1280 per warp → 48 warps
+  assert.deepEqual(d.current, { x: 48, y: 62.5 });
+  const s = run(occupancyCalculator, { view: 'smem_per_block_bytes' });
+  assert.ok(s.points.every((q) => Number.isInteger(q.x)));  // KiB on the axis
+  assert.equal(s.current.x, 36);
+});
+
+test('occupancy-calculator: impossible launches are EngineErrors on the responsible control', () => {
+  assert.throws(() => run(occupancyCalculator, { threads_per_block: 1024, registers_per_thread: 100 }), isEngineError('registers_per_thread'));
+  assert.throws(() => run(occupancyCalculator, { hardware: 'a100-sxm-80gb', smem_per_block_bytes: 200000 }), isEngineError('smem_per_block_bytes'));
+  assert.throws(() => run(occupancyCalculator, { threads_per_block: 0 }), isEngineError('threads_per_block'));
+});
+
+// --- memory-hierarchy ---------------------------------------------------------------------
+
+test('memory-hierarchy: each level is slower and further than the one above it', () => {
+  const d = run(memoryHierarchy);
+  assert.deepEqual(d.levels.map((l) => l.id), ['registers', 'l1', 'l2', 'hbm']);
+  for (let i = 1; i < d.levels.length; i++) assert.ok(d.levels[i].bandwidth_Bps < d.levels[i - 1].bandwidth_Bps);
+  const lat = run(memoryHierarchy, { view: 'latency' });
+  const cfg = memoryHierarchy.draw(lat, THEME);
+  assert.equal(cfg.data.datasets[0].data.length, 3);  // registers have no load latency
+  const t = cfg.data.datasets[0].data;
+  assert.ok(t[0] < t[1] && t[1] < t[2]);
+  // HBM bandwidth is the datasheet's.
+  assert.equal(d.levels[3].bandwidth_Bps, engine.calc('hardware', { id: 'h100-sxm' }).hbm_bandwidth_Bps);
+});
+
+test('memory-hierarchy: tensor cores against CUDA cores (A100 whitepaper ratios)', () => {
+  const d = run(memoryHierarchy, { hardware: 'a100-sxm-80gb', view: 'compute' });
+  const f = Object.fromEntries(d.formats.map((x) => [x.format, x]));
+  assert.equal(f.bf16.tensor_speedup, 8);
+  assert.equal(f.fp16.tensor_speedup, 4);
+  assert.equal(f.fp32.tensor_format, 'tf32');
+  assert.equal(f.int8.cuda_core_flops, null);
+  assert.ok(!('fp8' in f));
+  const cfg = memoryHierarchy.draw(d, THEME);
+  assert.equal(cfg.data.datasets.length, 2);
+  assert.match(cfg.data.labels.find((l) => l.startsWith('int8')), /tensor cores only/);
+});

@@ -1,0 +1,222 @@
+// The kernels lesson's four figures on the built WASM engine: data() is finite and complete,
+// draw() keeps to the Chart.js subset and the theme's colours, controls change the data, the
+// numbers match the lesson's closed forms, and rejected input is an EngineError on the right
+// control.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { resolveParams, defaults } from '../../web/src/runtime/params.js';
+import { EngineError } from '../../web/src/runtime/engine-api.js';
+import coalescing from '../../web/src/figures/coalescing-sectors.js';
+import tiled from '../../web/src/figures/tiled-matmul-traffic.js';
+import fusion from '../../web/src/figures/fusion-chain.js';
+import launch from '../../web/src/figures/launch-overhead-size.js';
+import { kernels as list } from '../../web/src/figures/lists/kernels.js';
+
+const { engine } = await loadNodeEngine();
+const FIGURES = [coalescing, tiled, fusion, launch];
+const THEME = {
+  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
+  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
+};
+const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
+
+function params(fig, over = {}) {
+  return { ...defaults(resolveParams(fig, engine)), ...over };
+}
+const run = (fig, over) => fig.data(engine, params(fig, over));
+const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
+const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
+
+function colours(obj, out = []) {
+  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
+  else if (obj && typeof obj === 'object') {
+    for (const [k, v] of Object.entries(obj)) {
+      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
+      else colours(v, out);
+    }
+  }
+  return out;
+}
+
+test('the list registers the four figures by id', async () => {
+  assert.deepEqual(Object.keys(list).sort(), FIGURES.map((f) => f.id).sort());
+  for (const [id, load] of Object.entries(list)) assert.equal((await load()).default.id, id);
+});
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape`, () => {
+    assert.equal(typeof fig.title, 'string');
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.ok(specs.some((s) => s.type === 'select' || ['number', 'integer'].includes(s.type)));
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const data = run(fig);
+    const { columns, rows } = data.table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+    }
+    assert.doesNotThrow(() => JSON.stringify(data));
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const cfg = fig.draw(run(fig), THEME);
+    assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+    assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+    for (const d of cfg.data.datasets) if (d.type) assert.ok(['line', 'scatter', 'bar'].includes(d.type));
+    assert.equal(cfg.options.animation, false);
+    assert.equal(cfg.options.maintainAspectRatio, false);
+    assert.equal(cfg.options.responsive, true);
+    for (const [name, s] of Object.entries(cfg.options.scales)) {
+      assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+      if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+    }
+    for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+  });
+
+  test(`${fig.id}: the first control changes the data`, () => {
+    const specs = resolveParams(fig, engine);
+    const first = specs[0];
+    const other = first.type === 'select' ? first.options.find((o) => o.value !== first.default).value : first.default + 1;
+    assert.notDeepEqual(run(fig, { [first.key]: other }).table, run(fig).table);
+  });
+
+  test(`${fig.id}: unknown hardware is an EngineError on the hardware field`, () => {
+    assert.throws(() => run(fig, { hardware: 'nope' }), isEngineError('hardware'));
+  });
+}
+
+// --- coalescing-sectors ----------------------------------------------------------------
+
+test('coalescing-sectors: hand counts for fp32 and fp16 (CUDA Best Practices Guide)', () => {
+  const at = (data, s) => data.points.find((q) => q.stride === s);
+  const fp32 = run(coalescing);
+  assert.equal(at(fp32, 1).sectors, 4);
+  assert.equal(at(fp32, 2).sectors, 8);
+  for (let s = 8; s <= 32; s++) assert.equal(at(fp32, s).sectors, 32);
+  close(at(fp32, 8).effective, fp32.peak / 8);
+  assert.equal(at(run(coalescing, { element_bytes: 2 }), 1).sectors, 2);
+  assert.equal(at(run(coalescing, { offset: 1 }), 1).sectors, 5); // misaligned: a fifth sector
+  for (const q of fp32.points) close(q.effective, fp32.peak * q.used / q.moved);
+});
+
+test('coalescing-sectors: the highlighted stride is its own dataset', () => {
+  const data = run(coalescing, { stride: 3 });
+  assert.equal(data.chosen.sectors, 12);
+  const cfg = coalescing.draw(data, THEME);
+  assert.match(cfg.data.datasets[1].label, /Stride 3: 12 sectors/);
+  assert.deepEqual(cfg.data.datasets[1].data.filter((v) => v !== null), [12]);
+});
+
+test('coalescing-sectors: bad offsets are EngineErrors on the offset control', () => {
+  assert.throws(() => run(coalescing, { offset: -1 }), isEngineError('offset'));
+});
+
+// --- tiled-matmul-traffic --------------------------------------------------------------
+
+test('tiled-matmul-traffic: counted bytes equal the closed form at every executed tile', () => {
+  for (const size of [48, 100, 128]) {
+    const data = run(tiled, { size });
+    const s = data.element_bytes;
+    const executed = data.points.filter((q) => q.executed);
+    assert.ok(executed.length >= 6, `${size}: ${executed.length} executed tiles`);
+    for (const q of data.points) {
+      const c = Math.ceil(size / q.t);
+      assert.equal(q.formula, s * (size * size * c * 2 + size * size)); // A ⌈N/T⌉ times, B ⌈M/T⌉ times, C once
+      if (q.executed) assert.equal(q.counted, q.formula);
+    }
+    assert.ok(data.all_counts_match);
+    assert.ok(data.reference.matches);
+    assert.equal(data.naive, s * (2 * size ** 3 + size ** 2));
+    assert.equal(data.compulsory, s * 3 * size ** 2);
+  }
+});
+
+test('tiled-matmul-traffic: large sizes use the closed form only', () => {
+  const data = run(tiled, { size: 4096 });
+  assert.ok(data.points.every((q) => !q.executed && q.counted === null));
+  assert.equal(data.reference, null);
+  const cfg = tiled.draw(data, THEME);
+  assert.equal(cfg.data.datasets[1].data.length, 0);
+  // Doubling T halves the traffic while T divides the size (reads dominate).
+  const at = (t) => data.points.find((q) => q.t === t).formula;
+  assert.ok(Math.abs(at(64) / at(128) - 2) < 0.02);
+});
+
+test('tiled-matmul-traffic: the shared-memory limit is stages·2·T·BK·s <= smem per block', () => {
+  const h100 = run(tiled); // fp32, BK 32, 1 stage: 232,448 / 256 = 908
+  assert.equal(h100.t_max, 908);
+  assert.deepEqual(h100.points.filter((q) => !q.fits).map((q) => q.t), [1024]);
+  const a100 = run(tiled, { hardware: 'a100-sxm-80gb', stages: 3 }); // 166,912 / 768 = 217.3
+  assert.equal(a100.t_max, 217);
+  assert.deepEqual(a100.points.filter((q) => !q.fits).map((q) => q.t), [256, 512, 1024]);
+  const cfg = tiled.draw(a100, THEME);
+  assert.match(cfg.data.datasets.at(-1).label, /T ≤ 217 \(163 KiB per block\)/);
+});
+
+test('tiled-matmul-traffic: a TPU has no shared memory in the table', () => {
+  assert.throws(() => run(tiled, { hardware: 'tpu-v4' }), isEngineError('hardware'));
+});
+
+// --- fusion-chain ------------------------------------------------------------------------
+
+test('fusion-chain: unfused 2·L·n·s against fused 2·n·s; memory-bound times follow the bytes', () => {
+  const data = run(fusion);
+  const n = 16e6, s = 2;
+  for (const q of data.points) {
+    assert.equal(q.unfused_bytes, 2 * q.ops * n * s);
+    assert.equal(q.fused_bytes, 2 * n * s);
+    close(q.speedup, q.ops);
+  }
+});
+
+test('fusion-chain: binary ops add one read each, unfused and fused alike', () => {
+  const data = run(fusion, { binary: 'half' });
+  const n = 16e6, s = 2;
+  for (const q of data.points) {
+    assert.equal(q.binary_ops, Math.floor(q.ops / 2));
+    assert.equal(q.unfused_bytes, (2 * q.ops + q.binary_ops) * n * s);
+    assert.equal(q.fused_bytes, (2 + q.binary_ops) * n * s);
+  }
+});
+
+test('fusion-chain: enough FLOPs per element make the fused kernel compute-bound', () => {
+  const data = run(fusion, { flops_per_element: 40 });
+  const long = data.points.at(-1);
+  assert.equal(long.fused_bound, 'compute');
+  assert.ok(long.speedup < long.unfused_bytes / long.fused_bytes);
+  const cfg = fusion.draw(data, THEME);
+  assert.ok(cfg.data.datasets[4].data.some((v) => v !== null));
+});
+
+test('fusion-chain: bad n is an EngineError on n', () => {
+  assert.throws(() => run(fusion, { n: 0 }), isEngineError('n'));
+});
+
+// --- launch-overhead-size ---------------------------------------------------------------
+
+test('launch-overhead-size: half the serial time is overhead at the break-even size', () => {
+  const data = run(launch); // 5 µs on the H100: 5e-6 × 3.35e12 = 16.75 MB
+  close(data.breakeven_bytes, 5e-6 * 3.35e12);
+  for (const q of data.points) {
+    const work = q.bytes / 3.35e12;
+    close(q.serial, 100 * 5e-6 / (5e-6 + work), 1e-9);
+    assert.ok(q.graph < q.serial);
+    assert.ok(q.pipelined <= q.serial + 1e-9);
+  }
+  assert.ok(data.points[0].serial > 99);
+  assert.ok(data.points.at(-1).serial < 1);
+});
+
+test('launch-overhead-size: a larger overhead moves the break-even right', () => {
+  assert.ok(run(launch, { launch_us: 20 }).breakeven_bytes > run(launch).breakeven_bytes * 3.9);
+});
+
+test('launch-overhead-size: a negative overhead is an EngineError on its control', () => {
+  assert.throws(() => run(launch, { launch_us: -1 }), isEngineError('launch_us'));
+});

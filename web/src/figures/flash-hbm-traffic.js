@@ -1,0 +1,92 @@
+// HBM traffic of one attention head against sequence length: standard attention (writes and
+// reads the N×N scores and probabilities) and FlashAttention's Algorithm 1 with the block
+// sizes its SRAM allows. Both come from calc('flash-attention'): counted by executing the
+// kernels where the size allows (the markers), by the closed form of the same count beyond.
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+
+// N from 64 to 2^20: powers of two (executed when small) and the points between them.
+const SEQS = Array.from({ length: 29 }, (_, i) => Math.round(64 * 2 ** (i / 2)));
+
+export default {
+  id: 'flash-hbm-traffic',
+  title: 'HBM traffic: standard attention against FlashAttention',
+  caption:
+    'Bytes one attention head moves between HBM and the chip, against sequence length. Standard attention grows as N² whatever the SRAM; FlashAttention as N²d²/M. Markers are counts from executing both kernels, lines the closed forms. Double the SRAM and watch the FlashAttention line drop by half at long sequences; raise the head dimension to 256 and see the advantage, about M/(3d²), vanish.',
+  params: [
+    { key: 'sram_bytes', label: 'On-chip SRAM M', from: ['flash-attention', 'sram_bytes'], min: 4096, max: 1048576, scale: 'log' },
+    { key: 'head_dim', label: 'Head dimension d', type: 'select', default: 64,
+      options: [16, 32, 64, 128, 256].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'dtype', label: 'Data type', from: ['flash-attention', 'dtype'], options: ['fp32', 'bf16', 'fp8-e4m3'] },
+    { key: 'causal', label: 'Causal mask', from: ['flash-attention', 'causal'] },
+  ],
+
+  data(engine, p) {
+    const points = SEQS.map((seq) => {
+      const power = Number.isInteger(Math.log2(seq));
+      const r = engine.calc('flash-attention', {
+        seq, head_dim: p.head_dim, sram_bytes: p.sram_bytes, dtype: p.dtype, causal: p.causal, execute: power,
+      });
+      return {
+        seq, executed: r.executed, standard: r.standard_hbm_bytes, flash: r.flash_hbm_bytes,
+        formula_flash: r.formula_flash_hbm_bytes, ratio: r.hbm_ratio, scores: r.score_matrix_bytes,
+        error: r.executed ? r.max_abs_error : null, block_rows: r.block_rows, block_cols: r.block_cols,
+        passes: r.col_blocks,
+      };
+    });
+    const last = points.at(-1);
+    const table = {
+      columns: ['N', 'Standard (B)', 'FlashAttention (B)', 'Standard ÷ Flash', 'Executed', 'Max |O_flash − O_naive|',
+        'B_r', 'B_c', 'Passes T_c'],
+      rows: points.map((q) => [q.seq, q.standard, q.flash, q.ratio, q.executed ? 'yes' : 'no (closed form)',
+        q.error ?? '–', q.block_rows, q.block_cols, q.passes]),
+    };
+    return { points, table, head_dim: p.head_dim, sram_bytes: p.sram_bytes, long_ratio: last.ratio,
+      blocks: [last.block_rows, last.block_cols] };
+  },
+
+  draw(data, theme) {
+    const pts = (key, filter = () => true) => data.points.filter(filter).map((q) => ({ x: q.seq, y: q[key], q }));
+    const line = (label, points, color, dash = []) => ({
+      label, data: points, showLine: true, borderColor: color, backgroundColor: color, borderDash: dash,
+      borderWidth: 2, pointRadius: 0, pointHoverRadius: 3, pointStyle: 'line',
+    });
+    const marks = (label, points, color, style) => ({
+      label, data: points, showLine: false, pointStyle: style, pointRadius: 6, borderWidth: 2,
+      borderColor: color, backgroundColor: color,
+    });
+    const executed = (q) => q.executed;
+    const datasets = [
+      line('Standard attention: 4N² + 4Nd elements', pts('standard'), theme.memory),
+      line(`FlashAttention, ${data.blocks[0]} × ${data.blocks[1]} tiles (${formatSI(data.long_ratio, '', 3)}× less at 1M)`,
+        pts('flash'), theme.compute),
+      line('N×N score matrix alone', pts('scores'), theme.muted, [5, 4]),
+      marks('Standard, executed count', pts('standard', executed), theme.memory, 'rect'),
+      marks('FlashAttention, executed count', pts('flash', executed), theme.compute, 'triangle'),
+    ];
+    const axis = (title, unit) => ({
+      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
+      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid },
+    });
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: { x: axis('Sequence length N (tokens)', ''), y: axis('HBM traffic per head (B)', 'B') },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const q = ctx.raw.q;
+                return `N = ${q.seq}: standard ${formatSI(q.standard, 'B')}, flash ${formatSI(q.flash, 'B')} ` +
+                  `(${formatSI(q.ratio, '', 3)}×)${q.executed ? `, executed, max error ${q.error.toExponential(1)}` : ''}`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,106 @@
+// Share of a sequence's time lost to kernel-launch overhead against the work each kernel
+// does (HBM bytes moved), for launches that wait for each other (serial), launches the CPU
+// queues ahead (pipelined) and one CUDA graph. The overheads are parameters, not datasheet
+// values. All numbers from calc('launch-overhead').
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+
+const LO = 1e3, HI = 1e10;
+// Bytes per kernel from 1 KB to 10 GB, eight points per decade.
+const BYTES = Array.from({ length: 57 }, (_, i) => LO * 10 ** (i / 8));
+// The calculator's fields -> this figure's controls (for error messages).
+const FIELD = { launch_overhead_s: 'launch_us', graph_node_s: 'graph_us' };
+
+export default {
+  id: 'launch-overhead-size',
+  title: 'Launch overhead against kernel size',
+  caption:
+    'Share of the time lost to launch overhead when a sequence of memory-bound kernels runs one after another, against the bytes each kernel moves. Below the break-even size (dashed), where the work takes as long as a launch, most of the time is overhead; a CUDA graph replays the same kernels with a much smaller cost each. Raise the launch overhead to 20 µs and watch the break-even move right.',
+  params: [
+    { key: 'hardware', label: 'Accelerator', from: ['launch-overhead', 'hardware'] },
+    { key: 'launch_us', label: 'Launch overhead per kernel', type: 'number', unit: 'µs', min: 0.5, max: 50, default: 5, scale: 'log' },
+    { key: 'graph_us', label: 'Per-kernel cost inside a CUDA graph', type: 'number', unit: 'µs', min: 0.1, max: 10, default: 1, scale: 'log' },
+    { key: 'kernels', label: 'Kernels in the sequence', from: ['launch-overhead', 'kernels'], min: 1, max: 10000, scale: 'log' },
+  ],
+
+  data(engine, p) {
+    const run = (bytes) => {
+      try {
+        return engine.calc('launch-overhead', {
+          kernels: p.kernels, bytes_per_kernel: bytes, launch_overhead_s: p.launch_us * 1e-6,
+          graph_node_s: p.graph_us * 1e-6, hardware: p.hardware,
+        });
+      } catch (e) {
+        if (e && FIELD[e.field]) e.field = FIELD[e.field];
+        throw e;
+      }
+    };
+    const points = BYTES.map((bytes) => {
+      const r = run(bytes);
+      return {
+        bytes, work_s: r.work_per_kernel_s, serial_s: r.serial_time_s / p.kernels, pipelined_s: r.pipelined_time_s / p.kernels,
+        graph_s: r.graph_time_s / p.kernels, serial: 100 * r.serial_overhead_fraction,
+        pipelined: 100 * r.pipelined_overhead_fraction, graph: 100 * r.graph_overhead_fraction,
+      };
+    });
+    const first = run(BYTES[0]);
+    const table = {
+      columns: ['Bytes per kernel (B)', 'Work per kernel (s)', 'Serial, per kernel (s)', 'Pipelined, per kernel (s)',
+        'CUDA graph, per kernel (s)', 'Lost, serial (%)', 'Lost, pipelined (%)', 'Lost, CUDA graph (%)'],
+      rows: points.map((q) => [q.bytes, q.work_s, q.serial_s, q.pipelined_s, q.graph_s, q.serial, q.pipelined, q.graph]),
+    };
+    return {
+      kernels: p.kernels, launch_us: p.launch_us, graph_us: p.graph_us, bandwidth: first.bandwidth_Bps,
+      breakeven_bytes: first.breakeven_bytes, points, table,
+    };
+  },
+
+  draw(data, theme) {
+    const line = (key, label, color, style, dash) => ({
+      label, data: data.points.map((q) => ({ x: q.bytes, y: q[key], q })), showLine: true, borderColor: color,
+      backgroundColor: color, borderWidth: 2, borderDash: dash, pointStyle: style, pointRadius: 2.5,
+    });
+    const datasets = [
+      line('serial', `Eager, each launch waits: ${data.launch_us} µs per kernel`, theme.palette[0], 'circle', []),
+      line('pipelined', 'Eager, CPU launches ahead (lost only while the GPU waits)', theme.palette[1], 'triangle', [6, 3]),
+      line('graph', `One CUDA graph: ${data.graph_us} µs per kernel`, theme.palette[2], 'rect', [2, 2]),
+    ];
+    const b = data.breakeven_bytes;
+    if (b >= LO && b <= HI) {
+      datasets.push({
+        label: `Break-even: ${formatSI(b, 'B')} per kernel (work = launch overhead)`,
+        data: [{ x: b, y: 0 }, { x: b, y: 100 }], showLine: true, borderColor: theme.text, backgroundColor: theme.text,
+        borderDash: [8, 4], borderWidth: 2, pointRadius: 0, pointStyle: 'line',
+      });
+    }
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'logarithmic', min: LO, max: HI,
+            title: { display: true, text: 'HBM bytes moved by each kernel (B)', color: theme.text },
+            ticks: { color: theme.muted, maxRotation: 0, callback: logTick('B') }, grid: { color: theme.grid } },
+          y: { type: 'linear', min: 0, max: 100,
+            title: { display: true, text: 'Time lost to launch overhead (%)', color: theme.text },
+            ticks: { color: theme.muted, callback: (v) => `${v}%` }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const q = ctx.raw.q;
+                if (!q) return ctx.dataset.label;
+                const per = { 0: q.serial_s, 1: q.pipelined_s, 2: q.graph_s }[ctx.datasetIndex];
+                return `${formatSI(q.bytes, 'B')} per kernel: ${ctx.raw.y.toFixed(1)}% lost, ${formatSI(per, 's')} per kernel ` +
+                  `(work ${formatSI(q.work_s, 's')})`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,84 @@
+// Latency hiding by Little's law: achieved HBM bandwidth against resident warps per SM, for
+// several amounts of data each warp keeps in flight. Each curve is one calc('latency-hiding')
+// call: min(peak, SMs × warps × bytes per warp / latency).
+import { formatSI } from '../runtime/format.js';
+
+const LOADS = [
+  { value: 128, label: '128 B: one 4-byte load per thread (float)', short: '128 B (float)' },
+  { value: 256, label: '256 B: one 8-byte load per thread (float2)', short: '256 B (float2)' },
+  { value: 512, label: '512 B: one 16-byte load per thread (float4)', short: '512 B (float4)' },
+  { value: 1024, label: '1 KiB: two independent float4 loads per thread', short: '1 KiB (2 × float4)' },
+  { value: 2048, label: '2 KiB: four independent float4 loads per thread', short: '2 KiB (4 × float4)' },
+];
+const STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'crossRot'];
+const DASHES = [[2, 3], [6, 3], [], [10, 4, 2, 4], [1, 1]];
+
+export default {
+  id: 'littles-law',
+  title: "Hiding memory latency with warps (Little's law)",
+  caption:
+    "Bandwidth a streaming kernel can reach against the warps resident on each SM: each warp keeps some bytes of loads in flight, and Little's law says bandwidth = bytes in flight ÷ latency until the bus saturates. Switch to 4-byte loads and see that even a full SM cannot reach the peak; then pick two float4 loads per thread and count how few warps suffice.",
+  params: [
+    { key: 'hardware', label: 'GPU', from: ['latency-hiding', 'hardware'], options: ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'h100-pcie'] },
+    { key: 'bytes_per_warp', label: 'Bytes in flight per warp', type: 'select', default: 512, options: LOADS },
+    { key: 'warps_per_sm', label: 'Resident warps per SM', from: ['latency-hiding', 'warps_per_sm'] },
+  ],
+
+  data(engine, p) {
+    const run = (bytes) => engine.calc('latency-hiding', { hardware: p.hardware, warps_per_sm: p.warps_per_sm, bytes_per_warp: bytes });
+    const chosen = run(p.bytes_per_warp);
+    const series = LOADS.map((o, i) => {
+      const r = o.value === p.bytes_per_warp ? chosen : run(o.value);
+      return {
+        bytes: o.value, label: o.short, selected: o.value === p.bytes_per_warp, style: i,
+        needed: r.warps_needed_per_sm, feasible: r.feasible,
+        points: r.curve.map((q) => ({ x: q.warps_per_sm, y: q.achieved_bandwidth_Bps })),
+      };
+    });
+    const name = engine.calc('hardware', { id: p.hardware }).name;
+    return {
+      name, warps: p.warps_per_sm, bytesPerWarp: p.bytes_per_warp, peak: chosen.bandwidth_Bps, latency: chosen.latency_s,
+      sms: chosen.sms, neededPerSm: chosen.needed_bytes_in_flight_per_sm, needed: chosen.warps_needed_per_sm,
+      feasible: chosen.feasible, maxWarps: chosen.max_warps_per_sm, achieved: chosen.achieved_bandwidth_Bps,
+      fraction: chosen.fraction_of_peak, series,
+      table: {
+        columns: ['Warps per SM (count)', ...LOADS.map((o) => `Bandwidth with ${o.value} B per warp (B/s)`)],
+        rows: series[0].points.map((q, i) => [q.x, ...series.map((s) => s.points[i].y)]),
+      },
+    };
+  },
+
+  draw(data, theme) {
+    const datasets = data.series.map((s) => ({
+      label: `${s.label} per warp: ${s.feasible ? `peak from ${s.needed} warps` : `needs ${s.needed} > ${data.maxWarps} warps`}`,
+      data: s.points, showLine: true, pointStyle: STYLES[s.style], pointRadius: 0, pointHoverRadius: 4,
+      borderWidth: s.selected ? 3 : 1.5, borderDash: DASHES[s.style],
+      borderColor: s.selected ? theme.memory : theme.palette[5], backgroundColor: s.selected ? theme.memory : theme.palette[5],
+    }));
+    datasets.push(
+      { label: `Peak ${formatSI(data.peak, 'B/s')} × latency ${formatSI(data.latency, 's')} = ${formatSI(data.neededPerSm, 'B')} in flight per SM`, data: [{ x: 1, y: data.peak }, { x: data.maxWarps, y: data.peak }],
+        showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 1, borderDash: [4, 4], borderColor: theme.text, backgroundColor: theme.text },
+      { label: `Your kernel: ${data.warps} warps → ${formatSI(data.achieved, 'B/s')} (${(100 * data.fraction).toFixed(0)}% of peak)`,
+        data: [{ x: data.warps, y: data.achieved }], pointStyle: 'star', pointRadius: 11, borderWidth: 3,
+        borderColor: theme.compute, backgroundColor: theme.compute },
+    );
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'linear', min: 0, max: data.maxWarps,
+            title: { display: true, text: 'Resident warps per SM (count)', color: theme.text },
+            ticks: { color: theme.muted, stepSize: 8 }, grid: { color: theme.grid } },
+          y: { type: 'linear', min: 0, title: { display: true, text: 'Achieved bandwidth (B/s)', color: theme.text },
+            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B/s') }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: { callbacks: { label: (ctx) => `${ctx.raw.x} warps: ${formatSI(ctx.raw.y, 'B/s')}` } },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,109 @@
+// The online softmax, one block of scores at a time: the scores read so far, the running
+// maximum after each block, and the weights e^(x − m) that the running sum l adds up, before
+// and after this step's rescale by e^(m_old − m_new). One call to calc('online-softmax').
+
+const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
+const fmt = (x, digits = 4) => (x === null || x === undefined ? '−∞' : Number(x.toPrecision(digits)).toString());
+
+export default {
+  id: 'online-softmax-stepper',
+  title: 'Online softmax, block by block',
+  caption:
+    'Scores arrive in blocks; the running maximum m, the running sum l of e^(x − m) and the running output o are updated after each block, and whenever the maximum grows the weights already summed shrink by e^(m_old − m_new). Step through the blocks; switch the pattern to rising (the maximum grows at every block) and falling (it never grows after the first), and raise the scale to 1000, where the textbook e^x would overflow.',
+  params: [
+    { key: 'step', label: 'Step (blocks read)', type: 'integer', min: 1, max: 64, default: 3 },
+    { key: 'block', label: 'Block size', type: 'integer', min: 1, max: 64, default: 8 },
+    { key: 'pattern', label: 'Score pattern', from: ['online-softmax', 'pattern'] },
+    { key: 'length', label: 'Scores in the row', type: 'integer', min: 2, max: 256, default: 32 },
+    { key: 'scale', label: 'Score scale', type: 'number', min: 0.1, max: 1000, default: 4, scale: 'log' },
+  ],
+
+  data(engine, p) {
+    const r = engine.calc('online-softmax', {
+      length: p.length, block: p.block, pattern: p.pattern, scale: p.scale, step: p.step,
+    });
+    const k = r.step; // clamped by the engine to the number of blocks
+    const cur = r.steps[k - 1];
+    const keys = r.scores.map((x, i) => ({
+      index: i + 1, score: x, value: r.values[i],
+      state: i < cur.begin ? 'read' : i < cur.end ? 'current' : 'unread',
+      weight: i < cur.end ? r.step_weights[i] : null,
+      before: i < cur.begin ? r.step_weights_before[i] : null,
+    }));
+    const table = {
+      columns: ['Step', 'Keys', 'Block max', 'm before', 'm after', 'Rescale e^(m_old − m_new)', 'Running sum l',
+        'Running output o', 'o / l', 'Exact over keys read (fp64)', '|Error|'],
+      rows: r.steps.map((s) => [s.block + 1, `${s.begin + 1}–${s.end}`, s.block_max, s.m_old ?? '−∞', s.m_new, s.rescale,
+        s.l, s.o, s.estimate, s.exact_prefix, s.error]),
+    };
+    return {
+      step: k, blocks: r.blocks, current: cur, steps: r.steps.slice(0, k), keys, output: r.output,
+      exact_output: r.exact_output, max_prob_error: r.max_prob_error, naive_out_of_range: r.naive_out_of_range,
+      rescales: r.rescales, table,
+    };
+  },
+
+  draw(data, theme) {
+    const labels = data.keys.map((q) => String(q.index));
+    const pick = (state) => data.keys.map((q) => (q.state === state ? q.score : null));
+    // The running max after each block read, drawn over that block's keys: a staircase.
+    const stair = data.keys.map((q) => {
+      const s = data.steps.find((t) => q.index > t.begin && q.index <= t.end);
+      return s ? s.m_new : null;
+    });
+    const c = data.current;
+    const grew = c.m_old !== null && c.m_new > c.m_old;
+    const line = (label, values, color, style, radius, extra = {}) => ({
+      type: 'line', label, data: values, yAxisID: 'y', showLine: false, pointStyle: style, pointRadius: radius,
+      borderColor: color, backgroundColor: color, order: 0, ...extra,
+    });
+    const datasets = [
+      line('Scores read', pick('read'), theme.palette[0], 'circle', 3),
+      line(`Block ${data.step} (now)`, pick('current'), theme.compute, 'triangle', 6),
+      line('Not yet read', pick('unread'), theme.muted, 'crossRot', 4, { borderWidth: 1 }),
+      line(`Running max (m = ${fmt(c.m_new)})`, stair, theme.text, 'line', 0,
+        { showLine: true, stepped: 'middle', borderWidth: 2, spanGaps: false }),
+      {
+        type: 'bar', label: `Weights before the rescale${grew ? '' : ' (m unchanged)'}`,
+        data: data.keys.map((q) => q.before), yAxisID: 'y1', backgroundColor: theme.grid, borderColor: theme.muted,
+        borderWidth: 1.5, order: 1, barPercentage: 0.9, categoryPercentage: 0.9,
+      },
+      {
+        type: 'bar', label: `Weights e^(x − m) now (sum l = ${fmt(c.l)})`,
+        data: data.keys.map((q) => q.weight), yAxisID: 'y1', backgroundColor: theme.palette[1],
+        borderColor: theme.palette[1], borderWidth: 1, order: 1, barPercentage: 0.9, categoryPercentage: 0.9,
+      },
+    ];
+    const rescale = c.m_old === null ? 'first block' : `l, o × ${fmt(c.rescale, 3)}`;
+    const xTitle = `Key (step ${data.step}/${data.blocks}: ${rescale}; o/l = ${fmt(c.estimate, 5)}, error ${sci(c.error)})`;
+    return {
+      type: 'bar',
+      data: { labels, datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'category', title: { display: true, text: xTitle, color: theme.text },
+            ticks: { color: theme.muted, autoSkip: true, maxRotation: 0 }, grid: { display: false } },
+          y: { type: 'linear', position: 'left', title: { display: true, text: 'Score x (logit)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y1: { type: 'linear', position: 'right', min: 0, max: 1,
+            title: { display: true, text: 'Weight e^(x − m) (0 to 1)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            filter: (ctx) => ctx.raw !== null,
+            callbacks: {
+              label: (ctx) => {
+                const q = data.keys[ctx.dataIndex];
+                if (ctx.dataset.type === 'bar') return `${ctx.dataset.label.split(' (')[0]}: ${fmt(ctx.raw)}`;
+                return `key ${q.index}: score ${fmt(q.score)}, value ${fmt(q.value)} (${q.state})`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};
