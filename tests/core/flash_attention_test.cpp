@@ -211,7 +211,8 @@ TEST(FlashIo, CausalSkipsTheUpperTriangleOfTiles) {
 }
 
 TEST(FlashAttentionCalc, ExecutedWhenSmallFormulaBeyond) {
-  const json small = calc("flash-attention", {{"seq", 128}, {"head_dim", 64}, {"sram_bytes", 16384}, {"dtype", "fp32"}});
+  const json small = calc("flash-attention", {{"seq", 128}, {"head_dim", 64}, {"sram_bytes", 16384}, {"dtype", "fp32"},
+                                              {"tiles", true}});
   EXPECT_TRUE(small["executed"]);
   EXPECT_LT(small["max_abs_error"].get<double>(), 2e-6);
   EXPECT_EQ(small["flash_hbm_bytes"], small["formula_flash_hbm_bytes"]);
@@ -238,7 +239,9 @@ TEST(FlashAttentionCalc, ExecutedWhenSmallFormulaBeyond) {
 }
 
 TEST(FlashAttentionCalc, CausalAndDtype) {
-  const json c = calc("flash-attention", {{"seq", 200}, {"head_dim", 32}, {"sram_bytes", 2048}, {"causal", true}});
+  const json c = calc("flash-attention",
+                      {{"seq", 200}, {"head_dim", 32}, {"sram_bytes", 2048}, {"causal", true}, {"tiles", true}});
+  EXPECT_FALSE(calc("flash-attention", {{"seq", 200}, {"head_dim", 32}, {"sram_bytes", 2048}}).contains("tiles"));
   EXPECT_TRUE(c["executed"]);
   EXPECT_GT(c["tiles_skipped"].get<double>(), 0);
   EXPECT_LT(c["max_abs_error"].get<double>(), 2e-6);

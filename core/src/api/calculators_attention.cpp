@@ -163,7 +163,8 @@ json run_flash_attention(const Inputs& in) {
   double standard_flops = 4 * N * N * D;
   json result = json::object();
   std::vector<FlashTile> tiles;
-  const bool want_tiles = static_cast<double>(blocks.row_blocks) * static_cast<double>(blocks.col_blocks) <= kMaxTiles;
+  const bool want_tiles = in.boolean("tiles") &&
+                          static_cast<double>(blocks.row_blocks) * static_cast<double>(blocks.col_blocks) <= kMaxTiles;
   if (executed) {
     const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d),
                                               static_cast<std::uint64_t>(in.integer("seed")));
@@ -373,7 +374,8 @@ void add_attention_calculators(std::vector<Calculator>& out) {
                  {integer_field("seq", "", "Sequence length N", 1024, 1, 1048576),
                   integer_field("head_dim", "", "Head dimension d", 64, 1, 256), sram_field(), dtype_field("bf16"),
                   boolean_field("causal", "Causal mask: skip the tiles above the diagonal", false),
-                  boolean_field("execute", "Execute the kernels when the size allows", true), seed_field()},
+                  boolean_field("execute", "Execute the kernels when the size allows", true), seed_field(),
+                  boolean_field("tiles", "Also return the map of tiles (at most 4,096) in loop order", false)},
                  run_flash_attention});
 
   std::vector<Field> backward = {integer_field("seq", "", "Sequence length N", 8192, 1, 1048576),

@@ -11,6 +11,7 @@ const SEQS = Array.from({ length: 11 }, (_, i) => 2 ** (9 + i)); // 512 .. 524,2
 
 export default {
   id: 'attention-backward-memory',
+  simulation: true, // executes kernels: redraw budget 50 ms
   title: 'Backward pass: store P or recompute it',
   caption:
     'Memory the backward pass needs from the forward pass, summed over layers, heads and batch: the stored probabilities P grow as N² and pass the HBM capacity at a few thousand tokens, while the logsumexp grows as N. The dashed line (right axis) is the price: the FLOPs of recomputing Q·Kᵀ. Change the accelerator and the layer count and find the sequence length where storing P stops fitting.',

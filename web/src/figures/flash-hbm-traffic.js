@@ -10,6 +10,7 @@ const SEQS = Array.from({ length: 29 }, (_, i) => Math.round(64 * 2 ** (i / 2)))
 
 export default {
   id: 'flash-hbm-traffic',
+  simulation: true, // executes kernels: redraw budget 50 ms
   title: 'HBM traffic: standard attention against FlashAttention',
   caption:
     'Bytes one attention head moves between HBM and the chip, against sequence length. Standard attention grows as N² whatever the SRAM; FlashAttention as N²d²/M. Markers are counts from executing both kernels, lines the closed forms. Double the SRAM and watch the FlashAttention line drop by half at long sequences; raise the head dimension to 256 and see the advantage, about M/(3d²), vanish.',

@@ -8,6 +8,7 @@ import { formatSI } from '../runtime/format.js';
 
 export default {
   id: 'flash-tiling-causal',
+  simulation: true, // executes kernels: redraw budget 50 ms
   title: 'The tiling loop and causal block skipping',
   caption:
     'The N×N score matrix cut into tiles: FlashAttention loads one K/V block (a column of tiles) and then visits every Q block (down the column), keeping the tile on chip. Drag the loop progress to watch the order; turn the causal mask on and off and count the skipped tiles above the diagonal; raise the SRAM and the tiles grow, so Q and O are streamed fewer times.',
@@ -22,7 +23,7 @@ export default {
 
   data(engine, p) {
     const r = engine.calc('flash-attention', {
-      seq: p.seq, head_dim: p.head_dim, sram_bytes: p.sram_bytes, dtype: 'bf16', causal: p.causal,
+      tiles: true, seq: p.seq, head_dim: p.head_dim, sram_bytes: p.sram_bytes, dtype: 'bf16', causal: p.causal,
     });
     if (!r.tiles) {
       throw new EngineError('sram_bytes', `These settings make ${r.row_blocks * r.col_blocks} tiles, more than the 4,096 this map draws; raise the SRAM or shorten the sequence.`);

@@ -7,6 +7,7 @@ const fmt = (x, digits = 4) => (x === null || x === undefined ? '−∞' : Numbe
 
 export default {
   id: 'online-softmax-stepper',
+  simulation: true, // executes kernels: redraw budget 50 ms
   title: 'Online softmax, block by block',
   caption:
     'Scores arrive in blocks; the running maximum m, the running sum l of e^(x − m) and the running output o are updated after each block, and whenever the maximum grows the weights already summed shrink by e^(m_old − m_new). Step through the blocks; switch the pattern to rising (the maximum grows at every block) and falling (it never grows after the first), and raise the scale to 1000, where the textbook e^x would overflow.',

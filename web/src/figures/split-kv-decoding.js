@@ -9,6 +9,7 @@ const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
 
 export default {
   id: 'split-kv-decoding',
+  simulation: true, // executes kernels: redraw budget 50 ms
   title: 'Split-KV decoding: splits against latency',
   caption:
     'One decode step attends one query per head to the whole KV cache. With few heads and a small batch, one thread block per head leaves most SMs idle; splitting the keys into s chunks fills them, at the cost of a merge. Find the knee where batch × heads × s reaches the SM count, the sawtooth of extra waves past it, and the slow rise when the merge grows; raise the batch and watch splitting stop paying.',

@@ -22,6 +22,7 @@ const FIELD = { m: 'size', n: 'size', k: 'size' };
 
 export default {
   id: 'tiled-matmul-traffic',
+  simulation: true, // executes kernels: redraw budget 50 ms
   title: 'Tiled matmul: global-memory traffic against tile size',
   caption:
     'Bytes a tiled matmul moves to and from global memory as the tile width T grows, counted by running the tiled loop (hollow circles, small sizes) and from the formula (line), between the naive kernel (top) and the compulsory minimum (bottom). Each doubling of T halves the traffic until the tiles outgrow shared memory (crosses, right of the dashed limit). Raise the stages to 3 and switch to the A100: the limit moves left.',
