@@ -22,6 +22,8 @@ const std::vector<Calculator>& registry() {
     add_gpu_calculators(all);
     add_kernel_calculators(all);
     add_attention_calculators(all);
+    add_numerics_calculators(all);
+    add_memory_calculators(all);
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return all;
   }();

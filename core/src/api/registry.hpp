@@ -53,6 +53,8 @@ void add_transformer_calculators(std::vector<Calculator>& out);
 void add_gpu_calculators(std::vector<Calculator>& out);        // calculators_gpu.cpp
 void add_kernel_calculators(std::vector<Calculator>& out);     // calculators_kernels.cpp
 void add_attention_calculators(std::vector<Calculator>& out);  // calculators_attention.cpp
+void add_numerics_calculators(std::vector<Calculator>& out);   // calculators_numerics.cpp
+void add_memory_calculators(std::vector<Calculator>& out);     // calculators_memory.cpp
 
 // Field builders shared by calculators.
 Field number_field(std::string name, std::string unit, std::string description, json default_value,

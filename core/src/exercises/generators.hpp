@@ -38,5 +38,7 @@ void add_roofline_exercises(std::vector<Generator>& out);
 void add_gpu_exercises(std::vector<Generator>& out);        // gpu_exercises.cpp
 void add_kernel_exercises(std::vector<Generator>& out);     // kernels_exercises.cpp
 void add_attention_exercises(std::vector<Generator>& out);  // attention_exercises.cpp
+void add_numerics_exercises(std::vector<Generator>& out);   // numerics_exercises.cpp
+void add_memory_exercises(std::vector<Generator>& out);     // memory_exercises.cpp
 
 }  // namespace mlsys::exercises

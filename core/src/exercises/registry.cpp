@@ -16,6 +16,8 @@ const std::vector<exercises::Generator>& generators() {
     exercises::add_gpu_exercises(g);
     exercises::add_kernel_exercises(g);
     exercises::add_attention_exercises(g);
+    exercises::add_numerics_exercises(g);
+    exercises::add_memory_exercises(g);
     std::sort(g.begin(), g.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     return g;
   }();

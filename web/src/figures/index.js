@@ -4,5 +4,7 @@ import { roofline } from './lists/roofline.js';
 import { gpu } from './lists/gpu.js';
 import { kernels } from './lists/kernels.js';
 import { attention } from './lists/attention.js';
+import { numerics } from './lists/numerics.js';
+import { memory } from './lists/memory.js';
 
-export const figureLoaders = { ...roofline, ...gpu, ...kernels, ...attention };
+export const figureLoaders = { ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory };

@@ -1,0 +1,40 @@
+// Parameter and FLOP counts of a decoder-only transformer configuration. Parameters: the
+// attention and MLP weight matrices (gated MLPs such as SwiGLU use three ffn_hidden-wide
+// matrices), two norm gains per layer and a final norm gain, token embeddings (and an
+// untied output head); biases and learned position embeddings are left out. Training FLOPs
+// per token follow PaLM (Chowdhery et al. 2022, appendix B): 6·N + 12·L·H·Q·T, where N is the
+// non-embedding parameter count (every layer plus the final norm; neither the embedding
+// table nor the output head), L layers, H heads, Q head size, T sequence length.
+#pragma once
+
+namespace mlsys {
+
+struct ModelConfig {
+  double layers = 32;
+  double hidden = 4096;       // h
+  double heads = 32;          // a, query heads
+  double kv_heads = 32;       // grouped-query attention when < heads
+  double head_dim = 128;      // usually hidden / heads
+  double ffn_hidden = 16384;  // MLP inner width
+  double vocab = 32000;
+  double seq = 2048;          // tokens per sequence
+  bool gated_mlp = false;     // true: three matrices (gate, up, down) of width ffn_hidden
+  bool tied_embeddings = true;
+};
+
+struct ModelCounts {
+  double params;                    // everything
+  double params_embedding;          // vocab·h, twice when the output head is untied
+  double params_per_layer;          // attention + MLP matrices + two norm gains
+  double params_non_embedding;      // N of PaLM's formula: layers·params_per_layer + final norm
+  double flops_per_token_training;  // 6N + 12·L·H·Q·T
+  double flops_per_token_forward;   // a third of training
+};
+
+ModelCounts model_counts(const ModelConfig& c);
+
+// Parameters of one layer split by part (the sum is params_per_layer).
+double attention_params_per_layer(const ModelConfig& c);  // W_Q, W_K, W_V, W_O
+double mlp_params_per_layer(const ModelConfig& c);        // 2 or 3 matrices h × ffn_hidden
+
+}  // namespace mlsys

@@ -1,0 +1,183 @@
+// Exercises of the mixed-precision lesson: round a value to bf16/fp16, derive a format's
+// limits from its bit widths, predict where a low-precision running sum stalls, pick the loss
+// scale that lifts a small gradient into fp16's range, and count the recipe's bytes.
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/numerics/float_format.hpp"
+#include "mlsys/numerics/precision_recipe.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+std::string pow2(int k) { return "2^" + std::to_string(k); }
+
+// Up to 17 significant digits, enough to print any of these formats' values exactly.
+std::string exact(double x) { return format_number(x, 17); }
+
+Exercise round_value_ex(Rng& rng) {
+  const std::string name = rng.pick(std::vector<std::string>{"bf16", "fp16"});
+  const FloatFormat& f = float_format(name);
+  const int k = rng.integer(-3, 2);
+  const double x = rng.integer(1001, 9999) * std::pow(10.0, k - 3);  // 4 significant digits
+  const Rounded r = round_to_format(x, f);
+  int e2 = 0;
+  std::frexp(x, &e2);
+  const int e = e2 - 1;
+  const double q = std::ldexp(1.0, e - f.mantissa_bits);
+  Exercise ex;
+  ex.title = "Round a number to " + name;
+  ex.params = {{"format", name}, {"value", x}};
+  ex.prompt = name + " stores " + std::to_string(f.mantissa_bits) +
+              " fraction bits after the implicit leading 1. What value does " + format_number(x, 4) +
+              " become when it is rounded to " + name + " (round to nearest, ties to even)? Give the value as a "
+              "decimal number with at least 6 significant digits.";
+  ex.unit = "";
+  ex.answer = r.value;
+  ex.rel_tolerance = std::ldexp(1.0, -(f.mantissa_bits + 3));  // well inside half the gap to a neighbour
+  ex.hint = "Find the power of two just below the number, 2^e. In that binade the representable values are "
+            "spaced 2^(e − " + std::to_string(f.mantissa_bits) + ") apart: divide by the spacing, round to the "
+            "nearest integer, multiply back.";
+  ex.solution = format_number(x, 4) + " lies in [" + pow2(e) + ", " + pow2(e + 1) + "), where the spacing is " +
+                pow2(e - f.mantissa_bits) + " = " + exact(q) + ". " + format_number(x, 4) + " ÷ spacing = " +
+                format_number(x / q, 8) + ", which rounds to " + format_int(r.value / q) + ". So the stored value is " +
+                format_int(r.value / q) + " × " + pow2(e - f.mantissa_bits) + " = " + exact(r.value) +
+                ", a relative error of " + format_number(std::fabs(r.value - x) / x, 3) + ".";
+  return ex;
+}
+
+Exercise format_limit(Rng& rng) {
+  const std::string name = rng.pick(std::vector<std::string>{"fp16", "bf16", "fp8-e4m3", "fp8-e5m2", "tf32"});
+  const FloatFormat& f = float_format(name);
+  const int which = rng.integer(0, 3);
+  const std::string m = std::to_string(f.mantissa_bits);
+  Exercise ex;
+  ex.params = {{"format", name}};
+  ex.unit = "";
+  ex.rel_tolerance = 1e-3;
+  std::string layout = name + " has 1 sign bit, " + std::to_string(f.exponent_bits) + " exponent bits with bias " +
+                       std::to_string(f.bias) + " and " + m + " mantissa bits" +
+                       (f.has_infinity ? "; like IEEE 754 it reserves the all-ones exponent for infinities and NaN."
+                                       : "; as in the OCP FP8 spec it has no infinities, and only the all-ones "
+                                         "exponent with all-ones mantissa is NaN.");
+  if (which == 0) {
+    ex.title = "Largest finite value of " + name;
+    ex.prompt = layout + " What is its largest finite value?";
+    ex.answer = f.max;
+    ex.hint = f.has_infinity ? "The largest usable exponent field is all ones minus one; the mantissa is all ones."
+                             : "The all-ones exponent is usable; the largest mantissa that is not NaN is all ones but "
+                               "the last bit.";
+    ex.solution = "Largest exponent = " + std::to_string(f.emax) + ", largest significand = " +
+                  exact(f.max / std::ldexp(1.0, f.emax)) + ", so max = " + exact(f.max / std::ldexp(1.0, f.emax)) +
+                  " × " + pow2(f.emax) + " = " + exact(f.max) + ".";
+  } else if (which == 1) {
+    ex.title = "Smallest normal value of " + name;
+    ex.prompt = layout + " What is its smallest positive normal value?";
+    ex.answer = f.min_normal;
+    ex.hint = "Exponent field 1 is the smallest normal exponent: its value is 1 − bias.";
+    ex.solution = "Smallest normal = 2^(1 − " + std::to_string(f.bias) + ") = " + pow2(f.emin) + " = " +
+                  format_number(f.min_normal, 6) + ".";
+  } else if (which == 2) {
+    ex.title = "Smallest subnormal value of " + name;
+    ex.prompt = layout + " What is its smallest positive (subnormal) value?";
+    ex.answer = f.min_subnormal;
+    ex.hint = "Subnormals share the smallest normal exponent, with no implicit 1: the smallest has only the "
+              "last mantissa bit set.";
+    ex.solution = "Smallest subnormal = " + pow2(f.emin) + " × " + pow2(-f.mantissa_bits) + " = " +
+                  pow2(f.emin - f.mantissa_bits) + " = " + format_number(f.min_subnormal, 6) + ".";
+  } else {
+    ex.title = "Machine epsilon of " + name;
+    ex.prompt = layout + " What is its machine epsilon, the gap between 1 and the next larger value?";
+    ex.answer = f.epsilon;
+    ex.hint = "Next to 1 the last mantissa bit is worth 2^−(mantissa bits).";
+    ex.solution = "epsilon = 2^−" + m + " = " + format_number(f.epsilon, 6) + ".";
+  }
+  return ex;
+}
+
+Exercise sum_stall(Rng& rng) {
+  const std::string name = rng.pick(std::vector<std::string>{"bf16", "fp16", "fp8-e5m2"});
+  const FloatFormat& f = float_format(name);
+  const int k = rng.integer(-3, 3);
+  const double c = std::ldexp(1.0, k);
+  const double stall = std::ldexp(c, f.mantissa_bits + 1);
+  Exercise ex;
+  ex.title = "Where does a " + name + " running sum stop growing?";
+  ex.params = {{"format", name}, {"value", c}, {"count", 4096}, {"distribution", "constant"}};
+  ex.prompt = "A loop adds " + format_number(c, 4) + " to an accumulator held in " + name + " (" +
+              std::to_string(f.mantissa_bits) + " mantissa bits), rounding to nearest even after every addition. "
+              "At what value does the sum get stuck?";
+  ex.unit = "";
+  ex.answer = stall;
+  ex.rel_tolerance = 1e-6;
+  ex.hint = "Adding c changes the sum only while c is more than half the spacing between neighbouring values at "
+            "the sum. At exactly half, the tie goes to the even neighbour: the sum itself.";
+  ex.solution = "At a sum s in [2^e, 2^(e+1)) the spacing is 2^(e − " + std::to_string(f.mantissa_bits) +
+                "). The sum stays exact until the spacing reaches 2c = " + format_number(2 * c, 4) + ", i.e. at s = 2c × " +
+                pow2(f.mantissa_bits) + " = " + format_number(stall, 6) + ". There s + c is a tie between s and s + 2c, "
+                "and ties go to the even mantissa, s. The sum sticks at " + format_number(stall, 6) + " after " +
+                format_int(stall / c) + " additions, however many more follow.";
+  return ex;
+}
+
+Exercise loss_scale(Rng& rng) {
+  const bool normal = rng.integer(0, 1) == 1;
+  const FloatFormat& f = float_format("fp16");
+  const double target = normal ? f.min_normal : f.min_subnormal;
+  const int k = normal ? rng.integer(7, 10) : rng.integer(10, 13);
+  const double g = rng.integer(11, 99) / 10.0 * std::pow(10.0, -k);
+  double s = 1;
+  while (g * s < target) s *= 2;
+  Exercise ex;
+  ex.title = "Choose a loss scale";
+  ex.params = {{"format", "fp16"}, {"smallest_gradient", g}};
+  ex.prompt = "The smallest gradient you must keep has magnitude " + format_number(g, 2) + ". fp16's smallest " +
+              (normal ? "normal value is 2^−14 ≈ 6.104e-5" : "subnormal value is 2^−24 ≈ 5.960e-8") +
+              ". What is the smallest power-of-two loss scale S that lifts it to at least that value? Answer with S "
+              "as a number (for example 1024).";
+  ex.unit = "";
+  ex.answer = s;
+  ex.rel_tolerance = 1e-6;
+  ex.hint = "You need S ≥ threshold ÷ gradient; take log2 and round up.";
+  ex.solution = "threshold ÷ gradient = " + format_number(target / g, 4) + "; log2 of that is " +
+                format_number(std::log2(target / g), 4) + ", rounded up " + format_number(std::log2(s), 3) +
+                ", so S = " + pow2(static_cast<int>(std::log2(s))) + " = " + format_int(s) + ". Then " +
+                format_number(g, 2) + " × " + format_int(s) + " = " + format_number(g * s, 4) + ".";
+  return ex;
+}
+
+Exercise recipe_bytes(Rng& rng) {
+  const double billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7, 13, 34, 70});
+  const std::string opt = rng.pick(std::vector<std::string>{"adam", "sgd"});
+  const PrecisionRecipe r = precision_recipe("bf16", opt);
+  Exercise ex;
+  ex.title = "Bytes of the mixed-precision recipe";
+  ex.params = {{"params", billions * 1e9}, {"optimizer", opt}, {"compute_dtype", "bf16"}};
+  ex.prompt = "A " + format_number(billions, 3) + "-billion-parameter model trains with the mixed-precision recipe: "
+              "bf16 working weights and gradients, an fp32 master copy of the weights, and " +
+              (opt == "adam" ? "Adam's two moments" : "SGD's momentum") +
+              " in fp32. How many GB do these per-parameter tensors take in total (1 GB = 1e9 bytes)?";
+  ex.unit = "GB";
+  ex.answer = r.total_bytes * billions;
+  ex.hint = "Count bytes per parameter: 2 for each bf16 tensor, 4 for each fp32 one. Then multiply by the "
+            "parameter count.";
+  ex.solution = "Per parameter: 2 (bf16 weights) + 2 (bf16 gradients) + 4 (fp32 master) + " +
+                format_int(r.optimizer_bytes) + (opt == "adam" ? " (fp32 m and v)" : " (fp32 momentum)") + " = " +
+                format_int(r.total_bytes) + " bytes. × " + format_number(billions, 3) + "e9 = " +
+                format_number(ex.answer, 4) + " GB.";
+  return ex;
+}
+
+}  // namespace
+
+void add_numerics_exercises(std::vector<Generator>& out) {
+  out.push_back({"numerics-round-value", round_value_ex});
+  out.push_back({"numerics-format-limit", format_limit});
+  out.push_back({"numerics-sum-stall", sum_stall});
+  out.push_back({"numerics-loss-scale", loss_scale});
+  out.push_back({"numerics-recipe-bytes", recipe_bytes});
+}
+
+}  // namespace mlsys::exercises

@@ -1,0 +1,165 @@
+// Training memory per GPU: model states (ZeRO, TP, PP) and activations (Korthikanti et al.
+// 2022, Table 2), the memory timeline of one step, and checkpointing strategies.
+#include "mlsys/memory/training_memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mlsys {
+
+StateBytes state_bytes_per_param(double weight_bytes, bool adam) {
+  if (weight_bytes >= 4) return {4, 4, adam ? 8.0 : 4.0};  // pure fp32: no separate master copy
+  return {weight_bytes, weight_bytes, adam ? 12.0 : 8.0};   // fp32 master (+ momentum, variance)
+}
+
+ModelStates model_states(double params, const StateBytes& per_param, int zero_stage, double dp) {
+  ModelStates m{};
+  m.weights_bytes = params * per_param.weights / (zero_stage >= 3 ? dp : 1);
+  m.grads_bytes = params * per_param.grads / (zero_stage >= 2 ? dp : 1);
+  m.optimizer_bytes = params * per_param.optimizer / (zero_stage >= 1 ? dp : 1);
+  m.total_bytes = m.weights_bytes + m.grads_bytes + m.optimizer_bytes;
+  return m;
+}
+
+double activation_bytes_per_layer(double s, double b, double h, double a, double t, bool sequence_parallel,
+                                  Recompute recompute, bool flash_attention) {
+  const double sbh = s * b * h;
+  if (recompute == Recompute::Full) return 2 * sbh / (sequence_parallel ? t : 1);
+  // Linear parts: layer norms, QKV/output/MLP inputs, GeLU input, dropout masks. Without
+  // sequence parallelism only 24 of the 34 are split by tensor parallelism.
+  const double linear = sequence_parallel ? 34 / t : 10 + 24 / t;
+  // Attention scores, softmax output and its dropout mask: 5·a·s/h per s·b·h, split over heads.
+  const double quadratic = (recompute == Recompute::Selective || flash_attention) ? 0 : 5 * a * s / (h * t);
+  return sbh * (linear + quadratic);
+}
+
+namespace {
+
+double stage_layers(const ModelConfig& m, double pp) { return std::ceil(m.layers / pp); }
+
+// Parameters held by one GPU before ZeRO: the first pipeline stage (its layers and the input
+// embedding; with pp = 1 also the final norm and an untied output head), split over tp.
+double params_on_gpu(const ModelConfig& m, const ModelCounts& c, double params_override, double tp, double pp) {
+  if (params_override > 0) return params_override / (tp * pp);
+  double stage = stage_layers(m, pp) * c.params_per_layer + m.vocab * m.hidden;
+  if (pp <= 1) stage += m.hidden + (m.tied_embeddings ? 0 : m.vocab * m.hidden);
+  return stage / tp;
+}
+
+// Activations outside the layers (Korthikanti et al. section 4.3): the input embedding's
+// dropout mask, s·b·h bytes per in-flight micro-batch (split over t with sequence
+// parallelism), and with pp = 1 the final norm, output projection and fp32 cross-entropy,
+// 4·s·b·h·(1 + v/h)/t.
+double embedding_activations(const ModelConfig& m, const TrainingSetup& st) {
+  const double sbh = m.seq * st.micro_batch * m.hidden;
+  double bytes = st.pp * sbh / (st.sequence_parallel ? st.tp : 1);
+  if (st.pp <= 1) bytes += 4 * sbh * (1 + m.vocab / m.hidden) / st.tp;
+  return bytes;
+}
+
+}  // namespace
+
+TrainingMemory training_memory(const ModelConfig& model, double params_override, const TrainingSetup& st) {
+  const ModelCounts c = model_counts(model);
+  TrainingMemory r{};
+  r.params = params_override > 0 ? params_override : c.params;
+  r.params_per_gpu = params_on_gpu(model, c, params_override, st.tp, st.pp);
+  r.layers_per_stage = stage_layers(model, st.pp);
+  r.inflight_microbatches = st.pp;
+  const double act_scale = st.weight_bytes / 2;  // Korthikanti counts 16-bit activations
+  r.activations_per_layer_bytes = act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden,
+                                                                         model.heads, st.tp, st.sequence_parallel,
+                                                                         st.recompute, st.flash_attention);
+  r.activations_layers_bytes = r.inflight_microbatches * r.layers_per_stage * r.activations_per_layer_bytes;
+  r.activations_embedding_bytes = act_scale * embedding_activations(model, st);
+  r.states = model_states(r.params_per_gpu, state_bytes_per_param(st.weight_bytes, st.adam), st.zero_stage, st.dp);
+  r.activations_bytes = r.activations_layers_bytes + r.activations_embedding_bytes;
+  r.total_bytes = r.states.total_bytes + r.activations_bytes;
+  return r;
+}
+
+std::vector<MemoryPoint> memory_timeline(const ModelConfig& model, double params_override, TrainingSetup st) {
+  st.pp = 1;
+  const TrainingMemory tm = training_memory(model, params_override, st);
+  const ModelStates& s = tm.states;
+  const double L = tm.layers_per_stage;
+  const double act_scale = st.weight_bytes / 2;
+  // Each layer's activations while it is re-run in the backward pass (full recomputation).
+  const double rematerialized = act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden,
+                                                                       model.heads, st.tp, st.sequence_parallel,
+                                                                       Recompute::None, st.flash_attention);
+  // Gradients arrive in proportion to the parameters: output head and final norm first, then
+  // the layers from last to first, the input embedding last.
+  const ModelCounts c = model_counts(model);
+  const double layer_share = c.params_per_layer / (L * c.params_per_layer + c.params_embedding + model.hidden);
+  const double head_share = (model.hidden + (model.tied_embeddings ? 0 : model.vocab * model.hidden)) /
+                            (L * c.params_per_layer + c.params_embedding + model.hidden);
+  std::vector<MemoryPoint> out;
+  double grads = 0, acts = 0;
+  auto push = [&](const char* phase, double layer) {
+    out.push_back({phase, layer, s.weights_bytes, grads, s.optimizer_bytes, acts,
+                   s.weights_bytes + grads + s.optimizer_bytes + acts});
+  };
+  const double out_layer = tm.activations_embedding_bytes;  // embedding mask + output layer (pp = 1)
+  const double embed_mask = act_scale * model.seq * st.micro_batch * model.hidden / (st.sequence_parallel ? st.tp : 1);
+  push("start", 0);
+  acts += embed_mask;
+  for (int i = 1; i <= static_cast<int>(L); ++i) {
+    acts += tm.activations_per_layer_bytes;
+    push("forward", i);
+  }
+  acts += out_layer - embed_mask;  // logits and loss
+  push("forward", L);
+  acts -= out_layer - embed_mask;
+  grads += head_share * s.grads_bytes;
+  push("backward", L);
+  for (int i = static_cast<int>(L); i >= 1; --i) {
+    if (st.recompute == Recompute::Full) {
+      acts += rematerialized;
+      push("recompute", i);
+      acts -= rematerialized;
+    }
+    acts -= tm.activations_per_layer_bytes;
+    grads += layer_share * s.grads_bytes;
+    push("backward", i);
+  }
+  acts = 0;
+  grads = s.grads_bytes;
+  push("backward", 0);
+  push("optimizer", 0);
+  grads = 0;
+  push("zero-grad", 0);
+  return out;
+}
+
+CheckpointResult checkpointing(const ModelConfig& model, double micro_batch, double tp, bool sequence_parallel,
+                               bool flash_attention, const std::string& strategy, double k) {
+  const ModelCounts c = model_counts(model);
+  const double s = model.seq, b = micro_batch, h = model.hidden, a = model.heads, L = model.layers;
+  const double full_layer = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::None, flash_attention);
+  const double sel_layer = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::Selective, false);
+  const double input = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::Full, false);
+  // Per micro-batch, FLOPs of one layer's forward pass (PaLM accounting: weights 2·P per token,
+  // attention scores and weighted sum 4·s·a·d per token), split over tp GPUs.
+  const double attn_fwd = 4 * b * s * s * a * model.head_dim / tp;
+  const double layer_fwd = 2 * b * s * c.params_per_layer / tp + attn_fwd;
+  CheckpointResult r{};
+  r.training_flops = 3 * L * layer_fwd;
+  if (strategy == "none") {
+    r.stored_bytes = r.peak_bytes = L * full_layer;
+  } else if (strategy == "selective") {
+    r.stored_bytes = L * sel_layer;
+    r.peak_bytes = r.stored_bytes + (full_layer - sel_layer);  // one layer's scores re-made in backward
+    r.recompute_flops = flash_attention ? 0 : L * attn_fwd;    // FlashAttention's backward already re-makes them
+  } else {
+    const double kk = strategy == "full" ? 1 : std::min(k, L);
+    r.checkpoints = std::ceil(L / kk);
+    r.stored_bytes = r.checkpoints * input;
+    r.peak_bytes = r.stored_bytes + kk * full_layer;  // one segment re-run before its backward
+    r.recompute_flops = L * layer_fwd;                // every layer's forward runs twice
+  }
+  r.recompute_fraction = r.recompute_flops / r.training_flops;
+  return r;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,180 @@
+// Floating-point formats and exact round-to-nearest-even (IEEE 754-2019 §4.3.1; OCP OFP8
+// rev. 1.0 for E4M3 and E5M2).
+#include "mlsys/numerics/float_format.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace mlsys {
+
+namespace {
+
+FloatFormat make(std::string name, int e, int m, bool has_inf) {
+  FloatFormat f;
+  f.name = std::move(name);
+  f.exponent_bits = e;
+  f.mantissa_bits = m;
+  f.bias = (1 << (e - 1)) - 1;
+  f.has_infinity = has_inf;
+  f.emin = 1 - f.bias;
+  if (has_inf) {
+    // The all-ones exponent is reserved for inf/NaN: emax = (2^e − 2) − bias.
+    f.emax = (1 << e) - 2 - f.bias;
+    f.max = std::ldexp(2.0 - std::ldexp(1.0, -m), f.emax);
+  } else {
+    // E4M3: the all-ones exponent holds normal values except mantissa all ones (NaN).
+    f.emax = (1 << e) - 1 - f.bias;
+    f.max = std::ldexp(2.0 - std::ldexp(1.0, 1 - m), f.emax);
+  }
+  f.min_normal = std::ldexp(1.0, f.emin);
+  f.min_subnormal = std::ldexp(1.0, f.emin - m);
+  f.epsilon = std::ldexp(1.0, -m);
+  return f;
+}
+
+const std::vector<FloatFormat>& formats() {
+  static const std::vector<FloatFormat> all = {
+      make("fp32", 8, 23, true),      make("tf32", 8, 10, true),     make("bf16", 8, 7, true),
+      make("fp16", 5, 10, true),      make("fp8-e4m3", 4, 3, false), make("fp8-e5m2", 5, 2, true)};
+  return all;
+}
+
+// Nearest integer to y >= 0, ties to even. y < 2^53, so y − floor(y) is exact.
+double round_half_even(double y) {
+  const double f = std::floor(y);
+  const double d = y - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return std::fmod(f, 2.0) == 0.0 ? f : f + 1;
+}
+
+}  // namespace
+
+const std::vector<std::string>& float_format_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& f : formats()) n.push_back(f.name);
+    return n;
+  }();
+  return names;
+}
+
+const FloatFormat& float_format(const std::string& name) {
+  for (const auto& f : formats())
+    if (f.name == name) return f;
+  throw std::invalid_argument("unknown float format '" + name + "'");
+}
+
+Rounded round_to_format(double x, const FloatFormat& fmt, Overflow mode) {
+  Rounded r;
+  if (std::isnan(x)) {
+    r.special = FloatSpecial::NaN;
+    return r;
+  }
+  r.negative = std::signbit(x);
+  const double a = std::fabs(x);
+  double mag = 0;
+  if (a != 0 && std::isfinite(a)) {
+    int e2 = 0;
+    std::frexp(a, &e2);                          // a = f·2^e2, f in [0.5, 1)
+    const int e = std::max(e2 - 1, fmt.emin);    // exponent of a, clamped to the subnormal binade
+    const double q = std::ldexp(1.0, e - fmt.mantissa_bits);  // spacing in that binade
+    mag = round_half_even(a / q) * q;            // exact: a/q < 2^(m+1) and q is a power of two
+  } else if (!std::isfinite(a)) {
+    mag = a;
+  }
+  if (mag > fmt.max) {
+    r.overflow = std::isfinite(a);
+    if (mode == Overflow::Saturate) {
+      mag = fmt.max;
+    } else {
+      r.special = fmt.has_infinity ? FloatSpecial::Infinity : FloatSpecial::NaN;
+      const unsigned long long ones = (1ULL << fmt.exponent_bits) - 1;
+      r.exponent_field = ones;
+      r.mantissa_field = fmt.has_infinity ? 0 : (1ULL << fmt.mantissa_bits) - 1;
+      return r;
+    }
+  }
+  r.underflow = a != 0 && mag == 0;
+  r.value = r.negative ? -mag : mag;
+  if (mag < fmt.min_normal) {
+    r.subnormal = mag != 0;
+    r.exponent = fmt.emin;
+    r.exponent_field = 0;
+    r.mantissa_field = static_cast<unsigned long long>(mag / fmt.min_subnormal);
+    r.ulp = fmt.min_subnormal;
+  } else {
+    int e2 = 0;
+    const double f = std::frexp(mag, &e2);
+    r.exponent = e2 - 1;
+    r.exponent_field = static_cast<unsigned long long>(r.exponent + fmt.bias);
+    r.mantissa_field = static_cast<unsigned long long>(std::ldexp(2 * f - 1, fmt.mantissa_bits));
+    r.ulp = std::ldexp(1.0, r.exponent - fmt.mantissa_bits);
+  }
+  return r;
+}
+
+double round_value(double x, const FloatFormat& fmt) {
+  const Rounded r = round_to_format(x, fmt);
+  switch (r.special) {
+    case FloatSpecial::None: return r.value;
+    case FloatSpecial::Infinity: return r.negative ? -std::numeric_limits<double>::infinity()
+                                                   : std::numeric_limits<double>::infinity();
+    case FloatSpecial::NaN: break;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string bit_string(const Rounded& r, const FloatFormat& fmt) {
+  std::string s = r.negative ? "1 " : "0 ";
+  unsigned long long e = r.exponent_field, m = r.mantissa_field;
+  if (r.special == FloatSpecial::NaN && fmt.has_infinity) m = 1ULL << (fmt.mantissa_bits - 1);  // quiet NaN
+  for (int i = fmt.exponent_bits - 1; i >= 0; --i) s += ((e >> i) & 1) ? '1' : '0';
+  s += ' ';
+  for (int i = fmt.mantissa_bits - 1; i >= 0; --i) s += ((m >> i) & 1) ? '1' : '0';
+  return s;
+}
+
+namespace {
+
+// Gap from magnitude a (a value of fmt, a >= 0) to the next larger magnitude.
+double gap_above(double a, const FloatFormat& fmt) {
+  if (a < fmt.min_normal) return fmt.min_subnormal;
+  int e2 = 0;
+  std::frexp(a, &e2);
+  return std::ldexp(1.0, e2 - 1 - fmt.mantissa_bits);
+}
+
+// Gap from magnitude a > 0 down to the next smaller one: half the gap above at a power of two
+// of the normal range, the same gap otherwise.
+double gap_below(double a, const FloatFormat& fmt) {
+  int e2 = 0;
+  const double f = std::frexp(a, &e2);
+  const double g = gap_above(a, fmt);
+  return (f == 0.5 && a > fmt.min_normal) ? g / 2 : g;
+}
+
+double next_up(double v, const FloatFormat& fmt) {
+  return v >= 0 ? v + gap_above(v, fmt) : -(-v - gap_below(-v, fmt));
+}
+double next_down(double v, const FloatFormat& fmt) {
+  return v > 0 ? v - gap_below(v, fmt) : -(-v + gap_above(-v, fmt));
+}
+
+}  // namespace
+
+std::vector<double> neighbours(const Rounded& r, const FloatFormat& fmt, int count) {
+  std::vector<double> out;
+  if (r.special != FloatSpecial::None) return out;
+  double lo = r.value == 0 ? 0.0 : r.value, hi = lo;
+  for (int i = 0; i < count; ++i) {
+    lo = next_down(lo, fmt);
+    if (lo >= -fmt.max) out.push_back(lo);
+    hi = next_up(hi, fmt);
+    if (hi <= fmt.max) out.push_back(hi);
+  }
+  return out;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,121 @@
+// Loss scaling: static fractions and the dynamic scaler (see the header for sources).
+#include "mlsys/numerics/loss_scaling.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mlsys {
+
+namespace {
+
+std::uint64_t splitmix(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+// Uniform in (0, 1).
+double uniform01(std::uint64_t& state) { return (static_cast<double>(splitmix(state) >> 11) + 0.5) * 0x1.0p-53; }
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+const double kPi = 3.14159265358979323846;
+
+}  // namespace
+
+double normal_quantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  p = std::clamp(p, 1e-300, 1 - 1e-16);
+  double x;
+  if (p < 0.02425) {
+    const double q = std::sqrt(-2 * std::log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else if (p <= 1 - 0.02425) {
+    const double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  } else {
+    const double q = std::sqrt(-2 * std::log1p(-p));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  // One Newton step on Phi(x) = p.
+  const double e = normal_cdf(x) - p;
+  const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2 * kPi);
+  if (pdf > 0) x -= e / pdf;
+  return x;
+}
+
+GradientFractions gradient_fractions(double mu_log2, double sigma_log2, double loss_scale, const FloatFormat& fmt) {
+  const double shift = mu_log2 + std::log2(loss_scale);
+  const double zero_t = std::log2(fmt.min_subnormal / 2);
+  const double normal_t = std::log2(fmt.min_normal);
+  const double over_t = std::log2(fmt.max + std::ldexp(1.0, fmt.emax - fmt.mantissa_bits - 1));
+  const double p_zero = normal_cdf((zero_t - shift) / sigma_log2);
+  const double p_below_normal = normal_cdf((normal_t - shift) / sigma_log2);
+  const double p_over = normal_cdf((shift - over_t) / sigma_log2);
+  return {p_zero, p_below_normal - p_zero, std::max(0.0, 1 - p_below_normal - p_over), p_over};
+}
+
+GradientFractions sample_gradient_fractions(double mu_log2, double sigma_log2, double loss_scale,
+                                            const FloatFormat& fmt, long long samples, std::uint64_t seed,
+                                            std::vector<double>* log2_scaled) {
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  long long zero = 0, sub = 0, normal = 0, over = 0;
+  if (log2_scaled) log2_scaled->clear();
+  for (long long i = 0; i < samples; ++i) {
+    const double u1 = uniform01(state), u2 = uniform01(state);
+    const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * kPi * u2);
+    const double l = mu_log2 + sigma_log2 * z;
+    const double g = std::exp2(l) * loss_scale;
+    if (log2_scaled) log2_scaled->push_back(l + std::log2(loss_scale));
+    const Rounded r = round_to_format(g, fmt);
+    if (r.special != FloatSpecial::None) ++over;
+    else if (r.value == 0) ++zero;
+    else if (r.subnormal) ++sub;
+    else ++normal;
+  }
+  const double n = static_cast<double>(samples);
+  return {zero / n, sub / n, normal / n, over / n};
+}
+
+ScalerRun simulate_dynamic_loss_scale(double mu_log2, double sigma_log2, double grads_per_step,
+                                      const FloatFormat& fmt, long long steps, double init_scale,
+                                      long long growth_interval, double growth_factor, double backoff_factor,
+                                      std::uint64_t seed) {
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  ScalerRun run;
+  double scale = init_scale;
+  run.min_scale = run.max_scale = scale;
+  long long clean = 0;
+  for (long long s = 0; s < steps; ++s) {
+    // max of n iid: CDF F^n, so F(max) = u^(1/n); 1 − u^(1/n) = −expm1(ln u / n) keeps precision.
+    const double tail = -std::expm1(std::log(uniform01(state)) / grads_per_step);
+    const double l = mu_log2 - sigma_log2 * normal_quantile(tail);
+    const Rounded r = round_to_format(std::exp2(l) * scale, fmt);
+    const bool overflow = r.special != FloatSpecial::None;
+    run.steps.push_back({s, scale, l, overflow});
+    run.min_scale = std::min(run.min_scale, scale);
+    run.max_scale = std::max(run.max_scale, scale);
+    if (overflow) {
+      ++run.skipped;
+      scale = std::max(scale * backoff_factor, 0x1.0p-126);
+      clean = 0;
+    } else if (++clean >= growth_interval) {
+      scale = std::min(scale * growth_factor, 0x1.0p+126);
+      clean = 0;
+    }
+  }
+  run.final_scale = scale;
+  return run;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,24 @@
+// Parameter and FLOP counts of a transformer config (see model_config.hpp; PaLM appendix B).
+#include "mlsys/transformer/model_config.hpp"
+
+namespace mlsys {
+
+double attention_params_per_layer(const ModelConfig& c) {
+  const double q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
+  return c.hidden * q + 2 * c.hidden * kv + q * c.hidden;
+}
+
+double mlp_params_per_layer(const ModelConfig& c) { return (c.gated_mlp ? 3 : 2) * c.hidden * c.ffn_hidden; }
+
+ModelCounts model_counts(const ModelConfig& c) {
+  ModelCounts r{};
+  r.params_per_layer = attention_params_per_layer(c) + mlp_params_per_layer(c) + 2 * c.hidden;
+  r.params_embedding = (c.tied_embeddings ? 1 : 2) * c.vocab * c.hidden;
+  r.params_non_embedding = c.layers * r.params_per_layer + c.hidden;
+  r.params = r.params_non_embedding + r.params_embedding;
+  r.flops_per_token_training = 6 * r.params_non_embedding + 12 * c.layers * c.heads * c.head_dim * c.seq;
+  r.flops_per_token_forward = r.flops_per_token_training / 3;
+  return r;
+}
+
+}  // namespace mlsys

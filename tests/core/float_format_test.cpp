@@ -1,0 +1,143 @@
+// Float formats against IEEE 754-2019 (binary32, binary16; bf16 and tf32 as binary32 with 7
+// and 10 fraction bits, NVIDIA A100 whitepaper for tf32) and the OCP 8-bit Floating Point
+// Specification (OFP8) rev. 1.0, 2023, Table 1: E4M3 max 448 = S.1111.110, min normal 2^-6,
+// min subnormal 2^-9, NaN S.1111.111, no infinities; E5M2 max 57344, min normal 2^-14,
+// min subnormal 2^-16, infinities S.11111.00.
+#include <cmath>
+#include <cstring>
+#include <cstdint>
+
+#include <gtest/gtest.h>
+
+#include "mlsys/numerics/float_format.hpp"
+
+using namespace mlsys;
+
+namespace {
+const FloatFormat& F(const char* n) { return float_format(n); }
+double p2(int k) { return std::ldexp(1.0, k); }
+}  // namespace
+
+TEST(FloatFormat, LimitsMatchIeeeAndOcp) {
+  // IEEE binary16: max 65504, min normal 2^-14, min subnormal 2^-24, eps 2^-10.
+  EXPECT_EQ(F("fp16").max, 65504.0);
+  EXPECT_EQ(F("fp16").min_normal, p2(-14));
+  EXPECT_EQ(F("fp16").min_subnormal, p2(-24));
+  EXPECT_EQ(F("fp16").epsilon, p2(-10));
+  // IEEE binary32: max (2 − 2^-23)·2^127 ≈ 3.4028235e38, min normal 2^-126, min subnormal 2^-149.
+  EXPECT_EQ(F("fp32").max, 3.4028234663852886e38);
+  EXPECT_EQ(F("fp32").min_normal, p2(-126));
+  EXPECT_EQ(F("fp32").min_subnormal, p2(-149));
+  EXPECT_EQ(F("fp32").epsilon, p2(-23));
+  // bf16: fp32's exponent with 7 fraction bits: max (2 − 2^-7)·2^127 ≈ 3.3895e38, eps 2^-7.
+  EXPECT_NEAR(F("bf16").max, 3.3895e38, 1e34);
+  EXPECT_EQ(F("bf16").max, (2 - p2(-7)) * p2(127));
+  EXPECT_EQ(F("bf16").epsilon, p2(-7));
+  EXPECT_EQ(F("bf16").min_normal, p2(-126));
+  EXPECT_EQ(F("bf16").min_subnormal, p2(-133));
+  // tf32: 8 exponent bits, 10 fraction bits (A100 whitepaper): eps 2^-10, fp32's range.
+  EXPECT_EQ(F("tf32").epsilon, p2(-10));
+  EXPECT_EQ(F("tf32").min_normal, p2(-126));
+  EXPECT_EQ(F("tf32").total_bits(), 19);
+  // OCP E4M3.
+  EXPECT_EQ(F("fp8-e4m3").max, 448.0);
+  EXPECT_EQ(F("fp8-e4m3").min_normal, p2(-6));
+  EXPECT_EQ(F("fp8-e4m3").min_subnormal, p2(-9));
+  EXPECT_EQ(F("fp8-e4m3").epsilon, p2(-3));
+  EXPECT_FALSE(F("fp8-e4m3").has_infinity);
+  // OCP E5M2.
+  EXPECT_EQ(F("fp8-e5m2").max, 57344.0);
+  EXPECT_EQ(F("fp8-e5m2").min_normal, p2(-14));
+  EXPECT_EQ(F("fp8-e5m2").min_subnormal, p2(-16));
+  EXPECT_EQ(F("fp8-e5m2").epsilon, p2(-2));
+  EXPECT_THROW(float_format("fp12"), std::invalid_argument);
+}
+
+TEST(FloatFormat, TiesToEven) {
+  const auto& h = F("fp16");
+  EXPECT_EQ(round_value(1 + p2(-11), h), 1.0);              // halfway, 1 is even
+  EXPECT_EQ(round_value(1 + 3 * p2(-11), h), 1 + p2(-9));    // halfway, rounds up to even
+  EXPECT_EQ(round_value(1 + p2(-11) + p2(-20), h), 1 + p2(-10));  // just above halfway
+  EXPECT_EQ(round_value(-(1 + p2(-11)), h), -1.0);
+  EXPECT_EQ(round_value(0.1, F("bf16")), 0.10009765625);
+  EXPECT_EQ(round_value(257, F("bf16")), 256.0);  // tie between 256 and 258
+  EXPECT_EQ(round_value(259, F("bf16")), 260.0);  // tie between 258 and 260
+  EXPECT_EQ(round_value(2049, h), 2048.0);
+  // fp32 agrees with the hardware conversion double -> float (round to nearest even).
+  for (double x : {0.1, 1.0 / 3, 3.14159265358979, 1e-40, 6.02214076e23, -2.5e-45, 1e-46}) {
+    EXPECT_EQ(round_value(x, F("fp32")), static_cast<double>(static_cast<float>(x))) << x;
+  }
+}
+
+TEST(FloatFormat, BitFields) {
+  EXPECT_EQ(bit_string(round_to_format(1.0, F("fp16")), F("fp16")), "0 01111 0000000000");
+  EXPECT_EQ(bit_string(round_to_format(-2.0, F("fp16")), F("fp16")), "1 10000 0000000000");
+  EXPECT_EQ(bit_string(round_to_format(65504, F("fp16")), F("fp16")), "0 11110 1111111111");
+  EXPECT_EQ(bit_string(round_to_format(448, F("fp8-e4m3")), F("fp8-e4m3")), "0 1111 110");
+  EXPECT_EQ(bit_string(round_to_format(57344, F("fp8-e5m2")), F("fp8-e5m2")), "0 11110 11");
+  EXPECT_EQ(bit_string(round_to_format(p2(-24), F("fp16")), F("fp16")), "0 00000 0000000001");
+  EXPECT_EQ(bit_string(round_to_format(0.1, F("bf16")), F("bf16")), "0 01111011 1001101");
+  // Every fp32 bit pattern we produce matches the float's own bits.
+  for (double x : {0.1, -7.25, 1e-40, 3.4e38}) {
+    const float f = static_cast<float>(x);
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    std::string expect;
+    for (int i = 31; i >= 0; --i) {
+      expect += ((u >> i) & 1) ? '1' : '0';
+      if (i == 31 || i == 23) expect += ' ';
+    }
+    EXPECT_EQ(bit_string(round_to_format(x, F("fp32")), F("fp32")), expect) << x;
+  }
+}
+
+TEST(FloatFormat, OverflowPerFormat) {
+  const auto r16 = round_to_format(65520, F("fp16"));  // max + half ulp: tie, rounds to inf (odd max)
+  EXPECT_EQ(r16.special, FloatSpecial::Infinity);
+  EXPECT_TRUE(r16.overflow);
+  EXPECT_EQ(round_value(65519.99, F("fp16")), 65504.0);
+  EXPECT_TRUE(std::isinf(round_value(-1e6, F("fp16"))));
+  EXPECT_LT(round_value(-1e6, F("fp16")), 0);
+  EXPECT_TRUE(std::isinf(round_value(61440, F("fp8-e5m2"))));  // 57344 + half ulp (4096)
+  EXPECT_EQ(round_value(61439, F("fp8-e5m2")), 57344.0);
+  EXPECT_TRUE(std::isinf(round_value(1e39, F("bf16"))));
+  // E4M3 has no inf: overflow is NaN (S.1111.111) by default, ±448 when saturating.
+  EXPECT_EQ(round_value(464, F("fp8-e4m3")), 448.0);  // tie between 448 (even) and 480 (NaN slot)
+  const auto r8 = round_to_format(465, F("fp8-e4m3"));
+  EXPECT_EQ(r8.special, FloatSpecial::NaN);
+  EXPECT_EQ(bit_string(r8, F("fp8-e4m3")), "0 1111 111");
+  const auto sat = round_to_format(-1e4, F("fp8-e4m3"), Overflow::Saturate);
+  EXPECT_EQ(sat.special, FloatSpecial::None);
+  EXPECT_EQ(sat.value, -448.0);
+  EXPECT_TRUE(sat.overflow);
+  EXPECT_EQ(round_to_format(1e5, F("fp16"), Overflow::Saturate).value, 65504.0);
+  EXPECT_TRUE(std::isnan(round_value(std::nan(""), F("fp16"))));
+}
+
+TEST(FloatFormat, Subnormals) {
+  const auto& h = F("fp16");
+  const auto r = round_to_format(3 * p2(-24), h);
+  EXPECT_TRUE(r.subnormal);
+  EXPECT_EQ(r.value, 3 * p2(-24));
+  EXPECT_EQ(r.ulp, p2(-24));
+  EXPECT_EQ(round_value(p2(-25), h), 0.0);                 // half the min subnormal: tie to 0
+  EXPECT_EQ(round_value(p2(-25) * 1.0001, h), p2(-24));    // just above: min subnormal
+  EXPECT_EQ(round_value(1.5 * p2(-24), h), 2 * p2(-24));   // tie to even mantissa 2
+  EXPECT_TRUE(round_to_format(1e-9, h).underflow);
+  EXPECT_EQ(round_value(p2(-10), F("fp8-e4m3")), 0.0);     // tie at half of 2^-9
+  EXPECT_EQ(round_value(3 * p2(-10), F("fp8-e4m3")), p2(-8));  // 1.5 subnormal steps -> 2 (even)
+  EXPECT_EQ(round_value(p2(-16), F("fp8-e5m2")), p2(-16));
+  EXPECT_TRUE(round_to_format(p2(-15), F("fp8-e5m2")).subnormal);
+}
+
+TEST(FloatFormat, NeighboursAreTheGrid) {
+  const auto& h = F("fp16");
+  const auto n = neighbours(round_to_format(1.0, h), h, 2);
+  ASSERT_EQ(n.size(), 4u);
+  EXPECT_EQ(n[0], 1 - p2(-11));  // below a power of two the gap halves
+  EXPECT_EQ(n[1], 1 + p2(-10));
+  EXPECT_EQ(n[2], 1 - 2 * p2(-11));
+  EXPECT_EQ(n[3], 1 + 2 * p2(-10));
+  for (double v : neighbours(round_to_format(0.0, h), h, 3)) EXPECT_EQ(round_value(v, h), v);
+  EXPECT_EQ(neighbours(round_to_format(448, F("fp8-e4m3")), F("fp8-e4m3"), 1).size(), 1u);  // nothing above max
+}

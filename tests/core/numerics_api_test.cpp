@@ -1,0 +1,190 @@
+// The mixed-precision calculators and exercises: low-precision sums against exact sums and
+// the closed-form stall point, loss-scaling fractions sampled vs closed form, the dynamic
+// loss scaler's rules (PyTorch torch.amp.GradScaler: init 2^16, backoff 0.5, growth 2 after
+// growth_interval clean steps), the recipe's bytes (Micikevicius et al. 2018), bad inputs,
+// and the exercises against the calculators.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
+#include "mlsys/numerics/loss_scaling.hpp"
+#include "mlsys/numerics/summation.hpp"
+
+using mlsys::calc;
+using mlsys::InputError;
+using json = nlohmann::json;
+
+namespace {
+std::string error_field(const std::string& name, const json& in) {
+  try {
+    calc(name, in);
+  } catch (const InputError& e) {
+    return e.field;
+  }
+  return "<no error>";
+}
+}  // namespace
+
+TEST(NumericsCalc, FloatFields) {
+  const json r = calc("float", {{"format", "fp16"}, {"value", 1.0}});
+  EXPECT_EQ(r["bits"], "0 01111 0000000000");
+  EXPECT_EQ(r["rounded"], 1.0);
+  EXPECT_EQ(r["special"], "none");
+  EXPECT_EQ(r["max"], 65504.0);
+  EXPECT_EQ(r["epsilon"], std::ldexp(1.0, -10));
+  EXPECT_EQ(r["ulp"], std::ldexp(1.0, -10));
+  const json o = calc("float", {{"format", "fp16"}, {"value", 70000.0}});
+  EXPECT_TRUE(o["rounded"].is_null());
+  EXPECT_EQ(o["special"], "inf");
+  EXPECT_TRUE(o["overflow"].get<bool>());
+  EXPECT_EQ(calc("float", {{"format", "fp8-e4m3"}, {"value", 1000.0}})["special"], "nan");
+  EXPECT_EQ(calc("float", {{"format", "fp8-e4m3"}, {"value", 1000.0}, {"saturate", true}})["rounded"], 448.0);
+  const json b = calc("float", {{"format", "bf16"}, {"value", 0.1}});
+  EXPECT_NEAR(b["rel_error"].get<double>(), (0.10009765625 - 0.1) / 0.1, 1e-15);
+  EXPECT_EQ(b["exponent_bits"], "01111011");
+  EXPECT_EQ(b["mantissa_bits"], "1001101");
+}
+
+TEST(NumericsCalc, SumsAgainstExact) {
+  // Adding 1 in bf16 stalls at 256 = 2^(7+1): 257 is a tie between 256 and 258, and goes to 256.
+  const json r = calc("summation", {{"format", "bf16"}, {"value", 1.0}, {"count", 1000}});
+  EXPECT_EQ(r["exact"], 1000.0);
+  EXPECT_EQ(r["naive"], 256.0);
+  EXPECT_EQ(r["stall_count"], 256);
+  EXPECT_EQ(r["stall_sum"], 256.0);
+  EXPECT_EQ(r["lost_additions"], 744);
+  EXPECT_EQ(r["fp32"], 1000.0);
+  EXPECT_EQ(r["kahan"], 1000.0);
+  EXPECT_EQ(r["pairwise_recursive"], 1000.0);
+  // fp16: stalls at 2048 = 2^(10+1).
+  EXPECT_EQ(calc("summation", {{"format", "fp16"}, {"value", 1.0}, {"count", 5000}})["stall_sum"], 2048.0);
+  // Random addends: fp32 accumulation, Kahan and pairwise stay near the exact sum; naive does not.
+  const json u = calc("summation", {{"format", "bf16"}, {"value", 0.01}, {"count", 100000},
+                                    {"distribution", "uniform"}, {"seed", 7}});
+  const double exact = u["exact"].get<double>();
+  EXPECT_NEAR(exact, 1000.0, 10.0);  // mean 0.01 × 1e5
+  EXPECT_LT(u["rel_error_fp32"].get<double>(), 1e-5);
+  EXPECT_LT(u["rel_error_kahan"].get<double>(), 1e-2);    // within bf16's epsilon
+  EXPECT_LT(u["rel_error_pairwise"].get<double>(), 2e-2);
+  EXPECT_GT(u["rel_error_naive"].get<double>(), 0.5);
+  EXPECT_GT(u["series"].size(), 50u);
+  EXPECT_EQ(u["series"].back()["step"], 100000);
+  // The streaming pairwise equals the recursive one at a power of two.
+  const json p = calc("summation", {{"format", "fp16"}, {"value", 0.3}, {"count", 4096}, {"distribution", "uniform"}});
+  EXPECT_EQ(p["pairwise"], p["pairwise_recursive"]);
+  // fp16 overflows past 65504 (exact sum 1e5): reported as null + overflow, never a NaN.
+  const json o = calc("summation", {{"format", "fp16"}, {"value", 100.0}, {"count", 1000}});
+  EXPECT_TRUE(o["naive"].is_null());
+  EXPECT_TRUE(o["overflow"].get<bool>());
+  EXPECT_TRUE(o["kahan"].is_null());
+}
+
+TEST(NumericsCalc, LossScalingFractions) {
+  const json r = calc("loss-scaling", {{"mu_log2", -26.0}, {"sigma_log2", 4.0}, {"samples", 200000}});
+  // Sampled vs closed form: binomial standard error ≤ 0.0012 at 2e5 samples; allow 4σ.
+  EXPECT_NEAR(r["zero_fraction"].get<double>(), r["model"]["zero"].get<double>(), 0.005);
+  EXPECT_NEAR(r["subnormal_fraction"].get<double>(), r["model"]["subnormal"].get<double>(), 0.005);
+  // Closed form: P(log2|g| < -25) = Phi((-25 + 26) / 4) = Phi(0.25) = 0.598706.
+  EXPECT_NEAR(r["model"]["zero"].get<double>(), 0.598706, 1e-5);
+  // Scaling by 2^16 moves the distribution up 16 binades: zero fraction Phi(-15/4) = 8.84e-5.
+  const json s = calc("loss-scaling", {{"mu_log2", -26.0}, {"sigma_log2", 4.0}, {"loss_scale", 65536.0}});
+  EXPECT_NEAR(s["model"]["zero"].get<double>(), 8.84e-5, 1e-6);
+  // Now only P(log2 < -14) = Phi(-1) = 0.1587 stays below the normal range.
+  EXPECT_NEAR(s["model"]["subnormal"].get<double>(), 0.158655 - 8.84e-5, 1e-5);
+  EXPECT_GT(s["normal_fraction"].get<double>(), 0.83);
+  // A scale too large overflows: mean at 2^14 with sigma 4: P(log2 > 16) = Phi(-0.5) ≈ 0.31.
+  const json big = calc("loss-scaling", {{"mu_log2", -26.0}, {"sigma_log2", 4.0}, {"loss_scale", std::ldexp(1.0, 40)}});
+  EXPECT_NEAR(big["model"]["overflow"].get<double>(), 0.3085, 0.003);
+  const json g = calc("loss-scaling", {{"smallest_gradient", 1e-9}});
+  EXPECT_EQ(g["required_scale_subnormal"], 64.0);    // 1e-9 × 64 = 6.4e-8 ≥ 2^-24 = 5.96e-8
+  EXPECT_EQ(g["required_scale_normal"], 65536.0);    // 1e-9 × 2^16 = 6.55e-5 ≥ 2^-14
+  EXPECT_NEAR(mlsys::normal_quantile(0.975), 1.959963985, 1e-8);
+  EXPECT_NEAR(mlsys::normal_quantile(1e-10), -6.361340902, 1e-7);
+}
+
+TEST(NumericsCalc, DynamicLossScaler) {
+  // Gradients far below the range: no overflow, the scale doubles every growth_interval steps.
+  const json calm = calc("dynamic-loss-scale", {{"mu_log2", -60.0}, {"sigma_log2", 1.0}, {"steps", 1000},
+                                                {"growth_interval", 100}});
+  EXPECT_EQ(calm["skipped_steps"], 0);
+  EXPECT_EQ(calm["final_scale"], std::ldexp(1.0, 16 + 10));
+  // Gradients whose maximum always overflows at 2^16: every step is skipped and the scale halves.
+  const json hot = calc("dynamic-loss-scale", {{"mu_log2", 4.0}, {"sigma_log2", 0.5}, {"steps", 5}});
+  EXPECT_EQ(hot["skipped_steps"], 5);
+  EXPECT_EQ(hot["final_scale"], std::ldexp(1.0, 11));
+  // Equilibrium: the scale hovers where max|g|·S is near fp16's max (2^16) and some steps skip.
+  const json eq = calc("dynamic-loss-scale", {{"steps", 5000}, {"growth_interval", 50}});
+  EXPECT_GT(eq["skipped_steps"].get<long long>(), 0);
+  EXPECT_LT(eq["skipped_fraction"].get<double>(), 0.1);
+  for (const auto& s : eq["series"]) {
+    if (s["overflow"].get<bool>()) {
+      EXPECT_GT(s["log2_max_grad"].get<double>() + s["log2_scale"].get<double>(), 15.99);
+    }
+  }
+  // Same seed, same run.
+  EXPECT_EQ(calc("dynamic-loss-scale", {{"seed", 3}}), calc("dynamic-loss-scale", {{"seed", 3}}));
+}
+
+TEST(NumericsCalc, RecipeBytesAndThroughput) {
+  const json r = calc("mixed-precision-recipe", {{"hardware", "h100-sxm"}, {"params", 7e9}});
+  EXPECT_EQ(r["total_bytes_per_param"], 16.0);  // 2 + 2 + 4 + 8 (Micikevicius et al. 2018 + Adam)
+  EXPECT_EQ(r["model_state_bytes"], 112e9);
+  EXPECT_DOUBLE_EQ(r["step_time_s"].get<double>(), 6 * 7e9 * 4194304.0 / r["peak_flops"].get<double>());
+  const json f = calc("mixed-precision-recipe", {{"compute_dtype", "fp32"}, {"optimizer", "sgd"}});
+  EXPECT_EQ(f["total_bytes_per_param"], 12.0);  // 4 + 4 + 4, no master copy
+  EXPECT_EQ(f["speedup_vs_fp32"], 1.0);
+  EXPECT_EQ(r["formats"].size(), 5u);
+}
+
+TEST(NumericsCalc, BadInputs) {
+  EXPECT_EQ(error_field("float", {{"format", "fp12"}, {"value", 1.0}}), "format");
+  EXPECT_EQ(error_field("float", {{"format", "fp16"}, {"value", "1.0"}}), "value");
+  EXPECT_EQ(error_field("float", {{"value", 1e301}}), "value");
+  EXPECT_EQ(error_field("float", {{"value", 1.0}, {"typo", 1}}), "typo");
+  EXPECT_EQ(error_field("float", {{"value", 1.0}, {"saturate", 1}}), "saturate");
+  EXPECT_FALSE(mlsys::calc_text("float", R"({"value": NaN})").ok);
+  EXPECT_EQ(error_field("summation", {{"value", -1.0}}), "value");
+  EXPECT_EQ(error_field("summation", {{"value", 0.0}}), "value");
+  EXPECT_EQ(error_field("summation", {{"count", 0}}), "count");
+  EXPECT_EQ(error_field("summation", {{"count", 1e7}}), "count");
+  EXPECT_EQ(error_field("summation", {{"format", "fp8-e4m3"}, {"value", 1000.0}}), "value");
+  EXPECT_EQ(error_field("summation", {{"format", "fp16"}, {"value", 1e-12}}), "value");
+  EXPECT_EQ(error_field("summation", {{"distribution", "normal"}}), "distribution");
+  EXPECT_EQ(error_field("loss-scaling", {{"sigma_log2", 0.0}}), "sigma_log2");
+  EXPECT_EQ(error_field("loss-scaling", {{"loss_scale", -1.0}}), "loss_scale");
+  EXPECT_EQ(error_field("loss-scaling", {{"samples", 1e9}}), "samples");
+  EXPECT_EQ(error_field("loss-scaling", {{"smallest_gradient", 0.0}}), "smallest_gradient");
+  EXPECT_EQ(error_field("dynamic-loss-scale", {{"steps", 1e6}}), "steps");
+  EXPECT_EQ(error_field("dynamic-loss-scale", {{"backoff_factor", 1.0}}), "backoff_factor");
+  EXPECT_EQ(error_field("dynamic-loss-scale", {{"growth_interval", 0}}), "growth_interval");
+  EXPECT_EQ(error_field("mixed-precision-recipe", {{"hardware", "h900"}}), "hardware");
+  EXPECT_EQ(error_field("mixed-precision-recipe", {{"params", -5.0}}), "params");
+  EXPECT_EQ(error_field("mixed-precision-recipe", {{"hardware", "a100-sxm-80gb"}, {"compute_dtype", "fp8-e4m3"}}),
+            "compute_dtype");
+  EXPECT_EQ(error_field("mixed-precision-recipe", {{"optimizer", "lion"}}), "optimizer");
+}
+
+TEST(NumericsExercises, AgreeWithCalculators) {
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    const auto r = mlsys::make_exercise("numerics-round-value", seed);
+    EXPECT_EQ(r.answer, calc("float", r.params)["rounded"].get<double>());
+    const auto l = mlsys::make_exercise("numerics-format-limit", seed);
+    const json f = calc("float", l.params);
+    const std::string t = l.title;
+    const char* key = t.rfind("Largest", 0) == 0 ? "max"
+                      : t.rfind("Smallest normal", 0) == 0 ? "min_normal"
+                      : t.rfind("Smallest subnormal", 0) == 0 ? "min_subnormal" : "epsilon";
+    EXPECT_EQ(l.answer, f[key].get<double>()) << t;
+    const auto s = mlsys::make_exercise("numerics-sum-stall", seed);
+    EXPECT_EQ(s.answer, calc("summation", s.params)["stall_sum"].get<double>());
+    const auto g = mlsys::make_exercise("numerics-loss-scale", seed);
+    const json lg = calc("loss-scaling", g.params);
+    const bool normal = g.prompt.find("smallest normal value") != std::string::npos;
+    EXPECT_EQ(g.answer, lg[normal ? "required_scale_normal" : "required_scale_subnormal"].get<double>());
+    const auto b = mlsys::make_exercise("numerics-recipe-bytes", seed);
+    EXPECT_NEAR(b.answer * 1e9, calc("mixed-precision-recipe", b.params)["model_state_bytes"].get<double>(), 1e-3);
+    EXPECT_TRUE(mlsys::check_exercise("numerics-round-value", seed, mlsys::exercise_json(r)["answer"].dump())["correct"]);
+  }
+}

@@ -1,0 +1,132 @@
+// The mixed-precision lesson's four figures on the built WASM engine: data() is finite and
+// complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
+// changes the data, the numbers match IEEE 754 / OCP FP8 and the closed forms, and bad
+// inputs are EngineErrors on the right field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { resolveParams, defaults } from '../../web/src/runtime/params.js';
+import { EngineError } from '../../web/src/runtime/engine-api.js';
+import explorer from '../../web/src/figures/float-format-explorer.js';
+import stagnation from '../../web/src/figures/sum-stagnation.js';
+import lossScaling from '../../web/src/figures/loss-scaling-range.js';
+import throughput from '../../web/src/figures/precision-throughput.js';
+
+const { engine } = await loadNodeEngine();
+const FIGURES = [explorer, stagnation, lossScaling, throughput];
+const THEME = {
+  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
+  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
+};
+const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
+
+const params = (fig, over = {}) => ({ ...defaults(resolveParams(fig, engine)), ...over });
+const run = (fig, over) => fig.data(engine, params(fig, over));
+const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
+
+function colours(obj, out = []) {
+  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
+  else if (obj && typeof obj === 'object') {
+    for (const [k, v] of Object.entries(obj)) {
+      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
+      else colours(v, out);
+    }
+  }
+  return out;
+}
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape and a select or slider control`, () => {
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+    assert.ok(specs.some((s) => s.type === 'select' || s.type === 'number' || s.type === 'integer'));
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const { columns, rows } = run(fig).table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+    }
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const cfg = fig.draw(run(fig), THEME);
+    assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+    assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+    assert.equal(cfg.options.animation, false);
+    assert.equal(cfg.options.maintainAspectRatio, false);
+    assert.equal(cfg.options.responsive, true);
+    for (const [name, s] of Object.entries(cfg.options.scales)) {
+      assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+      if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has units`);
+    }
+    for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+  });
+
+  test(`${fig.id}: changing the first control changes the data`, () => {
+    const [first] = resolveParams(fig, engine);
+    const options = (first.options ?? []).map((o) => (typeof o === 'object' ? o.value : o));
+    const other = first.type === 'select' ? options.find((o) => o !== first.default) : first.default * 2;
+    assert.notDeepEqual(run(fig, { [first.key]: other }).table, run(fig).table);
+  });
+}
+
+test('float-format-explorer: rounds 0.1 and flags fp16 overflow', () => {
+  const d = run(explorer, { value: 0.1 });
+  const row = (f) => d.table.rows.find((r) => r[0].split(' ')[0] === f);
+  assert.equal(row('bf16')[1], '0.10009766');
+  assert.equal(row('bf16')[2], '0 01111011 1001101');
+  assert.equal(row('fp16')[8], 2 ** -10);
+  assert.equal(row('fp8-e4m3')[5], 448);
+  assert.equal(row('fp8-e5m2')[5], 57344);
+  const big = run(explorer, { value: 70000, format: 'fp16' });
+  assert.equal(big.chosen.special, 'inf');
+  assert.match(big.table.rows.find((r) => r[0].startsWith('fp16'))[1], /inf/);
+  assert.equal(big.table.rows.find((r) => r[0].startsWith('bf16'))[1], '70144');
+  assert.equal(run(explorer, { value: 470, format: 'fp8-e4m3' }).chosen.special, 'nan');
+  assert.equal(run(explorer, { value: 470, format: 'fp8-e4m3', saturate: true }).chosen.rounded, 448);
+  assert.match(explorer.draw(big, THEME).data.datasets.at(-1).label, /inf/);
+});
+
+test('sum-stagnation: bf16 sticks at 256, fp16 at 2048, the others stay exact', () => {
+  const b = run(stagnation, { format: 'bf16', value: 1, count: 4096, distribution: 'constant' });
+  assert.equal(b.stall_sum, 256);
+  assert.equal(b.final.naive, 256);
+  for (const k of ['fp32', 'kahan', 'pairwise']) assert.equal(b.final[k], 4096);
+  assert.equal(run(stagnation, { format: 'fp16', value: 1, count: 4096 }).stall_sum, 2048);
+});
+
+test('loss-scaling-range: the closed form and the three views', () => {
+  const h = run(lossScaling, { loss_scale: 1 });
+  const s16 = run(lossScaling, { loss_scale: 65536 });
+  assert.ok(s16.fractions.zero < h.fractions.zero / 100);
+  const sum = h.histogram.reduce((a, b) => a + b.fraction, 0);
+  assert.ok(sum > 0.99 && sum <= 1 + 1e-12);
+  const sw = run(lossScaling, { view: 'sweep' }).sweep;
+  for (let i = 1; i < sw.length; i++) assert.ok(sw[i].zero <= sw[i - 1].zero && sw[i].overflow >= sw[i - 1].overflow);
+  const dyn = run(lossScaling, { view: 'dynamic' });
+  assert.ok(dyn.dynamic.skipped_steps > 0);
+  for (const q of dyn.dynamic.series) if (q.overflow) assert.ok(q.log2_max_grad + q.log2_scale > dyn.limits.max);
+  assert.throws(() => run(lossScaling, { sigma_log2: 0 }), isEngineError('sigma_log2'));
+});
+
+test('precision-throughput: 16 bytes per parameter with Adam, peaks from the table', () => {
+  const d = run(throughput, { hardware: 'h100-sxm', optimizer: 'adam' });
+  const bf16 = d.formats.find((f) => f.compute_dtype === 'bf16');
+  assert.equal(bf16.total_bytes_per_param, 16);
+  assert.equal(bf16.peak_flops, engine.calc('hardware', { id: 'h100-sxm' }).peak_flops.bf16);
+  assert.equal(d.formats.find((f) => f.compute_dtype === 'fp32').total_bytes_per_param, 16);
+  assert.equal(run(throughput, { optimizer: 'sgd' }).formats.find((f) => f.compute_dtype === 'bf16').total_bytes_per_param, 12);
+  assert.equal(run(throughput, { hardware: 'a100-sxm-80gb' }).formats.find((f) => f.compute_dtype === 'fp8-e4m3').available, false);
+  assert.throws(() => run(throughput, { hardware: 'nope' }), isEngineError('hardware'));
+  assert.throws(() => run(throughput, { params: -1 }), isEngineError('params'));
+});
+
+test('bad values are EngineErrors on their field', () => {
+  assert.throws(() => run(explorer, { format: 'fp12' }), isEngineError('format'));
+  assert.throws(() => run(explorer, { value: '1' }), isEngineError('value'));
+  assert.throws(() => run(stagnation, { count: 0 }), isEngineError('count'));
+});

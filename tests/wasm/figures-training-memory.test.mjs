@@ -1,0 +1,138 @@
+// The training-memory lesson's five figures on the built WASM engine: data() is finite and
+// complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
+// changes the data, closed forms (16 bytes per parameter, ZeRO sharding, Korthikanti's
+// per-layer formula) hold, and bad parameters are EngineErrors on the right field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { resolveParams, defaults } from '../../web/src/runtime/params.js';
+import { EngineError } from '../../web/src/runtime/engine-api.js';
+import modelStateBytes from '../../web/src/figures/model-state-bytes.js';
+import activationVsSeq from '../../web/src/figures/activation-memory-vs-seq.js';
+import checkpointing from '../../web/src/figures/checkpointing-tradeoff.js';
+import timeline from '../../web/src/figures/step-memory-timeline.js';
+import fit from '../../web/src/figures/training-fit.js';
+import { memory } from '../../web/src/figures/lists/memory.js';
+
+const { engine } = await loadNodeEngine();
+const FIGURES = [modelStateBytes, activationVsSeq, checkpointing, timeline, fit];
+const THEME = {
+  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
+  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
+};
+const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
+
+const params = (fig, over = {}) => ({ ...defaults(resolveParams(fig, engine)), ...over });
+const run = (fig, over) => fig.data(engine, params(fig, over));
+const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
+const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
+
+function colours(obj, out = []) {
+  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
+  else if (obj && typeof obj === 'object') {
+    for (const [k, v] of Object.entries(obj)) {
+      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
+      else colours(v, out);
+    }
+  }
+  return out;
+}
+
+test('every figure is listed', () => {
+  assert.deepEqual(Object.keys(memory).sort(), FIGURES.map((f) => f.id).sort());
+});
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape`, () => {
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.ok(specs.some((s) => s.type === 'select' || s.type === 'integer' || s.type === 'number'));
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const { columns, rows } = run(fig).table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+    }
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const cfg = fig.draw(run(fig), THEME);
+    assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+    assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+    assert.equal(cfg.options.animation, false);
+    assert.equal(cfg.options.maintainAspectRatio, false);
+    assert.equal(cfg.options.responsive, true);
+    for (const [name, s] of Object.entries(cfg.options.scales)) {
+      assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+      if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has units`);
+    }
+    for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+  });
+
+  test(`${fig.id}: changing the first control changes the data`, () => {
+    const first = resolveParams(fig, engine)[0];
+    const other = first.type === 'select' ? first.options.map((o) => o.value).find((v) => v !== first.default) : first.default * 2;
+    assert.notDeepEqual(run(fig).table, run(fig, { [first.key]: other }).table);
+  });
+}
+
+test('model-state-bytes: 16 bytes per parameter at stage 0; ZeRO stages shard 12, then 2, then 2', () => {
+  const perParam = (stage, dp = 64) => run(modelStateBytes, { zero_stage: String(stage), dp }).bars.map((b) => b.total / b.params);
+  for (const x of perParam(0)) close(x, 16);
+  for (const x of perParam(1)) close(x, 4 + 12 / 64);
+  for (const x of perParam(2)) close(x, 2 + 14 / 64);
+  for (const x of perParam(3)) close(x, 16 / 64);
+  for (const x of run(modelStateBytes, { optimizer: 'sgd' }).bars.map((b) => b.total / b.params)) close(x, 12);
+  assert.throws(() => run(modelStateBytes, { dp: 0 }), isEngineError('dp'));
+});
+
+test('activation-memory-vs-seq: Korthikanti per layer, s² term gone with FlashAttention', () => {
+  const d = run(activationVsSeq); // GPT-3 175B, b = 1, t = 1
+  const [none, flash, full] = d.series;
+  for (let i = 0; i < none.points.length; i++) {
+    const s = none.points[i].seq, sbh = s * 12288;
+    close(none.points[i].bytes, sbh * (34 + (5 * 96 * s) / 12288));
+    close(flash.points[i].bytes, sbh * 34);
+    close(full.points[i].bytes, 2 * sbh);
+  }
+  const sp = run(activationVsSeq, { tp: '8', sequence_parallel: true }).series[1];
+  close(sp.points[0].bytes, (256 * 12288 * 34) / 8);
+  assert.throws(() => run(activationVsSeq, { micro_batch: -1 }), isEngineError('micro_batch'));
+  assert.throws(() => run(activationVsSeq, { model: 'gpt-9' }), isEngineError('model'));
+});
+
+test('checkpointing-tradeoff: full costs a third, the best k beats both ends', () => {
+  const d = run(checkpointing);
+  close(d.full.recompute_pct, 100 / 3);
+  assert.equal(d.none.recompute_pct, 0);
+  assert.ok(d.selective.peak < d.none.peak && d.selective.recompute_pct < 5);
+  assert.ok(d.best.peak <= d.full.peak && d.best.peak < d.ks.at(-1).peak);
+  assert.equal(d.ks.length, 40 - 1);
+  assert.throws(() => run(checkpointing, { seq: 0 }), isEngineError('seq'));
+});
+
+test('step-memory-timeline: the peak is the end of the forward pass, gradients end freed', () => {
+  const d = run(timeline);
+  const fwdEnd = d.points.filter((q) => q.phase === 'forward').at(-1);
+  close(d.peak, fwdEnd.total_bytes);
+  assert.equal(d.points.at(-1).grads_bytes, 0);
+  const full = run(timeline, { recompute: 'full' });
+  assert.ok(full.points.some((q) => q.phase === 'recompute'));
+  assert.ok(full.peak < d.peak);
+  assert.throws(() => run(timeline, { dp: 1e9 }), isEngineError('dp'));
+});
+
+test('training-fit: Llama 2 7B with Adam overflows one H100; ZeRO-3 on 8 GPUs with full recompute fits', () => {
+  const one = run(fit, { gpus: 1 });
+  assert.equal(one.fits, false);
+  close(one.segments.slice(0, 3).reduce((s, x) => s + x.bytes, 0), 16 * 6738415616);
+  const sharded = run(fit, { gpus: 8, zero_stage: '3', recompute: 'full' });
+  assert.equal(sharded.fits, true);
+  close(sharded.segments.at(-1).end, sharded.total);
+  assert.throws(() => run(fit, { hardware: 'nope' }), isEngineError('hardware'));
+  assert.throws(() => run(fit, { seq: 1.5 }), isEngineError('seq'));
+});

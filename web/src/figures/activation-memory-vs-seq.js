@@ -1,0 +1,68 @@
+// Activation bytes stored by one transformer layer against sequence length (Korthikanti et
+// al. 2022): the 34·s·b·h linear part and the 5·a·s²·b attention part, with and without
+// FlashAttention / selective recomputation, and with full recomputation. One call of
+// calc('training-memory') per point (about 40 per redraw).
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+import { PRESETS, presetOptions, presetOf, calcFor } from './training-fit.js';
+
+const SEQS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+const CASES = [
+  { key: 'none', label: 'Store everything', input: { recompute: 'none', flash_attention: false } },
+  { key: 'flash', label: 'FlashAttention or selective recompute (no s² term)', input: { recompute: 'selective', flash_attention: false } },
+  { key: 'full', label: 'Full recompute (layer input only)', input: { recompute: 'full', flash_attention: false } },
+];
+
+export default {
+  id: 'activation-memory-vs-seq',
+  title: 'Activation bytes per layer against sequence length',
+  caption:
+    'Bytes one layer stores for the backward pass, per micro-batch, on log-log axes. Without FlashAttention the attention scores grow as s² and overtake everything else at a few thousand tokens (for GPT-3 at 2,048 tokens they are already 80 of every 114 bytes); dropping them leaves a line that grows only as s. Turn on sequence parallelism with a tensor-parallel degree of 8 to divide every curve by 8.',
+  params: [
+    { key: 'model', label: 'Model', type: 'select', options: presetOptions(), default: 'gpt3-175b' },
+    { key: 'micro_batch', label: 'Micro-batch (sequences)', from: ['training-memory', 'micro_batch'], max: 64, scale: 'log' },
+    { key: 'tp', label: 'Tensor-parallel degree', type: 'select', options: ['1', '2', '4', '8'], default: '1' },
+    { key: 'sequence_parallel', label: 'Sequence parallelism', from: ['training-memory', 'sequence_parallel'] },
+  ],
+
+  data(engine, p) {
+    const preset = presetOf(p.model);
+    const fields = { micro_batch: 'micro_batch', tp: 'tp', sequence_parallel: 'sequence_parallel' };
+    const series = CASES.map((c) => ({
+      ...c,
+      points: SEQS.map((seq) => {
+        const r = calcFor(engine, 'training-memory', { ...preset.config, seq, micro_batch: p.micro_batch, tp: Number(p.tp),
+          sequence_parallel: p.sequence_parallel, ...c.input }, fields, 'model');
+        return { seq, bytes: r.activations_per_layer_bytes };
+      }),
+    }));
+    const table = {
+      columns: ['Sequence length (tokens)', ...CASES.map((c) => `${c.label} (B)`)],
+      rows: SEQS.map((s, i) => [s, ...series.map((x) => x.points[i].bytes)]),
+    };
+    return { model: PRESETS[p.model].label, series, table };
+  },
+
+  draw(data, theme) {
+    const styles = [['circle', []], ['triangle', [6, 3]], ['rect', [2, 3]]];
+    const datasets = data.series.map((s, i) => ({
+      label: s.label, data: s.points.map((q) => ({ x: q.seq, y: q.bytes })), showLine: true,
+      pointStyle: styles[i][0], pointRadius: 3, borderDash: styles[i][1], borderWidth: 2,
+      borderColor: theme.palette[i], backgroundColor: theme.palette[i],
+    }));
+    const axis = (text, unit) => ({ type: 'logarithmic', title: { display: true, text, color: theme.text },
+      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid } });
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: { x: axis('Sequence length s (tokens)', ''), y: axis(`Activations per layer (B), ${data.model}`, 'B') },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: s = ${ctx.raw.x}, ${formatSI(ctx.raw.y, 'B')}` } },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,66 @@
+// Model states per GPU (weights, gradients, optimizer states) for models from 1.3B to 175B
+// parameters: 16 bytes per parameter with mixed-precision Adam, cut by ZeRO stages over dp
+// GPUs. One calc('training-memory', {params, ...}) per model size.
+import { formatSI } from '../runtime/format.js';
+import { calcFor } from './training-fit.js';
+
+const SIZES = [1.3e9, 7e9, 13e9, 30e9, 70e9, 175e9];
+const PARTS = [['weights_bytes', 'Weights'], ['grads_bytes', 'Gradients'], ['optimizer_bytes', 'Optimizer states']];
+
+export default {
+  id: 'model-state-bytes',
+  title: 'Sixteen bytes per parameter, and how ZeRO splits them',
+  caption:
+    'Weights, gradients and optimizer states held by each GPU for models from 1.3B to 175B parameters. At ZeRO stage 0 every GPU holds all 16 bytes per parameter, three quarters of it optimizer state. Raise the ZeRO stage one step at a time with 64 GPUs and watch first the optimizer states, then the gradients, then the weights shrink; switch to "bytes per parameter" to see the split itself.',
+  params: [
+    { key: 'zero_stage', label: 'ZeRO stage', type: 'select', options: ['0', '1', '2', '3'], default: '0' },
+    { key: 'dp', label: 'Data-parallel GPUs', from: ['training-memory', 'dp'], max: 4096, default: 64, scale: 'log' },
+    { key: 'optimizer', label: 'Optimizer', from: ['training-memory', 'optimizer'] },
+    { key: 'dtype', label: 'Precision', from: ['training-memory', 'dtype'] },
+    { key: 'view', label: 'Show', type: 'select', options: [{ value: 'gpu', label: 'GB per GPU' }, { value: 'param', label: 'bytes per parameter' }], default: 'gpu' },
+  ],
+
+  data(engine, p) {
+    const fields = { dp: 'dp', zero_stage: 'zero_stage', optimizer: 'optimizer', dtype: 'dtype' };
+    const bars = SIZES.map((params) => {
+      const r = calcFor(engine, 'training-memory', { params, zero_stage: Number(p.zero_stage), dp: p.dp,
+        optimizer: p.optimizer, dtype: p.dtype }, fields, 'dp');
+      const label = `${formatSI(params, '', 3).replace(' ', '')}`;
+      return { params, label, parts: PARTS.map(([k]) => r[k]), total: r.model_states_bytes };
+    });
+    const table = {
+      columns: ['Parameters', ...PARTS.map(([, l]) => `${l} per GPU (B)`), 'Total per GPU (B)', 'Bytes per parameter per GPU'],
+      rows: bars.map((b) => [b.params, ...b.parts, b.total, b.total / b.params]),
+    };
+    return { view: p.view, zero_stage: Number(p.zero_stage), dp: p.dp, bars, table };
+  },
+
+  draw(data, theme) {
+    const perParam = data.view === 'param';
+    const patterns = [[], [6, 3], [2, 2]];
+    const datasets = PARTS.map(([, label], i) => ({
+      label,
+      data: data.bars.map((b) => (perParam ? b.parts[i] / b.params : b.parts[i] / 1e9)),
+      backgroundColor: theme.palette[i], borderColor: theme.text, borderWidth: 1, borderDash: patterns[i],
+      stack: 'states',
+    }));
+    return {
+      type: 'bar',
+      data: { labels: data.bars.map((b) => `${b.label} params`), datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'category', stacked: true, title: { display: true, text: 'Model size (parameters)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y: { type: 'linear', stacked: true, min: 0,
+            title: { display: true, text: perParam ? 'Bytes per parameter on each GPU (B)' : `Model states per GPU (GB), ZeRO ${data.zero_stage}, ${data.dp} GPUs`, color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text } },
+          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${perParam ? `${Number(ctx.raw.toPrecision(3))} B/param` : `${Number(ctx.raw.toPrecision(4))} GB`}` } },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,112 @@
+// "Does it fit?": bytes per GPU by component (weights, gradients, optimizer states,
+// activations) for a model preset and a training setup, as floating horizontal bars against
+// the accelerator's HBM capacity. One calc('training-memory', ...) call per redraw.
+import { formatSI } from '../runtime/format.js';
+import { EngineError } from '../runtime/engine-api.js';
+
+// Published configurations (GPT-2 XL: Radford et al. 2019; GPT-3: Brown et al. 2020 Table 2.1;
+// Llama 2: Touvron et al. 2023) as inputs of the `transformer` / `training-memory` calculators.
+export const PRESETS = {
+  'gpt3-1.3b': { label: 'GPT-3 XL 1.3B', config: { layers: 24, hidden: 2048, heads: 16, vocab: 50257 } },
+  'gpt2-xl': { label: 'GPT-2 XL 1.5B', config: { layers: 48, hidden: 1600, heads: 25, vocab: 50257 } },
+  'llama2-7b': { label: 'Llama 2 7B', config: { layers: 32, hidden: 4096, heads: 32, ffn_hidden: 11008, vocab: 32000, gated_mlp: true, tied_embeddings: false } },
+  'llama2-13b': { label: 'Llama 2 13B', config: { layers: 40, hidden: 5120, heads: 40, ffn_hidden: 13824, vocab: 32000, gated_mlp: true, tied_embeddings: false } },
+  'gpt3-13b': { label: 'GPT-3 13B', config: { layers: 40, hidden: 5140, heads: 40, head_dim: 128, vocab: 50257 } },
+  'llama2-70b': { label: 'Llama 2 70B', config: { layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn_hidden: 28672, vocab: 32000, gated_mlp: true, tied_embeddings: false } },
+  'gpt3-175b': { label: 'GPT-3 175B', config: { layers: 96, hidden: 12288, heads: 96, vocab: 50257 } },
+};
+export const presetOptions = (keys = Object.keys(PRESETS)) => keys.map((k) => ({ value: k, label: PRESETS[k].label }));
+
+// Runs a calculator and points its errors at this figure's controls (`fields` maps engine
+// field names to control keys; a field that is not a control goes to `fallback`).
+export function calcFor(engine, name, input, fields, fallback) {
+  try {
+    return engine.calc(name, input);
+  } catch (e) {
+    if (e && e.field !== undefined) e.field = fields[e.field] ?? (fallback || e.field);
+    throw e;
+  }
+}
+
+export function presetOf(key) {
+  if (!Object.hasOwn(PRESETS, key)) throw new EngineError('model', `Unknown model "${key}".`);
+  return PRESETS[key];
+}
+
+export const COMPONENTS = [
+  ['weights_bytes', 'Weights'],
+  ['grads_bytes', 'Gradients'],
+  ['optimizer_bytes', 'Optimizer states'],
+  ['activations_bytes', 'Activations'],
+];
+
+export default {
+  id: 'training-fit',
+  title: 'Does it fit? Bytes per GPU against HBM',
+  caption:
+    'Bytes one GPU holds while training, by component, against its HBM capacity. Start with Llama 2 7B on one H100: the 16 bytes per parameter alone overflow it. Raise the GPUs and the ZeRO stage to shard the model states, then raise the sequence length or micro-batch and watch activations take over; switch recomputation to selective or full to win them back.',
+  params: [
+    { key: 'model', label: 'Model', type: 'select', options: presetOptions(), default: 'llama2-7b' },
+    { key: 'hardware', label: 'Accelerator', from: ['training-memory', 'hardware'], default: 'h100-sxm' },
+    { key: 'gpus', label: 'Data-parallel GPUs', from: ['training-memory', 'dp'], max: 1024, scale: 'log' },
+    { key: 'zero_stage', label: 'ZeRO stage', type: 'select', options: ['0', '1', '2', '3'], default: '0' },
+    { key: 'micro_batch', label: 'Micro-batch (sequences)', from: ['training-memory', 'micro_batch'], max: 64, scale: 'log' },
+    { key: 'seq', label: 'Sequence length', from: ['training-memory', 'seq'], min: 128, max: 131072, default: 4096, scale: 'log', unit: 'tokens' },
+    { key: 'dtype', label: 'Precision', from: ['training-memory', 'dtype'] },
+    { key: 'recompute', label: 'Recomputation', from: ['training-memory', 'recompute'] },
+    { key: 'flash_attention', label: 'FlashAttention', from: ['training-memory', 'flash_attention'], default: true },
+  ],
+
+  data(engine, p) {
+    const preset = presetOf(p.model);
+    const input = {
+      ...preset.config, seq: p.seq, micro_batch: p.micro_batch, dtype: p.dtype, dp: p.gpus,
+      zero_stage: Number(p.zero_stage), recompute: p.recompute, flash_attention: p.flash_attention, hardware: p.hardware,
+    };
+    const fields = { dp: 'gpus', seq: 'seq', micro_batch: 'micro_batch', dtype: 'dtype', zero_stage: 'zero_stage',
+      recompute: 'recompute', hardware: 'hardware', flash_attention: 'flash_attention' };
+    const r = calcFor(engine, 'training-memory', input, fields, 'model');
+    let start = 0;
+    const segments = COMPONENTS.map(([key, label]) => {
+      const seg = { key, label, start, end: start + r[key], bytes: r[key] };
+      start = seg.end;
+      return seg;
+    });
+    const table = {
+      columns: ['Component', 'Bytes per GPU (B)'],
+      rows: [...segments.map((s) => [s.label, s.bytes]), ['Total', r.total_bytes], ['HBM capacity', r.hbm_bytes]],
+    };
+    return { model: preset.label, params: r.params, segments, total: r.total_bytes, hbm: r.hbm_bytes, fits: r.fits, table };
+  },
+
+  draw(data, theme) {
+    const colours = [theme.palette[0], theme.palette[1], theme.palette[2], theme.palette[3]];
+    const patterns = [[], [6, 3], [2, 2], [8, 2, 2, 2]];
+    const rows = ['Needed', 'HBM capacity'];
+    const datasets = data.segments.map((s, i) => ({
+      label: `${s.label}: ${formatSI(s.bytes, 'B')}`,
+      data: [[s.start, s.end], null],
+      backgroundColor: colours[i], borderColor: theme.text, borderWidth: 1, borderDash: patterns[i], borderSkipped: false,
+    }));
+    datasets.push({
+      label: `HBM capacity ${formatSI(data.hbm, 'B')}: ${data.fits ? 'fits' : 'does NOT fit'} (total ${formatSI(data.total, 'B')})`,
+      data: [null, [0, data.hbm]], backgroundColor: theme.muted, borderColor: theme.text, borderWidth: 2, borderSkipped: false,
+    });
+    return {
+      type: 'bar',
+      data: { labels: rows, datasets },
+      options: {
+        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'linear', min: 0, grace: '5%', title: { display: true, text: `Bytes per GPU (B), ${data.model}`, color: theme.text },
+            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
+          y: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text } },
+          tooltip: { callbacks: { label: (ctx) => ctx.dataset.label } },
+        },
+      },
+    };
+  },
+};
