@@ -1,6 +1,6 @@
 // Eleventy 3: pages are JavaScript templates in src/site; lesson Markdown is rendered by
-// build/markdown.js (through src/site/_data/course.js), not by Eleventy's template engines.
-import { siteDir } from './build/paths.js';
+// scripts/markdown.js (through src/site/_data/course.js), not by Eleventy's template engines.
+import { siteDir } from './scripts/paths.js';
 
 export default function (eleventyConfig) {
   eleventyConfig.setTemplateFormats(['11ty.js']);

@@ -21,7 +21,7 @@ after(async () => {
 });
 
 import fs from 'node:fs';
-import { siteDir } from '../../web/build/paths.js';
+import { siteDir } from '../../web/scripts/paths.js';
 
 const lessons = fs.readdirSync('content/lessons').filter((f) => f.endsWith('.md')).map((f) => `/lessons/${f.replace(/\.md$/, '')}/`);
 const embeds = fs.readdirSync(path.join(siteDir, 'embed'));

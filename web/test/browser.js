@@ -2,7 +2,7 @@
 // on a free port, and a page that records console errors, failed requests and CSP
 // violations.
 import { chromium } from 'playwright-core';
-import { startServer } from '../build/server.js';
+import { startServer } from '../scripts/server.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -1,6 +1,6 @@
 // /embed/<figure-id>/ : a page holding only that figure, for an <iframe>.
 import { layout } from './_includes/layout.js';
-import { esc, figureShell } from '../../build/markdown.js';
+import { esc, figureShell } from '../../scripts/markdown.js';
 
 export const data = {
   pagination: { data: 'course.figures', size: 1, alias: 'figure' },

@@ -1,6 +1,6 @@
 // The glossary: every term with its definition, the lessons that use it, related terms.
 import { layout } from './_includes/layout.js';
-import { esc } from '../../build/markdown.js';
+import { esc } from '../../scripts/markdown.js';
 
 export const data = { permalink: '/glossary/index.html' };
 

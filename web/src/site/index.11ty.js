@@ -1,7 +1,7 @@
 // Home page: the course outline (modules, lessons, minutes, figures, level), what exists
 // now, and the reading-progress line.
 import { layout } from './_includes/layout.js';
-import { esc } from '../../build/markdown.js';
+import { esc } from '../../scripts/markdown.js';
 
 export const data = { permalink: '/index.html' };
 

@@ -1,6 +1,6 @@
 // One page per lesson: /lessons/<slug>/.
 import { layout } from './_includes/layout.js';
-import { esc } from '../../build/markdown.js';
+import { esc } from '../../scripts/markdown.js';
 
 export const data = {
   pagination: { data: 'course.lessons', size: 1, alias: 'lesson' },

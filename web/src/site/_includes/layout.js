@@ -1,6 +1,6 @@
 // The HTML shell of every page: strict CSP, styles, the page script, favicon, header and
 // footer. Pages pass already-escaped HTML for `body`.
-import { esc } from '../../../build/markdown.js';
+import { esc } from '../../../scripts/markdown.js';
 import { CSP } from './csp.js';
 
 export function layout({ title, description, body, bodyClass = '', katex = false, embed = false }) {
