@@ -7,23 +7,14 @@
 #include <limits>
 
 #include "mlsys/api/calc.hpp"
+#include "test_support.hpp"
 
 using mlsys::calc;
 using mlsys::calc_text;
 using mlsys::json;
+using mlsys::test::error_of;
 
 namespace {
-
-// The error object calc_text returns, or a test failure if it did not fail.
-json error_of(const std::string& name, const std::string& text) {
-  const auto r = calc_text(name, text);
-  EXPECT_FALSE(r.ok) << name << " " << text << " -> " << r.text;
-  const json j = json::parse(r.text);
-  EXPECT_TRUE(j.contains("error")) << r.text;
-  EXPECT_TRUE(j["error"]["message"].is_string());
-  EXPECT_FALSE(j["error"]["message"].get<std::string>().empty());
-  return j["error"];
-}
 
 void expect_field_error(const std::string& name, const json& input, const std::string& field) {
   const json e = error_of(name, input.dump());

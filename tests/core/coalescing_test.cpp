@@ -7,20 +7,14 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "test_support.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/kernels/coalescing.hpp"
 
 using mlsys::calc;
 using mlsys::json;
+using mlsys::test::error_of;
 using mlsys::warp_request;
-
-namespace {
-json error_of(const std::string& name, const std::string& text) {
-  const auto r = mlsys::calc_text(name, text);
-  EXPECT_FALSE(r.ok) << text;
-  return json::parse(r.text)["error"];
-}
-}  // namespace
 
 TEST(Coalescing, HandCountsFp32) {
   const auto s1 = warp_request(4, 1, 0);  // 128 contiguous bytes

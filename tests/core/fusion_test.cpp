@@ -3,19 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "test_support.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/kernels/fusion.hpp"
 
 using mlsys::calc;
 using mlsys::json;
-
-namespace {
-json error_of(const std::string& name, const std::string& text) {
-  const auto r = mlsys::calc_text(name, text);
-  EXPECT_FALSE(r.ok) << text;
-  return json::parse(r.text)["error"];
-}
-}  // namespace
+using mlsys::test::error_of;
 
 TEST(Fusion, ByteFormulas) {
   const double n = 1 << 20;

@@ -6,19 +6,15 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "test_support.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/kernels/launch.hpp"
 
 using mlsys::calc;
 using mlsys::json;
+using mlsys::test::error_of;
 
 namespace {
-json error_of(const std::string& name, const std::string& text) {
-  const auto r = mlsys::calc_text(name, text);
-  EXPECT_FALSE(r.ok) << text;
-  return json::parse(r.text)["error"];
-}
-
 // CPU issues launch i during [i·o, (i+1)·o]; kernel i runs once launched and once kernel i−1 is done.
 double simulate_pipelined(int n, double o, double w) {
   double gpu_free = 0;

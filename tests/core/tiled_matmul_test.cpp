@@ -8,19 +8,15 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "test_support.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/kernels/tiled_matmul.hpp"
 
 using mlsys::calc;
 using mlsys::json;
+using mlsys::test::error_of;
 
 namespace {
-
-json error_of(const std::string& name, const std::string& text) {
-  const auto r = mlsys::calc_text(name, text);
-  EXPECT_FALSE(r.ok) << text;
-  return json::parse(r.text)["error"];
-}
 
 struct Shape {
   int m, n, k, bm, bn, bk;

@@ -4,7 +4,7 @@
 // EngineErrors on the right field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
 import { resolveParams, defaults } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import stepper from '../../web/src/figures/online-softmax-stepper.js';
@@ -13,31 +13,7 @@ import tiling from '../../web/src/figures/flash-tiling-causal.js';
 import backward from '../../web/src/figures/attention-backward-memory.js';
 import splitKv from '../../web/src/figures/split-kv-decoding.js';
 
-const { engine } = await loadNodeEngine();
 const FIGURES = [stepper, traffic, tiling, backward, splitKv];
-const THEME = {
-  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
-  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
-};
-const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
-
-function params(fig, over = {}) {
-  return { ...defaults(resolveParams(fig, engine)), ...over };
-}
-const run = (fig, over) => fig.data(engine, params(fig, over));
-const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
-const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
-
-function colours(obj, out = []) {
-  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
-  else if (obj && typeof obj === 'object') {
-    for (const [k, v] of Object.entries(obj)) {
-      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
-      else colours(v, out);
-    }
-  }
-  return out;
-}
 
 // A different value for a control: the next option, the other boolean, or another number.
 function otherValue(spec) {

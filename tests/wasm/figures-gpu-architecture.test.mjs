@@ -4,7 +4,7 @@
 // and bad settings are EngineErrors on the right field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
 import { resolveParams, defaults } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import waveQuantization from '../../web/src/figures/wave-quantization.js';
@@ -13,32 +13,9 @@ import occupancyCalculator from '../../web/src/figures/occupancy-calculator.js';
 import memoryHierarchy from '../../web/src/figures/memory-hierarchy.js';
 import { gpu } from '../../web/src/figures/lists/gpu.js';
 
-const { engine } = await loadNodeEngine();
 const FIGURES = [waveQuantization, littlesLaw, occupancyCalculator, memoryHierarchy];
-const THEME = {
-  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
-  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
-};
-const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
 
-function params(fig, over = {}) {
-  return { ...defaults(resolveParams(fig, engine)), ...over };
-}
-const run = (fig, over) => fig.data(engine, params(fig, over));
-const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
-const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
 const views = (fig) => resolveParams(fig, engine).find((s) => s.key === 'view')?.options.map((o) => o.value) ?? [null];
-
-function colours(obj, out = []) {
-  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
-  else if (obj && typeof obj === 'object') {
-    for (const [k, v] of Object.entries(obj)) {
-      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
-      else colours(v, out);
-    }
-  }
-  return out;
-}
 
 test('the gpu list registers the four figures', async () => {
   assert.deepEqual(Object.keys(gpu).sort(), FIGURES.map((f) => f.id).sort());

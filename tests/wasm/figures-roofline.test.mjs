@@ -3,7 +3,7 @@
 // the data, and the numbers match the lesson's closed forms.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
 import { resolveParams, defaults } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import rooflinePlot from '../../web/src/figures/roofline-plot.js';
@@ -11,33 +11,11 @@ import matmulIntensity from '../../web/src/figures/matmul-intensity.js';
 import batchCrossover from '../../web/src/figures/batch-crossover.js';
 import transformerOps from '../../web/src/figures/transformer-ops-roofline.js';
 
-const { engine } = await loadNodeEngine();
 const FIGURES = [rooflinePlot, matmulIntensity, batchCrossover, transformerOps];
-const THEME = {
-  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
-  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
-};
-const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
 
 // Defaults of a figure with some controls overridden.
-function params(fig, over = {}) {
-  return { ...defaults(resolveParams(fig, engine)), ...over };
-}
-const run = (fig, over) => fig.data(engine, params(fig, over));
-const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
-const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
 
 // Every colour-valued property of a Chart.js config, recursively.
-function colours(obj, out = []) {
-  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
-  else if (obj && typeof obj === 'object') {
-    for (const [k, v] of Object.entries(obj)) {
-      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
-      else colours(v, out);
-    }
-  }
-  return out;
-}
 
 for (const fig of FIGURES) {
   test(`${fig.id}: module shape`, () => {

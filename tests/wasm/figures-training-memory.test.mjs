@@ -4,7 +4,7 @@
 // per-layer formula) hold, and bad parameters are EngineErrors on the right field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
 import { resolveParams, defaults } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import modelStateBytes from '../../web/src/figures/model-state-bytes.js';
@@ -14,29 +14,7 @@ import timeline from '../../web/src/figures/step-memory-timeline.js';
 import fit from '../../web/src/figures/training-fit.js';
 import { memory } from '../../web/src/figures/lists/memory.js';
 
-const { engine } = await loadNodeEngine();
 const FIGURES = [modelStateBytes, activationVsSeq, checkpointing, timeline, fit];
-const THEME = {
-  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
-  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
-};
-const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
-
-const params = (fig, over = {}) => ({ ...defaults(resolveParams(fig, engine)), ...over });
-const run = (fig, over) => fig.data(engine, params(fig, over));
-const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
-const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
-
-function colours(obj, out = []) {
-  if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
-  else if (obj && typeof obj === 'object') {
-    for (const [k, v] of Object.entries(obj)) {
-      if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
-      else colours(v, out);
-    }
-  }
-  return out;
-}
 
 test('every figure is listed', () => {
   assert.deepEqual(Object.keys(memory).sort(), FIGURES.map((f) => f.id).sort());
