@@ -6,20 +6,15 @@
 #include <vector>
 
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys::exercises {
 
-// SplitMix64 (Steele, Lea, Flood 2014): tiny, fully specified, so a seed draws the same
-// numbers in native code and WebAssembly (std:: distributions differ between libraries).
+// Seeded source of the exercises (SplitMix64, foundations/splitmix.hpp).
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() { return splitmix(state_); }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
   int integer(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
   template <class T>

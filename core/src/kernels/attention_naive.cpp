@@ -8,15 +8,11 @@
 
 #include "mlsys/kernels/online_softmax.hpp"
 
+#include "mlsys/foundations/splitmix.hpp"
+
 namespace mlsys {
 
 namespace {
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 // Uniform in [−1, 1) with 24 random bits: exactly representable in float.
 float uniform_pm1(std::uint64_t& state) {
   return static_cast<float>(static_cast<double>(splitmix(state) >> 40) * 0x1.0p-23 - 1.0);

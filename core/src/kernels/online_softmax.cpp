@@ -9,6 +9,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "mlsys/foundations/splitmix.hpp"
+
 namespace mlsys {
 
 namespace {
@@ -99,12 +101,6 @@ float expf_det(float xf) {
 }
 
 namespace {
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 double unit(std::uint64_t& state) { return static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53; }  // [0, 1)
 }  // namespace
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlsys/foundations/splitmix.hpp"
+
 namespace mlsys {
 
 namespace {
@@ -19,10 +21,7 @@ std::vector<float> seeded_matrix(int rows, int cols, std::uint64_t seed) {
   std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
   std::vector<float> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
   for (auto& x : out) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
+    const std::uint64_t z = splitmix(state);
     // 24 random bits -> a float in [-1, 1), exactly representable.
     x = static_cast<float>(static_cast<double>(z >> 40) * 0x1.0p-23 - 1.0);
   }

@@ -3,16 +3,12 @@
 
 #include <cmath>
 
+#include "mlsys/foundations/splitmix.hpp"
+
 namespace mlsys {
 
 namespace {
 
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 double pairwise(const double* x, std::size_t n, const FloatFormat& acc) {
   if (n == 1) return x[0];
