@@ -221,7 +221,7 @@ test('embed page renders its figure; the embed script works on another site', as
   await context.close();
 });
 
-test('offline: after the first visit the lesson, its figures and math fonts work with the network cut', async () => {
+test('offline: pages read once, their figures and math fonts work with the network cut', async () => {
   const { context, page, problems } = await openPage(browser, { serviceWorkers: 'allow' });
   await page.goto(`${base}${LESSON}`);
   await page.evaluate(async () => {
@@ -229,6 +229,10 @@ test('offline: after the first visit the lesson, its figures and math fonts work
     if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
     return reg.active.state;
   });
+  // The service worker keeps the app shell and the pages read (the whole site is
+  // tests/web/offline.test.mjs, "Keep for offline reading").
+  await page.goto(`${base}/embed/batch-crossover/`);
+  await page.goto(`${base}${LESSON}`);
   await context.setOffline(true);
   await page.reload();
   await drawAll(page);

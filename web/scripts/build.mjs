@@ -1,11 +1,13 @@
 // Builds the static site into build/site: page scripts and styles (esbuild), the engine
 // (copied from build/wasm), KaTeX styles and fonts, the pages (Eleventy), and the service
-// worker that precaches everything for offline reading (Workbox).
+// worker and offline manifest (offline-manifest.js, web/src/sw/sw.js), and the search index
+// (Pagefind, search-index.js).
 import fs from 'node:fs';
 import path from 'node:path';
 import esbuild from 'esbuild';
 import Eleventy from '@11ty/eleventy';
-import { generateSW } from 'workbox-build';
+import { writeSearchIndex } from './search-index.js';
+import { writeOfflineFiles } from './offline-manifest.js';
 import { repoRoot, engineDir, siteDir } from './paths.js';
 
 const web = path.join(repoRoot, 'web');
@@ -45,19 +47,8 @@ copyDir(path.join(katexDist, 'fonts'), path.join(out, 'assets/katex/fonts'), (n)
 const eleventy = new Eleventy(path.join(web, 'src/site'), out, { configPath: path.join(web, 'eleventy.config.js'), quietMode: true });
 await eleventy.write();
 
-const sw = await generateSW({
-  globDirectory: out,
-  globPatterns: ['**/*.{html,js,mjs,wasm,css,woff2,svg}'],
-  swDest: path.join(out, 'sw.js'),
-  maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
-  cleanupOutdatedCaches: true,
-  clientsClaim: true,
-  skipWaiting: true,
-  inlineWorkboxRuntime: true,
-  sourcemap: false,
-  mode: 'production',
-  directoryIndex: 'index.html',
-  ignoreURLParametersMatching: [/.*/],
-});
-const kib = (sw.size / 1024).toFixed(0);
-console.log(`site: ${out} (${sw.count} files, ${kib} KiB precached)`);
+// Search index over the built pages, then the offline manifest over every file (index included).
+const search = await writeSearchIndex(out);
+const offline = writeOfflineFiles(out, path.join(web, 'src/sw/sw.js'));
+console.log(`site: ${out} (version ${offline.version}: ${offline.files} files, ${(offline.bytes / 1024).toFixed(0)} KiB; ` +
+  `shell ${offline.shell} files; search: ${search.pages} pages + ${search.records} records)`);

@@ -8,6 +8,10 @@ import yaml from 'js-yaml';
 import { loadNodeEngine } from '../src/runtime/engine-node.js';
 import { figureLoaders } from '../src/figures/index.js';
 import { createMarkdown, calcValues } from './markdown.js';
+import { trackParts, trackAssumes } from './track.js';
+import { checkResources } from './resources.js';
+import { conceptGraph, conceptMapSvg } from './concept-map.js';
+import { buildOverview } from './overview.js';
 
 import { repoRoot } from './paths.js';
 
@@ -114,9 +118,19 @@ export async function loadContent() {
     lessons: m.lessons.map((l) => ({ ...l, available: existing.has(l.slug) })),
   }));
   const figureList = [...figures.values()].map((f) => ({ id: f.id, title: f.title, caption: f.caption, params: f.params }));
+  // The site pages beside the lessons, all generated from the content above (course order).
+  const order = [...outline.keys()];
+  const ordered = [...lessons].sort((a, b) => order.indexOf(a.slug) - order.indexOf(b.slug));
+  const graph = conceptGraph(ordered, outline);
+  const siteMd = createMarkdown({ engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where: 'content/systems-and-scaling.yaml' });
   return {
     modules,
-    lessons,
+    lessons: ordered,
+    track: { ...(course.track ?? {}), parts: trackParts(course, existing), assumes: trackAssumes(course, existing, outline) },
+    overview: buildOverview(readYaml('systems-and-scaling.yaml'), { md: siteMd, outline, engine }),
+    resources: checkResources(readYaml('resources.yaml'), outline),
+    conceptMap: { ...graph, ...conceptMapSvg(graph) },
+    figuresByLesson: ordered.map((l) => ({ slug: l.slug, title: l.title, figures: l.figures.map((id) => figureList.find((f) => f.id === id)) })),
     glossary: [...glossary.values()].sort((a, b) => a.term.localeCompare(b.term)),
     figures: figureList,
     totalLessons: outline.size,

@@ -74,6 +74,20 @@ export function createMarkdown(ctx) {
     },
   });
 
+  // Headings get an id (a slug of their text), so that they can be linked and the search
+  // index (web/scripts/search-index.js) can lead to them.
+  const taken = new Set(['main', 'takeaways', 'references']);
+  md.core.ruler.push('heading_ids', (state) => {
+    state.tokens.forEach((t, i) => {
+      if (t.type !== 'heading_open' || t.attrGet('id')) return;
+      const base = state.tokens[i + 1].content.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'section';
+      let id = base;
+      for (let n = 2; taken.has(id); n += 1) id = `${base}-${n}`;
+      taken.add(id);
+      t.attrSet('id', id);
+    });
+  });
+
   // Glossary links: link_open/link_close pairs whose href is g:TERM.
   const open = [];
   let tipCounter = 0;

@@ -2,7 +2,10 @@
 // on a free port, and a page that records console errors, failed requests and CSP
 // violations.
 import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startServer } from '../scripts/server.js';
+import { siteDir } from '../scripts/paths.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -28,11 +31,28 @@ export async function openPage(browser, { colorScheme = 'light', width = 1280, h
   return { context, page, problems };
 }
 
-// Scrolls every figure and exercise into view and waits until each has drawn / is ready.
-export async function drawAll(page) {
-  for (const el of await page.$$('mlsys-figure, mlsys-exercise')) await el.scrollIntoViewIfNeeded();
+// Scrolls every figure, exercise and calculator into view (one after the other, as a reader
+// would) and waits until each has drawn / is ready. A calculator whose engine function is not
+// built yet settles as "unavailable".
+export async function drawAll(page, { timeout = 20000 } = {}) {
+  for (const el of await page.$$('mlsys-figure, mlsys-exercise, mlsys-calc')) await el.scrollIntoViewIfNeeded();
   await page.waitForFunction(() => [...document.querySelectorAll('mlsys-figure')].every((f) => f.dataset.state === 'drawn')
-    && [...document.querySelectorAll('mlsys-exercise')].every((e) => e.dataset.ready === 'true'), null, { timeout: 20000 });
+    && [...document.querySelectorAll('mlsys-exercise')].every((e) => e.dataset.ready === 'true')
+    && [...document.querySelectorAll('mlsys-calc')].every((c) => c.dataset.state === 'ready' || c.dataset.state === 'unavailable'),
+  null, { timeout });
+}
+
+// Every page of the built site: the path of each .html file under `root` ("/x/" for x/index.html).
+export function sitePages(root = siteDir) {
+  const pages = [];
+  const walk = (dir, rel) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(dir, e.name), `${rel}${e.name}/`);
+      else if (e.name.endsWith('.html')) pages.push(e.name === 'index.html' ? rel : `${rel}${e.name}`);
+    }
+  };
+  walk(root, '/');
+  return pages.sort();
 }
 
 // Number of painted pixels in a figure's canvas (0 for a blank chart).

@@ -24,6 +24,14 @@ const std::vector<Calculator>& registry() {
     add_attention_calculators(all);
     add_numerics_calculators(all);
     add_memory_calculators(all);
+    add_collective_calculators(all);
+    add_data_parallel_calculators(all);
+    add_model_parallel_calculators(all);
+    add_sequence_calculators(all);
+    add_quantization_calculators(all);
+    add_serving_calculators(all);
+    add_profiling_calculators(all);
+    add_overview_calculators(all);
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return all;
   }();

@@ -55,6 +55,14 @@ void add_kernel_calculators(std::vector<Calculator>& out);     // calculators_ke
 void add_attention_calculators(std::vector<Calculator>& out);  // calculators_attention.cpp
 void add_numerics_calculators(std::vector<Calculator>& out);   // calculators_numerics.cpp
 void add_memory_calculators(std::vector<Calculator>& out);     // calculators_memory.cpp
+void add_collective_calculators(std::vector<Calculator>& out);  // calculators_collectives.cpp
+void add_data_parallel_calculators(std::vector<Calculator>& out);  // calculators_data_parallel.cpp
+void add_model_parallel_calculators(std::vector<Calculator>& out);  // calculators_model_parallel.cpp
+void add_sequence_calculators(std::vector<Calculator>& out);  // calculators_sequence.cpp
+void add_quantization_calculators(std::vector<Calculator>& out);  // calculators_quantization.cpp
+void add_serving_calculators(std::vector<Calculator>& out);  // calculators_serving.cpp
+void add_profiling_calculators(std::vector<Calculator>& out);  // calculators_profiling.cpp
+void add_overview_calculators(std::vector<Calculator>& out);  // calculators_overview.cpp
 
 // Field builders shared by calculators.
 Field number_field(std::string name, std::string unit, std::string description, json default_value,

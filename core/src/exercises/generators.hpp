@@ -35,5 +35,12 @@ void add_kernel_exercises(std::vector<Generator>& out);     // kernels_exercises
 void add_attention_exercises(std::vector<Generator>& out);  // attention_exercises.cpp
 void add_numerics_exercises(std::vector<Generator>& out);   // numerics_exercises.cpp
 void add_memory_exercises(std::vector<Generator>& out);     // memory_exercises.cpp
+void add_collective_exercises(std::vector<Generator>& out);  // collectives_exercises.cpp
+void add_data_parallel_exercises(std::vector<Generator>& out);  // data_parallel_exercises.cpp
+void add_model_parallel_exercises(std::vector<Generator>& out);  // model_parallel_exercises.cpp
+void add_sequence_exercises(std::vector<Generator>& out);  // sequence_exercises.cpp
+void add_quantization_exercises(std::vector<Generator>& out);  // quantization_exercises.cpp
+void add_serving_exercises(std::vector<Generator>& out);  // serving_exercises.cpp
+void add_profiling_exercises(std::vector<Generator>& out);  // profiling_exercises.cpp
 
 }  // namespace mlsys::exercises

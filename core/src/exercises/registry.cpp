@@ -18,6 +18,13 @@ const std::vector<exercises::Generator>& generators() {
     exercises::add_attention_exercises(g);
     exercises::add_numerics_exercises(g);
     exercises::add_memory_exercises(g);
+    exercises::add_collective_exercises(g);
+    exercises::add_data_parallel_exercises(g);
+    exercises::add_model_parallel_exercises(g);
+    exercises::add_sequence_exercises(g);
+    exercises::add_quantization_exercises(g);
+    exercises::add_serving_exercises(g);
+    exercises::add_profiling_exercises(g);
     std::sort(g.begin(), g.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     return g;
   }();

@@ -6,5 +6,13 @@ import { kernels } from './lists/kernels.js';
 import { attention } from './lists/attention.js';
 import { numerics } from './lists/numerics.js';
 import { memory } from './lists/memory.js';
+import { collectives } from './lists/collectives.js';
+import { dataParallel } from './lists/data-parallel.js';
+import { modelParallel } from './lists/model-parallel.js';
+import { sequence } from './lists/sequence.js';
+import { quantization } from './lists/quantization.js';
+import { serving } from './lists/serving.js';
+import { profiling } from './lists/profiling.js';
 
-export const figureLoaders = { ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory };
+export const figureLoaders = { ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory,
+  ...collectives, ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling };

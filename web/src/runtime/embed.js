@@ -1,6 +1,11 @@
-// For other sites: <script type="module" src=".../assets/js/embed.js"></script> defines
-// <mlsys-figure data-id="..." data-settings="key=value&..."> and loads the engine and the
-// figure from this site. Styles come with it.
+// For other sites (documented on the site's /embedding/ page):
+//   <script type="module" src="https://COURSE/assets/js/embed.js"></script>
+//   <mlsys-figure data-id="roofline-plot" data-settings="hardware=b200&dtype=fp8-e4m3"></mlsys-figure>
+// defines <mlsys-figure> (figure.js), which loads the engine and the figure's module from the
+// course's origin (this script's URL) when it nears the viewport. Its settings come from
+// data-settings, then from the host page's hash "#<figure-id>:key=value&..." (the course's
+// permalink form); both are validated against the engine's schemas and never inserted as
+// markup. The course's styles come with it.
 import './figure.js';
 
 const css = new URL('../site.css', import.meta.url).href;

@@ -2,8 +2,13 @@
 // glossary tooltips, reading progress, and the service worker for offline reading.
 import './figure.js';
 import './exercise.js';
+import './calc-widget.js';
 import { initGlossary } from './glossary.js';
+import { initGlossaryFilter } from './glossary-filter.js';
 import { initProgress } from './progress.js';
+import { initOffline } from './offline.js';
+import { initSearch } from './search.js';
+import { initCopyButtons } from './copy.js';
 
 // The script runs as soon as it loads (async), possibly before the page is parsed.
 function whenParsed(fn) {
@@ -13,9 +18,10 @@ function whenParsed(fn) {
 
 whenParsed(() => {
   initGlossary();
+  initGlossaryFilter();
   initProgress();
+  initOffline(); // the service worker, "Keep for offline reading", update notices
+  initSearch();
+  initCopyButtons();
 });
 
-if ('serviceWorker' in navigator && document.documentElement.dataset.sw === 'on') {
-  navigator.serviceWorker.register(new URL('../../sw.js', import.meta.url), { scope: '/' }).catch(() => {});
-}

@@ -10,10 +10,47 @@ export function readProgress(storage = globalThis.localStorage) {
     for (const [slug, when] of Object.entries(read)) {
       if (/^[a-z0-9-]{1,80}$/.test(slug) && typeof when === 'number' && Number.isFinite(when)) clean[slug] = when;
     }
-    return { read: clean };
+    // The lesson opened last, for "continue where you left off".
+    const last = parsed?.last && typeof parsed.last === 'object' && /^[a-z0-9-]{1,80}$/.test(parsed.last.slug ?? '')
+      && Number.isFinite(parsed.last.when) ? { slug: parsed.last.slug, when: parsed.last.when } : null;
+    return last ? { read: clean, last } : { read: clean };
   } catch {
     return { read: {} };
   }
+}
+
+export function setLastVisited(slug) {
+  const p = readProgress();
+  p.last = { slug, when: Date.now() };
+  write(p);
+}
+
+// The lesson to continue with: the last one opened if it is not read yet, else the next
+// unread one after it in `order` (published lessons in course order), else null.
+export function continueTarget(progress, order) {
+  const last = progress.last?.slug;
+  if (!last || !order.includes(last)) return null;
+  if (!progress.read[last]) return last;
+  const i = order.indexOf(last);
+  return [...order.slice(i + 1), ...order.slice(0, i)].find((s) => !progress.read[s]) ?? null;
+}
+
+// Fills a [data-continue] paragraph with a link to the lesson to continue with (the home
+// page lists the published lessons as .lesson-row links, in course order).
+function showContinue(root, progress) {
+  const box = root.querySelector('[data-continue]');
+  if (!box) return;
+  const links = new Map([...root.querySelectorAll('.lesson-row[data-lesson-status] > a')].map((a) => [a.closest('.lesson-row').dataset.lessonStatus, a]));
+  const target = continueTarget(progress, [...links.keys()]);
+  if (!target) {
+    box.hidden = true;
+    return;
+  }
+  const a = document.createElement('a');
+  a.href = links.get(target).getAttribute('href');
+  a.textContent = links.get(target).textContent;
+  box.replaceChildren(target === progress.last.slug ? 'Continue where you left off: ' : 'Up next: ', a);
+  box.hidden = false;
 }
 
 function write(progress, storage = globalThis.localStorage) {
@@ -34,8 +71,12 @@ export function setRead(slug, isRead) {
 
 // Wires [data-mark-read] buttons and [data-progress] lines present on the page.
 export function initProgress(root = document) {
+  // A lesson page (it has the one "mark as read" button) is remembered as the last visited.
+  const marks = root.querySelectorAll('[data-mark-read]');
+  if (marks.length === 1) setLastVisited(marks[0].dataset.markRead);
   const update = () => {
     const p = readProgress();
+    showContinue(root, p);
     for (const line of root.querySelectorAll('[data-progress]')) {
       const slugs = (line.dataset.progress || '').split(' ').filter(Boolean);
       const total = Number(line.dataset.total || slugs.length);

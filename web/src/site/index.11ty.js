@@ -30,7 +30,8 @@ ${rows}
   <h1>Where the time and the memory go</h1>
   <p class="lead">An interactive course on machine learning systems: from one GPU kernel to thousands of GPUs. Every figure is live and every number is computed in your browser by a C++ engine compiled to WebAssembly; no GPU needed.</p>
   <p class="progress-line"><span data-progress="${esc(allSlugs.join(' '))}" data-total="${course.totalLessons}">0 of ${course.totalLessons} read</span> · ${available.length} of ${course.totalLessons} lessons published</p>
+  <p class="continue" data-continue hidden></p>
 </div>
 ${modules}`;
-  return layout({ title: 'ML systems: an interactive course', description: 'Where the time and the memory go when neural networks are trained and served.', body, bodyClass: 'home' });
+  return layout({ title: 'ML systems: an interactive course', description: 'Where the time and the memory go when neural networks are trained and served.', body, bodyClass: 'home', current: '/' });
 }

@@ -3,18 +3,57 @@
 import { esc } from '../../../scripts/markdown.js';
 import { CSP } from './csp.js';
 
-export function layout({ title, description, body, bodyClass = '', katex = false, embed = false }) {
+// The site's pages beside the lessons, in the order the header and footer list them.
+export const SITE_PAGES = [
+  ['/', 'Course'],
+  ['/track/', 'Track'],
+  ['/systems-and-scaling/', 'Systems and scaling'],
+  ['/recap/', 'Recap'],
+  ['/figures/', 'Figures'],
+  ['/glossary/', 'Glossary'],
+  ['/concept-map/', 'Concept map'],
+  ['/videos-and-books/', 'Videos and books'],
+];
+
+function navLinks(current) {
+  return SITE_PAGES.map(([href, text]) => `<a href="${href}"${href === current ? ' aria-current="page"' : ''}>${text}</a>`).join('\n      ');
+}
+
+// "Keep for offline reading": a button, a progress bar and a status line, run by
+// web/src/runtime/offline.js. `prefix` keeps ids unique when a page holds two.
+export function offlineBox(prefix) {
+  return `<div class="offline-box" data-offline-keep>
+      <button type="button" class="fig-btn" data-offline-button aria-describedby="${prefix}-status">Keep for offline reading</button>
+      <progress hidden aria-label="Download for offline reading" value="0" max="1"></progress>
+      <p class="offline-status" id="${prefix}-status" role="status" aria-live="polite" data-offline-status>Stores every page, figure and the engine in this browser.</p>
+    </div>`;
+}
+
+// `current`: the page's own path, marked in the navigation. `search: false` keeps a page out
+// of the search index (web/scripts/search-index.js; glossary and figures come as records).
+const NOT_INDEXED = new Set(['/glossary/', '/figures/']);
+
+export function layout({ title, description, body, bodyClass = '', katex = false, embed = false, current = '', search = true }) {
+  const indexed = search && !embed && !NOT_INDEXED.has(current);
   const nav = embed ? '' : `
   <a class="skip" href="#main">Skip to content</a>
   <header class="site-header">
     <a class="brand" href="/">ML Systems, computed</a>
     <nav aria-label="Site">
-      <a href="/">Course</a>
-      <a href="/glossary/">Glossary</a>
+      ${navLinks(current)}
     </nav>
+    <form class="site-search" role="search" aria-label="Site search" action="/search/">
+      <label class="sr-only" for="site-search-q">Search the course</label>
+      <input type="search" id="site-search-q" name="q" placeholder="Search" autocomplete="off">
+    </form>
   </header>`;
   const footer = embed ? '' : `
   <footer class="site-footer">
+    <nav aria-label="Course pages">
+      ${navLinks(current)}
+    </nav>
+    <p class="footer-tools"><a href="/search/">Search</a> · <a href="/offline/">Keep for offline reading</a> · <a href="/embedding/">Embed figures in your pages</a></p>
+    ${current === '/offline/' ? '' : offlineBox('footer-offline')}
     <p>Every number on these pages is computed by the course's C++ engine, running in your browser as WebAssembly.</p>
   </footer>`;
   return `<!doctype html>
@@ -32,7 +71,7 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   <script type="module" async src="/assets/js/main.js"></script>
 </head>
 <body class="${bodyClass}">${nav}
-  <main id="main">
+  <main id="main"${indexed ? ' data-pagefind-body' : ''}>
 ${body}
   </main>${footer}
 </body>

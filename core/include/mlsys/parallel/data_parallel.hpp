@@ -1,0 +1,94 @@
+// Data parallelism, ZeRO and FSDP: step time, exposed gradient communication and scaling
+// efficiency of data-parallel training; memory and communication volume of the ZeRO stages
+// (Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion Parameter
+// Models", arXiv:1910.02054, sections 5 and 7); and the tokens per GPU per step that hide
+// FSDP's all-gathers and reduce-scatters behind compute (Zhao et al. 2023, "PyTorch FSDP",
+// arXiv:2304.11277). Compute follows the 6·N·tokens rule (forward 2·N, backward 4·N FLOPs
+// per token) at peak × MFU; communication is the ring collectives of the alpha-beta model
+// (comm/cost_model.hpp). Times in seconds, sizes in bytes, bandwidths per direction in B/s.
+#pragma once
+#include <vector>
+
+#include "mlsys/comm/cost_model.hpp"
+#include "mlsys/memory/training_memory.hpp"
+
+namespace mlsys {
+
+// The network a data-parallel group sees: a ring inside one node runs over the scale-up
+// link (NVLink), a ring that spans nodes is limited by the slowest hop, the inter-node
+// network (InfiniBand, one NIC per GPU).
+struct DpNetwork {
+  double intra_bandwidth_Bps;  // per GPU per direction inside a node
+  double inter_bandwidth_Bps;  // per GPU per direction across nodes
+  double latency_s;            // α of one ring step
+  int gpus_per_node;
+};
+// The link a ring over `ranks` GPUs runs at: intra when ranks ≤ gpus_per_node, else inter.
+Link ring_link(const DpNetwork& net, int ranks);
+
+// Compute of one optimizer step on one GPU: 6·params·tokens FLOPs at peak_flops · mfu.
+struct DpCompute {
+  double params;          // Ψ, parameters of the replicated model
+  double tokens_per_gpu;  // tokens one GPU processes per optimizer step (all micro-batches)
+  double accumulation;    // micro-batches per step (gradient accumulation)
+  double peak_flops;      // FLOP/s
+  double mfu;             // fraction of peak reached, (0, 1]
+};
+
+struct DpStep {
+  double compute_time_s;        // forward + backward of every micro-batch
+  double forward_time_s;        // a third of compute
+  double backward_time_s;       // two thirds of compute
+  double last_backward_time_s;  // backward of the last micro-batch: the only one the all-reduce can hide behind
+  double gradient_bytes;        // Ψ · grad_bytes
+  double allreduce_time_s;      // one ring all-reduce of the whole gradient
+  double bucket_count;          // ceil(gradient_bytes / bucket_bytes)
+  double bucket_allreduce_time_s;  // one bucket's ring all-reduce
+  double bucketed_comm_time_s;  // all buckets back to back (more latency than one big all-reduce)
+  double exposed_comm_s;        // communication not hidden behind compute
+  double step_time_s;           // compute + exposed
+  double link_bandwidth_Bps;    // B of the ring
+  bool inter_node;              // the ring crosses nodes
+};
+
+// One data-parallel step over `gpus` replicas. Without overlap the whole gradient is
+// all-reduced after the backward pass. With overlap (PyTorch DDP's gradient buckets) the
+// gradient is cut into equal buckets that become ready at an even pace during the last
+// micro-batch's backward pass and are all-reduced one after another on one stream: bucket i
+// (of n) is ready at i·T_b/n, so the communication ends at max(T_b + t, T_b/n + n·t), t one
+// bucket's all-reduce, and the exposed part is max(t, T_b/n + n·t − T_b).
+DpStep dp_step(const DpCompute& c, double grad_bytes, double bucket_bytes, bool overlap, int gpus,
+               const DpNetwork& net);
+
+// ZeRO stage s (0 = plain data parallelism) over dp ranks.
+struct ZeroStage {
+  int stage;
+  ModelStates memory;            // per GPU
+  double volume_psi;             // elements sent per GPU per step in units of Ψ (paper, section 7): 2, 2, 2, 3
+  double volume_elements;        // exact ring count: volume_psi · Ψ · (p−1)/p
+  double volume_bytes;           // volume_elements · comm_bytes
+  double comm_time_s;            // its collectives in the alpha-beta model
+  double allgather_time_s;       // parameter all-gathers (stage 1–2: one, after the update; stage 3: two, forward and backward)
+  double reducescatter_time_s;   // gradient reduce-scatter (stage 0: the reduce-scatter half of the all-reduce)
+};
+// Stages 0–3 for Ψ = params, mixed precision with `adam` or SGD, `comm_bytes` per element.
+std::vector<ZeroStage> zero_stages(double params, bool adam, int dp, double comm_bytes, const DpNetwork& net);
+
+// FSDP (ZeRO-3) with the model wrapped in `units` equal units: per unit an all-gather of its
+// parameters before the forward and again before the backward, a reduce-scatter of its
+// gradients after the backward.
+struct FsdpOverlap {
+  double comm_time_s;         // 2 all-gathers + 1 reduce-scatter per unit, every unit
+  double allgather_time_s;    // one unit's all-gather (the first one cannot be prefetched)
+  double compute_time_s;      // at tokens_per_gpu
+  double tokens_min;          // tokens per GPU per step with compute = comm_time_s
+  double tokens_min_bandwidth;  // the bandwidth term alone: bytes·(p−1)/p·peak·mfu / (2·B)
+  double tokens_limit;          // its large-p limit: bytes·peak·mfu / (2·B)
+  double exposed_comm_s;      // prefetch: max(first all-gather, comm − compute); without: every all-gather + the reduce-scatters not hidden by the backward pass
+  double step_time_s;         // compute + exposed
+  double link_bandwidth_Bps;
+};
+FsdpOverlap fsdp_overlap(const DpCompute& c, double param_bytes, int units, bool prefetch, int gpus,
+                         const DpNetwork& net);
+
+}  // namespace mlsys

@@ -1,0 +1,53 @@
+// Discrete-event simulation of a request stream served with static (request-level) batching
+// and continuous (iteration-level) batching, Yu et al. 2022 (Orca, OSDI). Arrivals are a
+// seeded Poisson process; prompt lengths are uniform on [1, 2·prompt_mean − 1] and output
+// lengths uniform on [1, 2·output_mean − 1]. One engine step costs the roofline of a forward
+// pass: max((weights + KV bytes read) / bandwidth, 2·N·tokens / peak) (serving/decode.hpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlsys {
+
+struct Request {
+  double arrival_s;
+  int prompt;   // tokens
+  int output;   // tokens to generate (>= 1)
+};
+
+// `count` requests: Poisson arrivals at `rate_rps` per second, seeded SplitMix64.
+std::vector<Request> request_stream(int count, double rate_rps, int prompt_mean, int output_mean, std::uint64_t seed);
+
+struct StepModel {
+  double weight_bytes;        // streamed once per step
+  double kv_bytes_per_token;  // read for every cached token of every running sequence
+  double flops_per_token;     // 2·N
+  double peak_flops, bandwidth_Bps;
+  double step_time_s(double tokens, double cached_tokens) const;
+};
+
+struct BatchingResult {
+  std::string policy;            // "static" or "continuous"
+  double makespan_s;             // first arrival (t = 0) to last completion
+  double output_tokens;
+  double tokens_per_s;           // output tokens / makespan
+  double requests_per_s;         // completed requests / makespan
+  double latency_p50_s, latency_p90_s, latency_p99_s, latency_mean_s;  // arrival -> last token
+  double ttft_p50_s, ttft_p99_s, ttft_mean_s;                          // arrival -> first token
+  double tpot_mean_s;            // (latency − ttft) / (output − 1), over requests with output > 1
+  double mean_batch;             // sequences per decode step, averaged over steps
+  double mean_in_system;         // time average of requests arrived and not finished (integrated)
+  double steps;
+  double padded_tokens;          // static only: steps spent on sequences already finished
+};
+
+// policy: "static" (take up to max_batch waiting requests when idle, run until all finish)
+// or "continuous" (each step admits waiting requests up to max_batch and retires finished ones).
+BatchingResult simulate_batching(const std::vector<Request>& requests, const StepModel& model, int max_batch,
+                                 const std::string& policy);
+
+// p-quantile (0..1) of `values` by the nearest-rank method; values must be non-empty.
+double quantile_nearest_rank(std::vector<double> values, double p);
+
+}  // namespace mlsys

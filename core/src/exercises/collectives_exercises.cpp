@@ -1,0 +1,160 @@
+// Exercises of the collectives lesson: ring all-reduce time from α, B, p and S; bytes each
+// rank sends in a ring all-reduce; the message size where recursive doubling and the ring
+// cost the same; bus bandwidth from a measured time; hierarchical all-reduce across nodes.
+// Numbers are shown rounded and answers are computed from the numbers shown; `params` are
+// inputs of the `collective`, `collective-sweep` and `hierarchical-allreduce` calculators.
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/foundations/units.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+const std::string kMicro = "\xC2\xB5s";  // µs
+
+int log2_int(int p) {
+  int l = 0;
+  while ((1 << l) < p) ++l;
+  return l;
+}
+
+Exercise ring_time(Rng& rng) {
+  const int p = rng.pick(std::vector<int>{4, 8, 16, 32, 64, 128});
+  const double mb = rng.pick(std::vector<double>{16, 64, 100, 256, 500, 1000, 2000});
+  const double alpha_us = rng.pick(std::vector<double>{1, 2, 5, 10, 20});
+  const double gbps = rng.pick(std::vector<double>{25, 50, 100, 200, 450});
+  const double S = mb * 1e6, a = alpha_us * 1e-6, B = gbps * 1e9;
+  const double chunk_us = S / p / B * 1e6;
+  Exercise e;
+  e.title = "Time a ring all-reduce";
+  e.params = {{"op", "allreduce"}, {"algorithm", "ring"}, {"ranks", p}, {"bytes", S}, {"latency_s", a},
+              {"bandwidth_Bps", B}};
+  e.prompt = format_int(p) + " GPUs all-reduce a " + format_number(mb, 4) + " MB gradient buffer with the ring algorithm. "
+             "Each message costs α = " + format_number(alpha_us, 3) + " " + kMicro + " plus its size over B = " +
+             format_number(gbps, 4) + " GB/s (per direction). How long does the all-reduce take, in ms?";
+  e.unit = "ms";
+  e.answer = 2.0 * (p - 1) * (a + S / (p * B)) * 1e3;
+  e.hint = "The ring splits the buffer into p chunks and takes 2(p − 1) steps (p − 1 to reduce-scatter, p − 1 to "
+           "all-gather); each step sends one chunk of S/p bytes.";
+  e.solution = "Chunk = " + format_number(mb, 4) + " MB / " + format_int(p) + " = " + format_number(mb / p, 4) +
+               " MB, which takes " + format_number(chunk_us, 4) + " " + kMicro + " at " + format_number(gbps, 4) +
+               " GB/s. Each step costs " + format_number(alpha_us, 3) + " + " + format_number(chunk_us, 4) + " = " +
+               format_number(alpha_us + chunk_us, 4) + " " + kMicro + "; 2(p − 1) = " + format_int(2 * (p - 1)) +
+               " steps give " + format_number(e.answer, 4) + " ms.";
+  return e;
+}
+
+Exercise ring_bytes(Rng& rng) {
+  const double billions = rng.pick(std::vector<double>{1.3, 7, 8, 13, 34, 70});
+  const int p = rng.pick(std::vector<int>{2, 4, 8, 16, 64, 256, 1024});
+  const double S = billions * 1e9 * 2;  // bf16 gradients
+  Exercise e;
+  e.title = "Bytes each GPU sends";
+  e.params = {{"op", "allreduce"}, {"algorithm", "ring"}, {"ranks", p}, {"bytes", S}};
+  e.prompt = "Data-parallel training of a " + format_number(billions, 3) + "-billion-parameter model all-reduces its "
+             "bf16 gradients (2 bytes each) across " + format_int(p) + " GPUs with the ring algorithm. How many GB "
+             "does each GPU send per all-reduce?";
+  e.unit = "GB";
+  e.answer = 2.0 * (p - 1) / p * S / 1e9;
+  e.hint = "S = parameters × 2 bytes. In the ring, every rank sends one chunk of S/p in each of the 2(p − 1) steps.";
+  e.solution = "S = " + format_number(billions, 3) + "e9 × 2 B = " + format_number(S / 1e9, 4) + " GB. Each GPU sends "
+               "2(p − 1)/p × S = 2 × " + format_int(p - 1) + "/" + format_int(p) + " × " + format_number(S / 1e9, 4) +
+               " GB = " + format_number(e.answer, 4) + " GB, close to 2S however many GPUs join.";
+  return e;
+}
+
+Exercise crossover(Rng& rng) {
+  const int p = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256});
+  const double alpha_us = rng.pick(std::vector<double>{1, 2, 5, 10});
+  const double gbps = rng.pick(std::vector<double>{25, 50, 100, 200, 450});
+  const int L = log2_int(p);
+  const double a = alpha_us * 1e-6, B = gbps * 1e9;
+  const double ring_bw = 2.0 * (p - 1) / p;
+  const double s = (2.0 * (p - 1) - L) * a * B / (L - ring_bw);
+  Exercise e;
+  e.title = "Where the ring starts to win";
+  e.params = {{"op", "allreduce"}, {"ranks", p}, {"latency_s", a}, {"bandwidth_Bps", B}};
+  e.prompt = "On " + format_int(p) + " ranks with α = " + format_number(alpha_us, 3) + " " + kMicro + " and B = " +
+             format_number(gbps, 4) + " GB/s, recursive doubling all-reduces in log2 p steps that each exchange the "
+             "whole buffer, while the ring takes 2(p − 1) steps of S/p. Above what buffer size S is the ring faster? "
+             "Answer in MB.";
+  e.unit = "MB";
+  e.answer = s / 1e6;
+  e.hint = "Write both times as (latency terms)·α + (bandwidth terms)·S/B: recursive doubling log2 p · (α + S/B), the "
+           "ring 2(p − 1)·α + 2(p − 1)/p · S/B. Set them equal and solve for S.";
+  e.solution = "log2 p = " + format_int(L) + ". Equal times: " + format_int(L) + "α + " + format_int(L) + "S/B = " +
+               format_int(2 * (p - 1)) + "α + " + format_number(ring_bw, 4) + "S/B, so S* = (" +
+               format_int(2 * (p - 1)) + " − " + format_int(L) + ")·α·B / (" + format_int(L) + " − " +
+               format_number(ring_bw, 4) + ") = " + format_number(e.answer, 4) +
+               " MB. Below it recursive doubling's fewer steps win; above it the ring's smaller volume wins.";
+  return e;
+}
+
+Exercise busbw(Rng& rng) {
+  const int p = rng.pick(std::vector<int>{8, 16, 32, 64});
+  const double gb = rng.pick(std::vector<double>{0.5, 1, 2, 4, 8});
+  const double true_bw = rng.pick(std::vector<double>{40, 45, 180, 360, 380});  // GB/s
+  const double t_ms = round_sig(2.0 * (p - 1) / p * gb / true_bw * 1e3 * (1 + 0.05 * rng.uniform()), 3);
+  const double S = gb * 1e9, factor = 2.0 * (p - 1) / p;
+  const double algbw = S / (t_ms * 1e-3) / 1e9;
+  Exercise e;
+  e.title = "Bus bandwidth from a measurement";
+  e.unit = "GB/s";
+  e.answer = algbw * factor;
+  // A ring at zero latency over links of the answer's bandwidth takes exactly the measured time.
+  e.params = {{"op", "allreduce"}, {"algorithm", "ring"}, {"ranks", p}, {"bytes", S}, {"latency_s", 0.0},
+              {"bandwidth_Bps", e.answer * 1e9}};
+  e.prompt = "nccl-tests' all_reduce_perf on " + format_int(p) + " GPUs reports " + format_number(t_ms, 3) +
+             " ms for a " + format_number(gb, 3) + " GB buffer. What bus bandwidth (busbw) does it print, in GB/s?";
+  e.hint = "Algorithm bandwidth is S / time. For all-reduce, nccl-tests multiplies it by 2(p − 1)/p to get bus "
+           "bandwidth, the rate each link must sustain.";
+  e.solution = "algbw = " + format_number(gb, 3) + " GB / " + format_number(t_ms, 3) + " ms = " +
+               format_number(algbw, 4) + " GB/s; busbw = algbw × 2(p − 1)/p = " + format_number(algbw, 4) + " × " +
+               format_number(factor, 4) + " = " + format_number(e.answer, 4) +
+               " GB/s, to compare with the link's bandwidth per direction.";
+  return e;
+}
+
+Exercise hierarchical(Rng& rng) {
+  const int nodes = rng.pick(std::vector<int>{2, 4, 8, 16, 32});
+  const int g = 8;
+  const double gb = rng.pick(std::vector<double>{1, 2, 4, 10});
+  const double bi = rng.pick(std::vector<double>{300, 450, 900});  // GB/s per direction
+  const double be = rng.pick(std::vector<double>{25, 50, 100});
+  const double S = gb * 1e9;
+  const int p = nodes * g;
+  const double intra_ms = 2.0 * (g - 1) / g * S / (bi * 1e9) * 1e3;
+  const double inter_ms = 2.0 * (nodes - 1) / p * S / (be * 1e9) * 1e3;
+  Exercise e;
+  e.title = "Hierarchical all-reduce across nodes";
+  e.params = {{"nodes", nodes},       {"gpus_per_node", g},         {"bytes", S},
+              {"bandwidth_Bps", bi * 1e9}, {"latency_s", 0.0}, {"inter_bandwidth_Bps", be * 1e9},
+              {"inter_latency_s", 0.0}};
+  e.prompt = format_int(nodes) + " nodes of 8 GPUs all-reduce " + format_number(gb, 3) + " GB hierarchically: a ring "
+             "reduce-scatter inside each node at " + format_number(bi, 3) + " GB/s, a ring all-reduce of each GPU's "
+             "1/8 shard across the nodes over its own " + format_number(be, 3) + " GB/s NIC, then a ring all-gather "
+             "inside the node. Ignoring latency, how long does it take, in ms?";
+  e.unit = "ms";
+  e.answer = intra_ms + inter_ms;
+  e.hint = "Inside the node: 2(g − 1)/g · S at the NVLink rate. Across nodes: each GPU all-reduces S/g over N nodes, "
+           "sending 2(N − 1)/N · S/g at the NIC rate.";
+  e.solution = "Intra-node: 2 × 7/8 × " + format_number(gb, 3) + " GB / " + format_number(bi, 3) + " GB/s = " +
+               format_number(intra_ms, 4) + " ms. Inter-node: 2 × " + format_int(nodes - 1) + "/" + format_int(nodes) +
+               " × " + format_number(gb / g, 4) + " GB / " + format_number(be, 3) + " GB/s = " +
+               format_number(inter_ms, 4) + " ms. Total " + format_number(e.answer, 4) + " ms.";
+  return e;
+}
+
+}  // namespace
+
+void add_collective_exercises(std::vector<Generator>& out) {
+  out.push_back({"collectives-ring-allreduce-time", ring_time});
+  out.push_back({"collectives-ring-bytes", ring_bytes});
+  out.push_back({"collectives-crossover", crossover});
+  out.push_back({"collectives-bus-bandwidth", busbw});
+  out.push_back({"collectives-hierarchical", hierarchical});
+}
+
+}  // namespace mlsys::exercises

@@ -1,0 +1,217 @@
+// Exercises of the data-parallel-zero-fsdp lesson: gradient accumulation for a global batch,
+// the all-reduce time left exposed with bucketed overlap, ZeRO memory per GPU, ZeRO-3
+// communication per GPU, the tokens per GPU that hide FSDP's collectives, and weak-scaling
+// efficiency. Hardware numbers are shown rounded; answers use the numbers shown, and
+// `params` are the inputs of the data-parallel, zero and fsdp-overlap calculators.
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+struct Gpu {
+  const Accelerator* hw;
+  std::string name;    // the table's name without its parenthesized note
+  double peak_tflops;  // bf16 dense, shown to 4 significant digits
+  double nvlink_gbps;  // per direction, GB/s
+};
+
+Gpu pick_gpu(Rng& rng) {
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"};
+  const Accelerator* hw = find_accelerator(rng.pick(ids));
+  return {hw, hw->name.substr(0, hw->name.find(" (")), round_sig(*hw->peak_for("bf16") / 1e12, 4), round_sig(hw->json["scaleup_bandwidth_Bps"].get<double>() / 2e9, 3)};
+}
+
+Exercise global_batch(Rng& rng) {
+  const int mb = rng.pick(std::vector<int>{1, 2, 4, 8});
+  const int gpus = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256});
+  const int accum = rng.pick(std::vector<int>{1, 2, 3, 4, 6, 8, 16, 32});
+  const int seq = rng.pick(std::vector<int>{2048, 4096, 8192});
+  const double target = 1.0 * mb * gpus * accum;
+  Exercise e;
+  e.title = "Accumulation steps for a global batch";
+  e.params = {{"micro_batch", mb}, {"gpus", gpus}, {"accumulation", accum}, {"seq", seq}};
+  e.prompt = "A run's recipe asks for a global batch of " + format_int(target) + " sequences of " + format_int(seq) +
+             " tokens (" + format_number(target * seq / 1e6, 4) + " M tokens) per optimizer step. You train on " +
+             format_int(gpus) + " GPUs in pure data parallelism, and only " + format_int(mb) +
+             " sequence(s) per GPU fit in memory at once. How many gradient-accumulation steps (micro-batches per "
+             "optimizer step) do you need?";
+  e.unit = "";
+  e.answer = accum;
+  e.rel_tolerance = 0;
+  e.abs_tolerance = 0.01;
+  e.hint = "Global batch = micro-batch per GPU × number of GPUs × accumulation steps. Solve for the last factor.";
+  e.solution = "Accumulation = " + format_int(target) + " ÷ (" + format_int(mb) + " × " + format_int(gpus) + ") = " +
+               format_int(accum) + ". The gradient all-reduce then runs once every " + format_int(accum) +
+               " micro-batches.";
+  return e;
+}
+
+Exercise exposed_allreduce(Rng& rng) {
+  const Gpu g = pick_gpu(rng);
+  const double params_b = rng.pick(std::vector<double>{1, 1.3, 2.7, 3, 6.7, 7, 8, 13});
+  const int gpus = rng.pick(std::vector<int>{2, 4, 8});
+  const int tokens_k = rng.pick(std::vector<int>{1, 2, 4, 8});
+  const double mfu = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
+  const int buckets = rng.pick(std::vector<int>{4, 8, 16, 32, 64});
+  const double psi = params_b * 1e9, grad = 2 * psi, tokens = tokens_k * 1024.0;
+  const double compute = 6 * psi * tokens / (g.peak_tflops * 1e12 * mfu);
+  const double tb = compute * 2 / 3;
+  const double ar = 2.0 * (gpus - 1) / gpus * grad / (g.nvlink_gbps * 1e9);
+  const double t = ar / buckets;
+  const double exposed = std::max(t, tb / buckets + buckets * t - tb);
+  Exercise e;
+  e.title = "How much of the all-reduce is exposed?";
+  e.params = {{"params", psi}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"seq", tokens}, {"micro_batch", 1},
+              {"accumulation", 1}, {"gpus", gpus}, {"gpus_per_node", 8}, {"intra_bandwidth_Bps", g.nvlink_gbps * 1e9},
+              {"latency_s", 0}, {"grad_dtype", "bf16"}, {"bucket_bytes", grad / buckets * (1 + 1e-9)}, {"overlap", true}};
+  e.prompt = "A " + format_number(params_b, 3) + "B-parameter model trains data-parallel on " + format_int(gpus) + " " +
+             g.name + " GPUs in one node (" + format_number(g.peak_tflops, 4) + " TFLOP/s bf16 at " +
+             format_number(mfu * 100, 3) + "% MFU; NVLink " + format_number(g.nvlink_gbps, 3) +
+             " GB/s per direction). Each GPU processes " + format_int(tokens) +
+             " tokens per step; the bf16 gradients are all-reduced with a ring (ignore latency) in " + format_int(buckets) +
+             " equal buckets that become ready at an even pace during the backward pass (two thirds of 6·N·tokens) and "
+             "run one after another. How many milliseconds of communication remain exposed after the backward pass ends?";
+  e.unit = "ms";
+  e.answer = exposed * 1e3;
+  e.hint = "Backward T_b = (2/3)·6·Ψ·tokens / (peak·MFU). Ring all-reduce of S bytes: 2(p−1)/p · S / B; each bucket "
+           "takes t = that / n. Bucket i is ready at i·T_b/n; the last one finishes at max(T_b + t, T_b/n + n·t).";
+  e.solution = "Compute = 6 × " + format_number(psi, 3) + " × " + format_int(tokens) + " / (" +
+               format_number(g.peak_tflops, 4) + "e12 × " + format_number(mfu, 3) + ") = " +
+               format_number(compute * 1e3, 4) + " ms, backward T_b = " + format_number(tb * 1e3, 4) +
+               " ms. All-reduce of " + format_number(grad / 1e9, 4) + " GB: 2 × " + format_int(gpus - 1) + "/" +
+               format_int(gpus) + " × " + format_number(grad / 1e9, 4) + " GB / " + format_number(g.nvlink_gbps, 3) +
+               " GB/s = " + format_number(ar * 1e3, 4) + " ms, so one bucket takes t = " + format_number(t * 1e3, 4) +
+               " ms. Exposed = max(t, T_b/n + n·t − T_b) = " + format_number(e.answer, 4) + " ms" +
+               (t >= tb / buckets + buckets * t - tb ? " (only the last bucket: the rest hid behind the backward pass)."
+                                                       : " (the buckets arrive faster than the link drains them).");
+  return e;
+}
+
+Exercise zero_memory(Rng& rng) {
+  const double params_b = rng.pick(std::vector<double>{1.5, 3, 7, 7.5, 13, 30, 65, 70, 175});
+  const int dp = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256, 1024});
+  const int stage = rng.integer(1, 3);
+  const double psi = params_b * 1e9;
+  const double bytes = stage == 1 ? 4 * psi + 12 * psi / dp : stage == 2 ? 2 * psi + 14 * psi / dp : 16 * psi / dp;
+  Exercise e;
+  e.title = "Model states per GPU under ZeRO";
+  e.params = {{"params", psi}, {"dp", dp}, {"optimizer", "adam"}, {"zero_stage", stage}};
+  e.prompt = "A " + format_number(params_b, 4) + "B-parameter model trains with mixed-precision Adam (2 bytes of bf16 "
+             "weights, 2 of bf16 gradients and 12 of fp32 optimizer states per parameter) under ZeRO stage " +
+             std::to_string(stage) + " over " + format_int(dp) +
+             " data-parallel GPUs. How many GB (1e9 bytes) of model states does each GPU hold (no activations)?";
+  e.unit = "GB";
+  e.answer = bytes / 1e9;
+  e.hint = "Stage 1 shards the 12 bytes of optimizer states over N_d, stage 2 also the 2 bytes of gradients, stage 3 "
+           "also the 2 bytes of weights. Unsharded states stay whole on every GPU.";
+  const std::string n = format_int(dp);
+  e.solution = std::string("Bytes per GPU = ") +
+               (stage == 1 ? "(2 + 2)·Ψ + 12·Ψ/" + n : stage == 2 ? "2·Ψ + (2 + 12)·Ψ/" + n : "(2 + 2 + 12)·Ψ/" + n) +
+               " with Ψ = " + format_number(psi, 4) + ": " + format_number(e.answer, 4) +
+               " GB. Plain data parallelism would need 16·Ψ = " + format_number(16 * psi / 1e9, 4) + " GB.";
+  return e;
+}
+
+Exercise zero3_comm(Rng& rng) {
+  const double params_b = rng.pick(std::vector<double>{1.3, 7, 13, 34, 70});
+  const int dp = rng.pick(std::vector<int>{8, 16, 64, 256});
+  const double bw = rng.pick(std::vector<double>{25, 50, 100});
+  const double psi = params_b * 1e9;
+  const double bytes = 3 * psi * 2 * (dp - 1.0) / dp;
+  Exercise e;
+  e.title = "ZeRO-3 traffic per GPU per step";
+  e.params = {{"params", psi}, {"dp", dp}, {"comm_dtype", "bf16"}, {"gpus_per_node", 1},
+              {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}};
+  e.prompt = "A " + format_number(params_b, 3) + "B-parameter model trains under ZeRO stage 3 over " + format_int(dp) +
+             " GPUs, one per node, each with " + format_number(bw, 3) +
+             " GB/s of network bandwidth per direction. Parameters and gradients travel in bf16 with ring collectives "
+             "(ignore latency). How many seconds does one step's communication take if nothing overlaps it?";
+  e.unit = "s";
+  e.answer = bytes / (bw * 1e9);
+  e.hint = "Stage 3 all-gathers the parameters twice (forward and backward) and reduce-scatters the gradients once: "
+           "3Ψ elements. A ring all-gather or reduce-scatter of S bytes sends (p−1)/p · S per GPU.";
+  e.solution = "Bytes sent per GPU = 3 × " + format_number(psi, 3) + " × 2 B × " + format_int(dp - 1) + "/" +
+               format_int(dp) + " = " + format_number(bytes / 1e9, 4) + " GB; time = that / " + format_number(bw, 3) +
+               " GB/s = " + format_number(e.answer, 4) + " s, 1.5× the 2Ψ of plain data parallelism.";
+  return e;
+}
+
+Exercise fsdp_tokens(Rng& rng) {
+  const Gpu g = pick_gpu(rng);
+  const double bw = rng.pick(std::vector<double>{25, 50, 100, 200});
+  const int gpus = rng.pick(std::vector<int>{16, 32, 64, 128, 512});
+  const double mfu = rng.pick(std::vector<double>{0.35, 0.4, 0.45, 0.5});
+  const double params_b = rng.pick(std::vector<double>{7, 13, 34, 70});
+  const double rate = g.peak_tflops * 1e12 * mfu;
+  const double tokens = 2.0 * (gpus - 1) / gpus * rate / (2 * bw * 1e9);
+  Exercise e;
+  e.title = "Tokens per GPU that hide FSDP's communication";
+  e.params = {{"params", params_b * 1e9}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"gpus", gpus},
+              {"gpus_per_node", 8}, {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}, {"param_dtype", "bf16"},
+              {"tokens_per_gpu", 1}};
+  e.prompt = "A " + format_number(params_b, 3) + "B-parameter model is fully sharded (FSDP) over " + format_int(gpus) +
+             " " + g.name + " GPUs across nodes (" + format_number(g.peak_tflops, 4) + " TFLOP/s bf16 at " +
+             format_number(mfu * 100, 3) + "% MFU, " + format_number(bw, 3) +
+             " GB/s of network per GPU per direction). Each step all-gathers the bf16 parameters twice and "
+             "reduce-scatters the bf16 gradients once, with ring collectives (ignore latency). How many tokens must "
+             "each GPU process per step for compute (6·Ψ·tokens FLOPs) to take at least as long as that communication?";
+  e.unit = "";
+  e.answer = tokens;
+  e.hint = "Set 6·Ψ·T / (peak·MFU) equal to 3·Ψ·2 B·(p−1)/p / B. Ψ cancels.";
+  e.solution = "T_min = 2 B × (p−1)/p × peak × MFU / (2 × bandwidth) = 2 × " + format_int(gpus - 1) + "/" +
+               format_int(gpus) + " × " + format_number(rate / 1e12, 4) + "e12 / (2 × " + format_number(bw, 3) +
+               "e9) = " + format_number(tokens, 4) + " tokens per GPU per step, whatever the model size.";
+  return e;
+}
+
+Exercise scaling_efficiency(Rng& rng) {
+  const Gpu g = pick_gpu(rng);
+  const double params_b = rng.pick(std::vector<double>{1.3, 3, 7, 13});
+  const int gpus = rng.pick(std::vector<int>{16, 32, 64, 128, 256});
+  const double bw = rng.pick(std::vector<double>{25, 50, 100});
+  const int tokens_k = rng.pick(std::vector<int>{2, 4, 8, 16});
+  const double mfu = 0.4;
+  const double psi = params_b * 1e9, tokens = tokens_k * 1024.0;
+  const double compute = 6 * psi * tokens / (g.peak_tflops * 1e12 * mfu);
+  const double ar = 2.0 * (gpus - 1) / gpus * 2 * psi / (bw * 1e9);
+  Exercise e;
+  e.title = "Weak-scaling efficiency without overlap";
+  e.params = {{"params", psi}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"seq", tokens}, {"micro_batch", 1},
+              {"accumulation", 1}, {"gpus", gpus}, {"gpus_per_node", 8}, {"inter_bandwidth_Bps", bw * 1e9},
+              {"latency_s", 0}, {"grad_dtype", "bf16"}, {"overlap", false}};
+  e.prompt = "Each of " + format_int(gpus) + " " + g.name + " GPUs (" + format_number(g.peak_tflops, 4) +
+             " TFLOP/s bf16 at 40% MFU) processes " + format_int(tokens) + " tokens per step of a " +
+             format_number(params_b, 3) + "B-parameter model, then all-reduces the bf16 gradients with a ring over "
+             "the inter-node network at " + format_number(bw, 3) +
+             " GB/s per direction (ignore latency), with no overlap. What is the weak-scaling efficiency, the "
+             "throughput per GPU relative to a single GPU, in percent?";
+  e.unit = "";
+  e.answer = 100 * compute / (compute + ar);
+  e.hint = "A single GPU needs no all-reduce, so efficiency = compute / (compute + all-reduce). Ring all-reduce: "
+           "2(p−1)/p · 2Ψ bytes / bandwidth.";
+  e.solution = "Compute = 6 × " + format_number(psi, 3) + " × " + format_int(tokens) + " / (" +
+               format_number(g.peak_tflops, 4) + "e12 × 0.4) = " + format_number(compute * 1e3, 4) +
+               " ms; all-reduce = 2 × " + format_int(gpus - 1) + "/" + format_int(gpus) + " × " +
+               format_number(2 * psi / 1e9, 4) + " GB / " + format_number(bw, 3) + " GB/s = " +
+               format_number(ar * 1e3, 4) + " ms; efficiency = " + format_number(compute * 1e3, 4) + " / " +
+               format_number((compute + ar) * 1e3, 4) + " = " + format_number(e.answer, 4) + "%.";
+  return e;
+}
+
+}  // namespace
+
+void add_data_parallel_exercises(std::vector<Generator>& out) {
+  out.push_back({"dp-global-batch", global_batch});
+  out.push_back({"dp-exposed-allreduce", exposed_allreduce});
+  out.push_back({"dp-zero-memory", zero_memory});
+  out.push_back({"dp-zero3-communication", zero3_comm});
+  out.push_back({"dp-fsdp-tokens", fsdp_tokens});
+  out.push_back({"dp-scaling-efficiency", scaling_efficiency});
+}
+
+}  // namespace mlsys::exercises

@@ -1,0 +1,198 @@
+// Exercises of the tensor-pipeline-parallel lesson: pipeline bubble and step time (GPipe/1F1B
+// and interleaved 1F1B, Narayanan et al. 2021), Megatron all-reduce bytes per layer, activations
+// in flight under 1F1B vs GPipe, model states of a layout under ZeRO-1, and the smallest
+// pipeline degree that fits. Answers are computed from the numbers shown.
+#include <algorithm>
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/foundations/units.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+struct Pipe {
+  int p, m, v;
+  bool interleaved;
+};
+
+Pipe draw_pipe(Rng& rng) {
+  Pipe d{};
+  d.p = rng.pick(std::vector<int>{2, 4, 8, 16});
+  d.interleaved = rng.integer(0, 1) == 1;
+  d.v = d.interleaved ? rng.integer(2, 4) : 1;
+  d.m = d.p * rng.integer(1, 8);  // a multiple of p, as interleaving requires
+  return d;
+}
+
+std::string pipe_text(const Pipe& d) {
+  std::string t = "A pipeline of p = " + format_int(d.p) + " stages runs m = " + format_int(d.m) + " micro-batches per step";
+  if (d.interleaved)
+    t += " with the interleaved 1F1B schedule, v = " + format_int(d.v) + " model chunks per stage";
+  else
+    t += " with the 1F1B schedule";
+  return t + ", and the stages exchange activations in no time.";
+}
+
+nlohmann::json pipe_params(const Pipe& d, double f, double b) {
+  return {{"schedule", d.interleaved ? "interleaved-1f1b" : "1f1b"}, {"stages", d.p}, {"microbatches", d.m},
+          {"chunks", d.v}, {"forward_s", f}, {"backward_s", b}, {"p2p_s", 0}};
+}
+
+Exercise bubble_fraction(Rng& rng) {
+  const Pipe d = draw_pipe(rng);
+  Exercise e;
+  e.title = "Size of the pipeline bubble";
+  e.params = pipe_params(d, 1e-3, 2e-3);
+  e.prompt = pipe_text(d) + " What fraction of the step does each GPU sit idle? Give a number between 0 and 1.";
+  e.unit = "";
+  const double ratio = (d.p - 1.0) / (d.v * d.m);
+  e.answer = ratio / (1 + ratio);
+  e.abs_tolerance = 0.002;
+  e.hint = "The bubble adds (p − 1)/v micro-batch slots to the m slots of useful work on every stage. Idle share = "
+           "bubble ÷ (work + bubble).";
+  e.solution = "Bubble over ideal = (p − 1)/(v·m) = " + format_int(d.p - 1) + " / (" + format_int(d.v) + " × " +
+               format_int(d.m) + ") = " + format_number(ratio, 4) + ". Idle fraction = " + format_number(ratio, 4) +
+               " / (1 + " + format_number(ratio, 4) + ") = " + format_number(e.answer, 4) + ".";
+  return e;
+}
+
+Exercise step_time(Rng& rng) {
+  const Pipe d = draw_pipe(rng);
+  const double f = round_sig(1 + 9 * rng.uniform(), 2);  // ms, one micro-batch, whole stage
+  const double b = round_sig(f * (1.8 + 0.4 * rng.uniform()), 2);
+  Exercise e;
+  e.title = "Step time of a pipeline";
+  e.params = pipe_params(d, f * 1e-3, b * 1e-3);
+  e.prompt = pipe_text(d) + " One micro-batch takes " + format_number(f, 2) + " ms forward and " + format_number(b, 2) +
+             " ms backward on one stage (all its chunks together). How long is the step, in ms?";
+  e.unit = "ms";
+  e.answer = (d.m + (d.p - 1.0) / d.v) * (f + b);
+  e.hint = "Every stage does m·(F + B) of work and waits for the pipeline to fill and drain: (p − 1)/v extra "
+           "micro-batch slots of (F + B).";
+  e.solution = "Step = (m + (p − 1)/v)·(F + B) = (" + format_int(d.m) + " + " + format_int(d.p - 1) + "/" +
+               format_int(d.v) + ") × (" + format_number(f, 2) + " + " + format_number(b, 2) + ") ms = " +
+               format_number(e.answer, 4) + " ms.";
+  return e;
+}
+
+Exercise allreduce_bytes(Rng& rng) {
+  const int h = rng.pick(std::vector<int>{2048, 4096, 5120, 8192, 12288, 16384});
+  const int s = rng.pick(std::vector<int>{1024, 2048, 4096, 8192});
+  const int b = rng.pick(std::vector<int>{1, 2, 4});
+  const int t = rng.pick(std::vector<int>{2, 4, 8});
+  const double buffer_mb = 2.0 * b * s * h / 1e6;
+  Exercise e;
+  e.title = "Tensor-parallel traffic of one layer";
+  e.params = {{"hidden", h}, {"seq", s}, {"micro_batch", b}, {"tp", t}};
+  e.prompt = "A transformer layer of width h = " + format_int(h) + " is split Megatron-style over t = " + format_int(t) +
+             " GPUs. A micro-batch holds b = " + format_int(b) + " sequences of s = " + format_int(s) +
+             " tokens in bf16. With ring all-reduces, how many MB does each GPU send for this layer in one forward and "
+             "backward pass?";
+  e.unit = "MB";
+  e.answer = 4 * 2.0 * (t - 1) / t * buffer_mb;
+  e.hint = "Two all-reduces forward and two backward, each of the s·b·h activations (2 bytes each). A ring all-reduce "
+           "of S bytes makes every GPU send 2(t − 1)/t · S.";
+  e.solution = "S = 2 × " + format_int(b) + " × " + format_int(s) + " × " + format_int(h) + " B = " +
+               format_number(buffer_mb, 4) + " MB. Four all-reduces × 2(t − 1)/t = " + format_number(2.0 * (t - 1) / t, 4) +
+               " × S each: 4 × " + format_number(2.0 * (t - 1) / t, 4) + " × " + format_number(buffer_mb, 4) + " = " +
+               format_number(e.answer, 4) + " MB.";
+  return e;
+}
+
+Exercise inflight_saving(Rng& rng) {
+  const int p = rng.pick(std::vector<int>{4, 8, 16});
+  const int m = p * rng.integer(2, 8);
+  const int s = rng.integer(0, p - 1);
+  const double a = round_sig(0.5 + 4 * rng.uniform(), 2);  // GB per micro-batch on one stage
+  Exercise e;
+  e.title = "Activations in flight: GPipe vs 1F1B";
+  e.params = {{"stages", p}, {"microbatches", m}, {"stage", s}, {"activation_gb", a}};
+  e.prompt = "A pipeline has p = " + format_int(p) + " stages and runs m = " + format_int(m) +
+             " micro-batches per step. One micro-batch leaves " + format_number(a, 2) +
+             " GB of activations on a stage until its backward pass. How many GB less does stage " + format_int(s) +
+             " (counting from 0) need at its peak under 1F1B than under GPipe?";
+  e.unit = "GB";
+  const int gpipe = m, one_f = std::min(p - s, m);
+  e.answer = (gpipe - one_f) * a;
+  e.hint = "GPipe runs every forward before any backward: all m micro-batches are held. Under 1F1B stage s runs p − s "
+           "− 1 warm-up forwards, then one more forward before its first backward.";
+  e.solution = "GPipe holds m = " + format_int(gpipe) + " micro-batches; 1F1B holds p − s = " + format_int(one_f) +
+               ". Saving = (" + format_int(gpipe) + " − " + format_int(one_f) + ") × " + format_number(a, 2) + " GB = " +
+               format_number(e.answer, 4) + " GB.";
+  return e;
+}
+
+Exercise layout_states(Rng& rng) {
+  const double params_b = rng.pick(std::vector<double>{7, 13, 34, 70, 175, 405});
+  const int t = rng.pick(std::vector<int>{1, 2, 4, 8});
+  const int p = rng.pick(std::vector<int>{1, 2, 4, 8, 16});
+  const int d = rng.pick(std::vector<int>{1, 2, 4, 8, 16, 32});
+  Exercise e;
+  e.title = "Model states of a layout";
+  e.params = {{"params", params_b * 1e9}, {"tp", t}, {"pp", p}, {"dp", d}, {"zero_stage", 1}};
+  e.prompt = "A " + format_number(params_b, 4) + "B-parameter model trains with mixed-precision Adam (2 + 2 + 12 bytes per "
+             "parameter) on a layout of tp = " + format_int(t) + ", pp = " + format_int(p) + ", dp = " + format_int(d) +
+             " with ZeRO stage 1 over the data-parallel group. Assuming tp and pp split the parameters evenly, how many "
+             "GB of weights, gradients and optimizer states does each GPU hold?";
+  e.unit = "GB";
+  const double per_gpu = params_b * 1e9 / (t * p);
+  e.answer = per_gpu * (2 + 2 + 12.0 / d) / 1e9;
+  e.hint = "Tensor and pipeline parallelism each split the parameters; ZeRO-1 then splits only the 12 optimizer bytes "
+           "over dp.";
+  e.solution = "Parameters per GPU = " + format_number(params_b, 4) + "e9 / (" + format_int(t) + " × " + format_int(p) +
+               ") = " + format_number(per_gpu, 4) + "; bytes = " + format_number(per_gpu, 4) + " × (2 + 2 + 12/" +
+               format_int(d) + ") = " + format_number(e.answer, 4) + " GB.";
+  return e;
+}
+
+Exercise smallest_pp(Rng& rng) {
+  // Model states only: P/(t·p)·(4 + 12/d) with t = 8 and d = N/(8p), budget chosen so the answer is 1..16.
+  for (;;) {
+    const double params_b = rng.pick(std::vector<double>{34, 70, 175, 405});
+    const int gpus = rng.pick(std::vector<int>{128, 256, 512});
+    const double budget = rng.pick(std::vector<double>{20, 30, 40, 60});
+    const int t = 8;
+    int answer = 0;
+    for (int p = 1; p <= 16 && !answer; p *= 2) {
+      const double d = gpus / (t * p);
+      if (params_b * 1e9 / (t * p) * (4 + 12 / d) / 1e9 <= budget) answer = p;
+    }
+    if (!answer) continue;
+    Exercise e;
+    e.title = "Which pipeline depth fits?";
+    e.params = {{"params", params_b * 1e9}, {"tp", t}, {"gpus", gpus}, {"budget_gb", budget}, {"zero_stage", 1}};
+    e.prompt = "You train a " + format_number(params_b, 4) + "B-parameter model on " + format_int(gpus) +
+               " GPUs with tp = 8 inside each node, mixed-precision Adam (2 + 2 + 12 bytes per parameter) and ZeRO "
+               "stage 1 over the data-parallel group dp = " + format_int(gpus) +
+               " / (8·pp). You can spare " + format_number(budget, 3) +
+               " GB per GPU for model states. What is the smallest pipeline degree pp among 1, 2, 4, 8, 16 that fits?";
+    e.unit = "";
+    e.answer = answer;
+    e.abs_tolerance = 0.01;
+    e.hint = "For each pp: parameters per GPU = P/(8·pp), dp = N/(8·pp), bytes = P/(8·pp) × (4 + 12/dp). Deeper pipelines "
+             "shrink the share but also shrink dp.";
+    std::string steps;
+    for (int p = 1; p <= answer; p *= 2) {
+      const double d = gpus / (t * p);
+      steps += "pp = " + format_int(p) + ": dp = " + format_int(d) + ", " +
+               format_number(params_b * 1e9 / (t * p) * (4 + 12 / d) / 1e9, 4) + " GB; ";
+    }
+    e.solution = steps + "the first within " + format_number(budget, 3) + " GB is pp = " + format_int(answer) + ".";
+    return e;
+  }
+}
+
+}  // namespace
+
+void add_model_parallel_exercises(std::vector<Generator>& out) {
+  out.push_back({"pp-bubble-fraction", bubble_fraction});
+  out.push_back({"pp-step-time", step_time});
+  out.push_back({"tp-allreduce-bytes", allreduce_bytes});
+  out.push_back({"pp-inflight-saving", inflight_saving});
+  out.push_back({"pp-layout-states", layout_states});
+  out.push_back({"pp-smallest-depth", smallest_pp});
+}
+
+}  // namespace mlsys::exercises

@@ -1,0 +1,179 @@
+// Exercises of the sequence-context-expert lesson: activation memory with sequence
+// parallelism, the smallest ring-attention block that hides the KV transfer, Ulysses'
+// all-to-all bytes, dropped tokens of a simulated router, and the all-to-all bytes of expert
+// parallelism. Hardware numbers are shown rounded and answers use the numbers shown; `params`
+// are the inputs of the calculator that gives the same answer.
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/parallel/moe_router.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+Exercise sp_activation(Rng& rng) {
+  struct Model {
+    int hidden, heads;
+  };
+  static const std::vector<Model> models = {{4096, 32}, {5120, 40}, {8192, 64}, {12288, 96}};
+  const Model m = rng.pick(models);
+  const int s = rng.pick(std::vector<int>{2048, 4096, 8192, 16384});
+  const int b = rng.pick(std::vector<int>{1, 2, 4});
+  const int t = rng.pick(std::vector<int>{2, 4, 8});
+  const double bytes = 1.0 * s * b * m.hidden * 34.0 / t;
+  Exercise e;
+  e.title = "Activation memory with sequence parallelism";
+  e.params = {{"seq", s}, {"micro_batch", b}, {"hidden", m.hidden}, {"heads", m.heads}, {"tp", t},
+              {"recompute", "selective"}};
+  e.prompt = "A transformer layer with hidden size h = " + format_int(m.hidden) + " and " + format_int(m.heads) +
+             " heads is trained on micro-batches of b = " + format_int(b) + " sequences of s = " + format_int(s) +
+             " tokens, with tensor parallelism t = " + format_int(t) +
+             ", Megatron sequence parallelism and selective recomputation (the attention scores are recomputed). How "
+             "many bytes of activations does one GPU store for this layer? Answer in MB (10⁶ bytes).";
+  e.unit = "MB";
+  e.answer = bytes / 1e6;
+  e.hint = "Korthikanti et al.: a layer stores s·b·h·(34 + 5·a·s/h) bytes without parallelism. Selective recomputation "
+           "removes the 5·a·s/h term; tensor plus sequence parallelism divides everything that is left by t.";
+  e.solution = "s·b·h·34/t = " + format_int(s) + " × " + format_int(b) + " × " + format_int(m.hidden) + " × 34 / " +
+               format_int(t) + " = " + format_number(bytes, 4) + " bytes = " + format_number(e.answer, 4) +
+               " MB. Without sequence parallelism the 10·s·b·h bytes of layer norms, dropouts and residuals would stay "
+               "whole on every GPU.";
+  return e;
+}
+
+Exercise ring_min_block(Rng& rng) {
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"};
+  const Accelerator* hw = find_accelerator(rng.pick(ids));
+  const double peak_tflops = round_sig(*hw->peak_for("bf16") / 1e12, 4);
+  const double link_gbps = round_sig(hw->json["scaleup_bandwidth_Bps"].get<double>() / 2 / 1e9, 4);
+  const int heads = rng.pick(std::vector<int>{32, 64});
+  const int group = rng.pick(std::vector<int>{1, 4, 8});
+  const int kv_heads = heads / group;
+  const double answer = peak_tflops * 1e12 / (link_gbps * 1e9) * kv_heads / heads;
+  Exercise e;
+  e.title = "Smallest ring-attention block that hides communication";
+  e.params = {{"peak_flops", peak_tflops * 1e12}, {"link_bandwidth_Bps", link_gbps * 1e9}, {"latency_s", 0},
+              {"heads", heads}, {"kv_heads", kv_heads}, {"head_dim", 128}, {"dtype", "bf16"}};
+  e.prompt = "Ring attention runs on " + hw->name + " GPUs: dense bf16 peak " + format_number(peak_tflops, 4) +
+             " TFLOP/s, and " + format_number(link_gbps, 4) +
+             " GB/s per direction to the next GPU of the ring. The model has " + format_int(heads) +
+             " query heads and " + format_int(kv_heads) +
+             " key/value heads of dimension 128, in bf16. Ignoring latency and assuming attention runs at peak, what "
+             "is the smallest block of c tokens per GPU for which computing one block pair (non-causal) takes at "
+             "least as long as sending the next K and V block? Answer in tokens.";
+  e.unit = "";
+  e.answer = answer;
+  e.rel_tolerance = 0.02;
+  e.hint = "Per step a GPU computes QKᵀ and PV for a c×c block: 4·c²·d·H FLOPs. It sends K and V for c tokens: "
+           "2·c·d·H_kv values of 2 bytes. Set FLOPs/peak ≥ bytes/bandwidth and solve for c.";
+  e.solution = "4c²dH / F ≥ 4c·d·H_kv / B gives c ≥ (F/B)·(H_kv/H) = (" + format_number(peak_tflops, 4) + "e12 / " +
+               format_number(link_gbps, 4) + "e9) × " + format_int(kv_heads) + "/" + format_int(heads) + " = " +
+               format_number(answer, 4) + " tokens. Grouped-query attention shrinks the KV block, and with it the "
+               "block size needed to hide the transfer.";
+  return e;
+}
+
+Exercise ulysses_bytes(Rng& rng) {
+  const int n = rng.pick(std::vector<int>{32768, 65536, 131072, 262144});
+  const int p = rng.pick(std::vector<int>{4, 8, 16});
+  const int heads = rng.pick(std::vector<int>{32, 64, 128});
+  const double d = 128;
+  const double buffer = 1.0 * n / p * heads * d * 2;
+  const double bytes = 4 * (p - 1.0) / p * buffer;
+  Exercise e;
+  e.title = "Ulysses all-to-all bytes";
+  e.params = {{"seq", n}, {"ranks", p}, {"heads", heads}, {"kv_heads", heads}, {"head_dim", 128}, {"dtype", "bf16"}};
+  e.prompt = "DeepSpeed-Ulysses splits a sequence of N = " + format_int(n) + " tokens over P = " + format_int(p) +
+             " GPUs. The attention layer has " + format_int(heads) +
+             " heads of dimension 128 (no grouped-query attention), activations in bf16. In the forward pass of one "
+             "layer, how many bytes does each GPU send in the all-to-alls of Q, K, V and the attention output? "
+             "Answer in MB (10⁶ bytes).";
+  e.unit = "MB";
+  e.answer = bytes / 1e6;
+  e.hint = "Each GPU holds N/P tokens × H heads × d values of every tensor. An all-to-all keeps 1/P of that buffer "
+           "and sends the other (P−1)/P. There are four such tensors.";
+  e.solution = "Buffer = " + format_int(n) + "/" + format_int(p) + " × " + format_int(heads) + " × 128 × 2 B = " +
+               format_number(buffer, 4) + " B; each all-to-all sends " + format_int(p - 1) + "/" + format_int(p) +
+               " of it; four of them: " + format_number(bytes, 4) + " B = " + format_number(e.answer, 4) + " MB.";
+  return e;
+}
+
+Exercise moe_dropped(Rng& rng) {
+  MoeRouterConfig c;
+  MoeRouterResult r;
+  for (;;) {  // draw until some assignment is dropped (almost always at the first draw)
+    c.tokens = rng.pick(std::vector<int>{64, 128, 256});
+    c.experts = 8;
+    c.top_k = rng.pick(std::vector<int>{1, 2});
+    c.capacity_factor = rng.pick(std::vector<double>{1.0, 1.25, 1.5});
+    c.skew = rng.pick(std::vector<double>{0.75, 1.0, 1.5});
+    c.seed = rng.next() & 0xFFFFFFFFULL;
+    r = route_tokens(c);
+    if (r.dropped > 0) break;
+  }
+  std::string counts;
+  for (std::size_t i = 0; i < r.routed_per_expert.size(); ++i)
+    counts += (i ? ", " : "") + format_int(r.routed_per_expert[i]);
+  Exercise e;
+  e.title = "Tokens dropped by expert capacity";
+  e.params = {{"tokens", c.tokens}, {"experts", c.experts}, {"top_k", c.top_k},
+              {"capacity_factor", c.capacity_factor}, {"skew", c.skew}, {"seed", c.seed}};
+  e.prompt = "A router sends each of " + format_int(c.tokens) + " tokens to its top " + format_int(c.top_k) +
+             " of 8 experts. The experts received these numbers of assignments: " + counts +
+             ". With a capacity factor of " + format_number(c.capacity_factor, 3) +
+             " and capacity C = floor(capacity factor × tokens × k / experts), how many assignments are dropped?";
+  e.unit = "";
+  e.answer = r.dropped;
+  e.rel_tolerance = 0;
+  e.abs_tolerance = 0.5;
+  e.hint = "Compute C first. An expert keeps at most C of its assignments; every assignment beyond C is dropped.";
+  std::string over;
+  for (double n : r.routed_per_expert)
+    if (n > r.capacity) over += (over.empty() ? "" : " + ") + format_int(n - r.capacity);
+  e.solution = "C = floor(" + format_number(c.capacity_factor, 3) + " × " + format_int(c.tokens) + " × " +
+               format_int(c.top_k) + " / 8) = " + format_int(r.capacity) +
+               ". Dropped = the excess over C of each overloaded expert: " + over + " = " + format_int(r.dropped) +
+               " assignments (" + format_number(100 * r.drop_fraction, 3) + "% of them).";
+  return e;
+}
+
+Exercise ep_bytes(Rng& rng) {
+  const int tokens = rng.pick(std::vector<int>{4096, 8192, 16384});
+  const int hidden = rng.pick(std::vector<int>{4096, 5120, 7168});
+  const int k = rng.pick(std::vector<int>{1, 2, 8});
+  const int ep = rng.pick(std::vector<int>{4, 8, 16, 64});
+  const double buffer = 1.0 * tokens * k * hidden * 2;
+  const double bytes = 2 * buffer * (ep - 1.0) / ep;
+  Exercise e;
+  e.title = "All-to-all bytes of expert parallelism";
+  e.params = {{"tokens", tokens}, {"hidden", hidden}, {"top_k", k}, {"ep", ep}, {"dtype", "bf16"}};
+  e.prompt = "A mixture-of-experts layer receives " + format_int(tokens) + " tokens on each GPU, hidden size " +
+             format_int(hidden) + " in bf16, and routes every token to its top " + format_int(k) +
+             " experts. The experts are spread evenly over an expert-parallel group of " + format_int(ep) +
+             " GPUs and tokens spread evenly over them. In one forward pass of this layer (dispatch and combine), "
+             "how many bytes leave each GPU? Answer in MB (10⁶ bytes).";
+  e.unit = "MB";
+  e.answer = bytes / 1e6;
+  e.hint = "Each (token, expert) pair sends the token's hidden vector, h × 2 bytes, to the expert's GPU; (EP−1)/EP of "
+           "them land on another GPU. The results come back the same way.";
+  e.solution = "Dispatch buffer = " + format_int(tokens) + " × " + format_int(k) + " × " + format_int(hidden) +
+               " × 2 B = " + format_number(buffer, 4) + " B; leaving the GPU: " + format_int(ep - 1) + "/" +
+               format_int(ep) + " of it, twice (dispatch and combine) = " + format_number(bytes, 4) + " B = " +
+               format_number(e.answer, 4) + " MB.";
+  return e;
+}
+
+}  // namespace
+
+void add_sequence_exercises(std::vector<Generator>& out) {
+  out.push_back({"seq-sp-activation", sp_activation});
+  out.push_back({"seq-ring-min-block", ring_min_block});
+  out.push_back({"seq-ulysses-bytes", ulysses_bytes});
+  out.push_back({"moe-dropped-tokens", moe_dropped});
+  out.push_back({"moe-all-to-all-bytes", ep_bytes});
+}
+
+}  // namespace mlsys::exercises

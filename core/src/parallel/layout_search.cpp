@@ -1,0 +1,130 @@
+// Layout search over tensor × pipeline × data parallel degrees (see parallel/layout_search.hpp).
+#include "mlsys/parallel/layout_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mlsys/parallel/pipeline_schedule.hpp"
+
+namespace mlsys {
+
+namespace {
+
+double ring_allreduce_s(int ranks, double bytes, Link link) {
+  return collective_cost(Collective::AllReduce, CollectiveAlgorithm::Ring, ranks, bytes, link).time_s;
+}
+
+}  // namespace
+
+Layout evaluate_layout(const LayoutProblem& pr, int tp, int pp, int dp) {
+  const ModelConfig& mc = pr.model;
+  const ModelCounts counts = model_counts(mc);
+  Layout L{};
+  L.tp = tp;
+  L.pp = pp;
+  L.dp = dp;
+  L.microbatches = static_cast<int>(std::llround(pr.global_batch / (dp * pr.micro_batch)));
+
+  TrainingSetup st;
+  st.micro_batch = pr.micro_batch;
+  st.zero_stage = pr.zero_stage;
+  st.dp = dp;
+  st.tp = tp;
+  st.pp = pp;
+  st.sequence_parallel = pr.sequence_parallel;
+  st.recompute = pr.recompute;
+  const TrainingMemory mem = training_memory(mc, 0, st);
+  L.memory_per_gpu_bytes = mem.total_bytes;
+  L.model_states_bytes = mem.states.total_bytes;
+  L.activations_bytes = mem.activations_bytes;
+  L.fits = L.memory_per_gpu_bytes <= pr.hbm_bytes;
+
+  // Compute of one micro-batch through one stage on one GPU. Training FLOPs per token: PaLM's
+  // 6N + 12·L·a·d·s plus the output head (6·V·h); recomputation adds the attention core's
+  // forward (selective, 4·L·a·d·s) or the whole forward (full), done in the backward pass.
+  const double tokens = pr.micro_batch * mc.seq;
+  const double attention_fwd = 4 * mc.layers * mc.heads * mc.head_dim * mc.seq;
+  const double train = counts.flops_per_token_training + 6 * mc.vocab * mc.hidden;
+  const double recompute = pr.recompute == Recompute::Full        ? train / 3
+                           : pr.recompute == Recompute::Selective ? attention_fwd
+                                                                  : 0;
+  const double rate = pr.peak_flops * pr.matmul_efficiency;
+  const double per_gpu = tokens / (static_cast<double>(pp) * tp * rate);
+  const double fwd_compute = train / 3 * per_gpu;
+  const double bwd_compute = (2 * train / 3 + recompute) * per_gpu;
+
+  // Tensor parallelism: two all-reduces of s·b·h bf16 activations forward and two backward per
+  // layer (with sequence parallelism a reduce-scatter and an all-gather, the same ring time);
+  // full recomputation repeats the forward pair. Inside a node.
+  const double layers_per_stage = std::ceil(mc.layers / pp);
+  const double act_bytes = 2 * tokens * mc.hidden;
+  const double one = ring_allreduce_s(tp, act_bytes, pr.intra);
+  const double tp_fwd = layers_per_stage * 2 * one;
+  const double tp_bwd = layers_per_stage * (pr.recompute == Recompute::Full ? 4 : 2) * one;
+  L.forward_s = fwd_compute + tp_fwd;
+  L.backward_s = bwd_compute + tp_bwd;
+  L.compute_s = L.microbatches * (fwd_compute + bwd_compute);
+  L.tp_comm_s = L.microbatches * (tp_fwd + tp_bwd);
+
+  // Ranks are laid out tensor-fastest, then data, then pipeline (Megatron's default order):
+  // neighbouring stages are tp·dp ranks apart, a data-parallel group spans tp·dp ranks.
+  // A step runs at the pace of its slowest stage boundary: inside a node only if all GPUs are.
+  const bool pp_in_node = pr.gpus <= pr.gpus_per_node;
+  const bool dp_in_node = tp * dp <= pr.gpus_per_node;
+  // Each tensor-parallel rank sends its 1/t share of the activation (Narayanan et al. 2021, 4.1).
+  L.p2p_s = pp > 1 ? p2p_time(act_bytes / tp, pp_in_node ? pr.intra : pr.inter) : 0;
+
+  PipelineConfig pc;
+  pc.schedule = PipelineSchedule::OneFOneB;
+  pc.stages = pp;
+  pc.microbatches = L.microbatches;
+  pc.forward_s = L.forward_s;
+  pc.backward_s = L.backward_s;
+  pc.p2p_s = L.p2p_s;
+  const PipelineResult pipe = simulate_pipeline(pc, 8192);  // no timeline is returned: a larger cap
+  L.pipeline_s = pipe.step_time_s;
+  L.bubble_fraction = pipe.bubble_fraction;
+  L.pipeline_executed = pipe.executed;
+
+  // Gradients (bf16) of the GPU's parameters: reduce-scatter + all-gather under ZeRO-1/2, the
+  // same volume as an all-reduce; not overlapped with the backward pass.
+  L.dp_comm_s = dp > 1 ? ring_allreduce_s(dp, 2 * mem.params_per_gpu, dp_in_node ? pr.intra : pr.inter) : 0;
+  if (pr.zero_stage == 3 && dp > 1)  // weights gathered again for the backward pass: 1.5× volume
+    L.dp_comm_s *= 1.5;
+  L.step_time_s = L.pipeline_s + L.dp_comm_s;
+  L.tokens_per_s = pr.global_batch * mc.seq / L.step_time_s;
+  L.mfu = L.tokens_per_s * counts.flops_per_token_training / (pr.gpus * pr.peak_flops);
+  return L;
+}
+
+std::vector<Layout> search_layouts(const LayoutProblem& pr, int* skipped) {
+  std::vector<Layout> out;
+  int rejected = 0;
+  const long long heads = std::llround(pr.model.heads), kv = std::llround(pr.model.kv_heads);
+  const long long layers = std::llround(pr.model.layers);
+  const long long batch = std::llround(pr.global_batch), micro = std::llround(pr.micro_batch);
+  for (int tp = 1; tp <= pr.gpus; ++tp) {
+    if (pr.gpus % tp != 0) continue;
+    for (int pp = 1; pp <= pr.gpus / tp; ++pp) {
+      if ((pr.gpus / tp) % pp != 0) continue;
+      const int dp = pr.gpus / (tp * pp);
+      if ((pr.only_tp > 0 && tp != pr.only_tp) || (pr.only_pp > 0 && pp != pr.only_pp)) continue;
+      const bool ok = tp <= pr.gpus_per_node && heads % tp == 0 && kv % tp == 0 && layers % pp == 0 &&
+                      batch % (static_cast<long long>(dp) * micro) == 0;
+      if (!ok) {
+        ++rejected;
+        continue;
+      }
+      out.push_back(evaluate_layout(pr, tp, pp, dp));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Layout& a, const Layout& b) {
+    if (a.fits != b.fits) return a.fits;
+    if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
+    return a.memory_per_gpu_bytes < b.memory_per_gpu_bytes;
+  });
+  if (skipped) *skipped = rejected;
+  return out;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,18 @@
+// Per-layer activation memory with and without Megatron sequence parallelism (see
+// parallel/sequence_parallel.hpp).
+#include "mlsys/parallel/sequence_parallel.hpp"
+
+namespace mlsys {
+
+std::vector<SequenceParallelPoint> sequence_parallel_sweep(double seq, double micro_batch, double hidden, double heads,
+                                                           int max_tp, Recompute recompute, bool flash_attention) {
+  std::vector<SequenceParallelPoint> out;
+  for (int t = 1; t <= max_tp; t *= 2) {
+    out.push_back({static_cast<double>(t),
+                   activation_bytes_per_layer(seq, micro_batch, hidden, heads, t, false, recompute, flash_attention),
+                   activation_bytes_per_layer(seq, micro_batch, hidden, heads, t, true, recompute, flash_attention)});
+  }
+  return out;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,245 @@
+// Data parallelism, ZeRO and FSDP: ZeRO's published communication volumes (section 7) and
+// per-device memory (Figure 1), overlap bounds, weak-scaling efficiency, the FSDP token
+// threshold against a brute-force search, the exercises against the calculators, and bad
+// inputs for every calculator.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
+#include "mlsys/parallel/data_parallel.hpp"
+#include "test_support.hpp"
+
+using mlsys::json;
+
+namespace {
+
+std::string field_of(const char* name, const json& in) {
+  try {
+    mlsys::calc(name, in);
+  } catch (const mlsys::InputError& e) {
+    return e.field;
+  }
+  return "(no error)";
+}
+
+const mlsys::DpNetwork kNet{450e9, 50e9, 5e-6, 8};
+
+}  // namespace
+
+// Rajbhandari et al. 2020 (arXiv:1910.02054), section 7.1-7.2: plain data parallelism and
+// ZeRO stages 1-2 move 2Ψ elements per GPU per step (reduce-scatter + all-gather), stage 3
+// moves 3Ψ, 1.5× the baseline. With ring collectives each term carries (p−1)/p.
+TEST(DataParallelZero, CommunicationVolumesFollowSection7) {
+  const double psi = 7.5e9;
+  for (int p : {2, 8, 64, 1024}) {
+    const json r = mlsys::calc("zero", {{"params", psi}, {"dp", p}, {"gpus_per_node", 8}});
+    ASSERT_EQ(r["stages"].size(), 4u);
+    for (int s = 0; s < 4; ++s) {
+      const json& z = r["stages"][s];
+      EXPECT_EQ(z["volume_psi"].get<double>(), s == 3 ? 3.0 : 2.0);
+      const double elements = (s == 3 ? 3 : 2) * psi * (p - 1.0) / p;
+      EXPECT_DOUBLE_EQ(z["volume_elements"].get<double>(), elements);
+      EXPECT_DOUBLE_EQ(z["volume_bytes"].get<double>(), 2 * elements);  // bf16
+    }
+    // Times: stages 0-2 equal (all-reduce = reduce-scatter + all-gather), stage 3 is 1.5×.
+    const double t0 = r["stages"][0]["comm_time_s"].get<double>();
+    EXPECT_NEAR(r["stages"][1]["comm_time_s"].get<double>(), t0, 1e-12 * t0);
+    EXPECT_NEAR(r["stages"][2]["comm_time_s"].get<double>(), t0, 1e-12 * t0);
+    EXPECT_NEAR(r["stages"][3]["comm_time_s"].get<double>(), 1.5 * t0, 1e-12 * t0);
+    EXPECT_NEAR(r["stages"][3]["comm_vs_baseline"].get<double>(), 1.5, 1e-12);
+  }
+  // Closed form of the ring: stage 0 at p = 64 across nodes (50 GB/s), α = 0:
+  // 2·(63/64)·Ψ·2 B / 50e9 B/s.
+  const json r = mlsys::calc("zero", {{"params", psi}, {"dp", 64}, {"latency_s", 0}});
+  EXPECT_NEAR(r["stages"][0]["comm_time_s"].get<double>(), 2 * 63.0 / 64 * psi * 2 / 50e9, 1e-9);
+  EXPECT_DOUBLE_EQ(r["link_bandwidth_Bps"].get<double>(), 50e9);
+}
+
+// ZeRO paper Figure 1: Ψ = 7.5B, N_d = 64, K = 12 → 120, 31.4, 16.6 and 1.9 GB per device.
+TEST(DataParallelZero, Figure1MemoryPerDevice) {
+  const json r = mlsys::calc("zero", {{"params", 7.5e9}, {"dp", 64}});
+  const double expected[] = {120, 31.4, 16.6, 1.9};
+  for (int s = 0; s < 4; ++s)
+    EXPECT_NEAR(r["stages"][s]["model_states_bytes"].get<double>() / 1e9, expected[s], 0.05) << "stage " << s;
+  // Same bytes as the training-memory model it reuses.
+  for (int s = 0; s < 4; ++s) {
+    const json tm = mlsys::calc("training-memory", {{"params", 7.5e9}, {"dp", 64}, {"zero_stage", s}});
+    EXPECT_DOUBLE_EQ(r["stages"][s]["model_states_bytes"].get<double>(), tm["model_states_bytes"].get<double>());
+  }
+}
+
+TEST(DataParallelStep, OverlapBounds) {
+  for (double params : {1e8, 1e9, 7e9, 70e9}) {
+    for (int gpus : {1, 2, 8, 16, 64, 512}) {
+      for (double bucket : {1e5, 26214400.0, 1e9}) {
+        for (int accum : {1, 4}) {
+          mlsys::DpCompute c{params, 4096.0 * accum, static_cast<double>(accum), 989.4e12, 0.4};
+          const auto on = mlsys::dp_step(c, 2, bucket, true, gpus, kNet);
+          const auto off = mlsys::dp_step(c, 2, bucket, false, gpus, kNet);
+          // Never faster than compute alone, nor than the forward passes plus all bucketed
+          // communication (it cannot start before the last micro-batch's backward pass).
+          EXPECT_GE(on.step_time_s, on.compute_time_s);
+          EXPECT_GE(on.step_time_s * (1 + 1e-12),
+                    std::max(on.compute_time_s, on.compute_time_s - on.last_backward_time_s + on.bucketed_comm_time_s));
+          // Never slower than running the buckets serially after compute.
+          EXPECT_LE(on.step_time_s, on.compute_time_s + on.bucketed_comm_time_s * (1 + 1e-12));
+          EXPECT_DOUBLE_EQ(off.step_time_s, off.compute_time_s + off.allreduce_time_s);
+        }
+      }
+    }
+  }
+}
+
+// Brute-force check of the exposed time: simulate the buckets one by one.
+TEST(DataParallelStep, ExposedMatchesBucketSimulation) {
+  for (double tokens : {512.0, 4096.0, 65536.0}) {
+    for (int gpus : {4, 64}) {
+      mlsys::DpCompute c{7e9, tokens, 1, 989.4e12, 0.4};
+      const auto s = mlsys::dp_step(c, 2, 2e8, true, gpus, kNet);
+      const double n = s.bucket_count, tb = s.last_backward_time_s, t = s.bucket_allreduce_time_s;
+      double finish = 0;
+      for (int i = 1; i <= static_cast<int>(n); ++i) finish = std::max(i * tb / n, finish) + t;
+      EXPECT_NEAR(s.exposed_comm_s, finish - tb, 1e-12);
+    }
+  }
+}
+
+TEST(DataParallelStep, WeakScalingEfficiency) {
+  for (bool overlap : {false, true}) {
+    const json r = mlsys::calc("data-parallel", {{"series_max_gpus", 4096}, {"overlap", overlap}, {"params", 13e9}, {"latency_s", 0}});
+    const auto& s = r["series"];
+    ASSERT_EQ(s.size(), 13u);
+    EXPECT_DOUBLE_EQ(s[0]["efficiency"].get<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(s[0]["exposed_comm_s"].get<double>(), 0.0);
+    for (std::size_t i = 1; i < s.size(); ++i) {
+      EXPECT_LE(s[i]["efficiency"].get<double>(), s[i - 1]["efficiency"].get<double>() + 1e-12) << i;
+      EXPECT_GT(s[i]["efficiency"].get<double>(), 0);
+    }
+    // Without overlap it strictly decreases; the jump at 16 GPUs is the ring leaving NVLink.
+    if (!overlap) {
+      EXPECT_LT(s[12]["efficiency"].get<double>(), s[1]["efficiency"].get<double>());
+      EXPECT_FALSE(s[3]["inter_node"].get<bool>());
+      EXPECT_TRUE(s[4]["inter_node"].get<bool>());
+    }
+  }
+  // The top-level numbers at 64 GPUs, by hand (H100: 989.4 TFLOP/s bf16, NVLink 900 GB/s both ways).
+  const json r = mlsys::calc("data-parallel", {{"overlap", false}, {"latency_s", 0}});
+  const double compute = 6 * 7e9 * 4096 / (989.4e12 * 0.4);
+  const double ar = 2 * 63.0 / 64 * 14e9 / 50e9;
+  EXPECT_NEAR(r["compute_time_s"].get<double>(), compute, 1e-12);
+  EXPECT_NEAR(r["allreduce_time_s"].get<double>(), ar, 1e-12);
+  EXPECT_NEAR(r["efficiency"].get<double>(), compute / (compute + ar), 1e-12);
+  EXPECT_DOUBLE_EQ(r["intra_bandwidth_Bps"].get<double>(), 450e9);
+}
+
+TEST(DataParallelStep, GlobalBatchAndAccumulation) {
+  const json r = mlsys::calc("data-parallel", {{"micro_batch", 4}, {"gpus", 32}, {"accumulation", 8}, {"seq", 2048}});
+  EXPECT_DOUBLE_EQ(r["global_batch_sequences"].get<double>(), 4 * 32 * 8);
+  EXPECT_DOUBLE_EQ(r["global_batch_tokens"].get<double>(), 4.0 * 32 * 8 * 2048);
+  // Accumulation multiplies compute but not communication: one all-reduce per step.
+  const json one = mlsys::calc("data-parallel", {{"micro_batch", 4}, {"gpus", 32}, {"accumulation", 1}, {"seq", 2048}});
+  EXPECT_NEAR(r["compute_time_s"].get<double>(), 8 * one["compute_time_s"].get<double>(), 1e-12);
+  EXPECT_DOUBLE_EQ(r["allreduce_time_s"].get<double>(), one["allreduce_time_s"].get<double>());
+  EXPECT_GE(r["efficiency"].get<double>(), one["efficiency"].get<double>());
+}
+
+// T_min from the closed form and from a search over integer token counts.
+TEST(DataParallelFsdp, TokensFormulaMatchesBruteForce) {
+  for (int gpus : {2, 8, 16, 128, 4096}) {
+    for (double latency : {0.0, 5e-6}) {
+      const mlsys::DpNetwork net{450e9, 50e9, latency, 8};
+      mlsys::DpCompute c{13e9, 1, 1, 989.4e12, 0.45};
+      const auto f = mlsys::fsdp_overlap(c, 2, 40, true, gpus, net);
+      long long lo = 1, hi = 1LL << 40;  // smallest T with compute(T) >= comm
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        c.tokens_per_gpu = static_cast<double>(mid);
+        if (mlsys::fsdp_overlap(c, 2, 40, true, gpus, net).compute_time_s >= f.comm_time_s) hi = mid;
+        else lo = mid + 1;
+      }
+      EXPECT_LE(std::abs(static_cast<double>(lo) - f.tokens_min), 1.0) << gpus << " " << latency;
+      if (latency == 0) {
+        EXPECT_NEAR(f.tokens_min, f.tokens_min_bandwidth, 1e-9 * f.tokens_min);
+      }
+    }
+  }
+  // Bandwidth term b·(p−1)/p·peak·mfu/(2B): independent of Ψ, tends to b·peak·mfu/(2B).
+  const json a = mlsys::calc("fsdp-overlap", {{"params", 7e9}, {"gpus", 1024}, {"latency_s", 0}});
+  const json b = mlsys::calc("fsdp-overlap", {{"params", 70e9}, {"gpus", 1024}, {"latency_s", 0}});
+  EXPECT_NEAR(a["tokens_min"].get<double>(), b["tokens_min"].get<double>(), 1e-9 * a["tokens_min"].get<double>());
+  EXPECT_NEAR(a["tokens_limit"].get<double>(), 2 * 989.4e12 * 0.4 / (2 * 50e9), 1e-9);
+  EXPECT_NEAR(a["tokens_min"].get<double>(), a["tokens_limit"].get<double>() * 1023 / 1024, 1e-6);
+}
+
+TEST(DataParallelFsdp, PrefetchAndExposure) {
+  for (long long tokens : {256LL, 4096LL, 65536LL}) {
+    const json on = mlsys::calc("fsdp-overlap", {{"tokens_per_gpu", tokens}});
+    const json off = mlsys::calc("fsdp-overlap", {{"tokens_per_gpu", tokens}, {"prefetch", false}});
+    EXPECT_GE(on["step_time_s"].get<double>(), std::max(on["compute_time_s"].get<double>(), on["comm_time_s"].get<double>()));
+    EXPECT_LE(on["step_time_s"].get<double>(), off["step_time_s"].get<double>());
+    EXPECT_EQ(on["hidden"].get<bool>(), tokens >= on["tokens_min"].get<double>());
+  }
+}
+
+TEST(DataParallelExercises, AnswersAgreeWithCalculators) {
+  for (std::uint32_t seed = 0; seed < 25; ++seed) {
+    auto e = mlsys::make_exercise("dp-global-batch", seed);
+    EXPECT_DOUBLE_EQ(mlsys::calc("data-parallel", e.params)["global_batch_sequences"].get<double>(),
+                     e.answer * e.params["micro_batch"].get<double>() * e.params["gpus"].get<double>());
+    e = mlsys::make_exercise("dp-exposed-allreduce", seed);
+    EXPECT_NEAR(mlsys::calc("data-parallel", e.params)["exposed_comm_s"].get<double>() * 1e3, e.answer, 1e-6 * e.answer);
+    e = mlsys::make_exercise("dp-zero-memory", seed);
+    EXPECT_NEAR(mlsys::calc("training-memory", e.params)["model_states_bytes"].get<double>() / 1e9, e.answer,
+                1e-9 * e.answer);
+    e = mlsys::make_exercise("dp-zero3-communication", seed);
+    EXPECT_NEAR(mlsys::calc("zero", e.params)["stages"][3]["comm_time_s"].get<double>(), e.answer, 1e-9 * e.answer);
+    e = mlsys::make_exercise("dp-fsdp-tokens", seed);
+    EXPECT_NEAR(mlsys::calc("fsdp-overlap", e.params)["tokens_min"].get<double>(), e.answer, 1e-9 * e.answer);
+    e = mlsys::make_exercise("dp-scaling-efficiency", seed);
+    EXPECT_NEAR(mlsys::calc("data-parallel", e.params)["efficiency"].get<double>() * 100, e.answer, 1e-9 * e.answer);
+  }
+}
+
+TEST(DataParallelApi, BadInputs) {
+  for (const char* name : {"data-parallel", "zero", "fsdp-overlap"}) {
+    EXPECT_EQ(field_of(name, {{"params", -1}}), "params");
+    EXPECT_EQ(field_of(name, {{"params", 0}}), "params");
+    EXPECT_EQ(field_of(name, {{"params", 1e300}}), "params");
+    EXPECT_EQ(field_of(name, {{"params", "7e9"}}), "params");
+    EXPECT_EQ(field_of(name, {{"hardware", "h900"}}), "hardware");
+    EXPECT_EQ(field_of(name, {{"hardware", "l4"}}), "hardware");  // no NVLink in the table
+    EXPECT_EQ(field_of(name, {{"inter_bandwidth_Bps", 0}}), "inter_bandwidth_Bps");
+    EXPECT_EQ(field_of(name, {{"intra_bandwidth_Bps", -5}}), "intra_bandwidth_Bps");
+    EXPECT_EQ(field_of(name, {{"latency_s", -1}}), "latency_s");
+    EXPECT_EQ(field_of(name, {{"gpus_per_node", 0}}), "gpus_per_node");
+    EXPECT_EQ(field_of(name, {{"bogus", 1}}), "bogus");
+    EXPECT_EQ(mlsys::test::error_of(name, "{\"params\": NaN}")["field"], "");
+    mlsys::test::error_of(name, "[1]");
+  }
+  EXPECT_EQ(field_of("data-parallel", {{"gpus", 0}}), "gpus");
+  EXPECT_EQ(field_of("data-parallel", {{"gpus", 2.5}}), "gpus");
+  EXPECT_EQ(field_of("data-parallel", {{"mfu", 0}}), "mfu");
+  EXPECT_EQ(field_of("data-parallel", {{"mfu", 1.5}}), "mfu");
+  EXPECT_EQ(field_of("data-parallel", {{"bucket_bytes", 0}}), "bucket_bytes");
+  EXPECT_EQ(field_of("data-parallel", {{"grad_dtype", "int4"}}), "grad_dtype");
+  EXPECT_EQ(field_of("data-parallel", {{"overlap", "yes"}}), "overlap");
+  EXPECT_EQ(field_of("data-parallel", {{"dtype", "nope"}}), "dtype");
+  EXPECT_EQ(field_of("data-parallel", {{"hardware", "tpu-v5e"}, {"dtype", "fp64"}}), "dtype");
+  EXPECT_EQ(field_of("data-parallel", {{"seq", 1048576}, {"micro_batch", 65536}, {"accumulation", 65536}}),
+            "accumulation");
+  EXPECT_EQ(field_of("data-parallel", {{"series_max_gpus", 0}}), "series_max_gpus");
+  EXPECT_EQ(field_of("zero", {{"dp", 0}}), "dp");
+  EXPECT_EQ(field_of("zero", {{"optimizer", "lion"}}), "optimizer");
+  EXPECT_EQ(field_of("zero", {{"comm_dtype", "fp8-e4m3"}}), "comm_dtype");
+  EXPECT_EQ(field_of("fsdp-overlap", {{"units", 0}}), "units");
+  EXPECT_EQ(field_of("fsdp-overlap", {{"tokens_per_gpu", 0}}), "tokens_per_gpu");
+  EXPECT_EQ(field_of("fsdp-overlap", {{"param_dtype", "fp64"}}), "param_dtype");
+  EXPECT_EQ(field_of("fsdp-overlap", {{"prefetch", 1}}), "prefetch");
+  // Extreme but valid inputs stay finite.
+  const json big = mlsys::calc("data-parallel", {{"params", 1e13}, {"gpus", 1048576}, {"series_max_gpus", 1048576},
+                                                 {"bucket_bytes", 1e3}, {"latency_s", 1}, {"mfu", 1e-9}});
+  EXPECT_TRUE(std::isfinite(big["step_time_s"].get<double>()));
+  EXPECT_EQ(big["series"].size(), 21u);
+}

@@ -1,0 +1,131 @@
+// The collectives lesson's four figures on the built WASM engine: data() is finite and
+// complete, draw() keeps to the Chart.js subset and theme colours, the first control changes
+// the data, the numbers match the alpha-beta closed forms, and bad parameters are EngineErrors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
+import { resolveParams } from '../../web/src/runtime/params.js';
+import collectiveSteps from '../../web/src/figures/collective-steps.js';
+import timeVsSize from '../../web/src/figures/collective-time-vs-size.js';
+import ringBytes from '../../web/src/figures/ring-allreduce-bytes.js';
+import hierarchical from '../../web/src/figures/hierarchical-allreduce.js';
+import { collectives } from '../../web/src/figures/lists/collectives.js';
+
+const FIGURES = [collectiveSteps, timeVsSize, ringBytes, hierarchical];
+
+test('the list registers the four figures', () => {
+  assert.deepEqual(Object.keys(collectives).sort(), FIGURES.map((f) => f.id).sort());
+});
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape`, () => {
+    assert.equal(typeof fig.title, 'string');
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.ok(specs.some((s) => s.type === 'select' || s.type === 'integer' || s.type === 'number'));
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const data = run(fig);
+    const { columns, rows } = data.table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+    }
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const cfg = fig.draw(run(fig), THEME);
+    assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+    assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+    assert.equal(cfg.options.animation, false);
+    assert.equal(cfg.options.maintainAspectRatio, false);
+    assert.equal(cfg.options.responsive, true);
+    for (const [name, s] of Object.entries(cfg.options.scales)) {
+      assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+      assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+    }
+    for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+  });
+
+  test(`${fig.id}: changing the first control changes the data`, () => {
+    const spec = resolveParams(fig, engine)[0];
+    const other = spec.options.map((o) => o.value).find((v) => v !== spec.default);
+    assert.notDeepEqual(run(fig, { [spec.key]: other }).table, run(fig).table);
+  });
+}
+
+test('collective-steps: ring all-reduce replays 2(p−1) steps to the direct result', () => {
+  for (const ranks of [2, 5, 8, 16]) {
+    const last = run(collectiveSteps, { ranks, step: 40 });
+    assert.equal(last.steps, 2 * (ranks - 1));
+    assert.equal(last.equals_direct, true);
+    assert.ok(last.cells.every((c) => c.state === 'complete'));
+    close(last.bytes_sent_per_rank, (2 * (ranks - 1) / ranks) * last.bytes);
+    const start = run(collectiveSteps, { ranks, step: 0 });
+    assert.ok(start.cells.every((c) => c.state === 'own'));
+  }
+  // After the reduce-scatter half of an 8-rank ring, each rank holds exactly one full chunk.
+  const half = run(collectiveSteps, { ranks: 8, step: 7 });
+  for (let r = 0; r < 8; r++) assert.equal(half.cells.filter((c) => c.rank === r && c.state === 'complete').length, 1);
+});
+
+test('collective-steps: every op and algorithm the engine allows runs and matches the model', () => {
+  for (const op of ['allreduce', 'reducescatter', 'allgather', 'broadcast', 'reduce', 'alltoall']) {
+    for (const algorithm of ['ring', 'tree', 'recursive-doubling', 'halving-doubling', 'hierarchical']) {
+      let data;
+      try {
+        data = run(collectiveSteps, { op, algorithm, ranks: 8, step: 40 });
+      } catch (e) {
+        assert.ok(isEngineError('algorithm')(e), `${op}/${algorithm}: ${e.message}`);
+        continue;
+      }
+      assert.equal(data.equals_direct, true, `${op}/${algorithm}`);
+      assert.equal(data.steps, data.model.steps, `${op}/${algorithm}`);
+      close(data.bytes_sent_per_rank, data.model.bytes_sent_per_rank);
+    }
+  }
+  assert.throws(() => run(collectiveSteps, { algorithm: 'recursive-doubling', ranks: 6 }), isEngineError('algorithm'));
+  assert.throws(() => run(collectiveSteps, { ranks: 40 }), isEngineError('ranks'));
+});
+
+test('collective-time-vs-size: closed forms and the recursive-doubling crossover', () => {
+  const d = run(timeVsSize, { ranks: 16, latency_s: 5e-6, bandwidth_Bps: 5e10 });
+  const ring = d.series.find((s) => s.algorithm === 'ring');
+  for (const q of ring.points) close(q.time_s, 30 * (5e-6 + q.bytes / 16 / 5e10));
+  const rd = d.crossovers.find((c) => c.algorithm === 'recursive-doubling');
+  close(rd.bytes, (26 * 5e-6 * 5e10) / (4 - 30 / 16));
+  assert.ok(!run(timeVsSize, { ranks: 12 }).series.some((s) => s.algorithm === 'recursive-doubling'));
+  assert.ok(run(timeVsSize, { ranks: 64 }).crossovers.find((c) => c.algorithm === 'recursive-doubling').bytes > rd.bytes);
+  assert.throws(() => run(timeVsSize, { bandwidth_Bps: 0 }), isEngineError('bandwidth_Bps'));
+});
+
+test('ring-allreduce-bytes: 2(p−1)/p, counted equals model, busbw = B at zero latency', () => {
+  const d = run(ringBytes, { latency_s: 0, bandwidth_Bps: 1e11 });
+  for (const q of d.model) {
+    close(q.sent_per_S, (2 * (q.ranks - 1)) / q.ranks);
+    close(q.busbw, 1e11, 1e-9);
+  }
+  for (const q of d.executed) {
+    assert.ok(q.ok);
+    close(q.sent_per_S, q.model_per_S);
+  }
+  const ag = run(ringBytes, { op: 'allgather' });
+  for (const q of ag.model) close(q.sent_per_S, (q.ranks - 1) / q.ranks);
+  assert.throws(() => run(ringBytes, { bytes: -5 }), isEngineError('bytes'));
+});
+
+test('hierarchical-allreduce: the table NVLink halved, phases add up, hierarchical wins across nodes', () => {
+  const hw = engine.calc('hardware', { id: 'h100-sxm' });
+  const d = run(hierarchical, { hardware: 'h100-sxm', inter_latency_s: 0 });
+  close(d.intra_bandwidth_Bps, hw.scaleup_bandwidth_Bps / 2);
+  for (const q of d.points) {
+    close(q.time_s, q.intra_s + q.inter_s);
+    if (q.nodes > 1) assert.ok(q.flat_s > q.time_s);
+  }
+  assert.equal(d.points[0].inter_s, 0);
+  assert.throws(() => run(hierarchical, { hardware: 'nope' }), isEngineError('hardware'));
+  assert.throws(() => run(hierarchical, { inter_bandwidth_Bps: 0 }), isEngineError('inter_bandwidth_Bps'));
+});

@@ -1,0 +1,132 @@
+// The data-parallel-zero-fsdp lesson's four figures on the built WASM engine: data() is
+// finite and complete, draw() keeps to the Chart.js subset and the theme's colours, controls
+// change the data, and the numbers match the lesson's closed forms (ring all-reduce, ZeRO's
+// 2Ψ/2Ψ/3Ψ and Figure 1 memory, FSDP's token threshold).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { engine, THEME, THEME_COLOURS, run, close, isEngineError, colours } from './figure-harness.mjs';
+import { resolveParams } from '../../web/src/runtime/params.js';
+import dpStep from '../../web/src/figures/dp-step-scaling.js';
+import zeroMemory from '../../web/src/figures/zero-memory-per-gpu.js';
+import zeroComm from '../../web/src/figures/zero-communication.js';
+import fsdpTokens from '../../web/src/figures/fsdp-tokens-to-hide.js';
+import { dataParallel } from '../../web/src/figures/lists/data-parallel.js';
+
+const FIGURES = [dpStep, zeroMemory, zeroComm, fsdpTokens];
+
+test('the list registers the four figures', async () => {
+  assert.deepEqual(Object.keys(dataParallel).sort(), FIGURES.map((f) => f.id).sort());
+  for (const [id, load] of Object.entries(dataParallel)) assert.equal((await load()).default.id, id);
+});
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape`, () => {
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.ok(specs.some((s) => s.type === 'select' || ['number', 'integer'].includes(s.type)));
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const data = run(fig);
+    const { columns, rows } = data.table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+    }
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const cfg = fig.draw(run(fig), THEME);
+    assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+    assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+    for (const d of cfg.data.datasets) if (d.type) assert.ok(['line', 'scatter', 'bar'].includes(d.type));
+    assert.equal(cfg.options.animation, false);
+    assert.equal(cfg.options.maintainAspectRatio, false);
+    assert.equal(cfg.options.responsive, true);
+    for (const [name, s] of Object.entries(cfg.options.scales)) {
+      assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+      if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+    }
+    for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+  });
+
+  test(`${fig.id}: the first control changes the data`, () => {
+    const first = resolveParams(fig, engine)[0];
+    const other = first.type === 'select' ? first.options.find((o) => o.value !== first.default).value : first.default * 10;
+    assert.notDeepEqual(run(fig, { [first.key]: other }).table, run(fig).table);
+  });
+
+  test(`${fig.id}: unknown hardware is an EngineError on the hardware field`, () => {
+    assert.throws(() => run(fig, { hardware: 'nope' }), isEngineError('hardware'));
+  });
+}
+
+test('dp-step-scaling: efficiency is 1 at one GPU and never rises; compute is flat (weak scaling)', () => {
+  for (const overlap of [true, false]) {
+    const d = run(dpStep, { overlap });
+    assert.equal(d.points[0].gpus, 1);
+    close(d.points[0].efficiency, 1);
+    for (let i = 1; i < d.points.length; i++) {
+      assert.ok(d.points[i].efficiency <= d.points[i - 1].efficiency + 1e-12);
+      close(d.points[i].compute_s, d.points[0].compute_s);
+      assert.ok(d.points[i].step_s >= d.points[i].compute_s);
+    }
+  }
+  // Without overlap the exposed time is the whole ring all-reduce: 2(p−1)(α + 2Ψ/(pB)).
+  const d = run(dpStep, { overlap: false });
+  const q = d.points.find((x) => x.gpus === 64);
+  close(q.exposed_s, 2 * 63 * (1e-6 + (2 * 7e9) / 64 / 50e9));
+  close(q.compute_s, (6 * 7e9 * 4096) / (989.4e12 * 0.4));
+});
+
+test('dp-step-scaling: more sequences per GPU or a faster network raise efficiency at 1024 GPUs', () => {
+  const last = (over) => run(dpStep, over).points.at(-1).efficiency;
+  assert.ok(last({ micro_batch: 8 }) > last({}));
+  assert.ok(last({ inter_bandwidth_Bps: 2e11 }) > last({}));
+});
+
+test('zero-memory-per-gpu: ZeRO Figure 1 (7.5B, N_d = 64): 120, 31.4, 16.6, 1.9 GB', () => {
+  const d = run(zeroMemory);
+  const at64 = d.series.map((s) => s.find((q) => q.x === 64).y / 1e9);
+  [120, 31.4, 16.6, 1.9].forEach((gb, i) => assert.ok(Math.abs(at64[i] - gb) < 0.05, `stage ${i}: ${at64[i]}`));
+  // Stage 3 is 16Ψ/N at every degree; stage 0 is flat.
+  for (const q of d.series[3]) close(q.y, (16 * 7.5e9) / q.x);
+  for (const q of d.series[0]) close(q.y, 16 * 7.5e9);
+  assert.equal(d.fitsAt[0], null);  // 120 GB never fits in 80 GiB
+  assert.equal(d.fitsAt[3], 2);
+});
+
+test('zero-communication: 2Ψ, 2Ψ, 2Ψ, 3Ψ elements, times 1 : 1 : 1 : 1.5', () => {
+  const d = run(zeroComm, { params: 1e10, dp: 32 });
+  assert.deepEqual(d.stages.map((s) => s.psi), [2, 2, 2, 3]);
+  d.stages.forEach((s) => close(s.bytes, s.psi * 1e10 * 2 * (31 / 32)));
+  close(d.stages[3].time_s, 1.5 * d.stages[0].time_s);
+  close(d.stages[1].time_s, d.stages[0].time_s);
+  // fp32 doubles the bytes; crossing from 8 to 16 GPUs switches NVLink for the network.
+  close(run(zeroComm, { comm_dtype: 'fp32' }).stages[0].bytes, 2 * run(zeroComm).stages[0].bytes);
+  assert.ok(run(zeroComm, { dp: 16 }).stages[0].time_s > 3 * run(zeroComm, { dp: 8 }).stages[0].time_s);
+});
+
+test('fsdp-tokens-to-hide: bandwidth term is b(p−1)/p·peak·mfu/(2B), independent of Ψ', () => {
+  const d = run(fsdpTokens);
+  for (const q of d.points) {
+    close(q.tokens_min_bandwidth, (2 * (63 / 64) * 989.4e12 * 0.4) / (2 * q.bw));
+    assert.ok(q.tokens_min >= q.tokens_min_bandwidth);
+  }
+  const big = run(fsdpTokens, { params: 7e11 });
+  d.points.forEach((q, i) => close(big.points[i].tokens_min_bandwidth, q.tokens_min_bandwidth));
+  // Latency matters more for a small model: its full threshold sits further above the bandwidth line.
+  const small = run(fsdpTokens, { params: 1e9 });
+  assert.ok(small.points[20].tokens_min / small.points[20].tokens_min_bandwidth > d.points[20].tokens_min / d.points[20].tokens_min_bandwidth);
+});
+
+test('invalid parameters throw EngineError on the right field', () => {
+  assert.throws(() => run(dpStep, { micro_batch: 0 }), isEngineError('micro_batch'));
+  assert.throws(() => run(dpStep, { inter_bandwidth_Bps: -1 }), isEngineError('inter_bandwidth_Bps'));
+  assert.throws(() => run(zeroMemory, { params: -5 }), isEngineError('params'));
+  assert.throws(() => run(zeroComm, { dp: 0 }), isEngineError('dp'));
+  assert.throws(() => run(fsdpTokens, { gpus: 0 }), isEngineError('gpus'));
+  assert.throws(() => run(fsdpTokens, { mfu: 2 }), isEngineError('mfu'));
+});

@@ -1,0 +1,160 @@
+// The llm-serving lesson's six figures on the built WASM engine: data() is finite and
+// complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
+// changes the data, the numbers match the closed forms, and bad inputs are EngineErrors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
+import { resolveParams } from '../../web/src/runtime/params.js';
+import kvCapacity, { MODELS, modelConfig } from '../../web/src/figures/kv-cache-capacity.js';
+import decodeRoofline from '../../web/src/figures/decode-roofline.js';
+import ttftTpot from '../../web/src/figures/ttft-tpot.js';
+import continuousBatching from '../../web/src/figures/continuous-batching.js';
+import pagedKvWaste from '../../web/src/figures/paged-kv-waste.js';
+import speculative from '../../web/src/figures/speculative-decoding.js';
+import { serving } from '../../web/src/figures/lists/serving.js';
+
+const FIGURES = [kvCapacity, decodeRoofline, ttftTpot, continuousBatching, pagedKvWaste, speculative];
+
+test('serving list registers all six figures', async () => {
+  assert.deepEqual(Object.keys(serving).sort(), FIGURES.map((f) => f.id).sort());
+  for (const [id, load] of Object.entries(serving)) assert.equal((await load()).default.id, id);
+});
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape`, () => {
+    assert.equal(typeof fig.title, 'string');
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.ok(specs.length > 0);
+    assert.ok(['select', 'number', 'integer'].includes(specs[0].type));
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const data = run(fig);
+    const { columns, rows } = data.table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+    }
+    assert.doesNotThrow(() => JSON.stringify(data));
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const specs = resolveParams(fig, engine);
+    const variants = [params(fig)];
+    if (specs[0].type === 'select') for (const o of specs[0].options) variants.push(params(fig, { [specs[0].key]: o.value }));
+    for (const p of variants) {
+      const data = fig.data(engine, p);
+      const cfg = fig.draw(data, THEME);
+      assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+      // Something is drawn, unless the weights alone overflow the GPUs (kv-cache-capacity),
+      // which the legend then says.
+      if (data.free_bytes <= 0) assert.ok(cfg.data.datasets.some((d) => /add GPUs/.test(d.label)));
+      else assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+      assert.equal(cfg.options.animation, false);
+      assert.equal(cfg.options.maintainAspectRatio, false);
+      assert.equal(cfg.options.responsive, true);
+      for (const [name, s] of Object.entries(cfg.options.scales)) {
+        assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+        if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+      }
+      for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+    }
+  });
+
+  test(`${fig.id}: changing the first control changes the data`, () => {
+    const spec = resolveParams(fig, engine)[0];
+    const other = spec.type === 'select' ? spec.options.find((o) => o.value !== spec.default).value : spec.max;
+    assert.notDeepEqual(run(fig, { [spec.key]: other }).table, run(fig).table);
+  });
+}
+
+test('kv-cache-capacity: GQA fits heads/kv_heads times the MHA sequences; KV bytes follow 2·L·kv·d·s', () => {
+  const d = run(kvCapacity, { model: 'llama-2-7b' });
+  const [mha, gqa, mqa] = d.variants;
+  assert.equal(mha.kv_bytes_per_token, 2 * 32 * 32 * 128 * 2);
+  assert.equal(gqa.kv_bytes_per_token, 2 * 32 * 8 * 128 * 2);
+  assert.equal(mqa.kv_bytes_per_token, 2 * 32 * 1 * 128 * 2);
+  const i = mha.series.findIndex((s) => s.context === 4096);
+  // GQA also shrinks W_K and W_V, so it frees a little more memory than MHA as well.
+  for (const v of [mha, gqa, mqa]) assert.equal(v.series[i].max_sequences, Math.floor(v.free_bytes / (4096 * v.kv_bytes_per_token)));
+  assert.ok(gqa.series[i].max_sequences >= 4 * mha.series[i].max_sequences);
+  close(mha.series[i].max_sequences, Math.floor(d.free_bytes / (4096 * mha.kv_bytes_per_token)));
+  // fp8 KV halves the bytes, about doubling the sequences.
+  const f8 = run(kvCapacity, { model: 'llama-2-7b', kv_dtype: 'fp8-e4m3' });
+  assert.equal(f8.variants[0].kv_bytes_per_token, mha.kv_bytes_per_token / 2);
+  // Llama 3 70B in bf16 does not fit on one H100 but does on two.
+  assert.ok(run(kvCapacity, { model: 'llama-3-70b' }).free_bytes < 0);
+  assert.ok(run(kvCapacity, { model: 'llama-3-70b', gpus: 2 }).free_bytes > 0);
+  for (const id of Object.keys(MODELS)) assert.equal(modelConfig(id).heads % 8, 0);
+});
+
+test('decode-roofline: memory-bound throughput grows almost linearly with the batch', () => {
+  const d = run(decodeRoofline);
+  const b1 = d.points.find((q) => q.batch === 1);
+  close(b1.tpot_s, (d.weight_bytes + 256 * d.kv_bytes_per_token) / 3.35e12);
+  assert.ok(d.crossover_batch > 1 && d.crossover_batch <= 1024);
+  // At 4,096 tokens the KV cache keeps the step memory-bound at any batch.
+  assert.equal(run(decodeRoofline, { context: 4096 }).crossover_batch, 0);
+  for (const q of d.points) assert.equal(q.bound, q.batch >= d.crossover_batch && d.crossover_batch > 0 ? 'compute' : 'memory');
+  const longer = run(decodeRoofline, { context: 131072 });
+  assert.ok(longer.max_batch_fits < d.max_batch_fits);
+});
+
+test('ttft-tpot: prefill is compute-bound, decode memory-bound, TTFT scales with the batch', () => {
+  const d = run(ttftTpot);
+  for (const q of d.points) {
+    assert.equal(q.decode_bound, 'memory');
+    if (q.prompt < 512) continue;
+    assert.equal(q.prefill_bound, 'compute');
+    assert.ok(q.ttft_s > q.tpot_s);
+  }
+  const b8 = run(ttftTpot, { batch: 8 });
+  close(b8.points.at(-1).ttft_s, 8 * d.points.at(-1).ttft_s, 1e-6);
+});
+
+test('continuous-batching: continuous keeps up where static saturates; latency metric switches', () => {
+  const d = run(continuousBatching);
+  const last = d.points.at(-1);
+  assert.ok(last.continuous.tokens_per_s > last.static.tokens_per_s);
+  for (const q of d.points) assert.ok(q.continuous.tokens_per_s >= 0.99 * q.static.tokens_per_s, `rate ${q.rate}`);
+  const ttft = run(continuousBatching, { metric: 'ttft_p99_s' });
+  assert.deepEqual(ttft.table.rows.map((r) => r[4]), ttft.points.map((q) => q.static.ttft_p99_s));
+});
+
+test('paged-kv-waste: paging wastes less and runs more sequences than contiguous reservation', () => {
+  const d = run(pagedKvWaste);
+  for (const s of d.series) assert.ok(s.waste_fraction < d.contiguous.waste_fraction, `block ${s.block_size}`);
+  assert.ok(d.paged.mean_batch > d.contiguous.mean_batch);
+  assert.equal(d.series[0].internal_fraction, 0);
+  const b = run(pagedKvWaste, { view: 'breakdown' });
+  assert.equal(b.table.rows.length, 2);
+  for (const row of b.table.rows) close(row.slice(1, 6).reduce((a, x) => a + x, 0), 1, 1e-9);
+});
+
+test('speculative-decoding: speedup curves follow Leviathan et al.; the sampler reproduces p', () => {
+  const d = run(speculative);
+  const g4 = d.curves.find((c) => c.gamma === 4);
+  const at = g4.points.find((q) => q.alpha === 0.81);
+  close(at.expected_tokens, (1 - 0.81 ** 5) / (1 - 0.81));
+  close(at.speedup, at.expected_tokens / (4 * d.draft_cost + 1));
+  assert.ok(d.sampler.tv_empirical < 0.015);
+  assert.ok(d.sampler.tv_p_q > 0.1);
+  assert.ok(Math.abs(d.sampler.acceptance_measured - d.sampler.acceptance_formula) < 0.01);
+  const s = run(speculative, { mode: 'sampler' });
+  assert.equal(s.table.rows.length, 12);
+});
+
+test('serving figures: bad inputs are EngineErrors on the right field', () => {
+  assert.throws(() => run(kvCapacity, { hardware: 'nope' }), isEngineError('hardware'));
+  assert.throws(() => run(kvCapacity, { model: 'gpt-9' }), isEngineError('model'));
+  assert.throws(() => run(decodeRoofline, { hardware: 'nope' }), isEngineError('hardware'));
+  assert.throws(() => run(decodeRoofline, { weight_dtype: 'fp8-e4m3', hardware: 'a100-sxm-80gb' }), isEngineError('weight_dtype'));
+  assert.throws(() => run(ttftTpot, { batch: 0 }), isEngineError('batch'));
+  assert.throws(() => run(continuousBatching, { output_mean: 0 }), isEngineError('output_mean'));
+  assert.throws(() => run(pagedKvWaste, { output_mean: 0 }), isEngineError('output_mean'));
+  assert.throws(() => run(speculative, { draft_cost: -1 }), isEngineError('draft_cost'));
+  assert.throws(() => run(speculative, { mismatch: Number.NaN }), isEngineError('mismatch'));
+});

@@ -1,0 +1,132 @@
+// The profiling-mfu lesson's four figures on the built WASM engine: data() is finite and
+// complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
+// changes the data, and the numbers match the lesson's closed forms (PaLM's 46.2% MFU, 6ND
+// days, the waterfall adding up, each toggle never slowing the step).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { engine, THEME, THEME_COLOURS, run, close, isEngineError, colours } from './figure-harness.mjs';
+import { resolveParams } from '../../web/src/runtime/params.js';
+import mfuCounter from '../../web/src/figures/mfu-flops-counter.js';
+import trainingTime from '../../web/src/figures/training-time-6nd.js';
+import stepTimeline from '../../web/src/figures/step-timeline.js';
+import waterfall from '../../web/src/figures/mfu-waterfall.js';
+
+const FIGURES = [mfuCounter, trainingTime, stepTimeline, waterfall];
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: module shape`, () => {
+    assert.equal(typeof fig.title, 'string');
+    assert.ok(fig.caption.length > 40);
+    const specs = resolveParams(fig, engine);
+    assert.ok(specs.length > 0);
+    assert.ok(['select', 'number', 'integer'].includes(specs[0].type), 'the first control is a select or a slider');
+    for (const s of specs) assert.notEqual(s.default, undefined, `${fig.id}.${s.key} has a default`);
+  });
+
+  test(`${fig.id}: data at defaults is finite, the table is rectangular`, () => {
+    const data = run(fig);
+    const { columns, rows } = data.table;
+    assert.ok(columns.length > 1 && rows.length > 0);
+    for (const row of rows) {
+      assert.equal(row.length, columns.length);
+      for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
+    }
+    assert.doesNotThrow(() => JSON.stringify(data));
+  });
+
+  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+    const cfg = fig.draw(run(fig), THEME);
+    assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+    assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
+    assert.equal(cfg.options.animation, false);
+    assert.equal(cfg.options.maintainAspectRatio, false);
+    assert.equal(cfg.options.responsive, true);
+    for (const [name, s] of Object.entries(cfg.options.scales)) {
+      assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+      if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+    }
+    for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
+  });
+
+  test(`${fig.id}: changing the first control changes the data`, () => {
+    const specs = resolveParams(fig, engine);
+    const first = specs[0];
+    const other = first.type === 'select' ? first.options.find((o) => o.value !== first.default).value : first.default * 2;
+    assert.notDeepEqual(run(fig, { [first.key]: other }).table, run(fig).table);
+  });
+}
+
+test('mfu-flops-counter: PaLM 540B at its published throughput is 46.2% MFU, 57.8% HFU', () => {
+  const d = run(mfuCounter);
+  close(d.mfu, 0.462, 0.002);
+  close(d.hfu, 0.578, 0.004);
+  close(d.weights + d.attention, d.achieved_flops_per_device, 1e-12);
+  close(d.peak_flops_per_device, 275e12);
+});
+
+test('mfu-flops-counter: MFU is linear in throughput; a longer sequence raises the attention share', () => {
+  close(run(mfuCounter, { tokens_per_s: 476600 }).mfu, 2 * run(mfuCounter).mfu, 1e-12);
+  const long = run(mfuCounter, { model: 'llama-7b', seq: 32768 });
+  const att = 12 * 32 * 32 * 128 * 32768;
+  close(long.attention_share, att / (6 * 6.5e9 + att), 1e-12);
+  assert.ok(long.attention_share > 0.35);
+});
+
+test('mfu-flops-counter: unknown hardware is an EngineError on hardware', () => {
+  assert.throws(() => run(mfuCounter, { hardware: 'nope' }), isEngineError('hardware'));
+});
+
+test('training-time-6nd: days = 6ND / (devices · peak · MFU), halving with twice the chips', () => {
+  const d = run(trainingTime);
+  const h100 = d.series.find((s) => s.hardware === 'h100-sxm');
+  const peak = engine.calc('hardware', { id: 'h100-sxm' }).peak_flops.bf16;
+  for (const q of h100.points) close(q.y, (6 * 70e9 * 2e12) / (q.x * peak * 0.4) / 86400, 1e-12);
+  close(d.totalFlops, 8.4e23);
+  assert.ok(d.series.find((s) => s.hardware === 'b200').points[0].y < h100.points[0].y);
+  close(run(trainingTime, { mfu: 0.2 }).highlighted.points[3].y, 2 * d.highlighted.points[3].y, 1e-12);
+});
+
+test('training-time-6nd: an MFU out of range is an EngineError on mfu', () => {
+  assert.throws(() => run(trainingTime, { mfu: 0 }), isEngineError('mfu'));
+});
+
+test('step-timeline: bars on one stream never overlap, and each toggle never slows the step', () => {
+  for (const view of ['step', 'layer', 'tail']) {
+    const d = run(stepTimeline, { view });
+    const byStream = {};
+    for (const k of d.kernels) {
+      assert.ok(k.end >= k.start && k.start >= d.window[0] - 1e-15 && k.end <= d.window[1] + 1e-15);
+      if (byStream[k.stream] !== undefined) assert.ok(k.start >= byStream[k.stream] - 1e-15, `${k.name} overlaps`);
+      byStream[k.stream] = k.end;
+    }
+  }
+  const t = (over) => run(stepTimeline, over).step.step_time_s;
+  assert.ok(t({ cuda_graphs: true }) < t({}));
+  assert.ok(t({ fusion: true }) < t({}));
+  assert.ok(t({ overlap: false }) > t({}));
+  const d = run(stepTimeline, { cuda_graphs: true });
+  assert.ok(d.step.launch_gap_s < run(stepTimeline).step.launch_gap_s / 5);
+});
+
+test('step-timeline: the draw puts kernels on three rows as floating bars', () => {
+  const cfg = stepTimeline.draw(run(stepTimeline, { view: 'step' }), THEME);
+  assert.equal(cfg.options.indexAxis, 'y');
+  assert.deepEqual(cfg.data.labels, ['CPU thread', 'Compute stream', 'Comm stream (NCCL)']);
+  for (const ds of cfg.data.datasets) for (const q of ds.data) assert.ok(Array.isArray(q.x) && q.x[1] >= q.x[0]);
+});
+
+test('mfu-waterfall: the bars add up from peak to achieved = MFU × peak', () => {
+  for (const over of [{}, { fusion: true, cuda_graphs: true, overlap: true }, { micro_batch: 16 }]) {
+    const d = run(waterfall, over);
+    const deductions = d.bars.filter((b) => !['peak', 'achieved'].includes(b.kind));
+    const lost = deductions.reduce((a, b) => a + (b.to - b.from), 0);
+    close(d.peak_flops - lost, d.achieved_flops, 1e-9);
+    close(d.achieved_flops, d.mfu * d.peak_flops, 1e-12);
+    for (const b of deductions) assert.ok(b.to >= b.from);
+  }
+  assert.ok(run(waterfall, { fusion: true, cuda_graphs: true, overlap: true }).mfu > run(waterfall).mfu);
+});
+
+test('mfu-waterfall: a chip without bf16 in the table is an EngineError on dtype or hardware', () => {
+  assert.throws(() => run(waterfall, { hardware: 'nope' }), isEngineError('hardware'));
+});

@@ -1,0 +1,54 @@
+// Every page of the built site (all .html files, not a sample): no broken internal links or
+// anchors; loads with no console errors, failed requests or CSP violations; every figure,
+// exercise and calculator on it draws (the all-figures page is scrolled through). Accessibility
+// in each colour scheme and width is tests/web/a11y.test.mjs, over the same page list.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, startServer, openPage, drawAll, paintedPixels, sitePages } from '../../web/test/browser.js';
+import { brokenLinks } from '../../web/test/links.js';
+import { siteDir } from '../../web/scripts/paths.js';
+
+let browser, server, base;
+before(async () => {
+  ({ server, url: base } = await startServer(0));
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const pages = sitePages(siteDir);
+
+test('the crawl finds the site pages', () => {
+  for (const p of ['/', '/track/', '/systems-and-scaling/', '/recap/', '/figures/', '/glossary/', '/concept-map/', '/videos-and-books/']) {
+    assert.ok(pages.includes(p), `${p} was not built`);
+  }
+  assert.ok(pages.some((p) => p.startsWith('/lessons/')) && pages.some((p) => p.startsWith('/embed/')));
+});
+
+test('no broken internal links or anchors on any page', () => {
+  assert.deepEqual(brokenLinks(siteDir), []);
+});
+
+test(`every page (${pages.length}) loads cleanly and draws all its figures`, async () => {
+  const { context, page, problems } = await openPage(browser);
+  const found = [];
+  for (const p of pages) {
+    problems.length = 0;
+    await page.goto(`${base}${p}`);
+    try {
+      await drawAll(page, { timeout: p === '/figures/' ? 120000 : 20000 });
+    } catch (err) {
+      found.push(`${p}: not everything drew (${err.message.split('\n')[0]})`);
+    }
+    for (const fig of await page.$$('mlsys-figure')) {
+      // Charts draw on a canvas; diagrams may be SVG.
+      const blank = (await fig.$('canvas')) ? await paintedPixels(fig) <= 2000 : await fig.$$eval('svg *', (els) => els.length) < 3;
+      if (blank) found.push(`${p}: figure ${await fig.getAttribute('data-id')} looks blank`);
+    }
+    found.push(...problems.map((x) => `${p}: ${x}`));
+  }
+  assert.deepEqual(found, []);
+  await context.close();
+});

@@ -1,0 +1,79 @@
+// The clipping trade-off: quantize one seeded tensor with its range clipped to a fraction of
+// max|x|; rounding error falls as the step shrinks, clipping error rises as more values are
+// cut off, and the search finds the clip with the least total MSE. One call to
+// calc('clip-search').
+import { logTick } from '../runtime/axes.js';
+
+const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
+
+export default {
+  id: 'clip-tradeoff',
+  title: 'Clipping: trading a few large errors for many small ones',
+  caption:
+    'Total MSE (solid) is the sum of rounding error inside the clipped range and clipping error of the values cut off; the marker is the clip the search picks. At 4 bits on Gaussian data with a few 5× outlier channels the best range is well under half of max|x|, for about a quarter of the error. Move to 8 bits and the optimum slides toward no clipping; raise the outlier scale to 20 and per-tensor clipping can no longer help, because the outliers themselves carry the error. That is the case for finer scales in the next figure.',
+  params: [
+    { key: 'bits', label: 'Bits b', from: ['clip-search', 'bits'], max: 8 },
+    { key: 'distribution', label: 'Data', from: ['clip-search', 'distribution'] },
+    { key: 'outlier_scale', label: 'Outlier scale (× σ)', from: ['clip-search', 'outlier_scale'], max: 50 },
+    { key: 'granularity', label: 'Scales', from: ['clip-search', 'granularity'] },
+  ],
+
+  data(engine, p) {
+    const r = engine.calc('clip-search', {
+      bits: p.bits, distribution: p.distribution, outlier_scale: p.outlier_scale, granularity: p.granularity,
+      group_size: 64, samples: 16384, points: 40, clip_min: 0.05,
+    });
+    const points = r.points.map((q) => ({ clip: q.clip, mse: q.mse, rounding: q.mse_rounding, clipping: q.mse_clipping, clipped: q.clipped_fraction }));
+    const table = {
+      columns: ['Clip (fraction of max |x|)', 'Total MSE', 'Rounding MSE', 'Clipping MSE', 'Values clipped (fraction)'],
+      rows: points.map((q) => [q.clip, q.mse, q.rounding, q.clipping, q.clipped]),
+    };
+    return {
+      bits: p.bits, distribution: p.distribution, max_abs: r.max_abs, best_clip: r.best_clip, best_mse: r.best_mse,
+      mse_no_clip: r.mse_no_clip, gain: r.mse_gain, best_clipped_fraction: r.best_clipped_fraction, points, table,
+    };
+  },
+
+  draw(data, theme) {
+    const pos = (v) => Math.max(v, 1e-12); // a log axis cannot show zero clipping error
+    const series = (label, key, colour, dash, style) => ({
+      label, data: data.points.map((q) => ({ x: q.clip, y: pos(q[key]), q })), showLine: true, pointRadius: 0,
+      borderWidth: 2, borderDash: dash, pointStyle: style, borderColor: colour, backgroundColor: colour,
+    });
+    const ys = data.points.flatMap((q) => [q.mse, q.rounding]).filter((v) => v > 0);
+    const yMin = Math.min(...ys) / 3, yMax = Math.max(...ys) * 3;
+    const datasets = [
+      series('Total MSE', 'mse', theme.palette[0], [], 'line'),
+      series('Rounding part', 'rounding', theme.palette[1], [6, 3], 'line'),
+      series('Clipping part', 'clipping', theme.palette[2], [2, 2], 'line'),
+      { label: `Best clip ${fmt(data.best_clip)} × max|x| (MSE ÷${fmt(data.gain)} vs no clipping)`,
+        data: [{ x: data.best_clip, y: data.best_mse }], showLine: false, pointRadius: 8, pointStyle: 'star',
+        borderWidth: 2, borderColor: theme.text, backgroundColor: theme.text },
+    ];
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'Clip (fraction of max |x|)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y: { type: 'logarithmic', min: yMin, max: yMax, title: { display: true, text: 'Mean-squared error (value units²)', color: theme.text },
+            ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const q = ctx.raw.q;
+                if (!q) return ctx.dataset.label;
+                return `clip ${fmt(q.clip)}: total ${fmt(q.mse)} = rounding ${fmt(q.rounding)} + clipping ${fmt(q.clipping)} (${fmt(100 * q.clipped)} % clipped)`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,121 @@
+// A collective executed step by step on simulated ranks: which rank holds which chunk after
+// each step, and how many ranks' inputs each chunk already contains. One call of
+// calc('collective-execute') returns every step's messages and holdings; the slider replays it.
+import { formatSI } from '../runtime/format.js';
+
+const OPS = [
+  { value: 'allreduce', label: 'All-reduce' }, { value: 'reducescatter', label: 'Reduce-scatter' },
+  { value: 'allgather', label: 'All-gather' }, { value: 'broadcast', label: 'Broadcast' },
+  { value: 'reduce', label: 'Reduce' }, { value: 'alltoall', label: 'All-to-all' },
+];
+const REDUCING = new Set(['allreduce', 'reducescatter', 'reduce']);
+
+const popcount = (m) => { let c = 0; for (let x = m; x > 0; x = Math.floor(x / 2)) c += x % 2; return c; };
+const hasBit = (m, r) => Math.floor(m / 2 ** r) % 2 === 1;
+
+// The state of one cell (rank r, chunk c) from its contributor mask.
+function state(op, mask, r, ranks) {
+  if (mask === 0) return 'empty';
+  const n = popcount(mask);
+  if (REDUCING.has(op)) {
+    if (n === ranks) return 'complete';
+    return n === 1 && hasBit(mask, r) ? 'own' : 'partial';
+  }
+  return n === 1 && hasBit(mask, r) ? 'own' : 'received';
+}
+
+// One tick per rank or chunk (the axis runs from −0.5 so that the markers sit between lines).
+const integerTicks = (n) => (axis) => { axis.ticks = Array.from({ length: n }, (_, i) => ({ value: i })); };
+
+const LABELS = {
+  own: 'Own input only', partial: 'Partial sum (some inputs)', complete: 'Fully reduced (all inputs)',
+  received: 'Received from another rank', empty: 'Empty (no valid data)',
+};
+
+export default {
+  id: 'collective-steps',
+  title: 'Collectives step by step on simulated ranks',
+  simulation: true,
+  caption:
+    'Each row is a rank, each column a chunk of its buffer; the marker shows what the rank holds after the chosen step, and crosses mark the chunks written in that step. Drag the step slider through a ring all-reduce: partial sums travel round the ring for p − 1 steps, then the finished chunks are copied round for p − 1 more. Switch to tree or recursive doubling and count the steps, or to all-to-all to see each rank\'s blocks scatter.',
+  params: [
+    { key: 'op', label: 'Collective', type: 'select', options: OPS, default: 'allreduce' },
+    { key: 'algorithm', label: 'Algorithm', type: 'select', default: 'ring',
+      options: [{ value: 'ring', label: 'Ring (chain for broadcast/reduce)' }, { value: 'tree', label: 'Binomial tree' },
+        { value: 'recursive-doubling', label: 'Recursive doubling / halving' }, { value: 'halving-doubling', label: 'Halving-doubling (all-reduce)' },
+        { value: 'hierarchical', label: 'Hierarchical (nodes of up to 4)' }] },
+    { key: 'ranks', label: 'Ranks p', from: ['collective-execute', 'ranks'], default: 8 },
+    { key: 'step', label: 'After step', type: 'integer', min: 0, max: 40, default: 3 },
+  ],
+
+  data(engine, p) {
+    const input = { op: p.op, algorithm: p.algorithm, ranks: p.ranks };
+    // Hierarchical: nodes of 4 GPUs, or of the largest of 3, 2, 1 that divides the rank count.
+    if (p.algorithm === 'hierarchical') input.gpus_per_node = [4, 3, 2, 1].find((g) => p.ranks % g === 0);
+    const run = engine.calc('collective-execute', input);
+    const step = Math.min(p.step, run.steps);
+    const snap = run.snapshots[step];
+    const written = new Set(snap.messages.flatMap((m) => m.chunks.map((c) => `${m.dst}:${c}`)));
+    const cells = [];
+    snap.holds.forEach((row, r) => row.forEach((mask, c) => {
+      cells.push({ rank: r, chunk: c, state: state(p.op, mask, r, p.ranks), inputs: popcount(mask), written: written.has(`${r}:${c}`) });
+    }));
+    const sentSoFar = Array(p.ranks).fill(0);
+    for (const s of run.snapshots.slice(1, step + 1)) for (const m of s.messages) sentSoFar[m.src] += m.bytes;
+    const table = {
+      columns: ['Rank', 'Sends in this step', 'Chunks final (count)', 'Bytes sent so far (B)', 'Bytes sent in total (B)'],
+      rows: snap.holds.map((row, r) => {
+        const out = snap.messages.filter((m) => m.src === r).map((m) => `${m.reduce ? 'adds' : 'copies'} chunk${m.chunks.length > 1 ? 's' : ''} ${m.chunks.join(',')} to rank ${m.dst}`);
+        const done = row.filter((mask) => (REDUCING.has(p.op) ? state(p.op, mask, r, p.ranks) === 'complete' : mask !== 0)).length;
+        return [r, out.join('; ') || '—', done, sentSoFar[r], run.bytes_sent_by_rank[r]];
+      }),
+    };
+    return {
+      op: p.op, algorithm: p.algorithm, ranks: p.ranks, step, steps: run.steps, chunks: run.chunks,
+      elements: run.elements, bytes: run.bytes, cells, messages: snap.messages,
+      equals_direct: run.equals_direct, bytes_sent_per_rank: run.bytes_sent_per_rank, model: run.model, table,
+    };
+  },
+
+  draw(data, theme) {
+    const styles = {
+      own: ['rect', theme.palette[0]], partial: ['triangle', theme.palette[1]], complete: ['rectRot', theme.compute],
+      received: ['circle', theme.memory], empty: ['rect', theme.grid],
+    };
+    const size = Math.max(4, 13 - Math.max(data.ranks, data.chunks) / 2);
+    const datasets = Object.entries(styles).map(([key, [shape, colour]]) => ({
+      label: LABELS[key],
+      data: data.cells.filter((c) => c.state === key).map((c) => ({ x: c.chunk, y: c.rank, c })),
+      pointStyle: shape, pointRadius: key === 'empty' ? size * 0.6 : size, pointHoverRadius: size + 2,
+      borderColor: colour, backgroundColor: colour,
+    })).filter((d) => d.data.length > 0);
+    datasets.push({
+      label: `Written in step ${data.step}`, data: data.cells.filter((c) => c.written).map((c) => ({ x: c.chunk, y: c.rank, c })),
+      pointStyle: 'crossRot', pointRadius: size * 1.1, borderWidth: 2.5, borderColor: theme.text, backgroundColor: theme.text,
+    });
+    const check = data.equals_direct ? 'result equals the direct computation' : 'result differs from the direct computation';
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'linear', min: -0.5, max: data.chunks - 0.5, afterBuildTicks: integerTicks(data.chunks),
+            title: { display: true, color: theme.text,
+              text: `Chunk (each ${formatSI(data.bytes / data.chunks, 'B')}) · step ${data.step} of ${data.steps}` },
+            ticks: { color: theme.muted, autoSkip: false }, grid: { color: theme.grid } },
+          y: { type: 'linear', min: -0.5, max: data.ranks - 0.5, reverse: true, afterBuildTicks: integerTicks(data.ranks),
+            title: { display: true, color: theme.text, text: `Rank (GPU; ${check})` },
+            ticks: { color: theme.muted, autoSkip: false }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: { callbacks: { label: (ctx) => {
+            const c = ctx.raw.c;
+            return `rank ${c.rank}, chunk ${c.chunk}: ${LABELS[c.state].toLowerCase()}, ${c.inputs} rank input${c.inputs === 1 ? '' : 's'}${c.written ? ', written in this step' : ''}`;
+          } } },
+        },
+      },
+    };
+  },
+};

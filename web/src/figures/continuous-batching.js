@@ -1,0 +1,76 @@
+// Static against continuous batching on one simulated request stream, as the arrival rate
+// grows: throughput and a latency percentile of both policies. Each point is one
+// calc('batching-sim') (an event-driven simulation of 300 requests under both policies).
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+
+// Arrival rates as fractions of a rough continuous-batching capacity.
+const LOADS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5];
+const METRICS = {
+  latency_p50_s: 'median latency', latency_p90_s: 'p90 latency', latency_p99_s: 'p99 latency', ttft_p99_s: 'p99 time to first token',
+};
+
+export default {
+  id: 'continuous-batching',
+  title: 'Static against continuous batching',
+  caption:
+    'Output tokens/s (left) and a latency percentile (right, log scale) of one seeded stream of 300 requests, simulated under static and continuous batching at rising arrival rates (Llama-3-8B-sized model, bf16). Find the rate where static batching saturates; then lengthen the outputs, which widens the spread of lengths and the gap between the policies.',
+  simulation: true,
+  params: [
+    { key: 'max_batch', label: 'Max batch', type: 'select', default: 32, options: [8, 16, 32, 64, 128].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'metric', label: 'Latency shown', type: 'select', default: 'latency_p90_s', options: Object.entries(METRICS).map(([value, label]) => ({ value, label })) },
+    { key: 'output_mean', label: 'Mean output length', from: ['batching-sim', 'output_mean'], min: 16, max: 1024, scale: 'log' },
+    { key: 'prompt_mean', label: 'Mean prompt length', from: ['batching-sim', 'prompt_mean'], min: 16, max: 4096, scale: 'log' },
+    { key: 'hardware', label: 'Accelerator', from: ['batching-sim', 'hardware'] },
+    { key: 'seed', label: 'Seed', from: ['batching-sim', 'seed'], max: 1000 },
+  ],
+
+  data(engine, p) {
+    const base = { requests: 300, max_batch: Number(p.max_batch), output_mean: p.output_mean, prompt_mean: p.prompt_mean, hardware: p.hardware, seed: p.seed };
+    const probe = engine.calc('batching-sim', { ...base, requests: 1, rate_rps: 1 });
+    // A decode step costs at least the weight read; a full batch emits max_batch tokens per step.
+    const capacity = Number(p.max_batch) / (probe.decode_step_s * p.output_mean);
+    const points = LOADS.map((f) => {
+      const rate = Number((capacity * f).toPrecision(3));
+      const r = engine.calc('batching-sim', { ...base, rate_rps: rate });
+      return { rate, offered: r.offered_tokens_per_s, static: r.static, continuous: r.continuous };
+    });
+    const m = p.metric;
+    const table = {
+      columns: ['Arrival rate (req/s)', 'Offered (tokens/s)', 'Static (tokens/s)', 'Continuous (tokens/s)', `Static ${METRICS[m]} (s)`, `Continuous ${METRICS[m]} (s)`, 'Static mean batch', 'Continuous mean batch'],
+      rows: points.map((q) => [q.rate, q.offered, q.static.tokens_per_s, q.continuous.tokens_per_s, q.static[m], q.continuous[m], q.static.mean_batch, q.continuous.mean_batch]),
+    };
+    return { metric: m, metricLabel: METRICS[m], capacity_rps: capacity, points, table };
+  },
+
+  draw(data, theme) {
+    const ds = (label, get, axis, colour, style, dash) => ({
+      label, data: data.points.map((q) => ({ x: q.rate, y: get(q), q })), yAxisID: axis, showLine: true,
+      pointStyle: style, pointRadius: 3, borderWidth: 2, borderDash: dash, borderColor: colour, backgroundColor: colour,
+    });
+    const datasets = [
+      ds('Continuous: tokens/s', (q) => q.continuous.tokens_per_s, 'y', theme.palette[0], 'circle', []),
+      ds('Static: tokens/s', (q) => q.static.tokens_per_s, 'y', theme.palette[1], 'triangle', []),
+      ds(`Continuous: ${data.metricLabel} (right axis)`, (q) => q.continuous[data.metric], 'y1', theme.palette[0], 'circle', [6, 3]),
+      ds(`Static: ${data.metricLabel} (right axis)`, (q) => q.static[data.metric], 'y1', theme.palette[1], 'triangle', [6, 3]),
+      ds('Offered load', (q) => q.offered, 'y', theme.muted, 'line', [2, 3]),
+    ];
+    datasets[4].pointRadius = 0;
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'linear', min: 0, title: { display: true, text: 'Arrival rate (requests/s)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y: { type: 'linear', min: 0, position: 'left', title: { display: true, text: 'Throughput (output tokens/s)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y1: { type: 'logarithmic', position: 'right', title: { display: true, text: `${data.metricLabel} (s)`, color: theme.text }, ticks: { color: theme.muted, callback: logTick('s') }, grid: { drawOnChartArea: false } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.replace(' (right axis)', '')} at ${ctx.raw.q.rate} req/s: ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.parsed.y, 's') : `${formatSI(ctx.parsed.y)} tokens/s`}` } },
+        },
+      },
+    };
+  },
+};

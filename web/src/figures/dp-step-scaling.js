@@ -1,0 +1,92 @@
+// Data-parallel step time per GPU (compute vs the exposed gradient all-reduce) and the
+// weak-scaling efficiency T(1)/T(N) at 1, 2, 4, … 4096 GPUs, from one call of
+// calc('data-parallel', {..., series_max_gpus: 4096}).
+import { formatSI } from '../runtime/format.js';
+
+const GPUS = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
+// The calculator's field names -> this figure's control keys (for error messages).
+const FIELD = { micro_batch: 'micro_batch', params: 'params', inter_bandwidth_Bps: 'inter_bandwidth_Bps' };
+
+export default {
+  id: 'dp-step-scaling',
+  title: 'Data-parallel step time and scaling efficiency',
+  caption:
+    'Per-GPU step time (compute plus the part of the gradient all-reduce that is not hidden) and weak-scaling efficiency as the data-parallel group grows at a fixed batch per GPU. Turn overlap off and watch the all-reduce appear in full; note the drop at 16 GPUs, where the ring leaves NVLink for the network. Then raise the sequences per GPU or the network bandwidth to win the efficiency back.',
+  params: [
+    { key: 'hardware', label: 'Accelerator', from: ['data-parallel', 'hardware'], options: GPUS },
+    { key: 'params', label: 'Parameters Ψ', type: 'number', min: 1e8, max: 1e12, default: 7e9, scale: 'log' },
+    { key: 'micro_batch', label: 'Sequences of 4,096 tokens per GPU', type: 'integer', min: 1, max: 64, default: 1, scale: 'log' },
+    { key: 'overlap', label: 'Overlap the all-reduce with the backward pass', from: ['data-parallel', 'overlap'] },
+    { key: 'inter_bandwidth_Bps', label: 'Inter-node bandwidth per GPU per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
+  ],
+
+  data(engine, p) {
+    let r;
+    try {
+      r = engine.calc('data-parallel', {
+        hardware: p.hardware, params: p.params, micro_batch: p.micro_batch, seq: 4096, overlap: p.overlap,
+        inter_bandwidth_Bps: p.inter_bandwidth_Bps, gpus: 64, series_max_gpus: 1024,
+      });
+    } catch (e) {
+      if (e && FIELD[e.field]) e.field = FIELD[e.field];
+      throw e;
+    }
+    const points = r.series.map((q) => ({
+      gpus: q.gpus, compute_s: q.compute_time_s, exposed_s: q.exposed_comm_s, step_s: q.step_time_s,
+      allreduce_s: q.allreduce_time_s, efficiency: q.efficiency, efficiency_no_overlap: q.efficiency_no_overlap,
+      inter_node: q.inter_node,
+    }));
+    const table = {
+      columns: ['GPUs', 'Compute (s)', 'All-reduce (s)', 'Exposed communication (s)', 'Step time (s)', 'Scaling efficiency (%)', 'Efficiency without overlap (%)'],
+      rows: points.map((q) => [q.gpus, q.compute_s, q.allreduce_s, q.exposed_s, q.step_s, 100 * q.efficiency, 100 * q.efficiency_no_overlap]),
+    };
+    return {
+      hardware: p.hardware, overlap: p.overlap, tokens_per_gpu: r.tokens_per_gpu, intra_bandwidth_Bps: r.intra_bandwidth_Bps,
+      inter_bandwidth_Bps: r.inter_bandwidth_Bps, points, table,
+    };
+  },
+
+  draw(data, theme) {
+    const labels = data.points.map((q) => String(q.gpus));
+    const datasets = [
+      { type: 'bar', label: 'Compute (forward + backward)', data: data.points.map((q) => q.compute_s), stack: 'step',
+        yAxisID: 'y', backgroundColor: theme.compute, borderColor: theme.compute, borderWidth: 1 },
+      { type: 'bar', label: data.overlap ? 'Exposed all-reduce (not hidden)' : 'All-reduce (after the backward pass)',
+        data: data.points.map((q) => q.exposed_s), stack: 'step', yAxisID: 'y', backgroundColor: theme.memory,
+        borderColor: theme.text, borderWidth: 1 },
+      { type: 'line', label: 'Scaling efficiency (right axis)', data: data.points.map((q) => 100 * q.efficiency),
+        yAxisID: 'y1', borderColor: theme.palette[2], backgroundColor: theme.palette[2], borderWidth: 2, pointStyle: 'circle', pointRadius: 3 },
+    ];
+    if (data.overlap) {
+      datasets.push({ type: 'line', label: 'Efficiency without overlap (right axis)', data: data.points.map((q) => 100 * q.efficiency_no_overlap),
+        yAxisID: 'y1', borderColor: theme.muted, backgroundColor: theme.muted, borderWidth: 2, borderDash: [6, 4], pointStyle: 'rect', pointRadius: 3 });
+    }
+    return {
+      type: 'bar',
+      data: { labels, datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'category', stacked: true, title: { display: true, text: 'Data-parallel GPUs (8 per node)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y: { type: 'linear', stacked: true, beginAtZero: true, position: 'left', title: { display: true, text: 'Step time per GPU (s)', color: theme.text },
+            ticks: { color: theme.muted, callback: (v) => formatSI(v, 's') }, grid: { color: theme.grid } },
+          y1: { type: 'linear', min: 0, max: 100, position: 'right', title: { display: true, text: 'Scaling efficiency (%)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const q = data.points[ctx.dataIndex];
+                if (ctx.dataset.yAxisID === 'y1') return `${ctx.dataset.label.replace(' (right axis)', '')}: ${ctx.parsed.y.toFixed(1)}%`;
+                return `${ctx.dataset.label}: ${formatSI(ctx.parsed.y, 's')} (${q.inter_node ? 'ring over the network' : 'ring over NVLink'})`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,103 @@
+// KV-cache size and how many sequences fit in HBM beside the weights, against context length,
+// for the same model with multi-head, grouped-query (8 KV heads) and multi-query attention.
+// Three calls to calc('kv-capacity') (each returns the whole series over context).
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+import { EngineError } from '../runtime/engine-api.js';
+
+// Published configurations (each model's config.json). Shared by the serving figures.
+export const MODELS = {
+  'llama-3-8b': { label: 'Llama 3 8B (GQA, 8 KV heads)', layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn_hidden: 14336, vocab: 128256, gated_mlp: true, tied_embeddings: false },
+  'llama-2-7b': { label: 'Llama 2 7B (MHA)', layers: 32, hidden: 4096, heads: 32, kv_heads: 32, ffn_hidden: 11008, vocab: 32000, gated_mlp: true, tied_embeddings: false },
+  'mistral-7b': { label: 'Mistral 7B (GQA, 8 KV heads)', layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn_hidden: 14336, vocab: 32000, gated_mlp: true, tied_embeddings: false },
+  'llama-2-13b': { label: 'Llama 2 13B (MHA)', layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn_hidden: 13824, vocab: 32000, gated_mlp: true, tied_embeddings: false },
+  'opt-13b': { label: 'OPT-13B (MHA)', layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn_hidden: 20480, vocab: 50272, gated_mlp: false, tied_embeddings: true },
+  'llama-3-70b': { label: 'Llama 3 70B (GQA, 8 KV heads)', layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn_hidden: 28672, vocab: 128256, gated_mlp: true, tied_embeddings: false },
+};
+
+export const modelParam = (def = 'llama-3-8b') => ({
+  key: 'model', label: 'Model', type: 'select', default: def,
+  options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })),
+});
+
+// The calculator fields of a preset (its own KV heads unless `kv_heads` is given).
+export function modelConfig(id, kv_heads) {
+  const m = MODELS[id];
+  if (!m) throw new EngineError('model', `Unknown model "${id}"; choose one of ${Object.keys(MODELS).join(', ')}.`);
+  const { label, ...cfg } = m;
+  return kv_heads === undefined ? cfg : { ...cfg, kv_heads };
+}
+
+export default {
+  id: 'kv-cache-capacity',
+  title: 'How many sequences fit beside the weights',
+  caption:
+    'Sequences whose whole KV cache fits in the memory left after the weights (90% of HBM usable), against context length, for the chosen model built with multi-head, grouped-query (8 KV heads) and multi-query attention. Start with Llama 2 7B, then switch the KV cache to fp8; pick Llama 3 70B and add GPUs until its weights fit.',
+  params: [
+    modelParam('llama-3-8b'),
+    { key: 'hardware', label: 'Accelerator', from: ['kv-capacity', 'hardware'] },
+    { key: 'gpus', label: 'GPUs (weights and KV split across them)', type: 'integer', min: 1, max: 8, default: 1 },
+    { key: 'weight_dtype', label: 'Weight type', from: ['kv-capacity', 'weight_dtype'], options: ['fp32', 'bf16', 'fp8-e4m3', 'int8', 'int4'] },
+    { key: 'kv_dtype', label: 'KV-cache type', from: ['kv-capacity', 'kv_dtype'], options: ['fp32', 'bf16', 'fp8-e4m3', 'int8', 'int4'] },
+  ],
+
+  data(engine, p) {
+    const cfg = modelConfig(p.model);
+    let hw;
+    try {
+      hw = engine.calc('hardware', { id: p.hardware });
+    } catch (e) {
+      if (e && e.field === 'id') e.field = 'hardware'; // point at our control
+      throw e;
+    }
+    const hbm = hw.hbm_bytes * p.gpus;
+    const variants = [
+      { key: 'mha', name: `MHA (${cfg.heads} KV heads)`, kv_heads: cfg.heads },
+      { key: 'gqa', name: 'GQA (8 KV heads)', kv_heads: 8 },
+      { key: 'mqa', name: 'MQA (1 KV head)', kv_heads: 1 },
+    ].map((v) => {
+      const r = engine.calc('kv-capacity', { ...cfg, kv_heads: v.kv_heads, weight_dtype: p.weight_dtype, kv_dtype: p.kv_dtype, hbm_bytes: hbm, context: 4096 });
+      return { ...v, actual: v.kv_heads === cfg.kv_heads, kv_bytes_per_token: r.kv_bytes_per_token, weights_bytes: r.weights_bytes, free_bytes: r.free_bytes, series: r.series };
+    });
+    const contexts = variants[0].series.map((s) => s.context);
+    const table = {
+      columns: ['Context (tokens)', ...variants.map((v) => `${v.name}: sequences`), ...variants.map((v) => `${v.name}: KV per sequence (B)`)],
+      rows: contexts.map((c, i) => [c, ...variants.map((v) => v.series[i].max_sequences), ...variants.map((v) => v.series[i].bytes_per_sequence)]),
+    };
+    // The weights as the model is built (the MHA/MQA variants also resize W_K and W_V).
+    const built = variants.find((v) => v.actual) ?? variants[0];
+    return { model: p.model, hbm_bytes: hbm, weights_bytes: built.weights_bytes, free_bytes: built.free_bytes, variants, table };
+  },
+
+  draw(data, theme) {
+    const styles = [['circle', theme.palette[0], []], ['triangle', theme.palette[1], [6, 3]], ['rect', theme.palette[2], [2, 3]]];
+    const datasets = data.variants.map((v, i) => ({
+      label: `${v.name}${v.actual ? ' — as built' : ''}: ${formatSI(v.kv_bytes_per_token, 'B')}/token`,
+      data: v.series.filter((s) => s.max_sequences >= 1).map((s) => ({ x: s.context, y: s.max_sequences, s })),
+      showLine: true, pointStyle: styles[i][0], pointRadius: v.actual ? 4 : 3, borderWidth: v.actual ? 3 : 2,
+      borderDash: styles[i][2], borderColor: styles[i][1], backgroundColor: styles[i][1],
+    }));
+    if (data.free_bytes <= 0) {
+      datasets.push({ label: `The weights (${formatSI(data.weights_bytes, 'B')}) exceed 90% of ${formatSI(data.hbm_bytes, 'B')}: add GPUs`, data: [], showLine: false, pointStyle: 'line', borderColor: theme.text, backgroundColor: theme.text });
+    }
+    const axis = (title, unit, extra = {}) => ({
+      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
+      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
+    });
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: axis('Context per sequence (tokens)', '', { min: 256, max: 1048576 }),
+          y: axis('Sequences that fit (count)', ''),
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: { callbacks: { label: (ctx) => (ctx.raw.s ? `${ctx.dataset.label.split(':')[0]}: ${ctx.raw.s.max_sequences} sequences of ${ctx.raw.s.context} tokens (${formatSI(ctx.raw.s.bytes_per_sequence, 'B')} each)` : ctx.dataset.label) } },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,84 @@
+// TP × PP × DP layout search: every valid factorization of the GPUs for a model, its memory per
+// GPU (training-memory model, first pipeline stage) against its estimated step time, whether it
+// fits in HBM, and the best layouts. One call: calc('layout', {...model, gpus, hardware, ...}).
+import { formatSI } from '../runtime/format.js';
+
+const MODELS = {
+  'llama-2-70b': { label: 'Llama-2-70B-like (80 × 8192, GQA 8)', layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn_hidden: 28672, vocab: 32000, seq: 4096, gated_mlp: true, tied_embeddings: false },
+  'llama-2-13b': { label: 'Llama-2-13B-like (40 × 5120)', layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn_hidden: 13824, vocab: 32000, seq: 4096, gated_mlp: true, tied_embeddings: false },
+  'gpt-3-175b': { label: 'GPT-3-175B-like (96 × 12288)', layers: 96, hidden: 12288, heads: 96, kv_heads: 96, ffn_hidden: 49152, vocab: 51200, seq: 2048, gated_mlp: false, tied_embeddings: true },
+};
+const GPUS = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
+
+export default {
+  id: 'layout-search',
+  title: 'Choosing a layout: TP × PP × DP',
+  caption:
+    'Every way to split the GPUs into tensor × pipeline × data parallel groups that Megatron can run (tensor parallelism inside a node, heads and layers divisible), placed by estimated step time and memory per GPU. Filled circles fit in HBM, crosses do not; the star is the fastest layout that fits. Many layouts sit within a few percent of each other in time but far apart in memory: look at the table for the runner-up with headroom. Try 32 GPUs, where the 70B model only fits with deeper model parallelism, or the H200 with more memory, where less tensor parallelism becomes possible.',
+  params: [
+    { key: 'model', label: 'Model', type: 'select', default: 'llama-2-70b',
+      options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })) },
+    { key: 'gpus', label: 'GPUs', type: 'select', default: 64, options: [16, 32, 64, 128, 256, 512].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'hardware', label: 'Accelerator', from: ['layout', 'hardware'], options: GPUS },
+    { key: 'global_batch', label: 'Global batch (sequences)', from: ['layout', 'global_batch'], min: 16, max: 4096, scale: 'log' },
+    { key: 'micro_batch', label: 'Micro-batch b', from: ['layout', 'micro_batch'], max: 8 },
+  ],
+
+  data(engine, p) {
+    const { label, ...config } = MODELS[p.model];
+    const r = engine.calc('layout', { ...config, gpus: p.gpus, hardware: p.hardware, global_batch: p.global_batch, micro_batch: p.micro_batch });
+    const layouts = r.layouts.map((l, rank) => ({ ...l, rank: rank + 1, name: `tp ${l.tp} · pp ${l.pp} · dp ${l.dp}` }));
+    return {
+      model: label, gpus: p.gpus, hardware: p.hardware, hbm_bytes: r.hbm_bytes, params: r.params, layouts,
+      best: layouts.find((l) => l.fits) ?? null,
+      table: {
+        columns: ['Rank', 'TP', 'PP', 'DP', 'Micro-batches per pipeline', 'Memory per GPU (B)', 'Fits', 'Step time (s)', 'Bubble (fraction of pipeline time)',
+          'TP all-reduces (s)', 'DP gradient exchange (s)', 'MFU'],
+        rows: layouts.map((l) => [l.rank, l.tp, l.pp, l.dp, l.microbatches, l.memory_per_gpu_bytes, l.fits ? 'yes' : 'no', l.step_time_s,
+          l.bubble_fraction, l.tp_comm_s, l.dp_comm_s, l.mfu]),
+      },
+    };
+  },
+
+  draw(data, theme) {
+    const pt = (l) => ({ x: l.step_time_s, y: l.memory_per_gpu_bytes / 1e9, l });
+    const xs = data.layouts.map((l) => l.step_time_s);
+    const [xLo, xHi] = [Math.min(...xs), Math.max(...xs)];
+    const pad = Math.max((xHi - xLo) * 0.05, xHi * 0.01);
+    const datasets = [
+      { label: 'Fits in HBM', data: data.layouts.filter((l) => l.fits).map(pt), pointStyle: 'circle', pointRadius: 5,
+        borderColor: theme.palette[0], backgroundColor: theme.palette[0] },
+      { label: 'Does not fit', data: data.layouts.filter((l) => !l.fits).map(pt), pointStyle: 'crossRot', pointRadius: 7, borderWidth: 2,
+        borderColor: theme.palette[3], backgroundColor: theme.palette[3] },
+      { label: data.best ? `Best that fits: ${data.best.name}` : 'No layout fits', data: data.best ? [pt(data.best)] : [],
+        pointStyle: 'star', pointRadius: 12, borderWidth: 2, borderColor: theme.text, backgroundColor: theme.text },
+      { label: `HBM ${formatSI(data.hbm_bytes, 'B')}`, data: [{ x: xLo - pad, y: data.hbm_bytes / 1e9 }, { x: xHi + pad, y: data.hbm_bytes / 1e9 }],
+        showLine: true, pointRadius: 0, pointStyle: 'line', borderWidth: 2, borderDash: [6, 4], borderColor: theme.muted, backgroundColor: theme.muted },
+    ];
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'linear', min: xLo - pad, max: xHi + pad, title: { display: true, text: 'Estimated step time (s)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y: { type: 'logarithmic', title: { display: true, text: 'Memory per GPU (GB)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const l = ctx.raw.l;
+                if (!l) return ctx.dataset.label;
+                return `#${l.rank} ${l.name}: ${formatSI(l.memory_per_gpu_bytes, 'B')} per GPU, step ${l.step_time_s.toFixed(2)} s, bubble ${(100 * l.bubble_fraction).toFixed(1)}%, MFU ${(100 * l.mfu).toFixed(1)}%`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

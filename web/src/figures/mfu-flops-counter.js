@@ -1,0 +1,89 @@
+// FLOPs counting and MFU: PaLM's accounting (6N + 12·L·H·Q·T FLOPs per token) applied to a
+// model, a measured throughput and a number of devices; achieved FLOP/s per device against the
+// peak, split into the weight and attention terms, with HFU beside MFU. One `mfu` call.
+import { formatSI } from '../runtime/format.js';
+
+// Models as PaLM counts them: N non-embedding parameters, L layers, H heads of size Q.
+export const MODELS = {
+  'palm-540b': { label: 'PaLM 540B (118 layers, 48 × 256, T = 2048)', params: 540.35e9, layers: 118, heads: 48, head_dim: 256, seq: 2048 },
+  'gpt3-175b': { label: 'GPT-3 175B (96 layers, 96 × 128, T = 2048)', params: 174.6e9, layers: 96, heads: 96, head_dim: 128, seq: 2048 },
+  'llama-70b': { label: '70B (80 layers, 64 × 128, T = 4096)', params: 68.5e9, layers: 80, heads: 64, head_dim: 128, seq: 4096 },
+  'llama-7b': { label: '7B (32 layers, 32 × 128, T = 4096)', params: 6.5e9, layers: 32, heads: 32, head_dim: 128, seq: 4096 },
+};
+
+export default {
+  id: 'mfu-flops-counter',
+  title: 'Counting FLOPs: from tokens per second to MFU',
+  caption:
+    'Achieved FLOP/s per device against the peak, with PaLM’s accounting. The defaults are PaLM 540B’s published run (238.3K tokens/s on 6144 TPU v4 chips): 46.2% MFU. Switch to an H100 and find the throughput that gives the same MFU; then raise the sequence length and watch the attention slice grow.',
+  params: [
+    { key: 'model', label: 'Model', type: 'select', default: 'palm-540b',
+      options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })) },
+    { key: 'hardware', label: 'Accelerator', from: ['mfu', 'hardware'], default: 'tpu-v4' },
+    { key: 'devices', label: 'Devices', type: 'select', default: 6144,
+      options: [8, 64, 256, 1024, 2048, 3072, 6144, 8192, 16384].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'tokens_per_s', label: 'Throughput of the job', type: 'number', unit: 'tokens/s', min: 1e3, max: 1e8, default: 238300, scale: 'log' },
+    { key: 'seq', label: 'Sequence length T', type: 'select', default: 0,
+      options: [{ value: 0, label: 'as trained' }, ...[2048, 8192, 32768, 131072].map((v) => ({ value: v, label: `${v} tokens` }))] },
+    { key: 'recompute_fraction', label: 'Recomputed forward (HFU)', type: 'select', default: 0.75,
+      options: [{ value: 0, label: 'none' }, { value: 0.75, label: '3/4 of a forward pass' }, { value: 1, label: 'full recomputation' }] },
+  ],
+
+  data(engine, p) {
+    const m = MODELS[p.model];
+    const seq = Number(p.seq) || m.seq;
+    const r = engine.calc('mfu', {
+      params: m.params, layers: m.layers, heads: m.heads, head_dim: m.head_dim, hidden: m.heads * m.head_dim, seq,
+      tokens_per_s: p.tokens_per_s, devices: Number(p.devices), hardware: p.hardware, dtype: 'bf16',
+      recompute_fraction: Number(p.recompute_fraction),
+    });
+    const perDevice = p.tokens_per_s / Number(p.devices);
+    const weights = perDevice * r.flops_per_token_params;
+    const attention = perDevice * r.flops_per_token_attention;
+    const recompute = perDevice * (r.hardware_flops_per_token - r.flops_per_token);
+    const table = {
+      columns: ['Quantity', 'Value', 'Unit'],
+      rows: [
+        ['FLOPs per token, 6N', r.flops_per_token_params, 'FLOP'],
+        ['FLOPs per token, attention 12·L·H·Q·T', r.flops_per_token_attention, 'FLOP'],
+        ['Attention share', 100 * r.attention_share, '%'],
+        ['Achieved model FLOP/s per device', r.achieved_flops_per_device, 'FLOP/s'],
+        ['Peak FLOP/s per device (bf16, dense)', r.peak_flops_per_device, 'FLOP/s'],
+        ['MFU', 100 * r.mfu, '%'],
+        ['HFU', 100 * r.hfu, '%'],
+      ],
+    };
+    return { model: m.label, seq, ...r, weights, attention, recompute, table };
+  },
+
+  draw(data, theme) {
+    const pct = (x) => `${(100 * x).toFixed(1)}%`;
+    const labels = ['Peak', `Hardware FLOP/s: HFU ${pct(data.hfu)}`, `Model FLOP/s: MFU ${pct(data.mfu)}`];
+    const T = 1e12;
+    const ds = (label, values, color) => ({ label, data: values.map((v) => v / T), backgroundColor: color, borderColor: color, borderWidth: 1, stack: 's' });
+    return {
+      type: 'bar',
+      data: {
+        labels,
+        datasets: [
+          ds('Weights: 6N per token', [0, data.weights, data.weights], theme.compute),
+          ds('Attention: 12·L·H·Q·T per token', [0, data.attention, data.attention], theme.palette[2]),
+          ds('Recomputed forward (counted in HFU only)', [0, data.recompute, 0], theme.palette[3]),
+          ds(`Peak: ${formatSI(data.peak_flops_per_device, 'FLOP/s')} per device`, [data.peak_flops_per_device, 0, 0], theme.muted),
+        ],
+      },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
+          y: { type: 'linear', stacked: true, min: 0, title: { display: true, text: 'FLOP/s per device (TFLOP/s)', color: theme.text },
+            ticks: { color: theme.muted }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text } },
+          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw * T, 'FLOP/s')}` } },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,68 @@
+// The waterfall from peak to achieved FLOP/s per GPU for the step of step-timeline: peak, minus
+// launch gaps, exposed communication, memory-bound kernels and matmul inefficiency, leaves
+// model FLOPs / step time. Floating bars from one `mfu-waterfall` call.
+import { formatSI } from '../runtime/format.js';
+import { STACKS } from './step-timeline.js';
+
+export default {
+  id: 'mfu-waterfall',
+  title: 'Where the FLOP/s go: a waterfall from peak to achieved',
+  caption:
+    'Each deduction is one kind of time in the same simulated step (its share of the step × peak), so the bars add up exactly to the achieved model FLOP/s. Start from the small eager run and turn on fusion, CUDA graphs and overlap one at a time; then raise the batch and watch the remaining gap become matmul efficiency, the part only better kernels recover.',
+  params: [
+    { key: 'stack', label: 'Layer stack', type: 'select', default: '1.3b',
+      options: Object.entries(STACKS).map(([value, s]) => ({ value, label: s.label })) },
+    { key: 'micro_batch', label: 'Sequences per GPU (T = 2048)', type: 'select', default: 2,
+      options: [1, 2, 4, 8, 16].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'hardware', label: 'Accelerator', from: ['mfu-waterfall', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
+    { key: 'fusion', label: 'Fuse elementwise ops', type: 'boolean', default: false },
+    { key: 'overlap', label: 'Overlap all-reduce with backward', type: 'boolean', default: false },
+    { key: 'cuda_graphs', label: 'CUDA graphs', type: 'boolean', default: false },
+  ],
+
+  data(engine, p) {
+    const s = STACKS[p.stack];
+    const w = engine.calc('mfu-waterfall', {
+      layers: s.layers, hidden: s.hidden, heads: s.heads, micro_batch: Number(p.micro_batch), hardware: p.hardware,
+      launch_s: 20e-6, fusion: p.fusion, overlap: p.overlap, cuda_graphs: p.cuda_graphs,
+    });
+    const bars = [
+      { label: 'Peak (bf16, dense)', from: 0, to: w.peak_flops, kind: 'peak' },
+      ...w.steps.map((st) => ({ label: st.label, from: st.to_flops, to: st.from_flops, kind: st.id, loss: st.loss_flops })),
+      { label: 'Achieved (model FLOPs)', from: 0, to: w.achieved_flops, kind: 'achieved' },
+    ];
+    const table = {
+      columns: ['Bar', 'From (FLOP/s)', 'To (FLOP/s)', 'Share of peak (%)'],
+      rows: bars.map((b) => [b.label, b.from, b.to, (100 * (b.to - b.from)) / w.peak_flops]),
+    };
+    return { ...w, bars, table };
+  },
+
+  draw(data, theme) {
+    const colors = { peak: theme.muted, launch_gaps: theme.palette[3], exposed_comm: theme.palette[4], memory_bound: theme.memory, matmul_inefficiency: theme.palette[2], achieved: theme.compute };
+    const T = 1e12;
+    const short = { peak: 'Peak', launch_gaps: '− launch gaps', exposed_comm: '− exposed comm', memory_bound: '− memory-bound', matmul_inefficiency: '− matmul < peak', achieved: 'Achieved' };
+    return {
+      type: 'bar',
+      data: {
+        labels: data.bars.map((b) => short[b.kind]),
+        datasets: [{
+          label: `Peak to achieved: MFU ${(100 * data.mfu).toFixed(1)}%, step ${formatSI(data.step_time_s, 's')}`,
+          data: data.bars.map((b) => [b.from / T, b.to / T]),
+          backgroundColor: data.bars.map((b) => colors[b.kind]), borderColor: data.bars.map((b) => colors[b.kind]), borderWidth: 1,
+        }],
+      },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'category', ticks: { color: theme.text }, grid: { color: theme.grid } },
+          y: { type: 'linear', min: 0, title: { display: true, text: 'FLOP/s per GPU (TFLOP/s)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text } },
+          tooltip: { callbacks: { label: (ctx) => { const b = data.bars[ctx.dataIndex]; return `${b.label}: ${formatSI(b.to - b.from, 'FLOP/s')} (${((100 * (b.to - b.from)) / data.peak_flops).toFixed(1)}% of peak)`; } } },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,90 @@
+// Two costs of mixture-of-experts layers. View "balance": the simulated router (calc
+// 'moe-routing') as the balance knob, the effect of training with the load-balancing loss,
+// goes from 0 to 1: peak load, dropped tokens and the Switch loss term E·Σ f_i·P_i. View
+// "all-to-all": bytes each GPU sends in one MoE layer's dispatch and combine (calc
+// 'expert-parallel') against the expert-parallel degree, with the all-to-all time beside the
+// experts' compute time.
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+
+const BALANCE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
+const EP = [1, 2, 4, 8, 16, 32, 64];
+const IB_BPS = 50e9; // 400 Gb/s InfiniBand NDR per GPU, per direction
+
+export default {
+  id: 'moe-balance-a2a',
+  title: 'Load balancing and all-to-all volume of expert parallelism',
+  caption:
+    'Balance view: as the load-balancing loss takes effect (balance from 0 to 1), the busiest expert approaches the mean, dropped tokens vanish and the loss term E·Σf·P falls toward its minimum of 1. All-to-all view: bytes each GPU sends per MoE layer in the forward pass grow as (EP−1)/EP and saturate, while the time depends on the link: switch from NVLink to InfiniBand and the all-to-all grows from a tenth of the experts\' compute to as much as the compute itself.',
+  params: [
+    { key: 'view', label: 'View', type: 'select', options: [{ value: 'balance', label: 'Load-balancing loss effect' }, { value: 'a2a', label: 'All-to-all vs expert-parallel degree' }], default: 'balance' },
+    { key: 'skew', label: 'Router skew', from: ['moe-routing', 'skew'], max: 3, default: 1.5 },
+    { key: 'capacity_factor', label: 'Capacity factor', from: ['moe-routing', 'capacity_factor'], min: 0.5, max: 4 },
+    { key: 'top_k', label: 'Experts per token k', type: 'select', options: ['1', '2', '4', '8'], default: '2' },
+    { key: 'tokens', label: 'Tokens per GPU (all-to-all view)', type: 'select', options: ['2048', '8192', '32768'], default: '8192' },
+    { key: 'link', label: 'Link between GPUs', type: 'select', options: [{ value: 'nvlink', label: 'NVLink (half the scale-up bandwidth)' }, { value: 'ib', label: 'InfiniBand 400 Gb/s (50 GB/s)' }], default: 'nvlink' },
+    { key: 'hardware', label: 'Accelerator', from: ['expert-parallel', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
+  ],
+
+  data(engine, p) {
+    const k = Number(p.top_k);
+    if (p.view === 'balance') {
+      const points = BALANCE.map((balance) => {
+        const r = engine.calc('moe-routing', { tokens: 4096, experts: 16, top_k: k, capacity_factor: p.capacity_factor, skew: p.skew, balance, seed: 1 });
+        return { balance, max_over_mean: r.max_over_mean, drop_fraction: r.drop_fraction, balance_score: r.balance_score, aux_loss: r.aux_loss };
+      });
+      return { view: 'balance', points,
+        table: { columns: ['Balance', 'Max/mean load', 'Dropped fraction', 'E·Σ f·P', 'Loss α·E·Σ f·P (α = 0.01)'],
+          rows: points.map((q) => [q.balance, q.max_over_mean, q.drop_fraction, q.balance_score, q.aux_loss]) } };
+    }
+    const link = p.link === 'ib' ? { link_bandwidth_Bps: IB_BPS } : {};
+    const points = EP.map((ep) => {
+      const r = engine.calc('expert-parallel', { tokens: Number(p.tokens), hidden: 4096, ffn_hidden: 14336, top_k: k, ep, hardware: p.hardware, ...link });
+      return { ep, bytes: r.bytes_per_layer_forward, comm_s: r.comm_time_forward_s, compute_s: r.expert_compute_time_s };
+    });
+    return { view: 'a2a', points,
+      table: { columns: ['Expert-parallel degree', 'Sent per GPU per layer, forward (B)', 'All-to-all time, dispatch + combine (s)', 'Expert compute at peak (s)'],
+        rows: points.map((q) => [q.ep, q.bytes, q.comm_s, q.compute_s]) } };
+  },
+
+  draw(data, theme) {
+    const base = { responsive: true, maintainAspectRatio: false, animation: false };
+    const legend = { labels: { color: theme.text, usePointStyle: true } };
+    const line = (label, pts, colour, style, extra = {}) => ({ label, data: pts, showLine: true, pointStyle: style, pointRadius: 3, borderWidth: 2,
+      borderColor: colour, backgroundColor: colour, ...extra });
+    if (data.view === 'balance') {
+      const pts = (key, scale = 1) => data.points.map((q) => ({ x: q.balance, y: q[key] * scale }));
+      return {
+        type: 'scatter',
+        data: { datasets: [
+          line('Busiest expert / mean load', pts('max_over_mean'), theme.palette[0], 'circle'),
+          line('E·Σ f_i·P_i (loss / α)', pts('balance_score'), theme.palette[1], 'rect', { borderDash: [6, 3] }),
+          line('Dropped assignments (%, right axis)', pts('drop_fraction', 100), theme.palette[2], 'triangle', { yAxisID: 'y1', borderDash: [2, 3] }),
+        ] },
+        options: { ...base,
+          scales: {
+            x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'Balance: effect of the load-balancing loss (0–1)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+            y: { type: 'linear', min: 0, title: { display: true, text: 'Load ratio (×)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+            y1: { type: 'linear', min: 0, position: 'right', title: { display: true, text: 'Dropped (%)', color: theme.text }, ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
+          },
+          plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.raw.y.toFixed(3)}` } } } },
+      };
+    }
+    const pts = (key) => data.points.map((q) => ({ x: q.ep, y: q[key] }));
+    return {
+      type: 'scatter',
+      data: { datasets: [
+        line('Bytes sent per GPU per layer, forward', pts('bytes').filter((q) => q.y > 0), theme.palette[0], 'circle'),
+        line('All-to-all time, dispatch + combine (right axis)', pts('comm_s').filter((q) => q.y > 0), theme.memory, 'rect', { yAxisID: 'y1', borderDash: [6, 3] }),
+        line('Expert compute at peak (right axis)', pts('compute_s'), theme.compute, 'triangle', { yAxisID: 'y1', borderDash: [2, 3] }),
+      ] },
+      options: { ...base,
+        scales: {
+          x: { type: 'logarithmic', title: { display: true, text: 'Expert-parallel degree EP (GPUs)', color: theme.text }, ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
+          y: { type: 'linear', min: 0, title: { display: true, text: 'Sent per GPU (B)', color: theme.text }, ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
+          y1: { type: 'linear', min: 0, position: 'right', title: { display: true, text: 'Time per layer (s)', color: theme.text }, ticks: { color: theme.muted, callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } },
+        },
+        plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.split(' (')[0]}: ${formatSI(ctx.raw.y, ctx.dataset.yAxisID === 'y1' ? 's' : 'B')} at EP = ${ctx.raw.x}` } } } },
+    };
+  },
+};

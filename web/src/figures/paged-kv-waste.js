@@ -1,0 +1,85 @@
+// PagedAttention's block allocator against contiguous max-length reservation on one
+// simulated backlog: the share of held KV memory wasted against block size, and where the
+// pool goes under each allocator. One call to calc('kv-paging-sim').
+
+const PARTS = [
+  ['used_fraction', 'Holding KV'], ['reserved_fraction', 'Reserved for later tokens'],
+  ['internal_fraction', 'Internal fragmentation'], ['external_fraction', 'External fragmentation'], ['free_fraction', 'Free'],
+];
+
+export default {
+  id: 'paged-kv-waste',
+  title: 'Paged KV blocks against contiguous reservation',
+  caption:
+    'A backlog of 200 requests served from one KV pool, simulated step by step. "Waste against block size" shows the share of held slots not holding KV for paged blocks of each size against the contiguous allocator, with sequences running at once on the right axis. Switch to "Where the pool goes" to compare the pool breakdown at one block size, then raise the max output length.',
+  simulation: true,
+  params: [
+    { key: 'view', label: 'View', type: 'select', default: 'waste', options: [{ value: 'waste', label: 'Waste against block size' }, { value: 'breakdown', label: 'Where the pool goes' }] },
+    { key: 'max_output', label: 'Max output (reserved)', type: 'select', default: 512, options: [256, 512, 1024, 2048].map((v) => ({ value: v, label: `${v} tokens` })) },
+    { key: 'output_mean', label: 'Mean output length', type: 'integer', min: 8, max: 128, default: 128, scale: 'log' },
+    { key: 'prompt_mean', label: 'Mean prompt length', type: 'integer', min: 16, max: 2048, default: 256, scale: 'log' },
+    { key: 'pool_tokens', label: 'KV pool (token slots)', type: 'select', default: 16384, options: [8192, 16384, 32768, 65536].map((v) => ({ value: v, label: v.toLocaleString('en-US') })) },
+    { key: 'block_size', label: 'Block size (breakdown)', from: ['kv-paging-sim', 'block_size'], type: 'select', options: [1, 2, 4, 8, 16, 32, 64, 128, 256].map((v) => ({ value: v, label: `${v} tokens` })) },
+  ],
+
+  data(engine, p) {
+    const r = engine.calc('kv-paging-sim', { requests: 200, max_output: Number(p.max_output), output_mean: p.output_mean, prompt_mean: p.prompt_mean, pool_tokens: Number(p.pool_tokens), block_size: Number(p.block_size), seed: 1 });
+    const table = p.view === 'waste'
+      ? {
+          columns: ['Block size (tokens)', 'Paged waste (fraction)', 'Contiguous waste (fraction)', 'Paged sequences at once', 'Contiguous sequences at once', 'Paged preemptions'],
+          rows: r.series.map((s) => [s.block_size, s.waste_fraction, r.contiguous.waste_fraction, s.mean_batch, r.contiguous.mean_batch, s.preemptions]),
+        }
+      : {
+          columns: ['Allocator', ...PARTS.map(([, name]) => `${name} (fraction)`), 'Sequences at once', 'Steps'],
+          rows: [['Contiguous', r.contiguous], [`Paged, ${p.block_size}-token blocks`, r.paged]].map(([name, x]) => [name, ...PARTS.map(([k]) => x[k]), x.mean_batch, x.steps]),
+        };
+    return { view: p.view, block_size: Number(p.block_size), contiguous: r.contiguous, paged: r.paged, series: r.series, table };
+  },
+
+  draw(data, theme) {
+    const legend = { labels: { color: theme.text, usePointStyle: true } };
+    if (data.view === 'breakdown') {
+      const colours = [theme.memory, theme.palette[1], theme.palette[0], theme.compute, theme.grid];
+      const styles = ['rect', 'triangle', 'circle', 'rectRot', 'line'];
+      return {
+        type: 'bar',
+        data: {
+          labels: ['Contiguous reservation', `Paged (${data.block_size}-token blocks)`],
+          datasets: PARTS.map(([k, name], i) => ({
+            label: name, data: [data.contiguous[k] * 100, data.paged[k] * 100], backgroundColor: colours[i],
+            borderColor: theme.text, borderWidth: 1, pointStyle: styles[i], stack: 'pool',
+          })),
+        },
+        options: {
+          responsive: true, maintainAspectRatio: false, animation: false, indexAxis: 'y',
+          scales: {
+            x: { type: 'linear', stacked: true, min: 0, max: 100, title: { display: true, text: 'Share of the KV pool, averaged over steps (%)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+            y: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
+          },
+          plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.parsed.x.toFixed(1)}%` } } },
+        },
+      };
+    }
+    const xs = data.series.map((s) => s.block_size);
+    const flat = (y) => [{ x: xs[0], y }, { x: xs[xs.length - 1], y }];
+    const datasets = [
+      { label: 'Paged: waste', data: data.series.map((s) => ({ x: s.block_size, y: s.waste_fraction * 100 })), yAxisID: 'y', showLine: true, pointStyle: 'circle', pointRadius: 3, borderWidth: 2, borderColor: theme.palette[0], backgroundColor: theme.palette[0] },
+      { label: `Contiguous: waste ${(data.contiguous.waste_fraction * 100).toFixed(0)}%`, data: flat(data.contiguous.waste_fraction * 100), yAxisID: 'y', showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 2, borderDash: [8, 4], borderColor: theme.palette[1], backgroundColor: theme.palette[1] },
+      { label: 'Paged: sequences at once (right axis)', data: data.series.map((s) => ({ x: s.block_size, y: s.mean_batch })), yAxisID: 'y1', showLine: true, pointStyle: 'triangle', pointRadius: 3, borderWidth: 2, borderDash: [4, 3], borderColor: theme.palette[2], backgroundColor: theme.palette[2] },
+      { label: `Contiguous: ${data.contiguous.mean_batch.toFixed(1)} sequences at once (right axis)`, data: flat(data.contiguous.mean_batch), yAxisID: 'y1', showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 1, borderDash: [2, 3], borderColor: theme.muted, backgroundColor: theme.muted },
+    ];
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'logarithmic', min: 1, max: 256, title: { display: true, text: 'Block size (tokens)', color: theme.text }, ticks: { color: theme.muted, callback: (v) => ([1, 2, 4, 8, 16, 32, 64, 128, 256].includes(v) ? String(v) : '') }, grid: { color: theme.grid } },
+          y: { type: 'linear', min: 0, position: 'left', title: { display: true, text: 'Held slots not holding KV (%)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y1: { type: 'linear', min: 0, position: 'right', title: { display: true, text: 'Sequences running at once (count)', color: theme.text }, ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
+        },
+        plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.replace(' (right axis)', '')} at ${ctx.parsed.x}-token blocks: ${ctx.parsed.y.toFixed(1)}` } } },
+      },
+    };
+  },
+};

@@ -1,0 +1,83 @@
+// The transfer curve of one b-bit uniform quantizer: x → integer code q → dequantized
+// x̂ = s·(q − z), with the rounding error x̂ − x (bounded by Δ/2 inside the range, growing
+// without bound outside it where the code clamps). One call to calc('quantizer-staircase').
+// Three significant digits, exponent form for very small or large magnitudes.
+const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
+
+export default {
+  id: 'quantizer-staircase',
+  title: 'The uniform quantizer: scale, zero point and the Δ/2 bound',
+  caption:
+    'The staircase maps each input x to the nearest of 2^b levels; the dotted line is the error x̂ − x, which stays within ±Δ/2 inside the calibrated range and grows linearly once the code clamps outside it. (Rounding the zero point keeps 0 exact but can shift the grid by up to half a step, so one end of the range may sit Δ/2 off a level.) Raise the bits and watch the steps shrink by half per bit; make the range lopsided (say −0.2 to 1) and compare the asymmetric quantizer, whose zero point shifts the grid so that 0 stays exact, with the symmetric one, which wastes half its codes on values that never occur.',
+  params: [
+    { key: 'bits', label: 'Bits b', from: ['quantizer-staircase', 'bits'] },
+    { key: 'range_min', label: 'Range minimum', from: ['quantizer-staircase', 'range_min'], min: -10, max: 10 },
+    { key: 'range_max', label: 'Range maximum', from: ['quantizer-staircase', 'range_max'], min: -10, max: 10 },
+    { key: 'symmetric', label: 'Symmetric (zero point 0)', from: ['quantizer-staircase', 'symmetric'] },
+  ],
+
+  data(engine, p) {
+    const r = engine.calc('quantizer-staircase', {
+      bits: p.bits, range_min: p.range_min, range_max: p.range_max, symmetric: p.symmetric, points: 401,
+    });
+    const points = r.x.map((x, i) => ({ x, q: r.q[i], x_hat: r.x_hat[i], error: r.quantization_error[i] }));
+    const table = {
+      columns: ['x', 'Code q', 'Dequantized x̂', 'Error x̂ − x'],
+      rows: points.filter((_, i) => i % 8 === 0).map((q) => [q.x, q.q, q.x_hat, q.error]),
+    };
+    return {
+      bits: p.bits, symmetric: p.symmetric, scale: r.scale, zero_point: r.zero_point, qmin: r.qmin, qmax: r.qmax,
+      max_error: r.max_error, measured_max_error: r.max_abs_error_in_range, range_lo: r.range_lo, range_hi: r.range_hi,
+      points, table,
+    };
+  },
+
+  draw(data, theme) {
+    const xs = data.points.map((q) => q.x);
+    const [x0, x1] = [xs[0], xs.at(-1)];
+    const errMax = Math.max(...data.points.map((q) => Math.abs(q.error)), data.max_error) * 1.1;
+    const bound = (sign) => ({
+      label: sign > 0 ? `±Δ/2 = ±${fmt(data.max_error)} (right axis)` : '−Δ/2',
+      data: [{ x: data.range_lo, y: sign * data.max_error }, { x: data.range_hi, y: sign * data.max_error }],
+      yAxisID: 'y1', showLine: true, pointRadius: 0, borderWidth: 1, borderDash: [2, 3],
+      borderColor: theme.muted, backgroundColor: theme.muted, pointStyle: 'line',
+    });
+    const datasets = [
+      { label: `Dequantized x̂ (Δ = ${fmt(data.scale)}, zero point ${data.zero_point}, codes ${data.qmin}…${data.qmax})`,
+        data: data.points.map((q) => ({ x: q.x, y: q.x_hat, q })), showLine: true, pointRadius: 0, borderWidth: 2,
+        borderColor: theme.palette[0], backgroundColor: theme.palette[0], pointStyle: 'line' },
+      { label: 'x̂ = x (no error)', data: [{ x: x0, y: x0 }, { x: x1, y: x1 }], showLine: true, pointRadius: 0,
+        borderWidth: 1, borderDash: [6, 4], borderColor: theme.muted, backgroundColor: theme.muted, pointStyle: 'line' },
+      { label: 'Error x̂ − x (right axis)', data: data.points.map((q) => ({ x: q.x, y: q.error, q })), yAxisID: 'y1',
+        showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [1, 2], borderColor: theme.palette[1],
+        backgroundColor: theme.palette[1], pointStyle: 'line' },
+      bound(1), bound(-1),
+      { label: 'Calibrated range', data: [{ x: data.range_lo, y: data.range_lo }, { x: data.range_hi, y: data.range_hi }],
+        showLine: false, pointRadius: 5, pointStyle: 'rectRot', borderColor: theme.text, backgroundColor: theme.text },
+    ];
+    const tick = { color: theme.muted, maxRotation: 0 };
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'linear', min: x0, max: x1, title: { display: true, text: 'Input x (value units)', color: theme.text }, ticks: tick, grid: { color: theme.grid } },
+          y: { type: 'linear', title: { display: true, text: 'Dequantized x̂ (value units)', color: theme.text }, ticks: tick, grid: { color: theme.grid } },
+          y1: { type: 'linear', position: 'right', min: -errMax, max: errMax, title: { display: true, text: 'Error x̂ − x (value units)', color: theme.text }, ticks: tick, grid: { drawOnChartArea: false } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true, filter: (item) => item.text !== '−Δ/2' } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const q = ctx.raw.q;
+                return q ? `x = ${fmt(q.x)} → q = ${q.q} → x̂ = ${fmt(q.x_hat)}, error ${fmt(q.error)}` : ctx.dataset.label;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

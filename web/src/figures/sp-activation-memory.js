@@ -1,0 +1,77 @@
+// Activation bytes per transformer layer against the tensor-parallel degree (Korthikanti et
+// al. 2022): tensor parallelism alone leaves the 10·s·b·h bytes of layer norms, dropouts and
+// residuals whole on every GPU; sequence parallelism divides them by t too; selective
+// recomputation drops the 5·a·s²·b attention scores. Two calls of
+// calc('sequence-parallel-memory'), each returning the whole series.
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+
+const MODELS = {
+  'gpt3-175b': { label: 'GPT-3 175B (h 12288, 96 heads, 96 layers)', hidden: 12288, heads: 96, layers: 96 },
+  'llama-70b': { label: 'Llama-2 70B (h 8192, 64 heads, 80 layers)', hidden: 8192, heads: 64, layers: 80 },
+  'llama-7b': { label: 'Llama-2 7B (h 4096, 32 heads, 32 layers)', hidden: 4096, heads: 32, layers: 32 },
+};
+const FIELDS = { seq: 'seq', micro_batch: 'micro_batch', flash_attention: 'flash_attention' };
+
+export default {
+  id: 'sp-activation-memory',
+  title: 'Activation memory per layer with Megatron sequence parallelism',
+  caption:
+    'Bytes of activations one GPU stores per layer and micro-batch as the tensor-parallel degree grows (log scale). Tensor parallelism alone flattens out: the layer-norm, dropout and residual activations (10·s·b·h bytes) stay whole on every GPU. Sequence parallelism keeps dividing by t. Try 32,768 tokens: the attention scores dominate until selective recomputation or FlashAttention removes them.',
+  params: [
+    { key: 'model', label: 'Model', type: 'select', options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })), default: 'gpt3-175b' },
+    { key: 'seq', label: 'Sequence length', type: 'select', options: ['2048', '4096', '8192', '16384', '32768'], default: '4096' },
+    { key: 'micro_batch', label: 'Micro-batch (sequences)', from: ['sequence-parallel-memory', 'micro_batch'], max: 16 },
+    { key: 'flash_attention', label: 'FlashAttention', from: ['sequence-parallel-memory', 'flash_attention'] },
+  ],
+
+  data(engine, p) {
+    const m = MODELS[p.model];
+    const run = (recompute) => {
+      try {
+        return engine.calc('sequence-parallel-memory', { seq: Number(p.seq), micro_batch: p.micro_batch, hidden: m.hidden,
+          heads: m.heads, layers: m.layers, tp: 1, max_tp: 64, recompute, flash_attention: p.flash_attention });
+      } catch (e) {
+        if (e && !FIELDS[e.field]) e.field = 'model';
+        throw e;
+      }
+    };
+    const none = run('none').series;
+    const sel = run('selective').series;
+    const points = none.map((q, i) => ({ tp: q.tp, tp_only: q.tp_only_bytes, tp_sp: q.tp_sp_bytes, tp_sp_selective: sel[i].tp_sp_bytes }));
+    const table = {
+      columns: ['Tensor-parallel degree t', 'TP only (B per layer)', 'TP + SP (B per layer)', 'TP + SP + selective recompute (B per layer)', `TP + SP, whole model, ${m.layers} layers (B)`],
+      rows: points.map((q) => [q.tp, q.tp_only, q.tp_sp, q.tp_sp_selective, q.tp_sp * m.layers]),
+    };
+    return { model: p.model, layers: m.layers, seq: Number(p.seq), points, table };
+  },
+
+  draw(data, theme) {
+    const labels = data.points.map((q) => `t = ${q.tp}`);
+    const set = (label, key, colour, extra = {}) => ({ label, data: data.points.map((q) => q[key]), backgroundColor: colour,
+      borderColor: theme.text, borderWidth: 1, ...extra });
+    return {
+      type: 'bar',
+      data: {
+        labels,
+        datasets: [
+          set('Tensor parallelism only', 'tp_only', theme.palette[0]),
+          set('Tensor + sequence parallelism', 'tp_sp', theme.palette[1]),
+          set('TP + SP + selective recomputation', 'tp_sp_selective', theme.palette[2]),
+        ],
+      },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'category', title: { display: true, text: 'Tensor-parallel degree', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y: { type: 'logarithmic', title: { display: true, text: 'Activations per layer per micro-batch (B)', color: theme.text },
+            ticks: { color: theme.muted, callback: logTick('B') }, grid: { color: theme.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text } },
+          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw, 'B')} per layer, ${formatSI(ctx.raw * data.layers, 'B')} for ${data.layers} layers` } },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,85 @@
+// Megatron tensor parallelism of one layer: the column-then-row split needs four all-reduces of
+// the s·b·h activations per layer and micro-batch (two forward, two backward); their ring time
+// over compute time, against the model width h, one line per TP degree. Every point is
+// calc('tensor-parallel', {hidden, seq, micro_batch, tp, hardware}).
+import { formatSI } from '../runtime/format.js';
+import { logTick } from '../runtime/axes.js';
+
+const HIDDEN = [1024, 1536, 2048, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 16384, 20480, 25600, 32768];
+const DEGREES = [2, 4, 8, 16];
+const GPUS = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
+
+export default {
+  id: 'tp-comm-ratio',
+  title: 'Tensor parallelism: all-reduce time against compute',
+  caption:
+    'Each GPU holds a column slice of W_QKV and of the first MLP matrix and a row slice of the output and second MLP matrices, so a layer needs two all-reduces forward and two backward. The lines show their ring time divided by the layer\'s compute time on one GPU, against the model width. Wider models amortise the all-reduces (the ratio falls as 1/h); more GPUs per layer raise it as t − 1. Compare t = 8 with t = 16, which leaves the 8-GPU NVLink domain for InfiniBand, then switch the accelerator: a faster chip with the same links makes communication relatively dearer.',
+  params: [
+    { key: 'hardware', label: 'Accelerator', from: ['tensor-parallel', 'hardware'], options: GPUS },
+    { key: 'seq', label: 'Sequence length s', type: 'select', unit: 'tokens', default: 4096,
+      options: [1024, 2048, 4096, 8192, 16384].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'micro_batch', label: 'Micro-batch b', from: ['tensor-parallel', 'micro_batch'], max: 16 },
+  ],
+
+  data(engine, p) {
+    const lines = DEGREES.map((tp) => ({
+      tp,
+      points: HIDDEN.map((hidden) => {
+        const r = engine.calc('tensor-parallel', { hidden, tp, seq: p.seq, micro_batch: p.micro_batch, hardware: p.hardware });
+        return { hidden, tp, ratio: r.ratio, comm_s: r.comm_time_s, compute_s: r.compute_time_s, bytes: r.allreduce_bytes,
+          sent: r.sent_bytes_per_gpu, link: r.link, qkv: r.qkv_cols_per_gpu, mlp: r.mlp_cols_per_gpu };
+      }),
+    }));
+    const rows = lines.flatMap((l) => l.points.map((q) => [q.hidden, q.tp, q.link, q.qkv, q.mlp, q.bytes, q.sent, q.comm_s, q.compute_s, q.ratio]));
+    return {
+      hardware: p.hardware, seq: p.seq, micro_batch: p.micro_batch, lines,
+      table: {
+        columns: ['Width h', 'TP degree t', 'Link', 'W_QKV columns per GPU', 'MLP columns per GPU', 'All-reduce buffer (B)',
+          'Sent per GPU per layer (B)', 'All-reduce time (s)', 'Compute time (s)', 'Comm / compute'],
+        rows,
+      },
+    };
+  },
+
+  draw(data, theme) {
+    const styles = ['circle', 'rect', 'triangle', 'crossRot'];
+    const dashes = [[], [6, 3], [2, 2], [10, 4]];
+    const datasets = data.lines.map((l, i) => ({
+      label: `t = ${l.tp}${l.points[0].link === 'inter-node' ? ' (crosses nodes: InfiniBand)' : ' (NVLink)'}`,
+      data: l.points.map((q) => ({ x: q.hidden, y: q.ratio, q })),
+      showLine: true, pointStyle: styles[i], pointRadius: 3, borderWidth: 2, borderDash: dashes[i],
+      borderColor: theme.palette[i], backgroundColor: theme.palette[i],
+    }));
+    datasets.push({
+      label: 'Communication = compute', data: [{ x: HIDDEN[0], y: 1 }, { x: HIDDEN[HIDDEN.length - 1], y: 1 }],
+      showLine: true, pointRadius: 0, pointStyle: 'line', borderWidth: 1, borderDash: [3, 3], borderColor: theme.muted, backgroundColor: theme.muted,
+    });
+    const axis = (title, unit, extra = {}) => ({
+      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
+      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
+    });
+    return {
+      type: 'scatter',
+      data: { datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: axis('Model width h (elements)', '', { min: HIDDEN[0], max: HIDDEN[HIDDEN.length - 1] }),
+          y: axis('All-reduce time / compute time (ratio)', ''),
+        },
+        plugins: {
+          legend: { labels: { color: theme.text, usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const q = ctx.raw.q;
+                if (!q) return ctx.dataset.label;
+                return `h = ${q.hidden}, t = ${q.tp}: all-reduces ${formatSI(q.comm_s, 's')}, compute ${formatSI(q.compute_s, 's')}, ratio ${q.ratio.toFixed(3)}`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

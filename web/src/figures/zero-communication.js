@@ -1,0 +1,67 @@
+// Bytes each GPU sends per step and the time of those collectives for ZeRO stages 0–3
+// (2Ψ, 2Ψ, 2Ψ, 3Ψ elements; Rajbhandari et al. 2020, section 7): one calc('zero').
+import { formatSI } from '../runtime/format.js';
+
+const LABELS = ['Stage 0 (all-reduce)', 'Stage 1 (RS + AG)', 'Stage 2 (RS + AG)', 'Stage 3 (2 AG + RS)'];
+
+export default {
+  id: 'zero-communication',
+  title: 'Communication per step for each ZeRO stage',
+  caption:
+    'Bytes each GPU sends per step and the time those ring collectives take: the same 2Ψ elements for plain data parallelism and ZeRO stages 1 and 2, 3Ψ for stage 3. Move the degree from 8 to 16 GPUs to see the time jump when the ring leaves NVLink, and switch the communicated type to fp32 to double every bar.',
+  params: [
+    { key: 'params', label: 'Parameters Ψ', type: 'number', min: 1e8, max: 1e13, default: 7.5e9, scale: 'log' },
+    { key: 'dp', label: 'Data-parallel degree', type: 'integer', min: 2, max: 4096, default: 64, scale: 'log' },
+    { key: 'comm_dtype', label: 'Communicated type', from: ['zero', 'comm_dtype'] },
+    { key: 'hardware', label: 'Accelerator (NVLink inside a node)', from: ['zero', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
+    { key: 'inter_bandwidth_Bps', label: 'Inter-node bandwidth per GPU per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
+  ],
+
+  data(engine, p) {
+    const r = engine.calc('zero', { params: p.params, dp: p.dp, comm_dtype: p.comm_dtype, hardware: p.hardware, inter_bandwidth_Bps: p.inter_bandwidth_Bps });
+    const stages = r.stages.map((z, i) => ({ label: LABELS[i], psi: z.volume_psi, bytes: z.volume_bytes, time_s: z.comm_time_s,
+      allgather_s: z.allgather_time_s, reducescatter_s: z.reducescatter_time_s, ratio: z.comm_vs_baseline }));
+    const table = {
+      columns: ['Stage', 'Elements per GPU (× Ψ)', 'Bytes sent per GPU (B)', 'All-gather time (s)', 'Reduce-scatter time (s)', 'Total time (s)'],
+      rows: stages.map((s) => [s.label, s.psi, s.bytes, s.allgather_s, s.reducescatter_s, s.time_s]),
+    };
+    return { link_bandwidth_Bps: r.link_bandwidth_Bps, stages, table };
+  },
+
+  draw(data, theme) {
+    return {
+      type: 'bar',
+      data: {
+        labels: data.stages.map((s) => `${s.label}: ${s.psi}Ψ`),
+        datasets: [
+          { label: 'Bytes sent per GPU (left axis)', data: data.stages.map((s) => s.bytes), yAxisID: 'y',
+            backgroundColor: theme.memory, borderColor: theme.text, borderWidth: 1 },
+          { label: `Time at ${formatSI(data.link_bandwidth_Bps, 'B/s')} per direction (right axis)`, data: data.stages.map((s) => s.time_s), yAxisID: 'y1',
+            backgroundColor: theme.compute, borderColor: theme.text, borderWidth: 1, borderDash: [4, 2] },
+        ],
+      },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: 'category', ticks: { color: theme.muted }, grid: { color: theme.grid } },
+          y: { type: 'linear', beginAtZero: true, position: 'left', title: { display: true, text: 'Bytes sent per GPU per step (B)', color: theme.text },
+            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
+          y1: { type: 'linear', beginAtZero: true, position: 'right', title: { display: true, text: 'Communication time per step (s)', color: theme.text },
+            ticks: { color: theme.muted, callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } },
+        },
+        plugins: {
+          legend: { labels: { color: theme.text } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const s = data.stages[ctx.dataIndex];
+                return ctx.dataset.yAxisID === 'y' ? `${formatSI(s.bytes, 'B')} sent per GPU (${s.psi}Ψ elements × (p−1)/p)`
+                  : `${formatSI(s.time_s, 's')} (${s.ratio.toFixed(2)}× stage 0)`;
+              },
+            },
+          },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,16 @@
+// A static server for the browser tests whose root can be switched while it runs (same
+// origin, so the same service worker and caches): serves version 1 of the site, then 2.
+import http from 'node:http';
+import sirv from 'sirv';
+import { CSP } from '../src/site/_includes/csp.js';
+
+export async function switchableServer(dir) {
+  const handler = (d) => sirv(d, { dev: true, setHeaders: (res) => res.setHeader('Content-Security-Policy', CSP) });
+  let serve = handler(dir);
+  const server = http.createServer((req, res) => serve(req, res, () => {
+    res.statusCode = 404;
+    res.end('Not found');
+  }));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${server.address().port}`, use: (d) => { serve = handler(d); } };
+}
