@@ -37,6 +37,7 @@ ${p.lessons.map((l) => `    <li class="track-row" data-slug="${esc(l.slug)}" dat
   <a href="/glossary/">Glossary</a>
   <a href="/concept-map/">Concept map</a>
   <a href="/systems-and-scaling/">Systems and scaling</a>
+  <a href="/offline/">Keep for offline reading</a>
 </nav>
 ${parts}`;
   return layout({ title: 'The ML Systems track · ML systems', description: 'Thirteen lessons in four parts on where the time and the memory go.', body, current: '/track/' });
