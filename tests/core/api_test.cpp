@@ -50,6 +50,13 @@ TEST(Api, ListAndSchemas) {
 
 TEST(Api, UnknownCalculator) { EXPECT_EQ(error_of("no-such", "{}")["field"], ""); }
 
+// Fuzz regression: a name that is not valid UTF-8 (the CLI passes argv through) is quoted in
+// the message; calc_text used to throw json type_error 316 from dump() instead of answering.
+TEST(Api, UnknownCalculatorNameNotUtf8) {
+  EXPECT_EQ(error_of("\xff", "{}")["field"], "");
+  EXPECT_EQ(error_of("roof\xc3(line", "{}")["field"], "");
+}
+
 TEST(Api, MalformedJson) {
   for (const char* text : {"", "{", "{\"flops\": }", "nope", "{\"a\":1}}", "[1,2", "{'flops': 1}", "NaN", "{\"x\": NaN}"})
     EXPECT_EQ(error_of("roofline", text)["field"], "") << text;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
@@ -65,6 +66,20 @@ TEST(Exercises, MalformedAnswersExplainThemselves) {
     EXPECT_FALSE(r["message"].get<std::string>().empty()) << bad;
   }
   EXPECT_THROW(mlsys::make_exercise("no-such-exercise", 1), mlsys::InputError);
+}
+
+// Fuzz regressions of the checker. "1e308 s" asked in µs overflowed to inf after the unit
+// conversion, and format_number(inf) threw std::out_of_range; bytes that are not UTF-8 were
+// quoted into the message, so dumping the result threw json type_error 316.
+TEST(Exercises, HostileAnswersGiveAMessageNotAnException) {
+  for (const char* bad : {"1e308 s", "-1e308 s", "1e308 PB/s", "\xff", "1 \xff", "1 k\xc3", "\x01x",
+                          " 9:0 \xc1\xbd", "1 \xe0\x80\x80", "1 \xed\xa0\x80", "1 \xf4\x90\x80\x80"}) {
+    const json r = mlsys::check_exercise("elementwise-time", 1, bad);
+    EXPECT_FALSE(r["correct"]) << bad;
+    EXPECT_NO_THROW((void)r.dump()) << bad;
+  }
+  EXPECT_THROW(mlsys::parse_quantity("1e308 s", "us"), mlsys::InputError);
+  EXPECT_EQ(mlsys::format_number(std::numeric_limits<double>::infinity(), 4), "inf");
 }
 
 TEST(Exercises, CrossoverBatchAgreesWithMatmulCalculator) {

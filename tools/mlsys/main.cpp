@@ -21,7 +21,8 @@ constexpr const char* kUsage =
     "  mlsys exercise ID SEED --check ANSWER\n";
 
 int fail(const std::string& field, const std::string& message) {
-  std::cout << mlsys::error_json(field, message).dump() << "\n";
+  // Messages may quote argv (a name or id), which need not be valid UTF-8.
+  std::cout << mlsys::error_json(field, message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 2;
 }
 

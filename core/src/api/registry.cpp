@@ -276,21 +276,25 @@ json calc_schema(const std::string& name) {
 CalcText calc_text(const std::string& name, const std::string& input_text) {
   constexpr std::size_t kMaxInputBytes = 1 << 20;
   constexpr int kMaxDepth = 32;
+  // Messages quote the calculator name as given, which need not be valid UTF-8 (the CLI's
+  // argv): replace such bytes rather than let dump() throw out of a function that never throws.
+  const auto error = [](const std::string& field, const std::string& message) {
+    return CalcText{false, error_json(field, message).dump(-1, ' ', false, json::error_handler_t::replace)};
+  };
   try {
-    if (input_text.size() > kMaxInputBytes) return {false, error_json("", "The input is larger than 1 MiB.").dump()};
-    if (api::nesting_depth(input_text) > kMaxDepth)
-      return {false, error_json("", "The input nests more than 32 levels deep.").dump()};
+    if (input_text.size() > kMaxInputBytes) return error("", "The input is larger than 1 MiB.");
+    if (api::nesting_depth(input_text) > kMaxDepth) return error("", "The input nests more than 32 levels deep.");
     json input;
     try {
       input = json::parse(input_text);
     } catch (const json::parse_error& e) {
-      return {false, error_json("", "Malformed JSON input (at byte " + std::to_string(e.byte) + ").").dump()};
+      return error("", "Malformed JSON input (at byte " + std::to_string(e.byte) + ").");
     }
     return {true, calc(name, input).dump()};
   } catch (const InputError& e) {
-    return {false, error_json(e.field, e.what()).dump()};
+    return error(e.field, e.what());
   } catch (const std::exception& e) {
-    return {false, error_json("", std::string("Internal error: ") + e.what()).dump()};
+    return error("", std::string("Internal error: ") + e.what());
   }
 }
 

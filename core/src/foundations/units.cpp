@@ -78,6 +78,30 @@ bool split_unit(const std::string& unit, int& base, double& factor) {
   return false;
 }
 
+// `s` for quoting in a message: invalid UTF-8 bytes and control characters become '?', so the
+// message stays valid JSON text whatever was typed.
+std::string quotable(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = at(i);
+    // Length of the sequence and the range of its second byte (RFC 3629: no overlong forms,
+    // no surrogates, nothing above U+10FFFF).
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0x20 && c < 0x80) n = 1;
+    else if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    bool ok = n > 0 && i + n <= s.size();
+    if (ok && n > 1) ok = at(i + 1) >= lo && at(i + 1) <= hi;
+    for (std::size_t k = 2; ok && k < n; ++k) ok = (at(i + k) & 0xC0) == 0x80;
+    if (ok) out.append(s, i, n), i += n;
+    else out += '?', ++i;
+  }
+  return out;
+}
+
 std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t\n\r");
   if (a == std::string::npos) return "";
@@ -103,7 +127,7 @@ double parse_quantity(const std::string& raw, const std::string& unit) {
   const char* begin = cleaned.c_str();
   char* end = nullptr;
   const double value = std::strtod(begin, &end);
-  if (end == begin) throw InputError("answer", "Could not read a number at the start of '" + raw + "'.");
+  if (end == begin) throw InputError("answer", "Could not read a number at the start of '" + quotable(raw) + "'.");
   if (!std::isfinite(value)) throw InputError("answer", "That number is not finite.");
   const std::string typed_unit = trim(std::string(end));
   if (typed_unit.empty()) return value;  // read in the unit the question asks for
@@ -111,13 +135,15 @@ double parse_quantity(const std::string& raw, const std::string& unit) {
   int want_base = -1, got_base = -1;
   double want_factor = 1, got_factor = 1;
   if (unit.empty() || !split_unit(unit, want_base, want_factor))
-    throw InputError("answer", "This answer is a plain number; remove the unit '" + typed_unit + "'.");
+    throw InputError("answer", "This answer is a plain number; remove the unit '" + quotable(typed_unit) + "'.");
   if (!split_unit(typed_unit, got_base, got_factor))
-    throw InputError("answer", "Unknown unit '" + typed_unit + "'; answer in " + unit + ".");
+    throw InputError("answer", "Unknown unit '" + quotable(typed_unit) + "'; answer in " + unit + ".");
   if (got_base != want_base)
-    throw InputError("answer", "'" + typed_unit + "' is " + bases()[got_base].description + ", but this answer is " +
+    throw InputError("answer", "'" + quotable(typed_unit) + "' is " + bases()[got_base].description + ", but this answer is " +
                                    bases()[want_base].description + "; answer in " + unit + ".");
-  return value * got_factor / want_factor;
+  const double converted = value * got_factor / want_factor;  // "1e308 s" in µs overflows
+  if (!std::isfinite(converted)) throw InputError("answer", "That number is not finite.");
+  return converted;
 }
 
 double round_sig(double x, int sig) {
@@ -140,6 +166,7 @@ std::string format_int(double x) {
 
 std::string format_number(double x, int sig) {
   if (x == 0) return "0";
+  if (!std::isfinite(x)) return std::isnan(x) ? "nan" : x < 0 ? "-inf" : "inf";
   const double r = round_sig(x, sig);
   const double a = std::fabs(r);
   char buf[64];

@@ -10,9 +10,9 @@ export default {
   caption:
     'Bytes each GPU sends per step and the time those ring collectives take: the same 2Ψ elements for plain data parallelism and ZeRO stages 1 and 2, 3Ψ for stage 3. Move the degree from 8 to 16 GPUs to see the time jump when the ring leaves NVLink, and switch the communicated type to fp32 to double every bar.',
   params: [
+    { key: 'comm_dtype', label: 'Communicated type', from: ['zero', 'comm_dtype'], options: ['bf16', 'fp32'] },
     { key: 'params', label: 'Parameters Ψ', type: 'number', min: 1e8, max: 1e13, default: 7.5e9, scale: 'log' },
     { key: 'dp', label: 'Data-parallel degree', type: 'integer', min: 2, max: 4096, default: 64, scale: 'log' },
-    { key: 'comm_dtype', label: 'Communicated type', from: ['zero', 'comm_dtype'] },
     { key: 'hardware', label: 'Accelerator (NVLink inside a node)', from: ['zero', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
     { key: 'inter_bandwidth_Bps', label: 'Inter-node bandwidth per GPU per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
   ],
