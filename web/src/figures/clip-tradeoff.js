@@ -8,6 +8,7 @@ const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? Stri
 
 export default {
   id: 'clip-tradeoff',
+  simulation: true,
   title: 'Clipping: trading a few large errors for many small ones',
   caption:
     'Total MSE (solid) is the sum of rounding error inside the clipped range and clipping error of the values cut off; the marker is the clip the search picks. At 4 bits on Gaussian data with a few 5× outlier channels the best range is well under half of max|x|, for about a quarter of the error. Move to 8 bits and the optimum slides toward no clipping; raise the outlier scale to 20 and per-tensor clipping can no longer help, because the outliers themselves carry the error. That is the case for finer scales in the next figure.',

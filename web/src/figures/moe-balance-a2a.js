@@ -13,6 +13,7 @@ const IB_BPS = 50e9; // 400 Gb/s InfiniBand NDR per GPU, per direction
 
 export default {
   id: 'moe-balance-a2a',
+  simulation: true,
   title: 'Load balancing and all-to-all volume of expert parallelism',
   caption:
     'Balance view: as the load-balancing loss takes effect (balance from 0 to 1), the busiest expert approaches the mean, dropped tokens vanish and the loss term E·Σf·P falls toward its minimum of 1. All-to-all view: bytes each GPU sends per MoE layer in the forward pass grow as (EP−1)/EP and saturate, while the time depends on the link: switch from NVLink to InfiniBand and the all-to-all grows from a tenth of the experts\' compute to as much as the compute itself.',

@@ -5,6 +5,7 @@ import { formatSI } from '../runtime/format.js';
 
 export default {
   id: 'moe-router',
+  simulation: true,
   title: 'Tokens per expert under a simulated router',
   caption:
     'Each bar is one expert: the assignments it kept and, stacked on top, those beyond its capacity that were dropped; the dashed line is the capacity. Raise the capacity factor and fewer tokens are dropped, at the price of buffers (and compute) sized for the busiest expert. Raise the skew to make some experts popular, then raise the balance knob, which stands for training with the load-balancing loss, and watch the bars level out.',

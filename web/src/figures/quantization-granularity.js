@@ -15,6 +15,7 @@ const SCHEMES = [
 
 export default {
   id: 'quantization-granularity',
+  simulation: true,
   title: 'One scale per tensor, per channel or per group',
   caption:
     'A 128 × 512 Gaussian matrix in which 4 rows (channels) are outliers, quantized with one fp16 scale per tensor, per row or per group of consecutive values. Bars: measured MSE (log scale, left); dots: bits stored per value including the scales (right). At 4 bits one shared scale lets the outlier rows set the step for everybody; a scale per row removes most of the error for 1/32 of a bit per value, and groups of 128 (as in GPTQ and AWQ) go a little further for 1/8 of a bit. Raise the outlier scale, or turn on zero points, and watch the bill.',

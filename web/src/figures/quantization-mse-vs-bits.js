@@ -7,6 +7,7 @@ const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? Stri
 
 export default {
   id: 'quantization-mse-vs-bits',
+  simulation: true,
   title: 'Every bit divides the error by four',
   caption:
     'Measured MSE of quantizing 65,536 seeded values (points) against the Δ²/12 model (line), on a log scale: each extra bit halves the step and quarters the error, about 6 dB of SQNR per bit. On uniform data the two agree closely. Switch to Laplace or to Gaussian with outlier channels: the model still describes the rounding, but the large values stretch the range, so the error at every width is higher; then switch the scales to per-channel and watch most of that loss disappear.',

@@ -13,6 +13,7 @@ const calc = (engine, input) => engine.calc('ring-attention', input);
 
 export default {
   id: 'ring-attention-balance',
+  simulation: true,
   title: 'Ring attention: causal work per rank and the overlap condition',
   caption:
     'Work view: attention FLOPs each GPU computes in one causal forward pass. With contiguous blocks the last rank does almost all of its block pairs and the first only the diagonal, so the ring waits for the busiest rank; zig-zag chunks (rank i holds chunks i and 2p−1−i) give every rank the same count. Overlap view: per ring step, block compute grows as c² and the K/V transfer as c; right of the crossing the transfer hides behind compute. Switch to 8 KV heads and watch the crossing move left.',

@@ -14,6 +14,7 @@ const SCHEME_LABEL = {
 
 export default {
   id: 'smoothquant-migration',
+  simulation: true,
   title: 'SmoothQuant migration strength, and which phase each scheme speeds up',
   caption:
     'Migration: activations with a few outlier channels are quantized per tensor and weights per output channel, both to 8 bits. Dividing channel j of X by s_j = max|X_j|^α / max|W_j|^(1−α) and multiplying row j of W by it leaves XW unchanged; as α grows the activation error falls and the weight error rises, and the error of the product is smallest in between (dashed: no smoothing). Move α, and raise the outlier scale to see the gain grow. Then switch the view to phases: weight-only int4 speeds up memory-bound decode but not compute-bound prefill, while W8A8 does the opposite on chips with fast int8 or fp8; try the A100 (no fp8) and a decode batch of 256.',
