@@ -6,6 +6,7 @@
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/memory/training_memory.hpp"
 #include "mlsys/transformer/model_config.hpp"
+#include "model_inputs.hpp"
 #include "registry.hpp"
 
 namespace mlsys::api {
@@ -35,28 +36,6 @@ std::vector<Field> config_fields(bool with_vocab_flags) {
   return f;
 }
 
-ModelConfig config_from(const Inputs& in) {
-  ModelConfig c;
-  c.layers = static_cast<double>(in.integer("layers"));
-  c.hidden = static_cast<double>(in.integer("hidden"));
-  c.heads = static_cast<double>(in.integer("heads"));
-  if (in.has("head_dim")) {
-    c.head_dim = static_cast<double>(in.integer("head_dim"));
-  } else {
-    if (in.integer("hidden") % in.integer("heads") != 0)
-      throw InputError("heads", "'hidden' must be divisible by 'heads' (or give 'head_dim').");
-    c.head_dim = c.hidden / c.heads;
-  }
-  c.kv_heads = in.has("kv_heads") ? static_cast<double>(in.integer("kv_heads")) : c.heads;
-  if (c.kv_heads > c.heads || in.integer("heads") % static_cast<long long>(c.kv_heads) != 0)
-    throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");
-  c.ffn_hidden = in.has("ffn_hidden") ? static_cast<double>(in.integer("ffn_hidden")) : 4 * c.hidden;
-  c.seq = static_cast<double>(in.integer("seq"));
-  c.vocab = in.raw().contains("vocab") ? static_cast<double>(in.integer("vocab")) : 32000;
-  c.gated_mlp = in.raw().contains("gated_mlp") && in.boolean("gated_mlp");
-  c.tied_embeddings = !in.raw().contains("tied_embeddings") || in.boolean("tied_embeddings");
-  return c;
-}
 
 std::vector<Field> training_fields(bool with_pp) {
   std::vector<Field> f = config_fields(true);
@@ -114,7 +93,7 @@ void add_memory_calculators(std::vector<Calculator>& out) {
        "token are PaLM's 6·N + 12·layers·heads·head_dim·seq with N the non-embedding parameters (all layers and the "
        "final norm, neither the embedding nor the output head); forward is a third of that.",
        config_fields(true), [](const Inputs& in) -> json {
-         const ModelCounts c = model_counts(config_from(in));
+         const ModelCounts c = model_counts(model_config_from(in));
          return {{"params", c.params},
                  {"params_embedding", c.params_embedding},
                  {"params_per_layer", c.params_per_layer},
@@ -133,7 +112,7 @@ void add_memory_calculators(std::vector<Calculator>& out) {
        "first stage under 1F1B after Korthikanti et al. 2022 (pp micro-batches in flight, 16-bit activations, the "
        "embedding dropout mask and, with pp = 1, the output layer and loss). With hardware, whether it fits in HBM.",
        tm_fields, [](const Inputs& in) -> json {
-         const ModelConfig c = config_from(in);
+         const ModelConfig c = model_config_from(in);
          const TrainingSetup st = setup_from(in, c, true);
          const TrainingMemory m = training_memory(c, in.has("params") ? in.num("params") : 0, st);
          json r = states_json(m.states);
@@ -162,7 +141,7 @@ void add_memory_calculators(std::vector<Calculator>& out) {
        "gradients (with full recomputation each layer's activations briefly reappear), the optimizer updates in "
        "place, and zero_grad(set_to_none) frees the gradients. Same model and setup fields as training-memory.",
        training_fields(false), [](const Inputs& in) -> json {
-         const ModelConfig c = config_from(in);
+         const ModelConfig c = model_config_from(in);
          if (c.layers > 512) throw InputError("layers", "The timeline is limited to 512 layers.");
          const TrainingSetup st = setup_from(in, c, false);
          const auto points = memory_timeline(c, in.has("params") ? in.num("params") : 0, st);
@@ -197,7 +176,7 @@ void add_memory_calculators(std::vector<Calculator>& out) {
        "during the backward pass (stored + the segment being re-run), recompute FLOPs and their fraction of the "
        "layers' training FLOPs (forward + backward = 3 × forward).",
        ck, [](const Inputs& in) -> json {
-         const ModelConfig c = config_from(in);
+         const ModelConfig c = model_config_from(in);
          if (in.integer("heads") % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
          const auto r = checkpointing(c, static_cast<double>(in.integer("micro_batch")),
                                       static_cast<double>(in.integer("tp")), in.boolean("sequence_parallel"),

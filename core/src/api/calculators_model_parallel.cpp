@@ -8,6 +8,7 @@
 #include "mlsys/parallel/layout_search.hpp"
 #include "mlsys/parallel/pipeline_schedule.hpp"
 #include "mlsys/parallel/tensor_parallel.hpp"
+#include "model_inputs.hpp"
 #include "registry.hpp"
 
 namespace mlsys::api {
@@ -190,25 +191,8 @@ json layout_json(const Layout& L) {
 
 json layout_run(const Inputs& in) {
   LayoutProblem pr;
-  ModelConfig& c = pr.model;
-  c.layers = static_cast<double>(in.integer("layers"));
-  c.hidden = static_cast<double>(in.integer("hidden"));
-  c.heads = static_cast<double>(in.integer("heads"));
-  c.kv_heads = static_cast<double>(in.integer("kv_heads"));
-  if (in.has("head_dim")) {
-    c.head_dim = static_cast<double>(in.integer("head_dim"));
-  } else {
-    if (in.integer("hidden") % in.integer("heads") != 0)
-      throw InputError("heads", "'hidden' must be divisible by 'heads' (or give 'head_dim').");
-    c.head_dim = c.hidden / c.heads;
-  }
-  if (in.integer("kv_heads") > in.integer("heads") || in.integer("heads") % in.integer("kv_heads") != 0)
-    throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");
-  c.ffn_hidden = static_cast<double>(in.integer("ffn_hidden"));
-  c.seq = static_cast<double>(in.integer("seq"));
-  c.vocab = static_cast<double>(in.integer("vocab"));
-  c.gated_mlp = in.boolean("gated_mlp");
-  c.tied_embeddings = in.boolean("tied_embeddings");
+  pr.model = model_config_from(in);
+  const ModelConfig& c = pr.model;
   pr.gpus = static_cast<int>(in.integer("gpus"));
   pr.gpus_per_node = static_cast<int>(in.integer("gpus_per_node"));
   pr.global_batch = static_cast<double>(in.integer("global_batch"));

@@ -8,6 +8,7 @@
 #include "mlsys/profiling/step_profile.hpp"
 #include "mlsys/profiling/training_compute.hpp"
 #include "mlsys/transformer/model_config.hpp"
+#include "model_inputs.hpp"
 #include "registry.hpp"
 
 namespace mlsys::api {
@@ -33,28 +34,6 @@ std::vector<Field> config_fields(long long max_layers) {
           boolean_field("tied_embeddings", "Output head shares the input embedding matrix", true)};
 }
 
-ModelConfig config_from(const Inputs& in) {
-  ModelConfig c;
-  c.layers = static_cast<double>(in.integer("layers"));
-  c.hidden = static_cast<double>(in.integer("hidden"));
-  c.heads = static_cast<double>(in.integer("heads"));
-  if (in.has("head_dim")) {
-    c.head_dim = static_cast<double>(in.integer("head_dim"));
-  } else {
-    if (in.integer("hidden") % in.integer("heads") != 0)
-      throw InputError("heads", "'hidden' must be divisible by 'heads' (or give 'head_dim').");
-    c.head_dim = c.hidden / c.heads;
-  }
-  c.kv_heads = in.has("kv_heads") ? static_cast<double>(in.integer("kv_heads")) : c.heads;
-  if (c.kv_heads > c.heads || in.integer("heads") % static_cast<long long>(c.kv_heads) != 0)
-    throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");
-  c.ffn_hidden = in.has("ffn_hidden") ? static_cast<double>(in.integer("ffn_hidden")) : 4 * c.hidden;
-  c.seq = static_cast<double>(in.integer("seq"));
-  c.vocab = static_cast<double>(in.integer("vocab"));
-  c.gated_mlp = in.boolean("gated_mlp");
-  c.tied_embeddings = in.boolean("tied_embeddings");
-  return c;
-}
 
 // Peak FLOP/s of one device: explicit peak_flops, else the table's dense rate for dtype.
 double peak_from(const Inputs& in) {
@@ -102,7 +81,7 @@ std::vector<Field> step_fields() {
 }
 
 StepProfile run_step(const Inputs& in) {
-  const ModelConfig c = config_from(in);
+  const ModelConfig c = model_config_from(in);
   StepSetup st;
   const auto m = machine_from(in, in.str("dtype"));
   st.micro_batch = static_cast<double>(in.integer("micro_batch"));
@@ -166,7 +145,7 @@ void add_profiling_calculators(std::vector<Calculator>& out) {
        "12·L·H·Q·T, N the non-embedding parameters (or 'params'), achieved FLOP/s per device = tokens/s × FLOPs per "
        "token / devices, MFU = achieved / peak. HFU also counts the recomputed forward FLOPs.",
        mf, [](const Inputs& in) -> json {
-         const ModelConfig c = config_from(in);
+         const ModelConfig c = model_config_from(in);
          const double n = in.has("params") ? in.num("params") : model_counts(c).params_non_embedding;
          const double peak = peak_from(in);
          const MfuResult r = mfu(n, c.layers, c.heads, c.head_dim, c.seq, in.num("tokens_per_s"),

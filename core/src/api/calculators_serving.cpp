@@ -12,6 +12,7 @@
 #include "mlsys/serving/kv_paging.hpp"
 #include "mlsys/serving/speculative.hpp"
 #include "mlsys/transformer/model_config.hpp"
+#include "model_inputs.hpp"
 #include "registry.hpp"
 
 namespace mlsys::api {
@@ -52,24 +53,8 @@ struct Model {
 
 Model model_from(const Inputs& in) {
   Model m;
-  ModelConfig& c = m.config;
-  c.layers = static_cast<double>(in.integer("layers"));
-  c.hidden = static_cast<double>(in.integer("hidden"));
-  c.heads = static_cast<double>(in.integer("heads"));
-  if (in.has("head_dim")) {
-    c.head_dim = static_cast<double>(in.integer("head_dim"));
-  } else {
-    if (in.integer("hidden") % in.integer("heads") != 0)
-      throw InputError("heads", "'hidden' must be divisible by 'heads' (or give 'head_dim').");
-    c.head_dim = c.hidden / c.heads;
-  }
-  c.kv_heads = in.has("kv_heads") ? static_cast<double>(in.integer("kv_heads")) : c.heads;
-  if (c.kv_heads > c.heads || in.integer("heads") % static_cast<long long>(c.kv_heads) != 0)
-    throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");
-  c.ffn_hidden = static_cast<double>(in.integer("ffn_hidden"));
-  c.vocab = static_cast<double>(in.integer("vocab"));
-  c.gated_mlp = in.boolean("gated_mlp");
-  c.tied_embeddings = in.boolean("tied_embeddings");
+  m.config = model_config_from(in);
+  const ModelConfig& c = m.config;
   if (in.has("params")) {
     m.resident_params = m.matmul_params = in.num("params");
   } else {
