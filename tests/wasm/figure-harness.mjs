@@ -30,3 +30,17 @@ export function colours(obj, out = []) {
   }
   return out;
 }
+
+// The Chart.js subset every figure keeps to: chart type, no animation, responsive sizing,
+// linear/log/category scales with unit-bearing titles, and only theme colours.
+export function assertChartSubset(id, cfg) {
+  assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+  assert.equal(cfg.options.animation, false);
+  assert.equal(cfg.options.maintainAspectRatio, false);
+  assert.equal(cfg.options.responsive, true);
+  for (const [name, s] of Object.entries(cfg.options.scales)) {
+    assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
+    if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
+  }
+  for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${id} uses a non-theme colour ${c}`);
+}

@@ -4,7 +4,7 @@
 // and bad settings are EngineErrors on the right field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours, assertChartSubset } from './figure-harness.mjs';
 import { resolveParams, defaults } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import waveQuantization from '../../web/src/figures/wave-quantization.js';
@@ -42,16 +42,8 @@ for (const fig of FIGURES) {
         for (const cell of row) assert.ok(typeof cell === 'string' || Number.isFinite(cell), `cell ${cell}`);
       }
       const cfg = fig.draw(data, THEME);
-      assert.ok(['line', 'scatter', 'bar'].includes(cfg.type));
+      assertChartSubset(fig.id, cfg);
       assert.ok(cfg.data.datasets.some((d) => d.data.some((v) => v !== null)));
-      assert.equal(cfg.options.animation, false);
-      assert.equal(cfg.options.maintainAspectRatio, false);
-      assert.equal(cfg.options.responsive, true);
-      for (const [name, s] of Object.entries(cfg.options.scales)) {
-        assert.ok(['linear', 'logarithmic', 'category'].includes(s.type), `scale ${name}: ${s.type}`);
-        if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
-      }
-      for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${fig.id} uses a non-theme colour ${c}`);
       assert.doesNotThrow(() => JSON.stringify(data));
     });
   }
