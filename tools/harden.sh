@@ -26,7 +26,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 say "sanitizer + fuzz build (clang++, address,undefined) in $DIR"
 cmake -S "$ROOT" -B "$DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" -DMLSYS_SANITIZE=address,undefined -DMLSYS_FUZZ=ON >/dev/null
-cmake --build "$DIR" -j "$JOBS"
+cmake --build "$DIR" -j "$JOBS" --target mlsys_tests fuzz_calc fuzz_exercise
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -8,6 +8,8 @@ import esbuild from 'esbuild';
 import Eleventy from '@11ty/eleventy';
 import { writeSearchIndex } from './search-index.js';
 import { writeOfflineFiles } from './offline-manifest.js';
+import { loadContent } from './content.js';
+import { engineParts, readParts } from './engine-parts.js';
 import { repoRoot, engineDir, siteDir } from './paths.js';
 
 const web = path.join(repoRoot, 'web');
@@ -22,23 +24,37 @@ function copyDir(from, to, filter = () => true) {
   }
 }
 
-for (const f of ['engine.mjs', 'engine.wasm']) {
+// The full engine renders the lessons' numbers; the pages load one part each.
+const engineFiles = ['engine', ...Object.keys(readParts()).map((p) => `engine-${p}`)].flatMap((n) => [`${n}.mjs`, `${n}.wasm`]);
+for (const f of engineFiles) {
   if (!fs.existsSync(path.join(engineDir, f))) throw new Error(`build/wasm/engine/${f} is missing: build the wasm preset first`);
 }
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
+// `import parts from 'mlsys:engine-parts'` in the runtime: which part each figure, exercise
+// and calculator loads (engine-parts.js).
+const content = await loadContent();
+const partsMap = await engineParts(content.lessons);
+const enginePartsModule = {
+  name: 'engine-parts',
+  setup(b) {
+    b.onResolve({ filter: /^mlsys:engine-parts$/ }, (a) => ({ path: a.path, namespace: 'mlsys' }));
+    b.onLoad({ filter: /.*/, namespace: 'mlsys' }, () => ({ contents: JSON.stringify(partsMap), loader: 'json' }));
+  },
+};
+
 await esbuild.build({
   entryPoints: { main: path.join(web, 'src/runtime/main.js'), embed: path.join(web, 'src/runtime/embed.js') },
   outdir: path.join(out, 'assets/js'),
   bundle: true, splitting: true, format: 'esm', minify: true, target: 'es2020',
-  chunkNames: '[name]-[hash]', logLevel: 'warning',
+  chunkNames: '[name]-[hash]', logLevel: 'warning', plugins: [enginePartsModule],
 });
 await esbuild.build({
   entryPoints: [path.join(web, 'src/styles/site.css')],
   outfile: path.join(out, 'assets/site.css'), bundle: true, minify: true, logLevel: 'warning',
 });
-copyDir(engineDir, path.join(out, 'assets/engine'), (n) => n === 'engine.mjs' || n === 'engine.wasm');
+copyDir(engineDir, path.join(out, 'assets/engine'), (n) => n.startsWith('engine-') && engineFiles.includes(n));
 const katexDist = path.join(web, 'node_modules/katex/dist');
 fs.mkdirSync(path.join(out, 'assets/katex'), { recursive: true });
 fs.copyFileSync(path.join(katexDist, 'katex.min.css'), path.join(out, 'assets/katex/katex.min.css'));

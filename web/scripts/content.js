@@ -44,7 +44,14 @@ async function loadFigures() {
 
 const REQUIRED = ['slug', 'title', 'module', 'minutes', 'level', 'prerequisites', 'glossary', 'figures', 'takeaways', 'references'];
 
-export async function loadContent() {
+// The site build and Eleventy's data file share one read of the content.
+let loaded = null;
+export function loadContent() {
+  loaded ??= readContent();
+  return loaded;
+}
+
+async function readContent() {
   const { engine } = await loadNodeEngine();
   const course = readYaml('course.yaml');
   // The glossary: every content/glossary/*.yaml file is a list of {id, term, definition, related}.
@@ -102,7 +109,7 @@ export async function loadContent() {
     for (const t of ctx.usedTerms) glossary.get(t).lessons.push(data.slug);
     for (const id of ctx.usedFigures) usedFigureIds.add(id);
     const words = body.replace(/\$\$[\s\S]*?\$\$/g, '').replace(/:::[^\n]*/g, '').split(/\s+/).filter((w) => /[A-Za-z]/.test(w)).length;
-    lessons.push({ ...data, html, words, track: planned.track, summary: data.summary ?? '' });
+    lessons.push({ ...data, exercises: ctx.usedExercises, html, words, track: planned.track, summary: data.summary ?? '' });
   }
 
   for (const g of glossary.values()) {

@@ -16,22 +16,7 @@ namespace {
 const std::vector<Calculator>& registry() {
   static const std::vector<Calculator> calculators = [] {
     std::vector<Calculator> all;
-    add_hardware_calculators(all);
-    add_roofline_calculators(all);
-    add_transformer_calculators(all);
-    add_gpu_calculators(all);
-    add_kernel_calculators(all);
-    add_attention_calculators(all);
-    add_numerics_calculators(all);
-    add_memory_calculators(all);
-    add_collective_calculators(all);
-    add_data_parallel_calculators(all);
-    add_model_parallel_calculators(all);
-    add_sequence_calculators(all);
-    add_quantization_calculators(all);
-    add_serving_calculators(all);
-    add_profiling_calculators(all);
-    add_overview_calculators(all);
+    add_calculator_groups(all);
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return all;
   }();

@@ -46,7 +46,8 @@ struct Calculator {
 };
 
 // Registration: each calculators_*.cpp file contributes through a function listed in
-// registry.cpp, so the order and the set are explicit (no static-initialisation tricks).
+// calculator_groups.cpp, so the set is explicit (no static-initialisation tricks).
+void add_calculator_groups(std::vector<Calculator>& out);
 void add_hardware_calculators(std::vector<Calculator>& out);
 void add_roofline_calculators(std::vector<Calculator>& out);
 void add_transformer_calculators(std::vector<Calculator>& out);

@@ -29,6 +29,7 @@ struct Generator {
   std::function<Exercise(Rng&)> make;
 };
 
+void add_exercise_groups(std::vector<Generator>& out);  // exercise_groups.cpp: the groups this engine holds
 void add_roofline_exercises(std::vector<Generator>& out);
 void add_gpu_exercises(std::vector<Generator>& out);        // gpu_exercises.cpp
 void add_kernel_exercises(std::vector<Generator>& out);     // kernels_exercises.cpp

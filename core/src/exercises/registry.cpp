@@ -12,19 +12,7 @@ namespace {
 const std::vector<exercises::Generator>& generators() {
   static const std::vector<exercises::Generator> all = [] {
     std::vector<exercises::Generator> g;
-    exercises::add_roofline_exercises(g);
-    exercises::add_gpu_exercises(g);
-    exercises::add_kernel_exercises(g);
-    exercises::add_attention_exercises(g);
-    exercises::add_numerics_exercises(g);
-    exercises::add_memory_exercises(g);
-    exercises::add_collective_exercises(g);
-    exercises::add_data_parallel_exercises(g);
-    exercises::add_model_parallel_exercises(g);
-    exercises::add_sequence_exercises(g);
-    exercises::add_quantization_exercises(g);
-    exercises::add_serving_exercises(g);
-    exercises::add_profiling_exercises(g);
+    exercises::add_exercise_groups(g);
     std::sort(g.begin(), g.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     return g;
   }();

@@ -5,7 +5,7 @@
 // with units. The first result is in the page (computed at build time); the engine loads
 // when the element nears the viewport. Rejected input shows a message and keeps the last
 // good result.
-import { loadEngine } from './engine.js';
+import { loadEngine, partFor } from './engine.js';
 import { h, whenNear } from './dom.js';
 import { resolveParams, defaults, applyState } from './params.js';
 import { buildControls } from './controls.js';
@@ -32,15 +32,16 @@ class MlsysCalc extends HTMLElement {
   }
 
   async start() {
-    let engine;
-    try {
-      engine = await loadEngine();
-    } catch (err) {
-      this.fail(`The engine could not load: ${err.message}`);
+    const part = partFor('calcs', this.name);
+    if (!part) {
+      this.fail(`The calculator "${this.name.slice(0, 40)}" is not in this version of the engine.`);
       return;
     }
-    if (!engine.list().includes(this.name)) {
-      this.fail(`The calculator "${this.name.slice(0, 40)}" is not in this version of the engine.`);
+    let engine;
+    try {
+      engine = await loadEngine(part);
+    } catch (err) {
+      this.fail(`The engine could not load: ${err.message}`);
       return;
     }
     this.engine = engine;

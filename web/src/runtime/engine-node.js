@@ -9,8 +9,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // MLSYS_ENGINE_DIR points elsewhere (e.g. a second build tree).
 export const engineDir = process.env.MLSYS_ENGINE_DIR ?? path.resolve(here, '../../../build/wasm/engine');
 
-export async function loadNodeEngine(dir = engineDir) {
-  const { default: createEngine } = await import(pathToFileURL(path.join(dir, 'engine.mjs')).href);
-  const raw = await createEngine({ wasmBinary: fs.readFileSync(path.join(dir, 'engine.wasm')) });
+// name: 'engine' (every calculator and exercise) or 'engine-<part>' (wasm/parts.json).
+export async function loadNodeEngine(dir = engineDir, name = 'engine') {
+  const { default: createEngine } = await import(pathToFileURL(path.join(dir, `${name}.mjs`)).href);
+  const raw = await createEngine({ wasmBinary: fs.readFileSync(path.join(dir, `${name}.wasm`)) });
   return { raw, engine: wrapEngine(raw) };
 }

@@ -1,19 +1,27 @@
-// Loads the WASM engine once per page, lazily (the first figure or exercise near the
-// viewport asks for it). engine.mjs and engine.wasm sit in ../engine/ beside this bundle.
+// Loads a part of the WASM engine (wasm/parts.json) once per page, lazily: the first
+// figure, exercise or calculator near the viewport asks for the part that holds it.
+// engine-<part>.mjs and .wasm sit in ../engine/ beside this bundle.
+import parts from 'mlsys:engine-parts';
 import { wrapEngine } from './engine-api.js';
 
-let loading = null;
+const loading = new Map();
 
-export function loadEngine() {
-  if (!loading) {
-    const url = new URL('../engine/engine.mjs', import.meta.url).href;
-    loading = import(/* @vite-ignore */ url)
+// kind: 'figures', 'exercises' or 'calcs'; undefined when no part holds the id.
+export function partFor(kind, id) {
+  return Object.hasOwn(parts[kind], id) ? parts[kind][id] : undefined;
+}
+
+export function loadEngine(part) {
+  if (!part) return Promise.reject(new Error('this version of the engine does not hold it'));
+  if (!loading.has(part)) {
+    const url = new URL(`../engine/engine-${part}.mjs`, import.meta.url).href;
+    loading.set(part, import(/* @vite-ignore */ url)
       .then((mod) => mod.default())
       .then(wrapEngine)
       .catch((err) => {
-        loading = null; // a later figure may retry (e.g. after the network returns)
+        loading.delete(part); // a later figure may retry (e.g. after the network returns)
         throw err;
-      });
+      }));
   }
-  return loading;
+  return loading.get(part);
 }

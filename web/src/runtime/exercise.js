@@ -1,7 +1,7 @@
 // <mlsys-exercise data-id="..."> : an engine-generated exercise. The reader types a number
 // (units allowed), the engine checks it with the exercise's tolerance; hint, worked solution
 // and "new numbers" (a fresh seed) are one click away. The seed shown names the exercise.
-import { loadEngine } from './engine.js';
+import { loadEngine, partFor } from './engine.js';
 import { h, uid, whenNear } from './dom.js';
 
 const unitLabel = (u) => (u === 'us' ? 'µs' : u);
@@ -16,7 +16,7 @@ class MlsysExercise extends HTMLElement {
 
   async start() {
     try {
-      this.engine = await loadEngine();
+      this.engine = await loadEngine(partFor('exercises', this.dataset.id ?? ''));
     } catch (err) {
       this.append(h('p', { class: 'fig-error', role: 'alert', text: `This exercise could not load: ${err.message}` }));
       return;

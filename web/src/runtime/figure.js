@@ -2,7 +2,7 @@
 // viewport, builds controls from the figure's parameters, computes data(engine, params),
 // draws it, and offers reset, permalink, embed, CSV and a screen-reader table. Rejected
 // input shows a message inside the figure and keeps the last good drawing.
-import { loadEngine } from './engine.js';
+import { loadEngine, partFor } from './engine.js';
 import { figureLoaders } from '../figures/index.js';
 import { h, uid, whenNear, download } from './dom.js';
 import { resolveParams, defaults, applyState, encodeState, decodeHash } from './params.js';
@@ -44,7 +44,7 @@ class MlsysFigure extends HTMLElement {
 
   async start() {
     try {
-      const [engine, mod, charts] = await Promise.all([loadEngine(), figureLoaders[this.id_](), import('./chart.js')]);
+      const [engine, mod, charts] = await Promise.all([loadEngine(partFor('figures', this.id_)), figureLoaders[this.id_](), import('./chart.js')]);
       this.charts = charts;
       this.engine = engine;
       this.figure = mod.default;
