@@ -1,15 +1,19 @@
-// Benchmarks (reported, never asserted): engine + glue size gzipped, navigation -> first
-// figure drawn with a cold cache, redraw latency per figure, and WASM vs native time for a
-// loop of calculator calls. Needs a build (./tools/dev build). Writes build/bench/report.md.
+// Benchmarks (reported, never asserted): the size of each engine part a page loads (gzipped),
+// navigation -> first figure drawn with a cold cache, redraw latency per figure, WASM vs
+// native time for the calculators and for each executed kernel, Lighthouse, and the time of a
+// full clean build (MLSYS_BENCH_BUILD=0 skips it). Needs a build (./tools/dev build).
+// Writes build/bench/report.md.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
 import { launch, startServer, openPage } from '../../web/test/browser.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
+import { readParts } from '../../web/scripts/engine-parts.js';
+import { runLighthouse, lighthouseTable } from './lighthouse.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const lines = [];
@@ -20,15 +24,20 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 
 out(`# Benchmark report\n\n${new Date().toISOString().slice(0, 10)} · ${os.cpus()[0].model.trim()} × ${os.cpus().length} · Node ${process.version} · Chromium (Debian)\n`);
 
-// 1. Size of the engine and its glue, gzipped.
+// 1. Size of each engine part (wasm + glue), gzipped: a page loads one part (a page with
+// calculators from several parts, one per part). The full engine serves Node only.
 const engineDir = path.join(root, 'build/wasm/engine');
 const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(engineDir, f)), { level: 9 }).length;
-const wasmGz = gz('engine.wasm'), glueGz = gz('engine.mjs');
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const siteJs = path.join(root, 'build/site/assets/js');
 const jsGz = fs.readdirSync(siteJs).reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(siteJs, f)), { level: 9 }).length, 0);
 out('| measure | value | budget |\n| --- | --- | --- |');
-out(`| engine.wasm + engine.mjs, gzipped | ${((wasmGz + glueGz) / 1024).toFixed(1)} KiB (${(wasmGz / 1024).toFixed(1)} + ${(glueGz / 1024).toFixed(1)}) | ≤ 350 KB |`);
-out(`| all page JavaScript (runtime, Chart.js, figures), gzipped | ${(jsGz / 1024).toFixed(1)} KiB | – |`);
+for (const [part, spec] of Object.entries(readParts())) {
+  const w = gz(`engine-${part}.wasm`), g = gz(`engine-${part}.mjs`);
+  out(`| engine-${part}.wasm + .mjs, gzipped (lessons ${spec.lessons.join(', ')}) | ${kib(w + g)} (${kib(w)} + ${kib(g)}) | ≤ 350 KB |`);
+}
+out(`| full engine.wasm + .mjs, gzipped (Node only: tests, site build; no page loads it) | ${kib(gz('engine.wasm') + gz('engine.mjs'))} | – |`);
+out(`| all page JavaScript (runtime, Chart.js, figures), gzipped | ${kib(jsGz)} | – |`);
 
 // 2 + 3. Browser timings.
 const { server, url } = await startServer(0);
@@ -87,7 +96,7 @@ await browser.close();
 server.close();
 
 // 4. WASM vs native: a loop over the calculator mix (the valid cases of the roofline parity
-// table), then each executed kernel of tools/bench/kernels.json on its own.
+// table), JSON in and out.
 const { raw } = await loadNodeEngine();
 const nativeBench = path.join(root, 'build/native/bin/mlsys_bench');
 const tmp = path.join(os.tmpdir(), 'mlsys-bench-cases.json');
@@ -110,14 +119,38 @@ const mix = JSON.parse(fs.readFileSync(path.join(root, 'tests/cases/roofline.jso
 out('\n| WASM vs native (Node 20; native g++ -O3) | native per call | WASM per call | WASM / native | budget |\n| --- | --- | --- | --- | --- |');
 const m = timeBoth(mix, 2000);
 out(`| calculator mix (${mix.length} analytic calculators, JSON in and out) | ${us(m.native)} | ${us(m.wasm)} | ${(m.wasm / m.native).toFixed(2)} | – |`);
-const kernels = JSON.parse(fs.readFileSync(path.join(root, 'tools/bench/kernels.json'), 'utf8'));
-for (const k of kernels) {
-  const check = JSON.parse(raw.calc(k.calc, JSON.stringify(k.input)));
-  if (check.error) throw new Error(`tools/bench/kernels.json: ${k.label}: ${check.error.message}`);
-  if (check.executed === false) throw new Error(`tools/bench/kernels.json: ${k.label}: not executed at this size`);
-  const once = timeBoth([k], 1).wasm;
-  const t = timeBoth([k], Math.max(3, Math.ceil(0.3 / once)));
-  out(`| ${k.label} | ${us(t.native)} | ${us(t.wasm)} | ${(t.wasm / t.native).toFixed(2)} | ≤ 1.5 |`);
+// The executed kernels on their own (tools/bench/kernel_loop.cpp, built natively and to WASM;
+// the same seeded inputs, so the checksums must agree).
+const kernelRuns = (cmd) => JSON.parse(execSync(cmd, { cwd: root, encoding: 'utf8' }));
+const nativeKernels = kernelRuns('build/native/bin/mlsys_kernel_bench 0.5');
+const wasmKernels = kernelRuns('node build/wasm/bin/mlsys_kernel_bench.js 0.5');
+nativeKernels.forEach((n, i) => {
+  const w = wasmKernels[i];
+  const same = n.checksum === w.checksum ? '' : ` (checksums differ: ${n.checksum} vs ${w.checksum})`;
+  out(`| ${n.label}, kernel only${same} | ${us(n.per_call_s)} | ${us(w.per_call_s)} | ${(w.per_call_s / n.per_call_s).toFixed(2)} | ≤ 1.5 |`);
+});
+
+// 5. Lighthouse (default mobile emulation) on the home page, one lesson and all figures.
+out(`\n${lighthouseTable(await runLighthouse())}`);
+
+// 6. A full clean build: native, wasm and site, in a fresh folder with no compiler cache.
+if (process.env.MLSYS_BENCH_BUILD !== '0') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlsys-clean-build-'));
+  const env = { ...process.env, CCACHE_DISABLE: '1', MLSYS_ENGINE_DIR: path.join(dir, 'wasm/engine'), MLSYS_SITE_DIR: path.join(dir, 'site') };
+  const timed = (cmd) => {
+    const t0 = process.hrtime.bigint();
+    execSync(cmd, { cwd: root, env, stdio: 'ignore' });
+    return Number(process.hrtime.bigint() - t0) / 1e9;
+  };
+  const jobs = os.cpus().length;
+  const native = timed(`cmake --preset native -B ${dir}/native >/dev/null && cmake --build ${dir}/native -j ${jobs}`);
+  const wasm = timed(`cmake --preset wasm -B ${dir}/wasm >/dev/null && cmake --build ${dir}/wasm -j ${jobs}`);
+  const site = timed('node web/scripts/build.mjs');
+  fs.rmSync(dir, { recursive: true, force: true });
+  const min = (x) => `${(x / 60).toFixed(1)} min`;
+  out(`\n| full clean build (${jobs} jobs, no compiler cache) | time |\n| --- | --- |`);
+  out(`| native (engine, CLI, tests, benchmarks) | ${min(native)} |\n| wasm (full engine, ${Object.keys(readParts()).length} parts, kernel benchmark) | ${min(wasm)} |`);
+  out(`| site | ${min(site)} |\n| total | ${min(native + wasm + site)} |`);
 }
 
 fs.mkdirSync(path.join(root, 'build/bench'), { recursive: true });
