@@ -31,7 +31,7 @@ export default {
     const k = Number(p.top_k);
     if (p.view === 'balance') {
       const points = BALANCE.map((balance) => {
-        const r = engine.calc('moe-routing', { tokens: 4096, experts: 16, top_k: k, capacity_factor: p.capacity_factor, skew: p.skew, balance, seed: 1 });
+        const r = engine.calc('moe-routing', { tokens: 2048, experts: 16, top_k: k, capacity_factor: p.capacity_factor, skew: p.skew, balance, seed: 1 });
         return { balance, max_over_mean: r.max_over_mean, drop_fraction: r.drop_fraction, balance_score: r.balance_score, aux_loss: r.aux_loss };
       });
       return { view: 'balance', points,
