@@ -109,3 +109,14 @@ test('bad values are EngineErrors on their field', () => {
   assert.throws(() => run(explorer, { value: '1' }), isEngineError('value'));
   assert.throws(() => run(stagnation, { count: 0 }), isEngineError('count'));
 });
+
+test('precision-throughput: every accelerator of its select draws, TPUs without an fp32 rate included', () => {
+  const hardware = resolveParams(throughput, engine).find((s) => s.key === 'hardware');
+  for (const { value } of hardware.options) {
+    const d = run(throughput, { hardware: value });
+    assert.ok(d.formats.some((f) => f.available), value);
+    throughput.draw(d, THEME);
+  }
+  const tpu = run(throughput, { hardware: 'tpu-v4' });
+  assert.equal(tpu.formats.find((f) => f.compute_dtype === 'fp32').available, false);
+});

@@ -59,7 +59,8 @@ export default {
     const datasets = [
       line(`Stored P${data.overflow_seq ? ` (> HBM from N = ${data.overflow_seq.toLocaleString('en-US')})` : ''}`,
         pts('store_p'), theme.memory, 'rect'),
-      line(`Logsumexp L (grads match to ${sci(data.check_diff)})`, pts('lse'), theme.compute, 'triangle'),
+      line(data.check_executed ? `Logsumexp L (grads match to ${sci(data.check_diff)})` : 'Logsumexp L (backward passes run only for d ≤ 128)',
+        pts('lse'), theme.compute, 'triangle'),
       line('Q, K, V, O (both keep)', pts('qkvo'), theme.palette[2], 'circle', { pointRadius: 3 }),
       line(`HBM capacity ${formatQuantity(data.hbm, 'GiB', 0)}`, [{ x: first, y: data.hbm }, { x: last, y: data.hbm }], theme.muted, 'line',
         { borderDash: [2, 3], pointRadius: 0 }),

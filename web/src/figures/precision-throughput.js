@@ -17,7 +17,7 @@ export default {
   ],
 
   data(engine, p) {
-    const r = engine.calc('mixed-precision-recipe', { hardware: p.hardware, optimizer: p.optimizer, params: p.params, tokens: p.tokens, compute_dtype: 'fp32' });
+    const r = engine.calc('mixed-precision-recipe', { hardware: p.hardware, optimizer: p.optimizer, params: p.params, tokens: p.tokens, compute_dtype: 'bf16' });
     const rows = r.formats.map((f) => [f.compute_dtype, f.available ? f.peak_flops : 'not in table',
       f.available ? f.step_time_s : 'not in table', f.speedup_vs_fp32 ?? '–', f.weight_bytes_per_param, f.grad_bytes_per_param,
       f.master_bytes_per_param, f.optimizer_bytes_per_param, f.total_bytes_per_param, f.model_state_bytes]);

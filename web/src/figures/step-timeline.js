@@ -36,6 +36,7 @@ function windowOf(view, r) {
 export default {
   id: 'step-timeline',
   title: 'A profiler trace of one training step',
+  simulation: true, // schedules a synthetic trace of every kernel on three streams: redraw budget 50 ms
   caption:
     'One data-parallel training step on an H100 (16 ranks, 50 GB/s all-reduce), drawn like a profiler trace: the CPU launching kernels, the compute stream and the communication stream; white space on a stream is idle time. View “first layer’s forward” and turn on CUDA graphs to see the launch gaps close, then fusion to see the runs of tiny elementwise kernels merge; view “end of the step” and turn off overlap to see the all-reduce become exposed.',
   params: [

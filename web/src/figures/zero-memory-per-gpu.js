@@ -15,7 +15,9 @@ export default {
   params: [
     { key: 'params', label: 'Parameters Ψ', type: 'number', min: 1e8, max: 1e13, default: 7.5e9, scale: 'log' },
     { key: 'optimizer', label: 'Optimizer', from: ['zero', 'optimizer'] },
-    { key: 'hardware', label: 'Accelerator (HBM line)', from: ['zero', 'hardware'] },
+    // Chips with a scale-up link in the table ('zero' also times the collectives).
+    { key: 'hardware', label: 'Accelerator (HBM line)', from: ['zero', 'hardware'],
+      options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x', 'tpu-v4', 'tpu-v5e', 'tpu-v5p', 'h100-pcie'] },
   ],
 
   data(engine, p) {

@@ -132,9 +132,13 @@ class MlsysFigure extends HTMLElement {
 
   render(note = '') {
     const t0 = performance.now();
-    let data;
+    let data, config;
+    const { Chart, applyThemeDefaults } = this.charts;
     try {
       data = this.figure.data(this.engine, this.params);
+      const theme = readTheme(this);
+      applyThemeDefaults(theme, this.clientWidth);
+      config = this.figure.draw(data, theme);
     } catch (err) {
       const key = this.specs.some((s) => s.key === err.field) ? err.field : null;
       this.controls.setInvalid(key);
@@ -145,10 +149,6 @@ class MlsysFigure extends HTMLElement {
     this.controls.setInvalid(null);
     this.showMessage(note);
     this.data = data;
-    const { Chart, applyThemeDefaults } = this.charts;
-    const theme = readTheme(this);
-    applyThemeDefaults(theme, this.clientWidth);
-    const config = this.figure.draw(data, theme);
     if (this.chart && this.chart.config.type === config.type) {
       this.chart.data = config.data;
       this.chart.options = config.options;
