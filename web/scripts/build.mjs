@@ -10,6 +10,7 @@ import { writeSearchIndex } from './search-index.js';
 import { writeOfflineFiles } from './offline-manifest.js';
 import { loadContent } from './content.js';
 import { engineParts, readParts } from './engine-parts.js';
+import { setAssets } from './preload.js';
 import { repoRoot, engineDir, siteDir } from './paths.js';
 
 const web = path.join(repoRoot, 'web');
@@ -44,12 +45,13 @@ const enginePartsModule = {
   },
 };
 
-await esbuild.build({
+const bundles = await esbuild.build({
   entryPoints: { main: path.join(web, 'src/runtime/main.js'), embed: path.join(web, 'src/runtime/embed.js') },
   outdir: path.join(out, 'assets/js'),
   bundle: true, splitting: true, format: 'esm', minify: true, target: 'es2020',
-  chunkNames: '[name]-[hash]', logLevel: 'warning', plugins: [enginePartsModule],
+  chunkNames: '[name]-[hash]', logLevel: 'warning', plugins: [enginePartsModule], metafile: true,
 });
+setAssets(bundles.metafile, path.join(out, 'assets/js'), web, partsMap);
 await esbuild.build({
   entryPoints: [path.join(web, 'src/styles/site.css')],
   outfile: path.join(out, 'assets/site.css'), bundle: true, minify: true, logLevel: 'warning',

@@ -37,7 +37,9 @@ class MlsysFigure extends HTMLElement {
     }
     // The page's placeholder (title, caption, reserved boxes) stays until the figure is built.
     this.querySelector('.fig-status')?.replaceWith(this.status);
-    // A permalink to this figure starts it at once (it will scroll into view).
+    // The engine part loads at once (download and compile take longest); the figure itself
+    // starts near the viewport. A permalink to this figure starts it at once.
+    loadEngine(partFor('figures', this.id_)).catch(() => {}); // start() reports a failure
     if (decodeHash(location.hash, this.id_)) this.start();
     else whenNear(this, () => this.start());
   }

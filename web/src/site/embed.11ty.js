@@ -11,5 +11,5 @@ export function render({ figure }) {
   const body = `<h1 class="sr-only">${esc(figure.title)}</h1>
 ${figureShell(figure.id, figure, ' data-level="2"')}
 <p class="embed-credit"><a href="/" target="_blank" rel="noopener">From “ML systems, computed”: an interactive course</a></p>`;
-  return layout({ title: `${figure.title} · ML systems figure`, description: figure.caption, body, bodyClass: 'embed', embed: true });
+  return layout({ title: `${figure.title} · ML systems figure`, description: figure.caption, body, bodyClass: 'embed', embed: true, figures: [figure.id] });
 }

@@ -2,6 +2,7 @@
 // footer. Pages pass already-escaped HTML for `body`.
 import { esc } from '../../../scripts/markdown.js';
 import { CSP } from './csp.js';
+import { preloadLinks } from '../../../scripts/preload.js';
 
 // The site's pages beside the lessons, in the order the header and footer list them.
 export const SITE_PAGES = [
@@ -33,7 +34,8 @@ export function offlineBox(prefix) {
 // of the search index (web/scripts/search-index.js; glossary and figures come as records).
 const NOT_INDEXED = new Set(['/glossary/', '/figures/']);
 
-export function layout({ title, description, body, bodyClass = '', katex = false, embed = false, current = '', search = true }) {
+// `figures`: the ids of the figures on the page, in order (their code is preloaded).
+export function layout({ title, description, body, bodyClass = '', katex = false, embed = false, current = '', search = true, figures = [] }) {
   const indexed = search && !embed && !NOT_INDEXED.has(current);
   const nav = embed ? '' : `
   <a class="skip" href="#main">Skip to content</a>
@@ -69,6 +71,7 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   ${katex ? '<link rel="stylesheet" href="/assets/katex/katex.min.css">' : ''}
   <link rel="stylesheet" href="/assets/site.css">
   <script type="module" async src="/assets/js/main.js"></script>
+  ${preloadLinks(figures)}
 </head>
 <body class="${bodyClass}">${nav}
   <main id="main"${indexed ? ' data-pagefind-body' : ''}>
