@@ -11,6 +11,7 @@ import { readTheme } from './theme.js';
 
 const siteRoot = new URL('../../', import.meta.url);
 let firstDrawMarked = false;
+let engineWarmed = false;
 
 function csvCell(v) {
   const s = String(v);
@@ -37,9 +38,12 @@ class MlsysFigure extends HTMLElement {
     }
     // The page's placeholder (title, caption, reserved boxes) stays until the figure is built.
     this.querySelector('.fig-status')?.replaceWith(this.status);
-    // The engine part loads at once (download and compile take longest); the figure itself
-    // starts near the viewport. A permalink to this figure starts it at once.
-    loadEngine(partFor('figures', this.id_)).catch(() => {}); // start() reports a failure
+    // The first figure's engine part loads at once (download and compile take longest); a
+    // figure itself starts near the viewport. A permalink to this figure starts it at once.
+    if (!engineWarmed) {
+      engineWarmed = true;
+      loadEngine(partFor('figures', this.id_)).catch(() => {}); // start() reports a failure
+    }
     if (decodeHash(location.hash, this.id_)) this.start();
     else whenNear(this, () => this.start());
   }
