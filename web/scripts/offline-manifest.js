@@ -20,9 +20,11 @@ function walk(dir, rel = '/') {
 // A page is fetched as "/x/", not "/x/index.html".
 const urlOf = (p) => (p.endsWith('/index.html') ? p.slice(0, -'index.html'.length) : p);
 
-// The app shell: what every page needs to run (scripts, styles, engine, fonts), the home page
-// and the offline page. The search index is not in it (it comes with "Keep for offline").
-const inShell = (url) => url === '/' || url === '/offline/' || url === '/favicon.svg' || url.startsWith('/assets/');
+// The app shell: what pages need to run (scripts, styles, fonts), the home page and the
+// offline page. Not in it: the engine parts (a megabyte; each is cached when a page first
+// uses it) and the search index; "Keep for offline" brings both.
+const inShell = (url) => url === '/' || url === '/offline/' || url === '/favicon.svg' ||
+  (url.startsWith('/assets/') && !url.startsWith('/assets/engine/'));
 
 export function writeOfflineFiles(siteDir, swSource) {
   const files = walk(siteDir).filter((f) => !GENERATED.has(f.path));

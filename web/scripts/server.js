@@ -2,24 +2,30 @@
 // browser tests and the benchmarks.
 import http from 'node:http';
 import sirv from 'sirv';
+import compression from 'compression';
 import { siteDir } from './paths.js';
 import { CSP } from '../src/site/_includes/csp.js';
 
 // Resolves to {server, url} once listening; port 0 picks a free port.
 export function startServer(port = 0, host = '127.0.0.1', root = siteDir) {
   const serve = sirv(root, {
-    dev: true, // no HTTP caching: the service worker, not HTTP caches, handles offline
+    // Nothing stale from HTTP caches: every response is revalidated (ETag, "no-cache"); the
+    // service worker, not HTTP caches, handles offline.
+    dev: true,
+    etag: true,
     setHeaders(res) {
       res.setHeader('Content-Security-Policy', CSP);
       // Other sites may embed figures with a module script, which needs CORS.
       res.setHeader('Access-Control-Allow-Origin', '*');
     },
   });
-  const server = http.createServer((req, res) => serve(req, res, () => {
+  // gzip or brotli for text and wasm, as a production host would; byte ranges stay plain.
+  const compress = compression({ filter: (req, res) => !req.headers.range && compression.filter(req, res) });
+  const server = http.createServer((req, res) => compress(req, res, () => serve(req, res, () => {
     res.statusCode = 404;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end('Not found');
-  }));
+  })));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve({ server, url: `http://${host}:${server.address().port}` }));

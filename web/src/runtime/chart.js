@@ -7,6 +7,9 @@ import {
 Chart.register(LineController, ScatterController, BarController, LinearScale, LogarithmicScale,
   CategoryScale, PointElement, LineElement, BarElement, Legend, Tooltip, Filler);
 
+// Charts appear drawn at once: no entry animation (less main-thread work, no motion).
+Chart.defaults.animation = false;
+
 // Colours from the theme; smaller type and legend keys on narrow (phone) figures.
 export function applyThemeDefaults(theme, widthPx) {
   const narrow = widthPx < 500;

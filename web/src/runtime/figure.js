@@ -11,7 +11,10 @@ import { readTheme } from './theme.js';
 
 const siteRoot = new URL('../../', import.meta.url);
 let firstDrawMarked = false;
-let engineWarmed = false;
+
+// Starting a figure is three tasks (the engine's instantiation, its schemas, the first chart)
+// rather than one long one that would block input.
+const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
 function csvCell(v) {
   const s = String(v);
@@ -38,12 +41,7 @@ class MlsysFigure extends HTMLElement {
     }
     // The page's placeholder (title, caption, reserved boxes) stays until the figure is built.
     this.querySelector('.fig-status')?.replaceWith(this.status);
-    // The first figure's engine part loads at once (download and compile take longest); a
-    // figure itself starts near the viewport. A permalink to this figure starts it at once.
-    if (!engineWarmed) {
-      engineWarmed = true;
-      loadEngine(partFor('figures', this.id_)).catch(() => {}); // start() reports a failure
-    }
+    // A figure starts near the viewport; a permalink to this figure starts it at once.
     if (decodeHash(location.hash, this.id_)) this.start();
     else whenNear(this, () => this.start());
   }
@@ -54,6 +52,7 @@ class MlsysFigure extends HTMLElement {
       this.charts = charts;
       this.engine = engine;
       this.figure = mod.default;
+      await nextTask();
       this.specs = resolveParams(this.figure, engine);
     } catch (err) {
       if (!this.status.isConnected) this.append(this.status);
@@ -62,6 +61,7 @@ class MlsysFigure extends HTMLElement {
       this.dataset.state = 'failed';
       return;
     }
+    await nextTask();
     this.defaults = defaults(this.specs);
     const outside = [];
     let params = this.defaults;

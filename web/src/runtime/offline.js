@@ -205,9 +205,10 @@ export function initOffline() {
     navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(watchUpdates).catch(() => {});
   }
   boxes.forEach(setUpBox);
-  // Once a service worker controls the page, the page being read joins the cache.
+  // Once a service worker controls the page, the page being read joins the cache. The body
+  // is read to the end, else the request stays open.
   if (on) {
-    const cachePage = () => fetch(location.pathname).catch(() => {});
+    const cachePage = () => fetch(location.pathname).then((r) => r.arrayBuffer()).catch(() => {});
     if (navigator.serviceWorker.controller) cachePage();
     else navigator.serviceWorker.addEventListener('controllerchange', cachePage, { once: true });
   }

@@ -38,5 +38,5 @@ ${lesson.html}
   <p class="read-mark"><button type="button" class="fig-btn" data-mark-read="${esc(lesson.slug)}" aria-pressed="false">Mark as read</button>
   <span data-progress="${esc(course.modules.flatMap((m) => m.lessons.map((l) => l.slug)).join(' '))}" data-total="${course.totalLessons}"></span></p>
 </article>`;
-  return layout({ title: `${lesson.title} · ML systems`, description: lesson.summary, body, katex: true, bodyClass: 'lesson-page', figures: lesson.figures });
+  return layout({ title: `${lesson.title} · ML systems`, description: lesson.summary, body, katex: true, bodyClass: 'lesson-page' });
 }

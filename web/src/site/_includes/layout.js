@@ -34,7 +34,8 @@ export function offlineBox(prefix) {
 // of the search index (web/scripts/search-index.js; glossary and figures come as records).
 const NOT_INDEXED = new Set(['/glossary/', '/figures/']);
 
-// `figures`: the ids of the figures on the page, in order (their code is preloaded).
+// `figures`: ids of figures whose code to preload (embed pages: the figure is the page; lessons
+// do without, their text comes first).
 export function layout({ title, description, body, bodyClass = '', katex = false, embed = false, current = '', search = true, figures = [] }) {
   const indexed = search && !embed && !NOT_INDEXED.has(current);
   const nav = embed ? '' : `
