@@ -9,7 +9,7 @@ import { figureLoaders } from '../../web/src/figures/index.js';
 import { loadContent } from '../../web/scripts/content.js';
 import { engineParts, readParts } from '../../web/scripts/engine-parts.js';
 
-const { engine: full } = await loadNodeEngine();
+const { engine: full, raw: fullRaw } = await loadNodeEngine();
 const { lessons } = await loadContent();
 const map = await engineParts(lessons);
 const parts = readParts();
@@ -27,7 +27,6 @@ const dataText = async (id, engine) => {
 for (const part of Object.keys(parts)) {
   test(`engine-${part}: its lessons' figures, exercises and calculators match the full engine`, async () => {
     const { engine, raw } = await loadNodeEngine(undefined, `engine-${part}`);
-    const { raw: fullRaw } = await loadNodeEngine();
     const figures = Object.keys(map.figures).filter((id) => map.figures[id] === part);
     const exercises = Object.keys(map.exercises).filter((id) => map.exercises[id] === part);
     assert.ok(figures.length > 0 && exercises.length > 0);

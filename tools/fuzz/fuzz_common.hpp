@@ -42,6 +42,17 @@ inline nlohmann::json require_json(const std::string& text) {
 }
 
 // Writes one seed file (MLSYS_FUZZ_SEEDS mode of the targets).
+// LLVMFuzzerInitialize of both targets: with MLSYS_FUZZ_SEEDS=DIR, write the seeds there
+// and exit instead of fuzzing.
+template <class WriteSeeds>
+int seeds_or_fuzz(WriteSeeds write_seeds) {
+  if (const char* dir = std::getenv("MLSYS_FUZZ_SEEDS")) {
+    write_seeds(dir);
+    std::exit(0);
+  }
+  return 0;
+}
+
 inline void write_seed(const std::filesystem::path& dir, const std::string& name, const std::string& bytes) {
   std::ofstream(dir / name, std::ios::binary) << bytes;
 }
