@@ -10,7 +10,7 @@ import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
 import { resolveParams, defaults, applyState, encodeState, decodeHash } from '../../web/src/runtime/params.js';
 import { readProgress } from '../../web/src/runtime/progress.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
-import { formatQuantity } from '../../web/src/runtime/format.js';
+import { formatQuantity, formatFixed } from '../../web/src/runtime/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { engine } = await loadNodeEngine();
@@ -67,4 +67,36 @@ test('prose number formatting', () => {
   assert.equal(formatQuantity(268435456, 'int'), '268,435,456');
   assert.throws(() => formatQuantity(1, 'parsec'));
   assert.throws(() => formatQuantity(NaN, 'B'));
+});
+
+// formatFixed avoids Intl (slow on a page's first call) but must print exactly what
+// toLocaleString('en-US') prints: rounding of the shortest decimal form, signs, separators.
+test('formatFixed prints what toLocaleString prints', () => {
+  const values = [0, -0, 0.5, 1.005, 2.675, 999.995, -0.001, 5e-7, 1234567.891, 1e20, 1e21, 1.2345e25, 123456789012345680000];
+  let seed = 12345;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let i = 0; i < 20000; i += 1) values.push((random() - 0.3) * 10 ** Math.floor(random() * 30 - 8), Math.round(random() * 1e6) / 1000);
+  for (const x of values) {
+    for (const d of [0, 1, 2, 3, 6]) {
+      assert.equal(formatFixed(x, d), x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }), `${x} with ${d} decimals`);
+    }
+  }
+});
+
+// The figures' default tick labels avoid Intl (web/src/runtime/chart.js) and must read exactly
+// as Chart.js's own formatters read them in en-US.
+test('tick labels equal Chart.js formatters in en-US', async () => {
+  const { numericTick, logarithmicTick } = await import('../../web/src/runtime/chart.js');
+  const { Ticks } = await import('../../web/node_modules/chart.js/dist/chart.js');
+  const scale = { chart: { options: { locale: 'en-US' } }, options: { ticks: {} } };
+  const linear = [[0, 0.2, 0.4, 0.6], [0, 250, 500, 750, 1000], [-1.5, -1, -0.5, 0, 0.5], [1e-3, 2e-3, 3e-3], [0.00001, 0.00002], [1e14, 2e14], [2e15, 4e15], [1234.5, 1234.75, 1235], [7], [0, 1e6, 2e6, 3e6]];
+  const logarithmic = [[1e-3, 1e-2, 0.1, 1, 10, 100], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 50], [1e9, 2e9, 5e9, 1e10, 1e12], [0.5, 1, 1.5, 2]];
+  for (const values of linear) {
+    const ticks = values.map((value) => ({ value }));
+    values.forEach((v, i) => assert.equal(numericTick.call(scale, v, i, ticks), Ticks.formatters.numeric.call(scale, v, i, ticks), `linear ${v} in [${values}]`));
+  }
+  for (const values of logarithmic) {
+    const ticks = values.map((value) => ({ value }));
+    values.forEach((v, i) => assert.equal(logarithmicTick.call(scale, v, i, ticks), Ticks.formatters.logarithmic.call(scale, v, i, ticks), `log ${v} in [${values}]`));
+  }
 });

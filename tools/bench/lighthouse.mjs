@@ -42,6 +42,8 @@ async function audit(url, port, runs) {
     scores,
     lcpMs: lhr.audits['largest-contentful-paint'].numericValue,
     tbtMs: lhr.audits['total-blocking-time'].numericValue,
+    // Lighthouse's CPU benchmark of the machine; its 4x mobile slowdown assumes about 1,500.
+    benchmarkIndex: Math.round(lhr.environment.benchmarkIndex),
     failing,
     warnings: lhr.runWarnings,
     runs: lhrs.map((l) => ({
@@ -98,6 +100,8 @@ export function lighthouseTable(rows) {
       + `${score(s['best-practices'], b['best-practices'])} | ${score(s.seo, b.seo)} | `
       + `${(r.lcpMs / 1000).toFixed(2)} s${ok(r.lcpMs <= b.lcpMs)} | ${Math.round(r.tbtMs)} ms${ok(r.tbtMs <= b.tbtMs)} |`);
   }
+  const index = rows.find((r) => r.benchmarkIndex)?.benchmarkIndex;
+  if (index) lines.push('', `This machine's Lighthouse CPU benchmark index: ${index} (Lighthouse's 4× mobile CPU slowdown is calibrated for about 1,500).`);
   return lines.join('\n');
 }
 

@@ -42,21 +42,24 @@ out(`| all page JavaScript (runtime, Chart.js, figures), gzipped | ${kib(jsGz)} 
 // 2 + 3. Browser timings.
 const { server, url } = await startServer(0);
 const browser = await launch();
+// Navigation -> first figure drawn, and -> the page's first contentful paint (the floor set by
+// the page itself: parsing, styles, layout), median of 9 cold loads each.
 const firstDraw = async (pagePath) => {
-  const times = [];
-  for (let i = 0; i < 5; i += 1) {
+  const drawn = [], painted = [];
+  for (let i = 0; i < 9; i += 1) {
     const { context, page } = await openPage(browser); // a new context: cold cache, no service worker
     await page.goto(`${url}${pagePath}`);
     await page.waitForFunction(() => performance.getEntriesByName('mlsys:first-figure-drawn').length > 0, null, { timeout: 20000 });
-    times.push(await page.evaluate(() => performance.getEntriesByName('mlsys:first-figure-drawn')[0].startTime));
+    const [d, p] = await page.evaluate(() => [performance.getEntriesByName('mlsys:first-figure-drawn')[0].startTime,
+      performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN]);
+    drawn.push(d);
+    painted.push(p);
     await context.close();
   }
-  return times;
+  return `${ms(median(drawn))} (first contentful paint ${ms(median(painted))})`;
 };
-const embedTimes = await firstDraw('/embed/roofline-plot/');
-out(`| navigation → first figure drawn, cold cache, embed page (median of 5) | ${ms(median(embedTimes))} | ≤ 500 ms |`);
-const lessonTimes = await firstDraw('/lessons/roofline/#roofline-plot');
-out(`| navigation → first figure drawn, cold cache, lesson with a figure permalink (median of 5) | ${ms(median(lessonTimes))} | ≤ 500 ms |`);
+out(`| navigation → first figure drawn, cold cache, embed page (median of 9) | ${await firstDraw('/embed/roofline-plot/')} | ≤ 500 ms |`);
+out(`| navigation → first figure drawn, cold cache, lesson with a figure permalink (median of 9) | ${await firstDraw('/lessons/roofline/#roofline-plot')} | ≤ 500 ms |`);
 
 out('\n| figure | redraw after a control change, median | p95 | budget |\n| --- | --- | --- | --- |');
 // Each redraw is triggered the way a reader would: the next option of the figure's first select,

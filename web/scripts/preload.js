@@ -1,8 +1,8 @@
-// Preload hints for pages with figures: the page script's static chunks, the chart chunk,
-// the first figure's module and the glue of the engine parts of the page's figures start
-// downloading while the page parses, instead of one after another once the first figure
-// starts. (The engine's wasm is fetched as soon as the page script runs: figure.js.) The
-// site build fills this from esbuild's metafile (build.mjs); layout.js writes the links.
+// Preload hints. Every page: the page script's static chunks, which the browser would
+// otherwise discover only once it has parsed the page script (on a long lesson, after the
+// first layout). Embed pages, whose figure is the page, also: the chart chunk, the figure's
+// module and its engine part (glue and wasm). The site build fills this from esbuild's
+// metafile (build.mjs); layout.js writes the links.
 import path from 'node:path';
 
 let assets = null;
@@ -27,13 +27,15 @@ export function setAssets(metafile, outdir, web, parts) {
   };
 }
 
-// The <link> tags for a page whose figures are `ids` (in page order).
+// The <link> tags for a page whose figure code to preload is `ids` (in page order).
 export function preloadLinks(ids) {
-  if (!assets || ids.length === 0) return '';
-  const modules = [...assets.mainChunks, assets.chart, assets.figures[ids[0]]].filter(Boolean);
+  if (!assets) return '';
+  const modules = [...assets.mainChunks, ...(ids.length ? [assets.chart, assets.figures[ids[0]]] : [])].filter(Boolean);
   const parts = [...new Set(ids.map((id) => assets.parts[id]).filter(Boolean))];
   return [
     ...modules.map((href) => `<link rel="modulepreload" href="${href}">`),
     ...parts.map((p) => `<link rel="modulepreload" href="/assets/engine/engine-${p}.mjs">`),
+    // The same request as engine.js's fetch (cors mode, same-origin credentials), so it is reused.
+    ...parts.map((p) => `<link rel="preload" as="fetch" crossorigin href="/assets/engine/engine-${p}.wasm">`),
   ].join('\n  ');
 }

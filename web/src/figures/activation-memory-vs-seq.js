@@ -2,8 +2,7 @@
 // al. 2022): the 34·s·b·h linear part and the 5·a·s²·b attention part, with and without
 // FlashAttention / selective recomputation, and with full recomputation. One call of
 // calc('training-memory') per point (about 40 per redraw).
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 import { PRESETS, presetOptions, presetOf, calcFor } from './training-fit.js';
 
 const SEQS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];

@@ -3,8 +3,7 @@
 // V, O both keep and the accelerator's HBM; and the FLOPs of recomputing S = Q·Kᵀ. All from
 // calc('attention-backward-memory'); one extra call executes both backward passes on a small
 // head and reports how far apart their gradients are.
-import { formatSI, formatQuantity } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, formatQuantity, formatFixed, logTick } from '../runtime/format.js';
 
 const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
 const SEQS = Array.from({ length: 11 }, (_, i) => 2 ** (9 + i)); // 512 .. 524,288
@@ -57,7 +56,7 @@ export default {
     });
     const first = data.points[0].seq, last = data.points.at(-1).seq;
     const datasets = [
-      line(`Stored P${data.overflow_seq ? ` (> HBM from N = ${data.overflow_seq.toLocaleString('en-US')})` : ''}`,
+      line(`Stored P${data.overflow_seq ? ` (> HBM from N = ${formatFixed(data.overflow_seq, 0)})` : ''}`,
         pts('store_p'), theme.memory, 'rect'),
       line(data.check_executed ? `Logsumexp L (grads match to ${sci(data.check_diff)})` : 'Logsumexp L (backward passes run only for d ≤ 128)',
         pts('lse'), theme.compute, 'triangle'),

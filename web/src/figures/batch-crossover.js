@@ -1,8 +1,7 @@
 // One weight matmul [b × d]·[d × d_out] fed b tokens: roofline time per token and achieved
 // FLOP/s against b, and the crossover batch where it turns compute-bound. All numbers from
 // calc('matmul', {m: b, k: d, n: d_out, dtype, hardware}) and calc('roofline').
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const B_MAX = 4096;
 // About 60 log-spaced integer batch sizes from 1 to 4096.

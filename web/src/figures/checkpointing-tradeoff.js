@@ -1,8 +1,7 @@
 // Activation checkpointing strategies as memory against recompute: no checkpointing,
 // selective recomputation, keeping every k-th layer input (k = 1 ... L, Chen et al. 2016) and
 // full recomputation (k = 1). One calc('activation-checkpointing') per strategy or k.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 import { PRESETS, presetOptions, presetOf, calcFor } from './training-fit.js';
 
 export default {

@@ -2,7 +2,7 @@
 // max|x|; rounding error falls as the step shrinks, clipping error rises as more values are
 // cut off, and the search finds the clip with the least total MSE. One call to
 // calc('clip-search').
-import { logTick } from '../runtime/axes.js';
+import { logTick } from '../runtime/format.js';
 
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 

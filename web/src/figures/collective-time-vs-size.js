@@ -1,7 +1,6 @@
 // Alpha-beta time against message size for every algorithm that can run the collective on
 // p ranks, with the sizes where each crosses the ring. One calc('collective-sweep') call.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const NAMES = {
   ring: 'Ring', tree: 'Binomial tree', 'recursive-doubling': 'Recursive doubling', 'halving-doubling': 'Halving-doubling',

@@ -1,8 +1,7 @@
 // Static against continuous batching on one simulated request stream, as the arrival rate
 // grows: throughput and a latency percentile of both policies. Each point is one
 // calc('batching-sim') (an event-driven simulation of 300 requests under both policies).
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 // Arrival rates as fractions of a rough continuous-batching capacity.
 const LOADS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5];

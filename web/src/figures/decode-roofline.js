@@ -2,8 +2,7 @@
 // weight once plus the batch's KV cache, so tokens/s grows almost linearly with the batch
 // while the step stays memory-bound, then flattens at the compute roof. One call to
 // calc('decode-curve') (the whole series, the crossover batch and the batch that fits).
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 import { modelParam, modelConfig } from './kv-cache-capacity.js';
 
 export default {

@@ -2,8 +2,7 @@
 // reads the N×N scores and probabilities) and FlashAttention's Algorithm 1 with the block
 // sizes its SRAM allows. Both come from calc('flash-attention'): counted by executing the
 // kernels where the size allows (the markers), by the closed form of the same count beyond.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 // N from 64 to 2^20: powers of two (executed when small) and the points between them.
 const SEQS = Array.from({ length: 29 }, (_, i) => Math.round(64 * 2 ** (i / 2)));

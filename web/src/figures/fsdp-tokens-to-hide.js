@@ -1,8 +1,7 @@
 // Tokens each GPU must process per step so that FSDP's all-gathers and reduce-scatters fit
 // behind its compute, against the per-GPU network bandwidth: calc('fsdp-overlap') per point
 // with the ring over the network (gpus_per_node 1) at that bandwidth.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, formatFixed, logTick } from '../runtime/format.js';
 
 const BWS = Array.from({ length: 25 }, (_, i) => 5e9 * 200 ** (i / 24)); // 5 GB/s .. 1 TB/s
 const FIELD = { params: 'params', gpus: 'gpus', mfu: 'mfu', units: 'units' };
@@ -51,7 +50,7 @@ export default {
         borderWidth: 2, borderColor: theme.compute, backgroundColor: theme.compute },
       { label: 'Bandwidth term only: 2 B·(p−1)/p·peak·MFU / (2·bandwidth)', data: pts('tokens_min_bandwidth'), showLine: true, pointRadius: 0,
         pointStyle: 'line', borderWidth: 2, borderDash: [6, 4], borderColor: theme.memory, backgroundColor: theme.memory },
-      ...data.marks.map((m, i) => ({ label: `${m.name}: ${Math.round(m.tokens).toLocaleString('en-US')} tokens`, data: [{ x: m.bw, y: m.tokens }],
+      ...data.marks.map((m, i) => ({ label: `${m.name}: ${formatFixed(Math.round(m.tokens), 0)} tokens`, data: [{ x: m.bw, y: m.tokens }],
         pointRadius: 7, pointStyle: i === 0 ? 'triangle' : 'rectRot', borderColor: theme.text, backgroundColor: theme.palette[2 + i] })),
     ];
     const axis = (text, unit, extra) => ({ type: 'logarithmic', title: { display: true, text, color: theme.text },
@@ -64,7 +63,7 @@ export default {
         scales: { x: axis('Bandwidth per GPU per direction (B/s)', 'B/s', { min: 5e9, max: 1e12 }), y: axis('Tokens per GPU per step (tokens)', '') },
         plugins: {
           legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${formatSI(ctx.raw.x, 'B/s')}: ${Math.round(ctx.raw.y).toLocaleString('en-US')} tokens per GPU per step` } },
+          tooltip: { callbacks: { label: (ctx) => `${formatSI(ctx.raw.x, 'B/s')}: ${formatFixed(Math.round(ctx.raw.y), 0)} tokens per GPU per step` } },
         },
       },
     };

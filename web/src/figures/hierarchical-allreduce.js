@@ -1,8 +1,7 @@
 // Hierarchical all-reduce on nodes × GPUs (NVLink inside a node, InfiniBand across) against
 // one flat ring whose every step waits for the slower link. calc('hierarchical-allreduce')
 // per node count.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const NODES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 

@@ -1,8 +1,7 @@
 // KV-cache size and how many sequences fit in HBM beside the weights, against context length,
 // for the same model with multi-head, grouped-query (8 KV heads) and multi-query attention.
 // Three calls to calc('kv-capacity') (each returns the whole series over context).
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 import { EngineError } from '../runtime/engine-api.js';
 
 // Published configurations (each model's config.json). Shared by the serving figures.

@@ -2,8 +2,7 @@
 // does (HBM bytes moved), for launches that wait for each other (serial), launches the CPU
 // queues ahead (pipelined) and one CUDA graph. The overheads are parameters, not datasheet
 // values. All numbers from calc('launch-overhead').
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const LO = 1e3, HI = 1e10;
 // Bytes per kernel from 1 KB to 10 GB, eight points per decade.

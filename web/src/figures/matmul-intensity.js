@@ -1,8 +1,7 @@
 // Arithmetic intensity of C[m,n] = A[m,k]·B[k,n] against n, per dtype, with each dtype's
 // ridge point on the chosen accelerator: I = 2/(s(1/m + 1/n + 1/k)). Intensities come from
 // calc('matmul'), ridge points from calc('roofline').
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const DTYPES = ['fp32', 'bf16', 'fp8-e4m3'];
 const STYLES = ['circle', 'triangle', 'rect']; // one point style per dtype (not colour alone)

@@ -1,8 +1,7 @@
 // The memory hierarchy and compute units of one GPU: bandwidth against capacity for registers,
 // L1/shared memory, L2 and HBM (log-log), the latency of each level, and tensor-core against
 // CUDA-core peaks per number format. calc('memory-hierarchy') and calc('compute-units').
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const GPUS = ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'h100-pcie'];
 const STYLES = ['circle', 'rect', 'triangle', 'rectRot'];

@@ -4,8 +4,7 @@
 // "all-to-all": bytes each GPU sends in one MoE layer's dispatch and combine (calc
 // 'expert-parallel') against the expert-parallel degree, with the all-to-all time beside the
 // experts' compute time.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const BALANCE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 const EP = [1, 2, 4, 8, 16, 32, 64];

@@ -1,6 +1,7 @@
 // PagedAttention's block allocator against contiguous max-length reservation on one
 // simulated backlog: the share of held KV memory wasted against block size, and where the
 // pool goes under each allocator. One call to calc('kv-paging-sim').
+import { formatFixed } from '../runtime/format.js';
 
 const PARTS = [
   ['used_fraction', 'Holding KV'], ['reserved_fraction', 'Reserved for later tokens'],
@@ -18,7 +19,7 @@ export default {
     { key: 'max_output', label: 'Max output (reserved)', type: 'select', default: 512, options: [256, 512, 1024, 2048].map((v) => ({ value: v, label: `${v} tokens` })) },
     { key: 'output_mean', label: 'Mean output length', type: 'integer', min: 8, max: 128, default: 128, scale: 'log' },
     { key: 'prompt_mean', label: 'Mean prompt length', type: 'integer', min: 16, max: 2048, default: 256, scale: 'log' },
-    { key: 'pool_tokens', label: 'KV pool (token slots)', type: 'select', default: 16384, options: [8192, 16384, 32768, 65536].map((v) => ({ value: v, label: v.toLocaleString('en-US') })) },
+    { key: 'pool_tokens', label: 'KV pool (token slots)', type: 'select', default: 16384, options: [8192, 16384, 32768, 65536].map((v) => ({ value: v, label: formatFixed(v, 0) })) },
     { key: 'block_size', label: 'Block size (breakdown)', from: ['kv-paging-sim', 'block_size'], type: 'select', options: [1, 2, 4, 8, 16, 32, 64, 128, 256].map((v) => ({ value: v, label: `${v} tokens` })) },
   ],
 

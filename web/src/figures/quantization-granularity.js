@@ -1,7 +1,7 @@
 // Per-tensor vs per-channel vs group-wise scales on one seeded matrix with outlier channels
 // (rows): measured MSE of quantize→dequantize and the bits each value costs once the fp16
 // scales (and zero points) are counted. Six calls to calc('quantize'), measured form.
-import { logTick } from '../runtime/axes.js';
+import { logTick } from '../runtime/format.js';
 
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 const SCHEMES = [

@@ -1,7 +1,7 @@
 // Measured mean-squared error of quantize→dequantize on a seeded matrix for every bit width
 // from 2 to 16, beside the rounding-noise model Δ²/12 (each block's step averaged over the
 // elements). One call to calc('quantization-mse-vs-bits').
-import { logTick } from '../runtime/axes.js';
+import { logTick } from '../runtime/format.js';
 
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 

@@ -1,8 +1,7 @@
 // Ring collectives as the rank count grows: bytes each rank sends per byte of S (the model
 // for p up to 1024, and the counts from executing the algorithm for p ≤ 16), and algorithm
 // against bus bandwidth (nccl-tests' convention). calc('collective') and calc('collective-execute').
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const RANKS = [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024];
 const EXEC = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];

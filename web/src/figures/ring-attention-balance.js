@@ -3,8 +3,7 @@
 // 'ring-attention'), for contiguous blocks and for zig-zag chunks. View "overlap": per ring
 // step, the time to compute one block pair against the time to pass the next K/V block, as the
 // block grows; the crossing is the smallest block that hides communication.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, formatFixed, logTick } from '../runtime/format.js';
 
 const BLOCKS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
 const KV = { '32': 'MHA: 32 KV heads', '8': 'GQA: 8 KV heads', '4': 'GQA: 4 KV heads', '1': 'MQA: 1 KV head' };
@@ -91,7 +90,7 @@ export default {
             borderWidth: 2, borderColor: theme.compute, backgroundColor: theme.compute },
           { label: 'Send the next K/V block (α + bytes/B)', data: pts('comm_s'), showLine: true, pointStyle: 'rect', pointRadius: 3,
             borderWidth: 2, borderDash: [6, 3], borderColor: theme.memory, backgroundColor: theme.memory },
-          { label: `Smallest block that hides the transfer: ${Math.round(data.min_block).toLocaleString('en-US')} tokens`,
+          { label: `Smallest block that hides the transfer: ${formatFixed(Math.round(data.min_block), 0)} tokens`,
             data: [{ x: data.min_block, y: lo }, { x: data.min_block, y: hi }], showLine: true, pointStyle: 'line', pointRadius: 0,
             borderWidth: 2, borderDash: [2, 3], borderColor: theme.text, backgroundColor: theme.text },
         ],

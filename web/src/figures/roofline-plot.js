@@ -1,8 +1,7 @@
 // Roofline of one accelerator and dtype: attainable FLOP/s = min(peak, intensity x bandwidth)
 // on log-log axes, with standard kernels and a reader-movable custom kernel placed on it.
 // Every number comes from the engine's `roofline` and `matmul` calculators.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const N = 2 ** 26; // elements of the elementwise kernels
 // Elementwise kernels: FLOPs per element and elements moved (read + written) per element.

@@ -3,8 +3,7 @@
 // and the product Y = XW against fp64), one call to calc('smoothquant'). "phases": the
 // roofline time of a decode step and of a prefill (or training) step under each scheme, as a
 // speedup over bf16, one call to calc('quantization-speedup').
-import { logTick } from '../runtime/axes.js';
-import { formatSI } from '../runtime/format.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 const SCHEME_LABEL = {

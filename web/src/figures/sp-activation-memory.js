@@ -3,8 +3,7 @@
 // residuals whole on every GPU; sequence parallelism divides them by t too; selective
 // recomputation drops the 5·a·s²·b attention scores. Two calls of
 // calc('sequence-parallel-memory'), each returning the whole series.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const MODELS = {
   'gpt3-175b': { label: 'GPT-3 175B (h 12288, 96 heads, 96 layers)', hidden: 12288, heads: 96, layers: 96 },

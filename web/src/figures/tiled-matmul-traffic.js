@@ -3,8 +3,7 @@
 // the closed form s·(M·K·ceil(N/T) + K·N·ceil(M/T) + M·N), beside the naive kernel's traffic
 // and the compulsory minimum. Tiles whose shared memory, stages·(2·T·BK)·s, exceeds what one
 // block may use on the GPU are marked. All numbers from calc('tiled-matmul').
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const TILES = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const CHECKED_TILE = 32; // the call that also runs the naive kernel and compares values

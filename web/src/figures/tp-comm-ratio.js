@@ -2,8 +2,7 @@
 // the s·b·h activations per layer and micro-batch (two forward, two backward); their ring time
 // over compute time, against the model width h, one line per TP degree. Every point is
 // calc('tensor-parallel', {hidden, seq, micro_batch, tp, hardware}).
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const HIDDEN = [1024, 1536, 2048, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 16384, 20480, 25600, 32768];
 const DEGREES = [2, 4, 8, 16];

@@ -1,7 +1,6 @@
 // Training time from C = 6·N·D: days against the number of accelerators for several chips,
 // at a chosen model size, token count and MFU. One `training-time` call per point.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const CHIPS = ['a100-sxm-80gb', 'h100-sxm', 'b200', 'mi300x', 'tpu-v5p'];
 const GPUS = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];

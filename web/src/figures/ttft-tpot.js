@@ -1,8 +1,7 @@
 // Time to first token against time per output token as the prompt grows: prefill pushes the
 // whole prompt through the weights in one compute-bound pass, decode re-reads the weights and
 // KV cache for every token. Each point is one calc('decode') with context = prompt.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 import { modelParam, modelConfig } from './kv-cache-capacity.js';
 
 const PROMPTS = Array.from({ length: 17 }, (_, i) => Math.round(128 * 2 ** (i / 2)));

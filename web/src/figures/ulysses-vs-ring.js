@@ -3,8 +3,7 @@
 // (P−1)/P of N/P·(2H + 2H_kv)·d values per GPU; ring attention (calc 'ring-attention') passes
 // its K/V block of N/P tokens p−1 times. Where H is not divisible by P, Ulysses cannot run and
 // its point is missing.
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const MODELS = {
   'llama3-8b': { label: 'Llama-3 8B: 32 heads, 8 KV heads', heads: 32, kv_heads: 8 },

@@ -1,7 +1,6 @@
 // Model-state memory per GPU for ZeRO stages 0–3 against the data-parallel degree, with the
 // selected accelerator's HBM as a line: one calc('zero') per degree (it returns all stages).
-import { formatSI } from '../runtime/format.js';
-import { logTick } from '../runtime/axes.js';
+import { formatSI, logTick } from '../runtime/format.js';
 
 const DPS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 const NAMES = ['Stage 0: plain data parallelism', 'Stage 1: optimizer states sharded', 'Stage 2: + gradients', 'Stage 3: + parameters'];

@@ -1,6 +1,7 @@
 // Loads a part of the WASM engine (wasm/parts.json) once per page, lazily: the first
 // figure, exercise or calculator near the viewport asks for the part that holds it.
-// engine-<part>.mjs and .wasm sit in ../engine/ beside this bundle.
+// engine-<part>.mjs and .wasm sit in ../engine/ beside this bundle; both downloads start at
+// once (the glue would otherwise ask for the wasm only after it has itself arrived and run).
 import parts from 'mlsys:engine-parts';
 import { wrapEngine } from './engine-api.js';
 
@@ -11,12 +12,30 @@ export function partFor(kind, id) {
   return Object.hasOwn(parts[kind], id) ? parts[kind][id] : undefined;
 }
 
+// Compiles while the bytes arrive when the server labels them application/wasm.
+async function instantiate(fetched, imports, part) {
+  const response = await fetched;
+  if (!response.ok) throw new Error(`the engine part "${part}" could not be downloaded (HTTP ${response.status})`);
+  return response.headers.get('content-type')?.startsWith('application/wasm')
+    ? WebAssembly.instantiateStreaming(response, imports)
+    : WebAssembly.instantiate(await response.arrayBuffer(), imports);
+}
+
 export function loadEngine(part) {
   if (!part) return Promise.reject(new Error('this version of the engine does not hold it'));
   if (!loading.has(part)) {
-    const url = new URL(`../engine/engine-${part}.mjs`, import.meta.url).href;
-    loading.set(part, import(/* @vite-ignore */ url)
-      .then((mod) => mod.default())
+    const base = new URL(`../engine/engine-${part}`, import.meta.url).href;
+    const fetched = fetch(`${base}.wasm`, { credentials: 'same-origin' });
+    fetched.catch(() => {}); // a failed download is reported once, by instantiate
+    loading.set(part, import(/* @vite-ignore */ `${base}.mjs`)
+      .then((mod) => new Promise((resolve, reject) => {
+        mod.default({
+          instantiateWasm(imports, receive) {
+            instantiate(fetched, imports, part).then((r) => receive(r.instance, r.module), reject);
+            return {}; // exports arrive through receive()
+          },
+        }).then(resolve, reject);
+      }))
       .then(wrapEngine)
       .catch((err) => {
         loading.delete(part); // a later figure may retry (e.g. after the network returns)

@@ -41,9 +41,11 @@ class MlsysFigure extends HTMLElement {
     }
     // The page's placeholder (title, caption, reserved boxes) stays until the figure is built.
     this.querySelector('.fig-status')?.replaceWith(this.status);
-    // A figure starts near the viewport; a permalink to this figure starts it at once.
+    // A figure starts near the viewport, or once visible where the page asks (data-start=
+    // "visible": /figures/, whose figures a reader mostly scrolls past); a permalink to this
+    // figure starts it at once.
     if (decodeHash(location.hash, this.id_)) this.start();
-    else whenNear(this, () => this.start());
+    else whenNear(this, () => this.start(), this.dataset.start === 'visible' ? '0px' : undefined);
   }
 
   async start() {

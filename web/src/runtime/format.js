@@ -12,9 +12,26 @@ const UNITS = {
 
 export const unitNames = Object.keys(UNITS);
 
-// Thousands separators, fixed decimals.
+// Thousands separators, fixed decimals: the text of x.toLocaleString('en-US') with that many
+// fraction digits, without the cost of the browser's first Intl call (tens of milliseconds,
+// paid by a page's first figure). Like Intl, it rounds the shortest decimal form of x that
+// reads back as x (1.005 -> "1.01"), ties away from zero.
 export function formatFixed(x, decimals) {
-  return x.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  if (!Number.isFinite(x)) return x.toLocaleString('en-US');
+  const [mantissa, exponent] = Math.abs(x).toExponential().split('e');
+  let digits = mantissa.replace('.', '');
+  let point = Number(exponent) + 1; // digits before the decimal point
+  if (point < 1) {
+    digits = '0'.repeat(1 - point) + digits;
+    point = 1;
+  }
+  const end = point + decimals;
+  let kept = digits.padEnd(end, '0').slice(0, end);
+  if (digits[end] >= '5') kept = (BigInt(kept) + 1n).toString().padStart(end, '0');
+  const whole = kept.slice(0, kept.length - decimals).replace(/^0+(?=\d)/, '');
+  const fraction = kept.slice(kept.length - decimals);
+  const sign = x < 0 || Object.is(x, -0) ? '-' : '';
+  return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${decimals > 0 ? `.${fraction}` : ''}`;
 }
 
 // `value` (in SI base units) shown in `unit` with `decimals` digits: "989 TFLOP/s".
@@ -37,4 +54,16 @@ export function formatSI(value, unit = '', digits = 3) {
   const [scale, p] = prefixes.find(([s]) => a >= s) ?? prefixes[prefixes.length - 1];
   const n = Number((value / scale).toPrecision(digits));
   return `${n}${unit || p ? ' ' : ''}${p}${unit}`;
+}
+
+// Tick labels of a logarithmic axis: powers of ten only, plus 2 and 5 when the axis spans
+// less than three decades; plain decimals below 1 when the axis has no unit.
+export function logTick(unit = '') {
+  return (v, i, ticks) => {
+    const m = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+    const few = ticks.length > 1 && ticks[ticks.length - 1].value / ticks[0].value < 1e3;
+    const labelled = Math.abs(m - 1) < 1e-6 || (few && (Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6));
+    if (!labelled) return '';
+    return !unit && v < 1 ? String(Number(v.toPrecision(1))) : formatSI(v, unit);
+  };
 }

@@ -34,8 +34,16 @@ export function offlineBox(prefix) {
 // of the search index (web/scripts/search-index.js; glossary and figures come as records).
 const NOT_INDEXED = new Set(['/glossary/', '/figures/']);
 
-// `figures`: ids of figures whose code to preload (embed pages: the figure is the page; lessons
-// do without, their text comes first).
+// KaTeX's fonts of nearly every formula (upright text, italic variables) start downloading with
+// the style sheet instead of after the first layout asks for them, so that the first layout
+// of a long lesson is not redone when they arrive (its formulas stay blank until then).
+const KATEX_FONTS = [['class="katex"', 'KaTeX_Main-Regular'], ['class="mord mathnormal"', 'KaTeX_Math-Italic']];
+const katexPreloads = (body) => KATEX_FONTS.filter(([used]) => body.includes(used))
+  .map(([, font]) => `<link rel="preload" as="font" type="font/woff2" crossorigin href="/assets/katex/fonts/${font}.woff2">`).join('\n  ');
+
+// `figures`: ids of figures whose code and engine part to preload (embed pages: the figure is
+// the page; lessons do without, their text comes first). Every page preloads the chunks of its
+// page script (web/scripts/preload.js).
 export function layout({ title, description, body, bodyClass = '', katex = false, embed = false, current = '', search = true, figures = [] }) {
   const indexed = search && !embed && !NOT_INDEXED.has(current);
   const nav = embed ? '' : `
@@ -69,7 +77,8 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   <title>${esc(title)}</title>
   <meta name="description" content="${esc(description)}">
   <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-  ${katex ? '<link rel="stylesheet" href="/assets/katex/katex.min.css">' : ''}
+  ${katex ? `<link rel="stylesheet" href="/assets/katex/katex.min.css">
+  ${katexPreloads(body)}` : ''}
   <link rel="stylesheet" href="/assets/site.css">
   <script type="module" async src="/assets/js/main.js"></script>
   ${preloadLinks(figures)}
