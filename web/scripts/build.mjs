@@ -11,6 +11,7 @@ import { writeOfflineFiles } from './offline-manifest.js';
 import { loadContent } from './content.js';
 import { engineParts, readParts } from './engine-parts.js';
 import { setAssets } from './preload.js';
+import { precompress } from './precompress.js';
 import { repoRoot, engineDir, siteDir } from './paths.js';
 
 const web = path.join(repoRoot, 'web');
@@ -65,8 +66,10 @@ copyDir(path.join(katexDist, 'fonts'), path.join(out, 'assets/katex/fonts'), (n)
 const eleventy = new Eleventy(path.join(web, 'src/site'), out, { configPath: path.join(web, 'eleventy.config.js'), quietMode: true });
 await eleventy.write();
 
+const precompressed = await precompress(['assets/js', 'assets/engine', 'assets', 'assets/katex'].map((d) => path.join(out, d)));
+
 // Search index over the built pages, then the offline manifest over every file (index included).
 const search = await writeSearchIndex(out);
 const offline = writeOfflineFiles(out, path.join(web, 'src/sw/sw.js'));
 console.log(`site: ${out} (version ${offline.version}: ${offline.files} files, ${(offline.bytes / 1024).toFixed(0)} KiB; ` +
-  `shell ${offline.shell} files; search: ${search.pages} pages + ${search.records} records)`);
+  `shell ${offline.shell} files; ${precompressed} precompressed; search: ${search.pages} pages + ${search.records} records)`);

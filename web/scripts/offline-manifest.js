@@ -26,8 +26,11 @@ const urlOf = (p) => (p.endsWith('/index.html') ? p.slice(0, -'index.html'.lengt
 const inShell = (url) => url === '/' || url === '/offline/' || url === '/favicon.svg' ||
   (url.startsWith('/assets/') && !url.startsWith('/assets/engine/'));
 
+// Precompressed copies (x.js.br, x.js.gz: precompress.js) are other encodings of a listed file.
+const isCopy = (p) => /\.(br|gz)$/.test(p);
+
 export function writeOfflineFiles(siteDir, swSource) {
-  const files = walk(siteDir).filter((f) => !GENERATED.has(f.path));
+  const files = walk(siteDir).filter((f) => !GENERATED.has(f.path) && !isCopy(f.path));
   const hash = crypto.createHash('sha256');
   const list = files.map((f) => {
     const body = fs.readFileSync(f.file);

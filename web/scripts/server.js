@@ -13,13 +13,16 @@ export function startServer(port = 0, host = '127.0.0.1', root = siteDir) {
     // service worker, not HTTP caches, handles offline.
     dev: true,
     etag: true,
+    brotli: true, // x.br and x.gz beside x (web/scripts/precompress.js) are sent as they are
+    gzip: true,
     setHeaders(res) {
       res.setHeader('Content-Security-Policy', CSP);
       // Other sites may embed figures with a module script, which needs CORS.
       res.setHeader('Access-Control-Allow-Origin', '*');
     },
   });
-  // gzip or brotli for text and wasm, as a production host would; byte ranges stay plain.
+  // The rest (pages, search index) compressed on the fly, as a production host would; byte
+  // ranges stay plain.
   const compress = compression({ filter: (req, res) => !req.headers.range && compression.filter(req, res) });
   const server = http.createServer((req, res) => compress(req, res, () => serve(req, res, () => {
     res.statusCode = 404;
