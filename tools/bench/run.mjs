@@ -32,7 +32,7 @@ const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(engineDir, f)), { leve
 const br = (f) => fs.statSync(path.join(root, 'build/site/assets/engine', `${f}.br`)).size;
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const siteJs = path.join(root, 'build/site/assets/js');
-const jsGz = fs.readdirSync(siteJs).reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(siteJs, f)), { level: 9 }).length, 0);
+const jsGz = fs.readdirSync(siteJs).filter((f) => f.endsWith('.js')).reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(siteJs, f)), { level: 9 }).length, 0);
 out('| measure | value | budget |\n| --- | --- | --- |');
 for (const [part, spec] of Object.entries(readParts())) {
   const w = gz(`engine-${part}.wasm`), g = gz(`engine-${part}.mjs`);
@@ -127,14 +127,17 @@ const m = timeBoth(mix, 2000);
 out(`| calculator mix (${mix.length} analytic calculators, JSON in and out) | ${us(m.native)} | ${us(m.wasm)} | ${(m.wasm / m.native).toFixed(2)} | – |`);
 // The executed kernels on their own (tools/bench/kernel_loop.cpp, built natively and to WASM;
 // the same seeded inputs, so the checksums must agree).
-// Each binary runs three times (0.5 s per kernel); a kernel's time is its fastest run, the
-// least disturbed by other work on the machine.
-const kernelRuns = (cmd) => {
-  const runs = [0, 1, 2].map(() => JSON.parse(execSync(cmd, { cwd: root, encoding: 'utf8' })));
-  return runs[0].map((k, i) => ({ ...k, per_call_s: Math.min(...runs.map((r) => r[i].per_call_s)) }));
-};
-const nativeKernels = kernelRuns('build/native/bin/mlsys_kernel_bench 0.5');
-const wasmKernels = kernelRuns('node build/wasm/bin/mlsys_kernel_bench.js 0.5');
+// The two binaries run in turn, five times each (0.5 s per kernel), so that both meet the same
+// moments of a shared machine; a kernel's time is its fastest run, the least disturbed.
+const kernelRun = (cmd) => JSON.parse(execSync(cmd, { cwd: root, encoding: 'utf8' }));
+const nativeRuns = [], wasmRuns = [];
+for (let round = 0; round < 5; round += 1) {
+  nativeRuns.push(kernelRun('build/native/bin/mlsys_kernel_bench 0.5'));
+  wasmRuns.push(kernelRun('node build/wasm/bin/mlsys_kernel_bench.js 0.5'));
+}
+const fastest = (runs) => runs[0].map((k, i) => ({ ...k, per_call_s: Math.min(...runs.map((r) => r[i].per_call_s)) }));
+const nativeKernels = fastest(nativeRuns);
+const wasmKernels = fastest(wasmRuns);
 nativeKernels.forEach((n, i) => {
   const w = wasmKernels[i];
   const same = n.checksum === w.checksum ? '' : ` (checksums differ: ${n.checksum} vs ${w.checksum})`;

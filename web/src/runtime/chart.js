@@ -14,9 +14,11 @@ Chart.defaults.animation = false;
 // Chart.js's default tick labels (its Ticks.formatters.numeric and .logarithmic), written with
 // formatFixed instead of Intl.NumberFormat: the browser's first Intl call costs tens of
 // milliseconds, paid by the first chart of a page. Labels read as in en-US, like the rest of
-// the course's numbers. Ticks beyond 1e15 or below 1e-4 keep Chart.js's scientific notation.
+// the course's numbers. Ticks beyond 1e15 or below 1e-4 keep Chart.js's scientific notation,
+// and an axis given Intl options (ticks.format) keeps Chart.js's formatter.
 export function numericTick(value, index, ticks) {
   if (value === 0) return '0';
+  if (this.options.ticks.format) return Ticks.formatters.numeric.call(this, value, index, ticks); // Intl options
   let delta = value;
   if (ticks.length > 1) {
     const largest = Math.max(Math.abs(ticks[0].value), Math.abs(ticks[ticks.length - 1].value));
