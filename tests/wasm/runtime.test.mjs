@@ -75,7 +75,7 @@ test('formatFixed prints what toLocaleString prints', () => {
   const values = [0, -0, 0.5, 1.005, 2.675, 999.995, -0.001, 5e-7, 1234567.891, 1e20, 1e21, 1.2345e25, 123456789012345680000];
   let seed = 12345;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  for (let i = 0; i < 20000; i += 1) values.push((random() - 0.3) * 10 ** Math.floor(random() * 30 - 8), Math.round(random() * 1e6) / 1000);
+  for (let i = 0; i < 4000; i += 1) values.push((random() - 0.3) * 10 ** Math.floor(random() * 30 - 8), Math.round(random() * 1e6) / 1000);
   for (const x of values) {
     for (const d of [0, 1, 2, 3, 6]) {
       assert.equal(formatFixed(x, d), x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }), `${x} with ${d} decimals`);

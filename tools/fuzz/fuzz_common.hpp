@@ -41,7 +41,6 @@ inline nlohmann::json require_json(const std::string& text) {
   }
 }
 
-// Writes one seed file (MLSYS_FUZZ_SEEDS mode of the targets).
 // LLVMFuzzerInitialize of both targets: with MLSYS_FUZZ_SEEDS=DIR, write the seeds there
 // and exit instead of fuzzing.
 template <class WriteSeeds>
@@ -53,6 +52,7 @@ int seeds_or_fuzz(WriteSeeds write_seeds) {
   return 0;
 }
 
+// Writes one seed file (MLSYS_FUZZ_SEEDS mode of the targets).
 inline void write_seed(const std::filesystem::path& dir, const std::string& name, const std::string& bytes) {
   std::ofstream(dir / name, std::ios::binary) << bytes;
 }
