@@ -44,6 +44,14 @@ test('permalink state round-trips through the hash', () => {
   const back = applyState(specs, defaults(specs), decodeHash(`#${hash}`, 'roofline-plot'));
   assert.deepEqual(back.params, p);
   assert.equal(decodeHash('#other-figure:dtype=fp16', 'roofline-plot'), null);
+  // Malformed escapes never throw (a throw here left every figure of the page unstarted).
+  assert.equal(decodeHash('#%E0%A4%A', 'roofline-plot'), null);
+  assert.equal(decodeHash('#%', 'roofline-plot'), null);
+  const bad = decodeHash('#roofline-plot:flops=%ZZ&dtype=fp16', 'roofline-plot');
+  assert.deepEqual(bad, { flops: '%ZZ', dtype: 'fp16' });
+  const r = applyState(specs, defaults(specs), bad);
+  assert.equal(r.params.dtype, 'fp16');
+  assert.equal(r.errors.length, 1);
 });
 
 test('a corrupted progress store reads as empty or cleaned', () => {

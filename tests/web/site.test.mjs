@@ -148,6 +148,12 @@ test('permalink restores a figure\'s state; hostile hashes become messages, not 
   assert.match(msg, /not one of the choices/);
   assert.match(msg, /not a number/);
   assert.equal(await selects.nth(1).inputValue(), 'bf16');
+  // A malformed escape: the figure still starts and names the bad value.
+  await page.goto(`${base}${LESSON}#roofline-plot:dtype=fp32&flops=%E0%A4%A`);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('mlsys-figure[data-id="roofline-plot"]').dataset.state === 'drawn');
+  assert.match(await fig.locator('.fig-message').textContent(), /not a number/);
+  assert.equal(await selects.nth(1).inputValue(), 'fp32');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -102,8 +102,12 @@ export function encodeState(figureId, specs, params) {
   return query ? `${figureId}:${query}` : figureId;
 }
 
+// Never throws: a malformed escape ("%E0%A4%A") leaves the hash as written, so the figure
+// starts and reports the bad values like any other rejected state.
 export function decodeHash(hash, figureId) {
-  const h = decodeURIComponent(String(hash).replace(/^#/, ''));
+  const raw = String(hash).replace(/^#/, '');
+  let h = raw;
+  try { h = decodeURIComponent(raw); } catch { /* kept as written */ }
   if (h !== figureId && !h.startsWith(`${figureId}:`)) return null;
   return Object.fromEntries(new URLSearchParams(h.slice(figureId.length + 1)));
 }
