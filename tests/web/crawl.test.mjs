@@ -1,7 +1,8 @@
 // Every page of the built site (all .html files, not a sample): no broken internal links or
-// anchors; loads with no console errors, failed requests or CSP violations; every figure,
-// exercise and calculator on it draws (the all-figures page is scrolled through). Accessibility
-// in each colour scheme and width is tests/web/a11y.test.mjs, over the same page list.
+// anchors; loads with no console errors, failed requests or CSP violations; preloads exactly
+// the KaTeX fonts it uses; every figure, exercise and calculator on it draws (the all-figures
+// page is scrolled through). Accessibility in each colour scheme and width is
+// tests/web/a11y.test.mjs, over the same page list.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, startServer, openPage, drawAll, paintedPixels, sitePages } from '../../web/test/browser.js';
@@ -42,6 +43,16 @@ test(`every page (${pages.length}) loads cleanly and draws all its figures`, asy
     } catch (err) {
       found.push(`${p}: not everything drew (${err.message.split('\n')[0]})`);
     }
+    // Every KaTeX font the page loads is preloaded, and none it does not (layout.js).
+    const fonts = await page.evaluate(async () => {
+      await document.fonts.ready;
+      const name = (f) => `${f.family.replace(/"/g, '')}-${[f.weight === 'bold' || f.weight === '700' ? 'Bold' : '', f.style === 'italic' ? 'Italic' : ''].join('') || 'Regular'}`;
+      return {
+        loaded: [...document.fonts].filter((f) => f.status === 'loaded' && f.family.includes('KaTeX')).map(name).sort(),
+        preloaded: [...document.querySelectorAll('link[rel=preload][as=font]')].map((l) => l.href.split('/').pop().replace('.woff2', '')).sort(),
+      };
+    });
+    if (fonts.loaded.join() !== fonts.preloaded.join()) found.push(`${p}: loads the fonts ${fonts.loaded.join(', ')} but preloads ${fonts.preloaded.join(', ')}`);
     for (const fig of await page.$$('mlsys-figure')) {
       // Charts draw on a canvas; diagrams may be SVG.
       const blank = (await fig.$('canvas')) ? await paintedPixels(fig) <= 2000 : await fig.$$eval('svg *', (els) => els.length) < 3;

@@ -34,12 +34,32 @@ export function offlineBox(prefix) {
 // of the search index (web/scripts/search-index.js; glossary and figures come as records).
 const NOT_INDEXED = new Set(['/glossary/', '/figures/']);
 
-// KaTeX's fonts of nearly every formula (upright text, italic variables) start downloading with
-// the style sheet instead of after the first layout asks for them, so that the first layout
-// of a long lesson is not redone when they arrive (its formulas stay blank until then).
-const KATEX_FONTS = [['class="katex"', 'KaTeX_Main-Regular'], ['class="mord mathnormal"', 'KaTeX_Math-Italic']];
-const katexPreloads = (body) => KATEX_FONTS.filter(([used]) => body.includes(used))
-  .map(([, font]) => `<link rel="preload" as="font" type="font/woff2" crossorigin href="/assets/katex/fonts/${font}.woff2">`).join('\n  ');
+// The KaTeX fonts a page's formulas use, preloaded so that they all download with the style
+// sheet instead of one by one as layout discovers them (a late font redoes the layout of every
+// formula once more). Each font is named by the class lists that select it in katex.css (all
+// of a list's classes on one element); tests/web/crawl.test.mjs checks that every page preloads
+// exactly the fonts it loads.
+const KATEX_FONTS = {
+  'KaTeX_Main-Regular': ['katex'],
+  'KaTeX_Math-Italic': ['mathnormal'],
+  'KaTeX_Main-Italic': ['mathit', 'textit'],
+  'KaTeX_Main-Bold': ['mathbf', 'textbf'],
+  'KaTeX_Math-BoldItalic': ['boldsymbol'],
+  'KaTeX_AMS-Regular': ['amsrm', 'mathbb', 'textbb'],
+  'KaTeX_Caligraphic-Regular': ['mathcal'],
+  'KaTeX_SansSerif-Regular': ['mathsf', 'textsf'],
+  'KaTeX_Typewriter-Regular': ['mathtt', 'texttt'],
+  'KaTeX_Size1-Regular': ['delimsizing size1', 'delim-size1', 'op-symbol small-op'],
+  'KaTeX_Size2-Regular': ['delimsizing size2', 'op-symbol large-op'],
+  'KaTeX_Size3-Regular': ['delimsizing size3'],
+  'KaTeX_Size4-Regular': ['delimsizing size4', 'delim-size4'],
+};
+function katexPreloads(body) {
+  const lists = [...new Set([...body.matchAll(/class="([^"]*)"/g)].map((m) => m[1]))].map((c) => new Set(c.split(' ')));
+  const used = (selector) => lists.some((l) => selector.split(' ').every((c) => l.has(c)));
+  return Object.entries(KATEX_FONTS).filter(([, selectors]) => selectors.some(used))
+    .map(([font]) => `<link rel="preload" as="font" type="font/woff2" crossorigin href="/assets/katex/fonts/${font}.woff2">`).join('\n  ');
+}
 
 // `figures`: ids of figures whose code and engine part to preload (embed pages: the figure is
 // the page; lessons do without, their text comes first). Every page preloads the chunks of its
