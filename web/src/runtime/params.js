@@ -30,9 +30,14 @@ export function resolveParams(figure, engine) {
   });
 }
 
-// Accelerator id -> its full name, for readable select labels.
+// Accelerator id -> its full name, for readable select labels; asked of each engine once
+// (the whole table, about 30 KB of JSON, for a page whose figures may each need it).
+const hardwareNameCache = new WeakMap();
 function hardwareNames(engine) {
-  return new Map(engine.calc('hardware', {}).accelerators.map((a) => [a.id, a.name]));
+  if (!hardwareNameCache.has(engine)) {
+    hardwareNameCache.set(engine, new Map(engine.calc('hardware', {}).accelerators.map((a) => [a.id, a.name])));
+  }
+  return hardwareNameCache.get(engine);
 }
 
 function stripUndefined(obj) {
