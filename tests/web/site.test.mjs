@@ -158,6 +158,30 @@ test('permalink restores a figure\'s state; hostile hashes become messages, not 
   await context.close();
 });
 
+test('head script: a URL naming a figure downloads its code and engine part with the page, and each download is used', async () => {
+  const { context, page, problems } = await openPage(browser);
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning' && /preload/i.test(m.text())) warnings.push(m.text()); });
+  const wasm = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url()); });
+  const hints = () => page.evaluate(() => [...document.querySelectorAll('link[rel=modulepreload], link[rel=preload][as=fetch]')].map((l) => new URL(l.href).pathname));
+  await page.goto(`${base}${LESSON}`);
+  assert.ok(!(await hints()).some((h) => /roofline-plot|engine-/.test(h)), 'no figure named, nothing of a figure preloaded');
+  await page.goto(`${base}${LESSON}#roofline-plot:dtype=fp32`);
+  wasm.length = 0;
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('mlsys-figure[data-id="roofline-plot"]').dataset.state === 'drawn');
+  const named = await hints();
+  for (const re of [/\/assets\/js\/roofline-plot-\w+\.js$/, /\/assets\/js\/chart-\w+\.js$/, /\/assets\/engine\/engine-gpu\.mjs$/, /\/assets\/engine\/engine-gpu\.wasm$/]) {
+    assert.ok(named.some((h) => re.test(h)), `${re} preloaded: ${named.join(' ')}`);
+  }
+  await page.waitForTimeout(3500); // Chromium warns of an unused preload after about 3 s
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(wasm.map((u) => new URL(u).pathname), ['/assets/engine/engine-gpu.wasm'], 'fetched once: the preload is reused');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('mark as read feeds the progress line; a corrupted store resets cleanly', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/`);

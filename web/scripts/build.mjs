@@ -53,6 +53,11 @@ const bundles = await esbuild.build({
   chunkNames: '[name]-[hash]', logLevel: 'warning', plugins: [enginePartsModule], metafile: true,
 });
 setAssets(bundles.metafile, path.join(out, 'assets/js'), web, partsMap);
+// The head script is a classic script (it must hold the parser: head.js says why).
+await esbuild.build({
+  entryPoints: [path.join(web, 'src/runtime/head.js')], outfile: path.join(out, 'assets/js/head.js'),
+  bundle: true, format: 'iife', minify: true, target: 'es2020', logLevel: 'warning',
+});
 await esbuild.build({
   entryPoints: [path.join(web, 'src/styles/site.css')],
   outfile: path.join(out, 'assets/site.css'), bundle: true, minify: true, logLevel: 'warning',

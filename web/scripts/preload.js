@@ -1,9 +1,11 @@
 // Preload hints. Every page: the page script's static chunks, which the browser would
 // otherwise discover only once it has parsed the page script (on a long lesson, after the
 // first layout). Embed pages, whose figure is the page, also: the chart chunk, the figure's
-// module and its engine part (glue and wasm). The site build fills this from esbuild's
-// metafile (build.mjs); layout.js writes the links.
+// module and its engine part (glue and wasm). Other pages: the head script
+// (web/src/runtime/head.js) with what it needs to preload a figure the URL names. The site
+// build fills this from esbuild's metafile (build.mjs); layout.js writes the tags.
 import path from 'node:path';
+import { esc } from './markdown.js';
 
 let assets = null;
 
@@ -38,4 +40,14 @@ export function preloadLinks(ids) {
     // The same request as engine.js's fetch (cors mode, same-origin credentials), so it is reused.
     ...parts.map((p) => `<link rel="preload" as="fetch" crossorigin href="/assets/engine/engine-${p}.wasm">`),
   ].join('\n  ');
+}
+
+// The head script's tag for a page whose HTML is `body`: the chart chunk, and the module and
+// engine part of each figure on the page.
+export function headScript(body) {
+  const ids = [...new Set([...body.matchAll(/<mlsys-figure[^>]*\sdata-id="([^"]+)"/g)].map((m) => m[1]))];
+  const figures = Object.fromEntries(ids.filter((id) => assets?.figures[id] && assets.parts[id])
+    .map((id) => [id, [assets.figures[id], assets.parts[id]]]));
+  const chart = assets?.chart ? ` data-chart="${assets.chart}"` : '';
+  return `<script src="/assets/js/head.js"${chart} data-figures="${esc(JSON.stringify(figures))}"></script>`;
 }

@@ -2,7 +2,7 @@
 // footer. Pages pass already-escaped HTML for `body`.
 import { esc } from '../../../scripts/markdown.js';
 import { CSP } from './csp.js';
-import { preloadLinks } from '../../../scripts/preload.js';
+import { preloadLinks, headScript } from '../../../scripts/preload.js';
 
 // The site's pages beside the lessons, in the order the header and footer list them.
 export const SITE_PAGES = [
@@ -62,8 +62,9 @@ function katexPreloads(body) {
 }
 
 // `figures`: ids of figures whose code and engine part to preload (embed pages: the figure is
-// the page; lessons do without, their text comes first). Every page preloads the chunks of its
-// page script (web/scripts/preload.js).
+// the page). Other pages get the head script instead (web/src/runtime/head.js: it holds the
+// parser until the style sheets are in, and preloads a figure the URL names). Every page
+// preloads the chunks of its page script (web/scripts/preload.js).
 export function layout({ title, description, body, bodyClass = '', katex = false, embed = false, current = '', search = true, figures = [] }) {
   const indexed = search && !embed && !NOT_INDEXED.has(current);
   const nav = embed ? '' : `
@@ -99,7 +100,8 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   <link rel="icon" href="/favicon.svg" type="image/svg+xml">
   ${katex ? `<link rel="stylesheet" href="/assets/katex/katex.min.css">
   ${katexPreloads(body)}` : ''}
-  <link rel="stylesheet" href="/assets/site.css">
+  <link rel="stylesheet" href="/assets/site.css">${embed ? '' : `
+  ${headScript(body)}`}
   <script type="module" async src="/assets/js/main.js"></script>
   ${preloadLinks(figures)}
 </head>
