@@ -122,16 +122,17 @@ const us = (s) => (s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFix
 
 const mix = JSON.parse(fs.readFileSync(path.join(root, 'tests/cases/roofline.json'), 'utf8'))
   .filter((c) => 'input' in c && !JSON.parse(raw.calc(c.calc, JSON.stringify(c.input))).error);
-out('\n| WASM vs native (Node 20; native g++ -O3) | native per call | WASM per call | WASM / native | budget |\n| --- | --- | --- | --- | --- |');
+out('\n| WASM vs native (Node 20; native g++ -O3) | native per call | WASM per call | WASM / native | ratio in each round | budget |\n| --- | --- | --- | --- | --- | --- |');
 const m = timeBoth(mix, 2000);
-out(`| calculator mix (${mix.length} analytic calculators, JSON in and out) | ${us(m.native)} | ${us(m.wasm)} | ${(m.wasm / m.native).toFixed(2)} | – |`);
+out(`| calculator mix (${mix.length} analytic calculators, JSON in and out) | ${us(m.native)} | ${us(m.wasm)} | ${(m.wasm / m.native).toFixed(2)} | – | – |`);
 // The executed kernels on their own (tools/bench/kernel_loop.cpp, built natively and to WASM;
 // the same seeded inputs, so the checksums must agree).
-// The two binaries run in turn, five times each (0.5 s per kernel), so that both meet the same
-// moments of a shared machine; a kernel's time is its fastest run, the least disturbed.
+// The two binaries run in turn, nine times each (0.5 s per kernel), so that both meet the same
+// moments of a shared machine; a kernel's time is its fastest run, the least disturbed. The
+// spread of the ratio from round to round is reported beside it.
 const kernelRun = (cmd) => JSON.parse(execSync(cmd, { cwd: root, encoding: 'utf8' }));
 const nativeRuns = [], wasmRuns = [];
-for (let round = 0; round < 5; round += 1) {
+for (let round = 0; round < 9; round += 1) {
   nativeRuns.push(kernelRun('build/native/bin/mlsys_kernel_bench 0.5'));
   wasmRuns.push(kernelRun('node build/wasm/bin/mlsys_kernel_bench.js 0.5'));
 }
@@ -141,7 +142,8 @@ const wasmKernels = fastest(wasmRuns);
 nativeKernels.forEach((n, i) => {
   const w = wasmKernels[i];
   const same = n.checksum === w.checksum ? '' : ` (checksums differ: ${n.checksum} vs ${w.checksum})`;
-  out(`| ${n.label}, kernel only${same} | ${us(n.per_call_s)} | ${us(w.per_call_s)} | ${(w.per_call_s / n.per_call_s).toFixed(2)} | ≤ 1.5 |`);
+  const rounds = nativeRuns.map((r, k) => wasmRuns[k][i].per_call_s / r[i].per_call_s);
+  out(`| ${n.label}, kernel only${same} | ${us(n.per_call_s)} | ${us(w.per_call_s)} | ${(w.per_call_s / n.per_call_s).toFixed(2)} | ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)} | ≤ 1.5 |`);
 });
 
 // 5. Lighthouse (default mobile emulation) on the home page, one lesson and all figures.
