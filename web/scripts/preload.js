@@ -6,6 +6,7 @@
 // build fills this from esbuild's metafile (build.mjs); layout.js writes the tags.
 import path from 'node:path';
 import { esc } from './markdown.js';
+import { enginePartFiles } from '../src/runtime/engine-files.js';
 
 let assets = null;
 
@@ -36,9 +37,9 @@ export function preloadLinks(ids) {
   const parts = [...new Set(ids.map((id) => assets.parts[id]).filter(Boolean))];
   return [
     ...modules.map((href) => `<link rel="modulepreload" href="${href}">`),
-    ...parts.map((p) => `<link rel="modulepreload" href="/assets/engine/engine-${p}.mjs">`),
+    ...parts.map((p) => `<link rel="modulepreload" href="${enginePartFiles(p).glue}">`),
     // The same request as engine.js's fetch (cors mode, same-origin credentials), so it is reused.
-    ...parts.map((p) => `<link rel="preload" as="fetch" crossorigin href="/assets/engine/engine-${p}.wasm">`),
+    ...parts.map((p) => `<link rel="preload" as="fetch" crossorigin href="${enginePartFiles(p).wasm}">`),
   ].join('\n  ');
 }
 

@@ -12,6 +12,7 @@
 // rather than once the page script runs. data-figures (written by web/scripts/preload.js):
 // {figure id: [module URL, engine part]}; data-chart: the chart chunk's URL.
 import { decodeHash } from './params.js';
+import { enginePartFiles } from './engine-files.js';
 
 function preloadNamedFigure(script) {
   let figures;
@@ -23,6 +24,7 @@ function preloadNamedFigure(script) {
   const id = Object.keys(figures).find((f) => decodeHash(location.hash, f));
   if (!id) return;
   const [module, part] = figures[id];
+  const engine = enginePartFiles(part);
   const link = (rel, href, as) => {
     const l = document.createElement('link');
     l.rel = rel;
@@ -33,8 +35,8 @@ function preloadNamedFigure(script) {
     }
     document.head.append(l);
   };
-  for (const href of [script.dataset.chart, module, `/assets/engine/engine-${part}.mjs`]) if (href) link('modulepreload', href);
-  link('preload', `/assets/engine/engine-${part}.wasm`, 'fetch');
+  for (const href of [script.dataset.chart, module, engine.glue]) if (href) link('modulepreload', href);
+  link('preload', engine.wasm, 'fetch');
 }
 
 if (document.currentScript) preloadNamedFigure(document.currentScript);
