@@ -22,6 +22,19 @@ TileStatus tile_status(bool causal, long long row0, long long rows, long long co
   if (col0 + cols - 1 <= row0) return TileStatus::Full;
   return TileStatus::Diagonal;
 }
+
+// q·k with four running sums (elements t ≡ 0, 1, 2, 3 mod 4), added at the end. One running
+// sum would make every addition wait for the previous one; four independent ones keep the
+// floating-point adder busy. The order of the additions is fixed, so every build (native and
+// WASM) gives the same bits.
+float dot4(const float* q, const float* k, int d) {
+  float acc[4] = {0, 0, 0, 0};
+  int t = 0;
+  for (; t + 4 <= d; t += 4)
+    for (int u = 0; u < 4; ++u) acc[u] += q[t + u] * k[t + u];
+  for (; t < d; ++t) acc[t % 4] += q[t] * k[t];
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
 }  // namespace
 
 long long floor_sum(long long n, long long m, long long a, long long b) {
@@ -159,11 +172,11 @@ FlashForwardResult flash_attention_forward(const AttentionInputs& in, long long 
 
       // Line 9: S_ij = τ·Q_i·K_jᵀ (masked entries −∞).
       for (int a = 0; a < br; ++a)
-        for (int c = 0; c < bc; ++c) {
-          float acc = 0;
-          for (int t = 0; t < d; ++t) acc += qi[static_cast<std::size_t>(a) * d + t] * kj[static_cast<std::size_t>(c) * d + t];
-          s[static_cast<std::size_t>(a) * bc + c] = (causal && c0 + c > r0 + a) ? neg_inf : acc * tau;
-        }
+        for (int c = 0; c < bc; ++c)
+          s[static_cast<std::size_t>(a) * bc + c] =
+              (causal && c0 + c > r0 + a)
+                  ? neg_inf
+                  : dot4(&qi[static_cast<std::size_t>(a) * d], &kj[static_cast<std::size_t>(c) * d], d) * tau;
 
       for (int a = 0; a < br; ++a) {
         float* row = &s[static_cast<std::size_t>(a) * bc];
