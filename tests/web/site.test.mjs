@@ -72,8 +72,14 @@ for (const lesson of LESSONS) test(`${lesson}: every figure draws, and a control
     await changeFirstControl(page, fig);
     await page.waitForFunction(([el, n]) => Number(el.dataset.draws) > n, [fig, draws]);
     assert.notEqual(await canvasImage(fig), before, `${id} did not change after a control change`);
-    // The screen-reader table and the caption are there.
+    // The screen-reader table holds the redrawn data (its cells are updated in place when the
+    // table keeps its shape), and the caption is there.
     assert.ok(await fig.$$eval('.sr-only table tr', (rs) => rs.length) > 1, `${id} has no data table`);
+    const [shown, expected] = await fig.evaluate((el) => [
+      [...el.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
+      el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v)))),
+    ]);
+    assert.deepEqual(shown, expected, `${id}: the data table does not show the redrawn data`);
     assert.ok((await fig.$eval('.fig-caption', (c) => c.textContent)).length > 40);
   }
   assert.deepEqual(problems, []);

@@ -176,7 +176,20 @@ class MlsysFigure extends HTMLElement {
     this.dispatchEvent(new CustomEvent('mlsys-figure-drawn', { bubbles: true }));
   }
 
+  // The screen-reader table. A redraw usually changes values, not the table's shape: then only
+  // the cells whose text changed are rewritten (no new elements to style and lay out).
   fillTable(table) {
+    const shape = [table.columns.join('\u0000'), ...table.rows.map((r) => r.length)].join('|');
+    if (this.tableShape === shape) {
+      const rows = this.srTable.tBodies[0].rows;
+      table.rows.forEach((r, i) => r.forEach((v, j) => {
+        const td = rows[i].cells[j];
+        const text = cellText(v);
+        if (td.textContent !== text) td.textContent = text;
+      }));
+      return;
+    }
+    this.tableShape = shape;
     const head = h('tr', {}, table.columns.map((c) => h('th', { scope: 'col', text: c })));
     const rows = table.rows.map((r) => h('tr', {}, r.map((v) => h('td', { text: cellText(v) }))));
     this.srTable.replaceChildren(h('caption', { text: `Data of the figure "${this.figure.title}"` }),
