@@ -6,6 +6,7 @@
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 
 namespace {
 
@@ -28,6 +29,14 @@ std::string calc_schema(const std::string& name) {
   return guarded([&] { return mlsys::calc_schema(name).dump(); });
 }
 
+// [[id, name], ...] in table order: the labels of a figure's accelerator select, without the
+// whole table that the `hardware` calculator returns (about 30 KB of JSON).
+std::string accelerator_names() {
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& a : mlsys::accelerators()) names.push_back({a.id, a.name});
+  return names.dump();
+}
+
 std::string exercise_ids() { return nlohmann::json(mlsys::exercise_ids()).dump(); }
 
 std::string exercise(const std::string& id, double seed) {
@@ -44,6 +53,7 @@ EMSCRIPTEN_BINDINGS(mlsys_engine) {
   emscripten::function("calc", &calc);
   emscripten::function("calcNames", &calc_names);
   emscripten::function("calcSchema", &calc_schema);
+  emscripten::function("acceleratorNames", &accelerator_names);
   emscripten::function("exerciseIds", &exercise_ids);
   emscripten::function("exercise", &exercise);
   emscripten::function("checkExercise", &check_exercise);

@@ -22,6 +22,28 @@ TEST(Hardware, EveryApiIdWithSourceAndFields) {
   EXPECT_EQ(mlsys::calc("hardware", json::object())["accelerators"].size(), mlsys::accelerators().size());
 }
 
+TEST(Hardware, CompiledColumnsEqualTheStoredTable) {
+  // The columns compiled in at build time (core/cmake/hardware_rows.cmake) hold exactly the
+  // values of content/data/hardware.json, row by row and in its order.
+  const auto& rows = mlsys::accelerators();
+  const json table = mlsys::calc("hardware", json::object())["accelerators"];
+  ASSERT_EQ(rows.size(), table.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& a = rows[i];
+    EXPECT_EQ(a.row, i);
+    EXPECT_EQ(&a.json(), &a.json());  // parsed once
+    EXPECT_EQ(a.json(), table[i]);
+    EXPECT_EQ(a.id, table[i]["id"]);
+    EXPECT_EQ(a.name, table[i]["name"]);
+    EXPECT_EQ(a.vendor, table[i]["vendor"]);
+    EXPECT_EQ(a.hbm_bytes, table[i]["hbm_bytes"].get<double>()) << a.id;
+    EXPECT_EQ(a.hbm_bandwidth_Bps, table[i]["hbm_bandwidth_Bps"].get<double>()) << a.id;
+    ASSERT_EQ(a.peak_flops.size(), table[i]["peak_flops"].size()) << a.id;
+    for (const auto& [format, value] : table[i]["peak_flops"].items())
+      EXPECT_EQ(a.peak_flops.at(format), value.get<double>()) << a.id << " " << format;
+  }
+}
+
 TEST(Hardware, DatasheetValuesAreDense) {
   // NVIDIA H100 SXM datasheet: BF16 1,979 TFLOPS "with sparsity", i.e. 989.4 dense; FP8 3,958 -> 1,979.
   const auto* h100 = mlsys::find_accelerator("h100-sxm");

@@ -24,6 +24,13 @@ test('params built from the engine schema', () => {
   assert.equal(defaults(specs).hardware, 'h100-sxm');
 });
 
+test('accelerator select labels: every id of the hardware table with its name, in table order', () => {
+  const table = engine.calc('hardware', {}).accelerators;
+  assert.deepEqual(engine.acceleratorNames(), table.map((a) => [a.id, a.name]));
+  const hw = specs.find((s) => s.key === 'hardware');
+  assert.deepEqual(hw.options, table.map((a) => ({ value: a.id, label: a.name })));
+});
+
 test('hostile outside state is rejected with messages, never applied', () => {
   const start = defaults(specs);
   const { params, errors } = applyState(specs, start, {

@@ -283,7 +283,7 @@ json run_split_kv(const Inputs& in) {
   const Accelerator* hw = find_accelerator(in.str("hardware"));
   double sms = 0;
   if (in.has("sms")) sms = static_cast<double>(in.integer("sms"));
-  else if (hw->json.contains("sms") && hw->json["sms"].is_number()) sms = hw->json["sms"].get<double>();
+  else if (hw->json().contains("sms") && hw->json()["sms"].is_number()) sms = hw->json()["sms"].get<double>();
   else throw InputError("sms", hw->name + " has no SM count in the hardware table; give 'sms'.");
   const double bandwidth = in.has("bandwidth_Bps") ? in.num("bandwidth_Bps") : hw->hbm_bandwidth_Bps;
   const double heads = static_cast<double>(in.integer("heads")), batch = static_cast<double>(in.integer("batch"));

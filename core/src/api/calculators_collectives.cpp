@@ -256,7 +256,7 @@ json hierarchical_run(const Inputs& in) {
     intra_bw = in.num("bandwidth_Bps");
   } else {
     const Accelerator* hw = find_accelerator(in.str("hardware"));
-    const auto& row = hw->json;
+    const auto& row = hw->json();
     if (!row.contains("scaleup_bandwidth_Bps") || !row["scaleup_bandwidth_Bps"].is_number())
       throw InputError("hardware", hw->name + " has no scale-up bandwidth in the hardware table; give 'bandwidth_Bps'.");
     intra_bw = row["scaleup_bandwidth_Bps"].get<double>() / 2;  // the table sums both directions

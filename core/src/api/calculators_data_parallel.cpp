@@ -57,7 +57,7 @@ DpNetwork network_from(const Inputs& in) {
     n.intra_bandwidth_Bps = in.num("intra_bandwidth_Bps");
   } else {
     const Accelerator* hw = find_accelerator(in.str("hardware"));
-    const auto& row = hw->json;
+    const auto& row = hw->json();
     if (!row.contains("scaleup_bandwidth_Bps") || !row["scaleup_bandwidth_Bps"].is_number())
       throw InputError("hardware", hw->name + " has no scale-up bandwidth in the hardware table; give 'intra_bandwidth_Bps'.");
     n.intra_bandwidth_Bps = row["scaleup_bandwidth_Bps"].get<double>() / 2;

@@ -25,9 +25,9 @@ constexpr long long kMaxCurveWaves = 512;           // the utilization curve cov
 
 const Accelerator& accelerator_of(const Inputs& in) { return *find_accelerator(in.str("hardware")); }
 
-bool has_number(const Accelerator& a, const char* key) { return a.json.contains(key) && a.json.at(key).is_number(); }
+bool has_number(const Accelerator& a, const char* key) { return a.json().contains(key) && a.json().at(key).is_number(); }
 
-double number_of(const Accelerator& a, const char* key) { return a.json.at(key).get<double>(); }
+double number_of(const Accelerator& a, const char* key) { return a.json().at(key).get<double>(); }
 
 // The row's CUDA occupancy limits, or an error on `hardware` saying why there are none.
 SmLimits sm_limits_of(const Accelerator& a) {
@@ -359,11 +359,11 @@ void add_hierarchy(std::vector<Calculator>& out) {
         number_field("matmul_fraction", "", "Share of the step spent in matmuls at the CUDA-core peak", 0.8, 0.0, 1.0)},
        [](const Inputs& in) -> json {
          const Accelerator& a = accelerator_of(in);
-         if (!a.json.contains("cuda_core_flops") || !a.json.at("cuda_core_flops").is_object())
+         if (!a.json().contains("cuda_core_flops") || !a.json().at("cuda_core_flops").is_object())
            throw InputError("hardware", "The hardware table separates tensor-core and CUDA-core rates only for NVIDIA "
                                             "GPUs; the " + a.name + " has no CUDA-core rates in it.");
          std::map<std::string, double> cuda;
-         for (const auto& item : a.json.at("cuda_core_flops").items()) cuda[item.key()] = item.value().get<double>();
+         for (const auto& item : a.json().at("cuda_core_flops").items()) cuda[item.key()] = item.value().get<double>();
          json formats = json::array();
          for (const auto& r : compute_units(cuda, a.peak_flops)) {
            formats.push_back({{"format", r.format},

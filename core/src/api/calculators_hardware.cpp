@@ -14,9 +14,9 @@ void add_hardware_calculators(std::vector<Calculator>& out) {
                  "SM limits, scale-up bandwidth, power, source.",
                  {id},
                  [](const Inputs& in) -> json {
-                   if (in.has("id")) return find_accelerator(in.str("id"))->json;
+                   if (in.has("id")) return find_accelerator(in.str("id"))->json();
                    json list = json::array();
-                   for (const auto& a : accelerators()) list.push_back(a.json);
+                   for (const auto& a : accelerators()) list.push_back(a.json());
                    return {{"accelerators", list}};
                  }});
 }

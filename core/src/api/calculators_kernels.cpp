@@ -111,7 +111,7 @@ std::pair<double, std::string> smem_limit_of(const Inputs& in) {
   const Accelerator* hw = hardware_of(in);
   if (!hw) throw InputError("hardware", "Give 'hardware' (an accelerator id) or 'smem_limit_bytes'.");
   for (const char* key : {"max_smem_per_block_bytes", "smem_per_sm_bytes"})
-    if (hw->json.contains(key) && hw->json.at(key).is_number()) return {hw->json.at(key).get<double>(), key};
+    if (hw->json().contains(key) && hw->json().at(key).is_number()) return {hw->json().at(key).get<double>(), key};
   throw InputError("hardware", hw->name + " has no shared-memory size in the hardware table; choose a GPU or give "
                                           "'smem_limit_bytes'.");
 }

@@ -25,8 +25,8 @@ Field optional(Field f) {
 // Per-direction bandwidth of the scale-up link (NVLink-class) of a GPU: the table quotes both
 // directions summed.
 double scaleup_per_direction(const Accelerator& hw) {
-  const auto it = hw.json.find("scaleup_bandwidth_Bps");
-  const double both = it != hw.json.end() && it->is_number() ? it->get<double>() : 0.0;
+  const auto it = hw.json().find("scaleup_bandwidth_Bps");
+  const double both = it != hw.json().end() && it->is_number() ? it->get<double>() : 0.0;
   if (!(both > 0))
     throw InputError("hardware", hw.name + " has no scale-up (NVLink-class) link in the hardware table; choose another "
                                            "accelerator or give 'link_bandwidth_Bps'.");

@@ -166,7 +166,7 @@ Exercise lse_merge(Rng& rng) {
 Exercise split_count(Rng& rng) {
   static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
-  const int sms = hw->json["sms"].get<int>();
+  const int sms = hw->json()["sms"].get<int>();
   const int batch = rng.pick(std::vector<int>{1, 2, 4});
   const int heads = rng.pick(std::vector<int>{4, 8, 16});
   const int ctx = rng.pick(std::vector<int>{32768, 65536, 131072});

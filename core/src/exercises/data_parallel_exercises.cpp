@@ -23,7 +23,7 @@ struct Gpu {
 Gpu pick_gpu(Rng& rng) {
   static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
-  return {hw, hw->name.substr(0, hw->name.find(" (")), round_sig(*hw->peak_for("bf16") / 1e12, 4), round_sig(hw->json["scaleup_bandwidth_Bps"].get<double>() / 2e9, 3)};
+  return {hw, hw->name.substr(0, hw->name.find(" (")), round_sig(*hw->peak_for("bf16") / 1e12, 4), round_sig(hw->json()["scaleup_bandwidth_Bps"].get<double>() / 2e9, 3)};
 }
 
 Exercise global_batch(Rng& rng) {

@@ -13,7 +13,7 @@ namespace mlsys::exercises {
 
 namespace {
 
-double field(const Accelerator& a, const char* key) { return a.json.at(key).get<double>(); }
+double field(const Accelerator& a, const char* key) { return a.json().at(key).get<double>(); }
 
 // The CUDA occupancy limits of a table row (the NVIDIA rows this file draws from have them all).
 SmLimits limits_of(const Accelerator& a) {
@@ -266,7 +266,7 @@ Exercise warps_to_hide(Rng& rng) {
 Exercise tensor_core_speedup(Rng& rng) {
   static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "b200"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
-  const double fp32_tf = round_sig(hw->json.at("cuda_core_flops").at("fp32").get<double>() / 1e12, 4);
+  const double fp32_tf = round_sig(hw->json().at("cuda_core_flops").at("fp32").get<double>() / 1e12, 4);
   const double bf16_tf = round_sig(*hw->peak_for("bf16") / 1e12, 4);
   const int step_ms = rng.pick(std::vector<int>{100, 150, 200, 250, 300, 400, 500});
   const int pct = rng.pick(std::vector<int>{50, 60, 70, 80, 90, 95});

@@ -180,8 +180,8 @@ Exercise smem_tile(Rng& rng) {
   static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "b200", "mi300x", "l4"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
   // What one block may allocate: the per-block maximum where the table has it, else per SM/CU.
-  const bool per_block = hw->json.contains("max_smem_per_block_bytes") && hw->json.at("max_smem_per_block_bytes").is_number();
-  const double smem = hw->json.at(per_block ? "max_smem_per_block_bytes" : "smem_per_sm_bytes").get<double>();
+  const bool per_block = hw->json().contains("max_smem_per_block_bytes") && hw->json().at("max_smem_per_block_bytes").is_number();
+  const double smem = hw->json().at(per_block ? "max_smem_per_block_bytes" : "smem_per_sm_bytes").get<double>();
   const std::string where = per_block               ? "of shared memory available to one block"
                             : hw->vendor == "AMD" ? "of local data share per compute unit, all usable by one block"
                                                   : "of shared memory per SM";

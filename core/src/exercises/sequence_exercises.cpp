@@ -48,7 +48,7 @@ Exercise ring_min_block(Rng& rng) {
   static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
   const double peak_tflops = round_sig(*hw->peak_for("bf16") / 1e12, 4);
-  const double link_gbps = round_sig(hw->json["scaleup_bandwidth_Bps"].get<double>() / 2 / 1e9, 4);
+  const double link_gbps = round_sig(hw->json()["scaleup_bandwidth_Bps"].get<double>() / 2 / 1e9, 4);
   const int heads = rng.pick(std::vector<int>{32, 64});
   const int group = rng.pick(std::vector<int>{1, 4, 8});
   const int kv_heads = heads / group;

@@ -43,6 +43,10 @@ export function wrapEngine(raw) {
       if (!schemas.has(name)) schemas.set(name, parse(raw.calcSchema(String(name))));
       return schemas.get(name);
     },
+    // [[id, name], ...] of the hardware table.
+    acceleratorNames() {
+      return JSON.parse(raw.acceleratorNames());
+    },
     exerciseIds() {
       return JSON.parse(raw.exerciseIds());
     },

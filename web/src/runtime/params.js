@@ -30,13 +30,10 @@ export function resolveParams(figure, engine) {
   });
 }
 
-// Accelerator id -> its full name, for readable select labels; asked of each engine once
-// (the whole table, about 30 KB of JSON, for a page whose figures may each need it).
+// Accelerator id -> its full name, for readable select labels; asked of each engine once.
 const hardwareNameCache = new WeakMap();
 function hardwareNames(engine) {
-  if (!hardwareNameCache.has(engine)) {
-    hardwareNameCache.set(engine, new Map(engine.calc('hardware', {}).accelerators.map((a) => [a.id, a.name])));
-  }
+  if (!hardwareNameCache.has(engine)) hardwareNameCache.set(engine, new Map(engine.acceleratorNames()));
   return hardwareNameCache.get(engine);
 }
 

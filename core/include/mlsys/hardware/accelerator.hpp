@@ -10,15 +10,19 @@
 
 namespace mlsys {
 
+// The columns most calculations read are compiled in (build-time data, no parse at startup);
+// json() gives the whole row, parsed from the stored table the first time any row asks.
 struct Accelerator {
   std::string id, name, vendor;
   std::map<std::string, double> peak_flops;  // format key (fp64 ... int8) -> FLOP/s (int8: op/s)
   double hbm_bytes = 0;                      // bytes
   double hbm_bandwidth_Bps = 0;              // bytes/s
-  nlohmann::json json;                       // the full row as stored, for the API
+  std::size_t row = 0;                       // index in the table
 
   // Peak FLOP/s for an API dtype; std::nullopt when the chip has no rate for it.
   std::optional<double> peak_for(const std::string& dtype) const;
+  // The full row as stored, for the API and the less common columns.
+  const nlohmann::json& json() const;
 };
 
 // All rows, in table order.
