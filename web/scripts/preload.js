@@ -6,7 +6,7 @@
 // build fills this from esbuild's metafile (build.mjs); layout.js writes the tags.
 import path from 'node:path';
 import { esc } from './markdown.js';
-import { enginePartFiles } from '../src/runtime/engine-files.js';
+import { figurePreloads } from '../src/runtime/figure-preloads.js';
 
 let assets = null;
 
@@ -30,16 +30,15 @@ export function setAssets(metafile, outdir, web, parts) {
   };
 }
 
-// The <link> tags for a page whose figure code to preload is `ids` (in page order).
+// The <link> tags for a page that preloads the code of its figure `ids[0]` (embed pages).
 export function preloadLinks(ids) {
   if (!assets) return '';
-  const modules = [...assets.mainChunks, ...(ids.length ? [assets.chart, assets.figures[ids[0]]] : [])].filter(Boolean);
-  const parts = [...new Set(ids.map((id) => assets.parts[id]).filter(Boolean))];
+  const figure = assets.parts[ids[0]] ? figurePreloads(assets.chart, assets.figures[ids[0]], assets.parts[ids[0]]) : [];
   return [
-    ...modules.map((href) => `<link rel="modulepreload" href="${href}">`),
-    ...parts.map((p) => `<link rel="modulepreload" href="${enginePartFiles(p).glue}">`),
-    // The same request as engine.js's fetch (cors mode, same-origin credentials), so it is reused.
-    ...parts.map((p) => `<link rel="preload" as="fetch" crossorigin href="${enginePartFiles(p).wasm}">`),
+    ...assets.mainChunks.map((href) => `<link rel="modulepreload" href="${href}">`),
+    ...figure.map(({ rel, href, as }) => (as
+      ? `<link rel="${rel}" as="${as}" crossorigin href="${href}">`
+      : `<link rel="${rel}" href="${href}">`)),
   ].join('\n  ');
 }
 

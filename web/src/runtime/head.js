@@ -12,7 +12,7 @@
 // rather than once the page script runs. data-figures (written by web/scripts/preload.js):
 // {figure id: [module URL, engine part]}; data-chart: the chart chunk's URL.
 import { decodeHash } from './params.js';
-import { enginePartFiles } from './engine-files.js';
+import { figurePreloads } from './figure-preloads.js';
 
 function preloadNamedFigure(script) {
   let figures;
@@ -24,19 +24,16 @@ function preloadNamedFigure(script) {
   const id = Object.keys(figures).find((f) => decodeHash(location.hash, f));
   if (!id) return;
   const [module, part] = figures[id];
-  const engine = enginePartFiles(part);
-  const link = (rel, href, as) => {
-    const l = document.createElement('link');
-    l.rel = rel;
-    l.href = href;
+  for (const { rel, href, as } of figurePreloads(script.dataset.chart, module, part)) {
+    const link = document.createElement('link');
+    link.rel = rel;
+    link.href = href;
     if (as) {
-      l.as = as;
-      l.crossOrigin = 'anonymous'; // the same request as engine.js's fetch, so it is reused
+      link.as = as;
+      link.crossOrigin = 'anonymous';
     }
-    document.head.append(l);
-  };
-  for (const href of [script.dataset.chart, module, engine.glue]) if (href) link('modulepreload', href);
-  link('preload', engine.wasm, 'fetch');
+    document.head.append(link);
+  }
 }
 
 if (document.currentScript) preloadNamedFigure(document.currentScript);

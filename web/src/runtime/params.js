@@ -22,19 +22,13 @@ export function resolveParams(figure, engine) {
     }
     const spec = { ...base, ...stripUndefined(p) };
     if (spec.type === 'select') {
-      const names = p.from?.[1] === 'hardware' ? hardwareNames(engine) : new Map();
+      // Accelerator ids are labelled with their full names.
+      const names = new Map(p.from?.[1] === 'hardware' ? engine.acceleratorNames() : []);
       spec.options = (p.options ?? base.options ?? [])
         .map((o) => (typeof o === 'string' ? { value: o, label: names.get(o) ?? o } : o));
     }
     return spec;
   });
-}
-
-// Accelerator id -> its full name, for readable select labels; asked of each engine once.
-const hardwareNameCache = new WeakMap();
-function hardwareNames(engine) {
-  if (!hardwareNameCache.has(engine)) hardwareNameCache.set(engine, new Map(engine.acceleratorNames()));
-  return hardwareNameCache.get(engine);
 }
 
 function stripUndefined(obj) {
