@@ -12,6 +12,7 @@ import { loadContent } from './content.js';
 import { engineParts, readParts } from './engine-parts.js';
 import { setAssets } from './preload.js';
 import { precompress } from './precompress.js';
+import { addCompileHints, hintedFiles } from './compile-hints.js';
 import { repoRoot, engineDir, siteDir } from './paths.js';
 
 const web = path.join(repoRoot, 'web');
@@ -53,6 +54,7 @@ const bundles = await esbuild.build({
   chunkNames: '[name]-[hash]', logLevel: 'warning', plugins: [enginePartsModule], metafile: true,
 });
 setAssets(bundles.metafile, path.join(out, 'assets/js'), web, partsMap);
+addCompileHints(hintedFiles(bundles.metafile, web, ['src/runtime/main.js', 'src/runtime/embed.js', 'src/runtime/chart.js']));
 // The head script is a classic script (it must hold the parser: head.js says why).
 await esbuild.build({
   entryPoints: [path.join(web, 'src/runtime/head.js')], outfile: path.join(out, 'assets/js/head.js'),
