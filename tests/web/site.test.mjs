@@ -188,6 +188,39 @@ test('head script: a URL naming a figure downloads its code and engine part with
   await context.close();
 });
 
+test('head script: a lesson opened at a figure lays out its other parts after that figure, then all of them, with the figure left in place', async () => {
+  const axMath = async (context, page) => {
+    const cdp = await context.newCDPSession(page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    return nodes.filter((n) => !n.ignored && n.role?.value === 'MathMLMath').length;
+  };
+  for (const [width, hash] of [[1280, '#batch-crossover:d=4096'], [390, '#roofline-plot:dtype=fp32']]) {
+    const { context, page, problems } = await openPage(browser, { width, height: 800 });
+    // Whether the other parts were still put off when the figure was first drawn.
+    await page.addInitScript(() => document.addEventListener('mlsys-figure-drawn', () => {
+      window.deferredAtDraw ??= document.documentElement.classList.contains('defer-parts');
+    }));
+    await page.goto(`${base}${LESSON}${hash}`);
+    await page.waitForFunction(() => window.deferredAtDraw !== undefined);
+    assert.equal(await page.evaluate(() => window.deferredAtDraw), true, `${hash}: parts put off until the figure is drawn`);
+    await page.waitForFunction(() => !document.documentElement.classList.contains('defer-parts'), null, { timeout: 10000 });
+    const parts = await page.$$eval('section.part', (ps) => ps.map((p) => p.classList.contains('laid-out')));
+    assert.ok(parts.length >= 6 && parts.every(Boolean), `every part laid out: ${parts}`);
+    const id = hash.slice(1).split(':')[0];
+    const top = await page.$eval(`mlsys-figure[data-id="${id}"]`, (f) => f.getBoundingClientRect().top);
+    assert.ok(Math.abs(top) <= 1, `${id} still at the top of the viewport: ${top}`);
+    assert.equal(await axMath(context, page), await page.$$eval('.katex', (k) => k.length), 'every formula in the accessibility tree');
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}${LESSON}`, { waitUntil: 'load' });
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => document.documentElement.classList.contains('defer-parts') || !!document.querySelector('.laid-out')), false, 'no figure named, nothing put off');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('mark as read feeds the progress line; a corrupted store resets cleanly', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/`);

@@ -61,6 +61,7 @@ class MlsysFigure extends HTMLElement {
       this.status.textContent = `This figure could not load: ${err.message}`;
       this.status.className = 'fig-error';
       this.dataset.state = 'failed';
+      this.dispatchEvent(new CustomEvent('mlsys-figure-failed', { bubbles: true }));
       return;
     }
     await nextTask();

@@ -11,10 +11,17 @@
 // #<figure-id>:<state>), it starts downloading that figure's code and engine part at once,
 // rather than once the page script runs. data-figures (written by web/scripts/preload.js):
 // {figure id: [module URL, engine part]}; data-chart: the chart chunk's URL.
+//
+// It also has the lesson's other parts laid out after that figure is drawn, not before:
+// the class `defer-parts` gives each <section class="part"> (lesson.11ty.js)
+// `content-visibility: auto` (site.css), so Chromium skips the style and layout of the
+// parts away from the viewport. Skipped parts are missing from Chromium's accessibility
+// tree, so this lasts only until the figure is drawn (or fails): then one part is laid out
+// per animation frame, and the class goes.
 import { decodeHash } from './params.js';
 import { figurePreloads } from './figure-preloads.js';
 
-function preloadNamedFigure(script) {
+function prepareNamedFigure(script) {
   let figures;
   try {
     figures = JSON.parse(script.dataset.figures ?? '{}');
@@ -23,6 +30,7 @@ function preloadNamedFigure(script) {
   }
   const id = Object.keys(figures).find((f) => decodeHash(location.hash, f));
   if (!id) return;
+  deferParts();
   const [module, part] = figures[id];
   for (const { rel, href, as } of figurePreloads(script.dataset.chart, module, part)) {
     const link = document.createElement('link');
@@ -36,4 +44,28 @@ function preloadNamedFigure(script) {
   }
 }
 
-if (document.currentScript) preloadNamedFigure(document.currentScript);
+function deferParts() {
+  const root = document.documentElement;
+  root.classList.add('defer-parts');
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    const parts = [...document.querySelectorAll('.defer-parts section.part')];
+    const next = () => {
+      const part = parts.shift();
+      if (!part) root.classList.remove('defer-parts');
+      else {
+        part.classList.add('laid-out');
+        requestAnimationFrame(next);
+      }
+    };
+    requestAnimationFrame(next);
+  };
+  document.addEventListener('mlsys-figure-drawn', release, { once: true });
+  document.addEventListener('mlsys-figure-failed', release, { once: true });
+  // If the figure never reports (its code could not load): after the page has loaded.
+  addEventListener('load', () => setTimeout(release, 2000), { once: true });
+}
+
+if (document.currentScript) prepareNamedFigure(document.currentScript);

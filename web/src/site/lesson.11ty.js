@@ -17,6 +17,14 @@ function prerequisites(lesson, modules) {
   return items.length ? `<p class="prereq"><strong>Before this lesson:</strong> ${items.join(' · ')}</p>` : '';
 }
 
+// The lesson's text in one <section class="part"> per h2 (and one for what comes before the
+// first): a page opened at one of its figures lays out the other parts after that figure is
+// drawn (web/src/runtime/head.js).
+function parts(html) {
+  return html.split(/(?=<h2[\s>])/).filter((part) => part.trim())
+    .map((part) => `<section class="part">\n${part.trim()}\n</section>`).join('\n');
+}
+
 export function render({ lesson, course }) {
   const track = lesson.track ? `Track ${String(lesson.track).padStart(2, '0')} · ` : '';
   const refs = lesson.references.map((r) => `<li>${r.url ? `<a href="${esc(r.url)}">${esc(r.text)}</a>` : esc(r.text)}</li>`).join('\n');
@@ -26,7 +34,7 @@ export function render({ lesson, course }) {
   <h1>${esc(lesson.title)}</h1>
   <p class="meta">${lesson.minutes} min · ${lesson.figures.length} figures · ${esc(lesson.level)}</p>
   ${prerequisites(lesson, course.modules)}
-${lesson.html}
+${parts(lesson.html)}
   <section class="takeaways" aria-labelledby="takeaways">
     <h2 id="takeaways">Key takeaways</h2>
     <ul>${takeaways}</ul>
