@@ -221,6 +221,36 @@ test('head script: a lesson opened at a figure lays out its other parts after th
   await context.close();
 });
 
+test('warm-up: a figure redraws itself in idle time after its first draw, and nothing a reader sees changes', async () => {
+  const { context, page, problems } = await openPage(browser);
+  // Chart.js clears the canvas each time it draws a chart. Counted from the figure's first draw.
+  await page.addInitScript(() => {
+    window.canvasClears = 0;
+    const clear = CanvasRenderingContext2D.prototype.clearRect;
+    CanvasRenderingContext2D.prototype.clearRect = function (...args) {
+      window.canvasClears += 1;
+      return clear.apply(this, args);
+    };
+    document.addEventListener('mlsys-figure-drawn', () => { window.clearsAtFirstDraw ??= window.canvasClears; });
+  });
+  await page.goto(`${base}/embed/roofline-plot/#roofline-plot:dtype=fp99`);
+  await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.state === 'drawn');
+  const seen = () => page.$eval('mlsys-figure', (f) => ({
+    draws: f.dataset.draws, message: f.querySelector('.fig-message').textContent,
+    table: f.querySelector('.sr-only table').textContent, clears: window.canvasClears,
+  }));
+  const first = await seen();
+  assert.equal(first.draws, '1');
+  assert.match(first.message, /not one of the choices/);
+  await page.waitForFunction(() => window.canvasClears >= window.clearsAtFirstDraw + 3, null, { timeout: 10000 });
+  await page.waitForTimeout(500);
+  const later = await seen();
+  assert.equal(later.clears, await page.evaluate(() => window.clearsAtFirstDraw + 3), 'three redraws in idle time, no more');
+  assert.deepEqual({ ...later, clears: 0 }, { ...first, clears: 0 }, 'same draw count, message and table');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('mark as read feeds the progress line; a corrupted store resets cleanly', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/`);

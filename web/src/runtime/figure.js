@@ -84,6 +84,7 @@ class MlsysFigure extends HTMLElement {
     this.build();
     this.render(outside.join(' '));
     if (fromHash) this.scrollIntoView({ block: 'start' });
+    this.warmUp(3);
     window.addEventListener('hashchange', () => {
       const state = decodeHash(location.hash, this.id_);
       if (!state) return;
@@ -93,6 +94,20 @@ class MlsysFigure extends HTMLElement {
       this.render(r.errors.join(' '));
     });
     window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.render());
+  }
+
+  // A reader's first control changes run code V8 has not yet optimized: the chart library's
+  // update path, the figure's data and draw, the engine's calculators. Those redraws took two
+  // to four times as long as later ones. So, in idle time after the first draw, the figure is
+  // redrawn a few times with the same settings (nothing on screen changes).
+  warmUp(times) {
+    if (times <= 0) return;
+    const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 100));
+    idle(() => {
+      if (!this.isConnected) return;
+      this.render('', true);
+      this.warmUp(times - 1);
+    });
   }
 
   build() {
@@ -139,7 +154,7 @@ class MlsysFigure extends HTMLElement {
     this.message.hidden = !text;
   }
 
-  render(note = '') {
+  render(note = '', warm = false) {
     const t0 = performance.now();
     let data, config;
     const { Chart, applyThemeDefaults } = this.charts;
@@ -149,14 +164,17 @@ class MlsysFigure extends HTMLElement {
       applyThemeDefaults(theme, this.clientWidth);
       config = this.figure.draw(data, theme);
     } catch (err) {
+      if (warm) return;
       const key = this.specs.some((s) => s.key === err.field) ? err.field : null;
       this.controls.setInvalid(key);
       this.showMessage(`${err.message ?? err} The figure still shows the last accepted settings.`);
       this.dataset.rejected = String(Number(this.dataset.rejected ?? 0) + 1);
       return;
     }
-    this.controls.setInvalid(null);
-    this.showMessage(note);
+    if (!warm) {
+      this.controls.setInvalid(null);
+      this.showMessage(note);
+    }
     this.data = data;
     if (this.chart && this.chart.config.type === config.type) {
       this.chart.data = config.data;
@@ -167,6 +185,7 @@ class MlsysFigure extends HTMLElement {
       this.chart = new Chart(this.canvas, config);
     }
     this.fillTable(data.table);
+    if (warm) return;
     this.dataset.renderMs = (performance.now() - t0).toFixed(2);
     this.dataset.draws = String(Number(this.dataset.draws ?? 0) + 1);
     this.dataset.state = 'drawn';
