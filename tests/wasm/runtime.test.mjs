@@ -7,15 +7,51 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { wrapEngine, EngineError } from '../../web/src/runtime/engine-api.js';
 import { resolveParams, defaults, applyState, encodeState, decodeHash } from '../../web/src/runtime/params.js';
 import { readProgress } from '../../web/src/runtime/progress.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
 import { formatQuantity, formatFixed } from '../../web/src/runtime/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { engine } = await loadNodeEngine();
+const rawEngine = await loadNodeEngine();
+const { engine } = rawEngine;
 const figure = (await figureLoaders['roofline-plot']()).default;
 const specs = resolveParams(figure, engine);
+
+test('calculator outputs are kept: a repeated call reaches the engine once and returns a new object', () => {
+  const { raw } = rawEngine;
+  const calls = [];
+  const counting = { ...raw, calc: (name, text) => { calls.push(name); return raw.calc(name, text); } };
+  const wrapped = wrapEngine(counting);
+  const input = { m: 4096, n: 4096, k: 4096, dtype: 'bf16' };
+  const first = wrapped.calc('matmul', input);
+  first.intensity = -1; // a caller may change what it gets
+  const again = wrapped.calc('matmul', { ...input });
+  assert.deepEqual(again, engine.calc('matmul', input));
+  assert.notEqual(again.intensity, -1);
+  assert.deepEqual(calls, ['matmul']);
+  wrapped.calc('matmul', { ...input, dtype: 'fp32' });
+  assert.deepEqual(calls, ['matmul', 'matmul'], 'another input is computed');
+  // A rejected input throws the same error each time.
+  for (let i = 0; i < 2; i += 1) {
+    assert.throws(() => wrapped.calc('matmul', { ...input, m: -1 }), (e) => e instanceof EngineError && e.field === 'm');
+  }
+  assert.equal(calls.length, 3);
+});
+
+test('the kept outputs stay within their size: the oldest go first', () => {
+  const calls = [];
+  const fake = { calc: (name, text) => { calls.push(text); return JSON.stringify({ echo: text, pad: 'x'.repeat(100) }); } };
+  const wrapped = wrapEngine(fake, 1000); // room for about six outputs
+  for (let i = 0; i < 10; i += 1) wrapped.calc('echo', { i });
+  wrapped.calc('echo', { i: 9 });
+  assert.equal(calls.length, 10, 'the newest is kept');
+  wrapped.calc('echo', { i: 0 });
+  assert.equal(calls.length, 11, 'the oldest was dropped');
+  assert.deepEqual(wrapped.calc('echo', { i: 0 }), { echo: '{"i":0}', pad: 'x'.repeat(100) });
+  assert.equal(calls.length, 11);
+});
 
 test('params built from the engine schema', () => {
   const hw = specs.find((s) => s.key === 'hardware');

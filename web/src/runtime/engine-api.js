@@ -17,8 +17,35 @@ function parse(text) {
   return value;
 }
 
-export function wrapEngine(raw) {
+// Calculators are pure: the same name and input always give the same output (kernels run on
+// seeded inputs). A figure's redraw repeats most of its calls (a control change touches few
+// of them), so each engine keeps the outputs of its recent calls, as text, up to about
+// CACHE_CHARS characters, and drops the oldest first. A repeated call parses the kept text:
+// the caller gets a new object each time, and a rejected input throws the same error again.
+export const CACHE_CHARS = 4_000_000;
+
+function outputCache(limit) {
+  const texts = new Map();
+  let chars = 0;
+  return (key, compute) => {
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = compute();
+      texts.set(key, text);
+      chars += key.length + text.length;
+      for (const [old, value] of texts) {
+        if (chars <= limit) break;
+        texts.delete(old);
+        chars -= old.length + value.length;
+      }
+    }
+    return text;
+  };
+}
+
+export function wrapEngine(raw, cacheChars = CACHE_CHARS) {
   const schemas = new Map();
+  const cached = outputCache(cacheChars);
   return {
     calc(name, input = {}) {
       let text;
@@ -34,7 +61,9 @@ export function wrapEngine(raw) {
         if (err instanceof EngineError) throw err;
         throw new EngineError('', 'The input cannot be written as JSON.');
       }
-      return parse(raw.calc(String(name), text ?? 'null'));
+      const calcName = String(name);
+      text ??= 'null';
+      return parse(cached(`${calcName}\u0000${text}`, () => raw.calc(calcName, text)));
     },
     list() {
       return JSON.parse(raw.calcNames());
