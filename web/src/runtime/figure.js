@@ -99,7 +99,9 @@ class MlsysFigure extends HTMLElement {
   // A reader's first control changes run code V8 has not yet optimized: the chart library's
   // update path, the figure's data and draw, the engine's calculators. Those redraws took two
   // to four times as long as later ones. So, in idle time after the first draw, the figure is
-  // redrawn a few times with the same settings (nothing on screen changes).
+  // redrawn a few times with the same settings (nothing on screen changes). Its engine calls
+  // then come from the engine's kept outputs (engine-api.js): this warms the chart and the
+  // figure's own code.
   warmUp(times) {
     if (times <= 0) return;
     const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 100));
