@@ -9,22 +9,18 @@
 // embed page (paired medians of 9-15 interleaved cold loads each): the first chart took
 // 19-51 ms less, and a figure's start to its first draw 19-58 ms less.
 import fs from 'node:fs';
-import path from 'node:path';
+import { bundleOf, staticImports } from './preload.js';
 
 export const HINT = '//# allFunctionsCalledOnLoad\n';
 
 // The files to hint, from esbuild's metafile: the entry points `entries` (paths under `web`)
 // and the chunks they import statically.
 export function hintedFiles(metafile, web, entries) {
-  const outputs = Object.entries(metafile.outputs);
-  const files = new Set();
-  for (const entry of entries) {
-    const found = outputs.find(([, o]) => o.entryPoint && path.resolve(o.entryPoint) === path.resolve(web, entry));
+  return [...new Set(entries.flatMap((entry) => {
+    const found = bundleOf(metafile, web, entry);
     if (!found) throw new Error(`compile hints: no bundle for ${entry}`);
-    files.add(found[0]);
-    for (const i of found[1].imports) if (i.kind === 'import-statement') files.add(i.path);
-  }
-  return [...files];
+    return [found[0], ...staticImports(found[1])];
+  }))];
 }
 
 export function addCompileHints(files) {

@@ -10,11 +10,18 @@ import { figurePreloads } from '../src/runtime/figure-preloads.js';
 
 let assets = null;
 
+// esbuild's output for the entry point `entry` (a path under `web`): [file, output], or
+// undefined. staticImports(output): the files it imports statically (its chunks).
+export function bundleOf(metafile, web, entry) {
+  return Object.entries(metafile.outputs)
+    .find(([, o]) => o.entryPoint && path.resolve(o.entryPoint) === path.resolve(web, entry));
+}
+export const staticImports = (output) => output.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path);
+
 // metafile: esbuild's, outdir: where the bundles went; parts: {figures: {id: part}}.
 export function setAssets(metafile, outdir, web, parts) {
   const url = (file) => `/assets/js/${path.relative(outdir, path.resolve(file)).split(path.sep).join('/')}`;
-  const outputs = Object.entries(metafile.outputs);
-  const byEntry = (entry) => outputs.find(([, o]) => o.entryPoint && path.resolve(o.entryPoint) === path.resolve(web, entry));
+  const byEntry = (entry) => bundleOf(metafile, web, entry);
   const main = byEntry('src/runtime/main.js');
   const chart = byEntry('src/runtime/chart.js');
   const figures = {};
@@ -23,7 +30,7 @@ export function setAssets(metafile, outdir, web, parts) {
     if (out) figures[id] = url(out[0]);
   }
   assets = {
-    mainChunks: main[1].imports.filter((i) => i.kind === 'import-statement').map((i) => url(i.path)),
+    mainChunks: staticImports(main[1]).map(url),
     chart: chart ? url(chart[0]) : null,
     figures,
     parts: parts.figures,
