@@ -138,6 +138,24 @@ test('flash-tiling-causal: square tiles skip T(T−1)/2 above the diagonal', () 
   for (let k = 1; k < order.length; k++) assert.ok(order[k].j >= order[k - 1].j);
 });
 
+test('flash-tiling-causal: the data table has one row per K/V block, and its counts add up to the map', () => {
+  const d = run(tiling); // T = 16 square tiles, causal: column j computes Q blocks j..15, skips 0..j-1
+  assert.equal(d.table.rows.length, 16);
+  d.table.rows.forEach(([j, keys, computed, diagonal, skipped], k) => {
+    assert.equal(j, k);
+    assert.equal(keys, `${16 * k}–${16 * k + 15}`);
+    assert.equal(computed, k === 15 ? '15' : `${k}–15`);
+    assert.equal(diagonal, String(k));
+    assert.equal(skipped, k === 0 ? 'none' : k === 1 ? '0' : `0–${k - 1}`);
+  });
+  assert.equal(d.table.rows.reduce((a, r) => a + r[6], 0), d.done);
+  assert.equal(d.table.rows.filter((r) => r[7] !== '').length, 1);
+  assert.equal(d.table.rows.find((r) => r[7] !== '')[7], `Q block ${d.current.i}`);
+  const wide = run(tiling, { head_dim: 64, causal: false, progress: 100 }); // 32 × 32 tiles
+  assert.equal(wide.table.rows.length, 32);
+  assert.deepEqual(wide.table.rows.at(-1).slice(2, 8), ['0–31', 'none', 'none', '993–1024', 32, 'Q block 31']);
+});
+
 test('flash-tiling-causal: too many tiles is an error on the SRAM control', () => {
   assert.throws(() => run(tiling, { seq: 1024, sram_bytes: 1024, head_dim: 8 }), isEngineError('sram_bytes'));
 });

@@ -72,8 +72,9 @@ for (const lesson of LESSONS) test(`${lesson}: every figure draws, and a control
     await changeFirstControl(page, fig);
     await page.waitForFunction(([el, n]) => Number(el.dataset.draws) > n, [fig, draws]);
     assert.notEqual(await canvasImage(fig), before, `${id} did not change after a control change`);
-    // The screen-reader table holds the redrawn data (its cells are updated in place when the
-    // table keeps its shape), and the caption is there.
+    // The screen-reader table, filled in idle time after the drawing, holds the redrawn data
+    // (its cells are updated in place when the table keeps its shape), and the caption is there.
+    await page.waitForFunction((el) => el.dataset.tableDraws === el.dataset.draws, fig);
     assert.ok(await fig.$$eval('.sr-only table tr', (rs) => rs.length) > 1, `${id} has no data table`);
     const [shown, expected] = await fig.evaluate((el) => [
       [...el.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
@@ -234,7 +235,7 @@ test('warm-up: a figure redraws itself in idle time after its first draw, and no
     document.addEventListener('mlsys-figure-drawn', () => { window.clearsAtFirstDraw ??= window.canvasClears; });
   });
   await page.goto(`${base}/embed/roofline-plot/#roofline-plot:dtype=fp99`);
-  await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.state === 'drawn');
+  await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.tableDraws === '1');
   const seen = () => page.$eval('mlsys-figure', (f) => ({
     draws: f.dataset.draws, message: f.querySelector('.fig-message').textContent,
     table: f.querySelector('.sr-only table').textContent, clears: window.canvasClears,
@@ -247,6 +248,37 @@ test('warm-up: a figure redraws itself in idle time after its first draw, and no
   const later = await seen();
   assert.equal(later.clears, await page.evaluate(() => window.clearsAtFirstDraw + 3), 'three redraws in idle time, no more');
   assert.deepEqual({ ...later, clears: 0 }, { ...first, clears: 0 }, 'same draw count, message and table');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('screen-reader table: filled after the frame that shows a drawing, once for redraws that come faster', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/embed/roofline-plot/`);
+  await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.tableDraws === '1');
+  const result = await page.evaluate(async () => {
+    const f = document.querySelector('mlsys-figure');
+    const select = f.querySelector('select');
+    const fills = [];
+    const fill = f.fillTable;
+    f.fillTable = function (table) { fills.push(f.dataset.draws); return fill.call(this, table); };
+    let atDraw;
+    f.addEventListener('mlsys-figure-drawn', () => { atDraw = f.dataset.tableDraws; });
+    // Three control changes in one task: three drawings, one table fill with the last one's data.
+    for (const o of [...select.options].slice(1, 4)) {
+      select.value = o.value;
+      select.dispatchEvent(new Event('change'));
+    }
+    const draws = f.dataset.draws;
+    await new Promise((resolve) => { const wait = () => (f.dataset.tableDraws === draws ? resolve() : setTimeout(wait, 20)); wait(); });
+    const shown = [...f.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent));
+    const text = (v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v));
+    return { draws, atDraw, fills, same: JSON.stringify(shown) === JSON.stringify(f.data.table.rows.map((r) => r.map(text))) };
+  });
+  assert.equal(result.draws, '4');
+  assert.equal(result.atDraw, '1', 'the table was not yet refilled when the drawing was shown');
+  assert.deepEqual(result.fills, ['4'], 'one fill, with the latest drawing');
+  assert.ok(result.same, 'the table shows the latest drawing\'s data');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -77,6 +77,17 @@ for (const id of Object.keys(figureLoaders)) {
   try {
     await page.goto(`${url}/embed/${id}/`);
     await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.state === 'drawn');
+    // The style and layout a drawing leaves for the frame that shows it, forced and timed at
+    // the start of that frame (the screen-reader table is filled after it, in idle time).
+    await page.evaluate(() => {
+      const f = document.querySelector('mlsys-figure');
+      f.addEventListener('mlsys-figure-drawn', () => requestAnimationFrame(() => {
+        const t = performance.now();
+        document.documentElement.getBoundingClientRect();
+        f.dataset.benchFrameMs = (performance.now() - t).toFixed(2);
+        f.dataset.benchFrames = f.dataset.draws;
+      }));
+    });
     await page.waitForTimeout(1000);
     const samples = [];
     const select = page.locator('mlsys-figure select').first();
@@ -92,8 +103,8 @@ for (const id of Object.keys(figureLoaders)) {
         await slider.focus();
         await page.keyboard.press(i % 2 ? 'ArrowLeft' : 'ArrowRight');
       }
-      await page.waitForFunction((n) => Number(document.querySelector('mlsys-figure').dataset.draws) > n, draws, { timeout: 5000 });
-      samples.push(await page.$eval('mlsys-figure', (f) => Number(f.dataset.renderMs)));
+      await page.waitForFunction((n) => Number(document.querySelector('mlsys-figure').dataset.benchFrames) > n, draws, { timeout: 5000 });
+      samples.push(await page.$eval('mlsys-figure', (f) => Number(f.dataset.renderMs) + Number(f.dataset.benchFrameMs)));
     }
     out(`| ${id} | ${ms(median(samples))} | ${ms(p95(samples))} | ${budget} |`);
   } catch {

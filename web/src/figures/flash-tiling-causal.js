@@ -6,6 +6,14 @@
 import { EngineError } from '../runtime/engine-api.js';
 import { formatSI } from '../runtime/format.js';
 
+// Block indices as text: "3–15" for a run, "none" for an empty list.
+function span(ids) {
+  if (ids.length === 0) return 'none';
+  const run = ids.every((x, k) => k === 0 || x === ids[k - 1] + 1);
+  if (!run) return ids.join(', ');
+  return ids.length === 1 ? String(ids[0]) : `${ids[0]}–${ids[ids.length - 1]}`;
+}
+
 export default {
   id: 'flash-tiling-causal',
   simulation: true, // executes kernels: redraw budget 50 ms
@@ -35,10 +43,23 @@ export default {
       state: t.status === 'skipped' ? 'skipped' : t.order < done - 1 ? 'done' : t.order === done - 1 ? 'current' : 'pending',
     }));
     const current = tiles.find((t) => t.state === 'current') ?? null;
+    // One row per K/V block (a column of the map, one pass of the outer loop): which Q blocks
+    // it computes, masks in part or skips, and where the loop stands in it.
     const table = {
-      columns: ['Loop order', 'K/V block j', 'Q block i', 'Keys', 'Queries', 'Status', 'State at this progress'],
-      rows: tiles.map((t) => [t.order >= 0 ? t.order + 1 : 'skipped', t.j, t.i, `${t.col0}–${t.col0 + t.cols - 1}`,
-        `${t.row0}–${t.row0 + t.rows - 1}`, t.status, t.state]),
+      columns: ['K/V block j', 'Keys', 'Q blocks computed', 'Of them on the diagonal (partly masked)',
+        'Q blocks skipped', 'Loop order of its tiles', 'Tiles done at this progress', 'Current tile'],
+      rows: Array.from({ length: r.col_blocks }, (_, j) => {
+        const column = tiles.filter((t) => t.j === j);
+        const computed = column.filter((t) => t.status !== 'skipped');
+        const is = (list) => span(list.map((t) => t.i));
+        const keys = `${column[0].col0}–${column[0].col0 + column[0].cols - 1}`;
+        const order = span(computed.map((t) => t.order + 1));
+        const current = computed.find((t) => t.state === 'current');
+        return [j, keys, is(computed), is(column.filter((t) => t.status === 'diagonal')),
+          is(column.filter((t) => t.status === 'skipped')), order,
+          computed.filter((t) => t.state === 'done' || t.state === 'current').length,
+          current ? `Q block ${current.i}` : ''];
+      }),
     };
     return {
       seq: p.seq, causal: p.causal, tiles, current, done, computed, skipped: r.tiles_skipped,

@@ -186,10 +186,10 @@ class MlsysFigure extends HTMLElement {
       this.chart?.destroy();
       this.chart = new Chart(this.canvas, config);
     }
-    this.fillTable(data.table);
     if (warm) return;
     this.dataset.renderMs = (performance.now() - t0).toFixed(2);
     this.dataset.draws = String(Number(this.dataset.draws ?? 0) + 1);
+    this.queueTable(data.table);
     this.dataset.state = 'drawn';
     if (!firstDrawMarked) {
       firstDrawMarked = true;
@@ -198,8 +198,26 @@ class MlsysFigure extends HTMLElement {
     this.dispatchEvent(new CustomEvent('mlsys-figure-drawn', { bubbles: true }));
   }
 
-  // The screen-reader table. A redraw usually changes values, not the table's shape: then only
-  // the cells whose text changed are rewritten (no new elements to style and lay out).
+  // The screen-reader table is not seen, so it is filled after the frame that shows the new
+  // drawing, in idle time (at most 250 ms later), and only with the latest drawing's data when
+  // redraws come faster. Its layout (hundreds of cells) then never delays that frame.
+  // data-table-draws: the draw whose data the table shows.
+  queueTable(table) {
+    const draw = this.dataset.draws;
+    const queued = this.queuedTable;
+    this.queuedTable = { table, draw };
+    if (queued) return;
+    const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
+    requestAnimationFrame(() => idle(() => {
+      const latest = this.queuedTable;
+      this.queuedTable = null;
+      this.fillTable(latest.table);
+      this.dataset.tableDraws = latest.draw;
+    }, { timeout: 250 }));
+  }
+
+  // A redraw usually changes values, not the table's shape: then only the cells whose text
+  // changed are rewritten (no new elements to style and lay out).
   fillTable(table) {
     const shape = [table.columns.join('\u0000'), ...table.rows.map((r) => r.length)].join('|');
     if (this.tableShape === shape) {
