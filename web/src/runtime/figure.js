@@ -200,7 +200,7 @@ class MlsysFigure extends HTMLElement {
 
   // The screen-reader table is not seen, so it is filled after the frame that shows the new
   // drawing, in idle time (at most 250 ms later), and only with the latest drawing's data when
-  // redraws come faster. Its layout (hundreds of cells) then never delays that frame.
+  // redraws come faster: the layout of its cells (hundreds) is not part of that frame.
   // data-table-draws: the draw whose data the table shows.
   queueTable(table) {
     const draw = this.dataset.draws;
