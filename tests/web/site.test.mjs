@@ -46,6 +46,12 @@ async function changeFirstControl(page, fig) {
   await page.keyboard.press(atMax ? 'ArrowLeft' : 'ArrowRight');
 }
 
+// The rows of a figure's screen-reader table, and its data's rows as the table writes them.
+const tableRows = (fig) => fig.evaluate((el) => [
+  [...el.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
+  el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v)))),
+]);
+
 test('home page: outline, published lesson, progress line, no errors', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/`);
@@ -76,10 +82,7 @@ for (const lesson of LESSONS) test(`${lesson}: every figure draws, and a control
     // (its cells are updated in place when the table keeps its shape), and the caption is there.
     await page.waitForFunction((el) => el.dataset.tableDraws === el.dataset.draws, fig);
     assert.ok(await fig.$$eval('.sr-only table tr', (rs) => rs.length) > 1, `${id} has no data table`);
-    const [shown, expected] = await fig.evaluate((el) => [
-      [...el.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
-      el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v)))),
-    ]);
+    const [shown, expected] = await tableRows(fig);
     assert.deepEqual(shown, expected, `${id}: the data table does not show the redrawn data`);
     assert.ok((await fig.$eval('.fig-caption', (c) => c.textContent)).length > 40);
   }
@@ -256,12 +259,12 @@ test('screen-reader table: filled after the frame that shows a drawing, once for
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/embed/roofline-plot/`);
   await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.tableDraws === '1');
-  const result = await page.evaluate(async () => {
+  const result = await page.evaluate(() => {
     const f = document.querySelector('mlsys-figure');
     const select = f.querySelector('select');
-    const fills = [];
+    window.fills = [];
     const fill = f.fillTable;
-    f.fillTable = function (table) { fills.push(f.dataset.draws); return fill.call(this, table); };
+    f.fillTable = function (table) { window.fills.push(f.dataset.draws); return fill.call(this, table); };
     let atDraw;
     f.addEventListener('mlsys-figure-drawn', () => { atDraw = f.dataset.tableDraws; });
     // Three control changes in one task: three drawings, one table fill with the last one's data.
@@ -269,16 +272,14 @@ test('screen-reader table: filled after the frame that shows a drawing, once for
       select.value = o.value;
       select.dispatchEvent(new Event('change'));
     }
-    const draws = f.dataset.draws;
-    await new Promise((resolve) => { const wait = () => (f.dataset.tableDraws === draws ? resolve() : setTimeout(wait, 20)); wait(); });
-    const shown = [...f.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent));
-    const text = (v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v));
-    return { draws, atDraw, fills, same: JSON.stringify(shown) === JSON.stringify(f.data.table.rows.map((r) => r.map(text))) };
+    return { draws: f.dataset.draws, atDraw };
   });
+  await page.waitForFunction((n) => document.querySelector('mlsys-figure').dataset.tableDraws === n, result.draws);
   assert.equal(result.draws, '4');
   assert.equal(result.atDraw, '1', 'the table was not yet refilled when the drawing was shown');
-  assert.deepEqual(result.fills, ['4'], 'one fill, with the latest drawing');
-  assert.ok(result.same, 'the table shows the latest drawing\'s data');
+  assert.deepEqual(await page.evaluate(() => window.fills), ['4'], 'one fill, with the latest drawing');
+  const [shown, expected] = await tableRows(await page.$('mlsys-figure'));
+  assert.deepEqual(shown, expected, 'the table shows the latest drawing\'s data');
   assert.deepEqual(problems, []);
   await context.close();
 });

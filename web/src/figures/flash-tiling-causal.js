@@ -43,26 +43,26 @@ export default {
       state: t.status === 'skipped' ? 'skipped' : t.order < done - 1 ? 'done' : t.order === done - 1 ? 'current' : 'pending',
     }));
     const current = tiles.find((t) => t.state === 'current') ?? null;
-    // One row per K/V block (a column of the map, one pass of the outer loop): which Q blocks
-    // it computes, masks in part or skips, and where the loop stands in it.
+    // The tiles of each K/V block (a column of the map, one pass of the outer loop), for the
+    // chart's datasets and the table's rows: which Q blocks it computes, masks in part or
+    // skips, and where the loop stands in it.
+    const columns = Array.from({ length: r.col_blocks }, () => []);
+    for (const t of tiles) columns[t.j].push(t);
     const table = {
       columns: ['K/V block j', 'Keys', 'Q blocks computed', 'Of them on the diagonal (partly masked)',
         'Q blocks skipped', 'Loop order of its tiles', 'Tiles done at this progress', 'Current tile'],
-      rows: Array.from({ length: r.col_blocks }, (_, j) => {
-        const column = tiles.filter((t) => t.j === j);
-        const computed = column.filter((t) => t.status !== 'skipped');
+      rows: columns.map((column, j) => {
+        const visited = column.filter((t) => t.status !== 'skipped');
         const is = (list) => span(list.map((t) => t.i));
-        const keys = `${column[0].col0}–${column[0].col0 + column[0].cols - 1}`;
-        const order = span(computed.map((t) => t.order + 1));
-        const current = computed.find((t) => t.state === 'current');
-        return [j, keys, is(computed), is(column.filter((t) => t.status === 'diagonal')),
-          is(column.filter((t) => t.status === 'skipped')), order,
-          computed.filter((t) => t.state === 'done' || t.state === 'current').length,
-          current ? `Q block ${current.i}` : ''];
+        const here = visited.find((t) => t.state === 'current');
+        return [j, `${column[0].col0}–${column[0].col0 + column[0].cols - 1}`, is(visited),
+          is(column.filter((t) => t.status === 'diagonal')), is(column.filter((t) => t.status === 'skipped')),
+          span(visited.map((t) => t.order + 1)), visited.filter((t) => t.state === 'done' || t.state === 'current').length,
+          here ? `Q block ${here.i}` : ''];
       }),
     };
     return {
-      seq: p.seq, causal: p.causal, tiles, current, done, computed, skipped: r.tiles_skipped,
+      seq: p.seq, causal: p.causal, tiles, columns, current, done, computed, skipped: r.tiles_skipped,
       block_rows: r.block_rows, block_cols: r.block_cols, row_blocks: r.row_blocks, col_blocks: r.col_blocks,
       flash_bytes: r.flash_hbm_bytes, executed: r.executed, error: r.max_abs_error ?? null, table,
     };
@@ -75,8 +75,8 @@ export default {
     const border = { done: theme.palette[0], current: theme.text, pending: theme.palette[0] };
     const width = { done: 1, current: 3, pending: 1 };
     const datasets = [];
-    for (let j = 0; j < data.col_blocks; j++) {
-      const column = data.tiles.filter((t) => t.j === j && t.state !== 'skipped');
+    data.columns.forEach((tiles, j) => {
+      const column = tiles.filter((t) => t.state !== 'skipped');
       datasets.push({
         type: 'bar', label: `K/V block ${j}`, legend: false, grouped: false,
         data: column.map((t) => ({ x: [t.col0, t.col0 + t.cols], y: t.row0 + t.rows / 2, t })),
@@ -84,7 +84,7 @@ export default {
         borderWidth: column.map((t) => width[t.state]), borderSkipped: false,
         barPercentage: 0.92, categoryPercentage: 1,
       });
-    }
+    });
     const key = (label, color, edge, w) => ({
       type: 'bar', label, legend: true, data: [], backgroundColor: color, borderColor: edge, borderWidth: w,
     });

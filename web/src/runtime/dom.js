@@ -38,6 +38,13 @@ export function whenNear(el, fn, margin = '300px') {
   io.observe(el);
 }
 
+// Calls `fn` in the browser's next idle period, or after `timeout` ms at the latest (a short
+// delay where requestIdleCallback is missing).
+export function whenIdle(fn, timeout) {
+  if (window.requestIdleCallback) window.requestIdleCallback(fn, { timeout });
+  else setTimeout(fn, 50);
+}
+
 export function download(filename, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const a = h('a', { href: url, download: filename });

@@ -4,7 +4,7 @@
 // input shows a message inside the figure and keeps the last good drawing.
 import { loadEngine, partFor } from './engine.js';
 import { figureLoaders } from '../figures/index.js';
-import { h, uid, whenNear, download } from './dom.js';
+import { h, uid, whenNear, whenIdle, download } from './dom.js';
 import { resolveParams, defaults, applyState, encodeState, decodeHash } from './params.js';
 import { buildControls } from './controls.js';
 import { readTheme } from './theme.js';
@@ -104,8 +104,7 @@ class MlsysFigure extends HTMLElement {
   // figure's own code.
   warmUp(times) {
     if (times <= 0) return;
-    const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 100));
-    idle(() => {
+    whenIdle(() => {
       if (!this.isConnected) return;
       this.render('', true);
       this.warmUp(times - 1);
@@ -207,13 +206,12 @@ class MlsysFigure extends HTMLElement {
     const queued = this.queuedTable;
     this.queuedTable = { table, draw };
     if (queued) return;
-    const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
-    requestAnimationFrame(() => idle(() => {
+    requestAnimationFrame(() => whenIdle(() => {
       const latest = this.queuedTable;
       this.queuedTable = null;
       this.fillTable(latest.table);
       this.dataset.tableDraws = latest.draw;
-    }, { timeout: 250 }));
+    }, 250));
   }
 
   // A redraw usually changes values, not the table's shape: then only the cells whose text
