@@ -40,6 +40,24 @@ test('calculator outputs are kept: a repeated call reaches the engine once and r
   assert.equal(calls.length, 3);
 });
 
+test('uncached(fn): every call inside fn reaches the engine again, and its output is kept', () => {
+  const { raw } = rawEngine;
+  const calls = [];
+  const counting = { ...raw, calc: (name, text) => { calls.push(name); return raw.calc(name, text); } };
+  const wrapped = wrapEngine(counting);
+  const input = { m: 64, n: 64, k: 64, dtype: 'bf16' };
+  const first = wrapped.calc('matmul', input);
+  const inside = wrapped.uncached(() => [wrapped.calc('matmul', input), wrapped.calc('matmul', input)]);
+  assert.equal(calls.length, 3, 'both calls inside were computed');
+  assert.deepEqual(inside, [first, first]);
+  assert.deepEqual(wrapped.calc('matmul', input), first);
+  assert.equal(calls.length, 3, 'outside, the kept output is read again');
+  // A rejected input inside still throws, and the cache is read again afterwards.
+  assert.throws(() => wrapped.uncached(() => wrapped.calc('matmul', { ...input, m: -1 })), (e) => e.field === 'm');
+  wrapped.calc('matmul', input);
+  assert.equal(calls.length, 4);
+});
+
 test('the kept outputs stay within their size: the oldest go first', () => {
   const calls = [];
   const fake = { calc: (name, text) => { calls.push(text); return JSON.stringify({ echo: text, pad: 'x'.repeat(100) }); } };

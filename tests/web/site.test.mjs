@@ -246,10 +246,12 @@ test('warm-up: a figure redraws itself in idle time after its first draw, and no
   const first = await seen();
   assert.equal(first.draws, '1');
   assert.match(first.message, /not one of the choices/);
-  await page.waitForFunction(() => window.canvasClears >= window.clearsAtFirstDraw + 3, null, { timeout: 10000 });
-  await page.waitForTimeout(500);
+  await page.waitForFunction(() => window.canvasClears >= window.clearsAtFirstDraw + 2, null, { timeout: 10000 });
+  await page.waitForTimeout(1000);
   const later = await seen();
-  assert.equal(later.clears, await page.evaluate(() => window.clearsAtFirstDraw + 3), 'three redraws in idle time, no more');
+  // Eight redraws, or fewer where they have taken 200 ms in all (WARM_MS).
+  const redraws = later.clears - (await page.evaluate(() => window.clearsAtFirstDraw));
+  assert.ok(redraws >= 2 && redraws <= 8, `${redraws} redraws in idle time, at most eight`);
   assert.deepEqual({ ...later, clears: 0 }, { ...first, clears: 0 }, 'same draw count, message and table');
   assert.deepEqual(problems, []);
   await context.close();

@@ -22,13 +22,14 @@ function parse(text) {
 // of them), so each engine keeps the outputs of its recent calls, as text, up to about
 // CACHE_CHARS characters, and drops the oldest first. A repeated call parses the kept text:
 // the caller gets a new object each time, and a rejected input throws the same error again.
+// `uncached(fn)` runs fn with every call computed by the engine again (and kept as usual).
 export const CACHE_CHARS = 4_000_000;
 
 function outputCache(limit) {
   const texts = new Map();
   let chars = 0;
-  return (key, compute) => {
-    let text = texts.get(key);
+  const cached = (key, compute) => {
+    let text = cached.bypass ? undefined : texts.get(key);
     if (text === undefined) {
       text = compute();
       texts.set(key, text);
@@ -41,6 +42,8 @@ function outputCache(limit) {
     }
     return text;
   };
+  cached.bypass = false;
+  return cached;
 }
 
 export function wrapEngine(raw, cacheChars = CACHE_CHARS) {
@@ -64,6 +67,14 @@ export function wrapEngine(raw, cacheChars = CACHE_CHARS) {
       const calcName = String(name);
       text ??= 'null';
       return parse(cached(`${calcName}\u0000${text}`, () => raw.calc(calcName, text)));
+    },
+    uncached(fn) {
+      cached.bypass = true;
+      try {
+        return fn();
+      } finally {
+        cached.bypass = false;
+      }
     },
     list() {
       return JSON.parse(raw.calcNames());

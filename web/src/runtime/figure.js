@@ -16,6 +16,10 @@ let firstDrawMarked = false;
 // rather than one long one that would block input.
 const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
+// The redraws in idle time after a figure's first draw (warmUp): at most so many, and so long.
+const WARM_REDRAWS = 8;
+const WARM_MS = 200;
+
 function csvCell(v) {
   const s = String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -84,7 +88,7 @@ class MlsysFigure extends HTMLElement {
     this.build();
     this.render(outside.join(' '));
     if (fromHash) this.scrollIntoView({ block: 'start' });
-    this.warmUp(3);
+    this.warmUp();
     window.addEventListener('hashchange', () => {
       const state = decodeHash(location.hash, this.id_);
       if (!state) return;
@@ -96,18 +100,23 @@ class MlsysFigure extends HTMLElement {
     window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.render());
   }
 
-  // A reader's first control changes run code V8 has not yet optimized: the chart library's
-  // update path, the figure's data and draw, the engine's calculators. Those redraws took two
-  // to four times as long as later ones. So, in idle time after the first draw, the figure is
-  // redrawn a few times with the same settings (nothing on screen changes). Its engine calls
-  // then come from the engine's kept outputs (engine-api.js): this warms the chart and the
-  // figure's own code.
-  warmUp(times) {
-    if (times <= 0) return;
+  // A reader's first control changes ran code V8 had not yet optimized: the chart library's
+  // update path, the figure's data and draw, and the engine's calculators (WASM starts from a
+  // baseline compile; V8 optimizes a function once it has run enough). Those redraws took two
+  // to three times as long as later ones. So, in idle time after the first draw, the figure
+  // redraws itself with the same settings (nothing on screen changes), WARM_REDRAWS times or
+  // until they have taken WARM_MS in all. An analytic figure's warm-up computes its engine
+  // calls again rather than reading the kept outputs (engine-api.js): warming the calculators
+  // halved the slowest of its first redraws with new settings. A simulation's calls can take
+  // tens of milliseconds each, so its warm-up reads them.
+  warmUp(times = WARM_REDRAWS, spent = 0) {
+    if (times <= 0 || spent >= WARM_MS) return;
     whenIdle(() => {
       if (!this.isConnected) return;
-      this.render('', true);
-      this.warmUp(times - 1);
+      const t0 = performance.now();
+      if (this.figure.simulation) this.render('', true);
+      else this.engine.uncached(() => this.render('', true));
+      this.warmUp(times - 1, spent + performance.now() - t0);
     });
   }
 
