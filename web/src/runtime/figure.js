@@ -107,8 +107,8 @@ class MlsysFigure extends HTMLElement {
   // redraws itself with the same settings (nothing on screen changes), WARM_REDRAWS times or
   // until they have taken WARM_MS in all. An analytic figure's warm-up computes its engine
   // calls again rather than reading the kept outputs (engine-api.js): warming the calculators
-  // halved the slowest of its first redraws with new settings. A simulation's calls can take
-  // tens of milliseconds each, so its warm-up reads them.
+  // too cut the slowest of a reader's first redraws by about a quarter (README, Benchmarks).
+  // A simulation's calls can take tens of milliseconds each, so its warm-up reads them.
   warmUp(times = WARM_REDRAWS, spent = 0) {
     if (times <= 0 || spent >= WARM_MS) return;
     whenIdle(() => {
