@@ -19,11 +19,15 @@ const { engine } = rawEngine;
 const figure = (await figureLoaders['roofline-plot']()).default;
 const specs = resolveParams(figure, engine);
 
-test('calculator outputs are kept: a repeated call reaches the engine once and returns a new object', () => {
+// The wrapped engine over the real one, with the names of the calls that reach it.
+function countingEngine() {
   const { raw } = rawEngine;
   const calls = [];
-  const counting = { ...raw, calc: (name, text) => { calls.push(name); return raw.calc(name, text); } };
-  const wrapped = wrapEngine(counting);
+  return { calls, wrapped: wrapEngine({ ...raw, calc: (name, text) => { calls.push(name); return raw.calc(name, text); } }) };
+}
+
+test('calculator outputs are kept: a repeated call reaches the engine once and returns a new object', () => {
+  const { wrapped, calls } = countingEngine();
   const input = { m: 4096, n: 4096, k: 4096, dtype: 'bf16' };
   const first = wrapped.calc('matmul', input);
   first.intensity = -1; // a caller may change what it gets
@@ -41,10 +45,7 @@ test('calculator outputs are kept: a repeated call reaches the engine once and r
 });
 
 test('uncached(fn): every call inside fn reaches the engine again, and its output is kept', () => {
-  const { raw } = rawEngine;
-  const calls = [];
-  const counting = { ...raw, calc: (name, text) => { calls.push(name); return raw.calc(name, text); } };
-  const wrapped = wrapEngine(counting);
+  const { wrapped, calls } = countingEngine();
   const input = { m: 64, n: 64, k: 64, dtype: 'bf16' };
   const first = wrapped.calc('matmul', input);
   const inside = wrapped.uncached(() => [wrapped.calc('matmul', input), wrapped.calc('matmul', input)]);
