@@ -70,6 +70,11 @@ test('the kept outputs stay within their size: the oldest go first', () => {
   assert.equal(calls.length, 11, 'the oldest was dropped');
   assert.deepEqual(wrapped.calc('echo', { i: 0 }), { echo: '{"i":0}', pad: 'x'.repeat(100) });
   assert.equal(calls.length, 11);
+  // Computing a kept output again (uncached) neither counts it twice nor drops others.
+  for (let n = 0; n < 20; n += 1) wrapped.uncached(() => wrapped.calc('echo', { i: 9 }));
+  assert.equal(calls.length, 31);
+  for (const i of [0, 6, 7, 8, 9]) wrapped.calc('echo', { i });
+  assert.equal(calls.length, 31, 'the same outputs are kept');
 });
 
 test('params built from the engine schema', () => {

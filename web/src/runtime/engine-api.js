@@ -29,16 +29,16 @@ function outputCache(limit) {
   const texts = new Map();
   let chars = 0;
   const cached = (key, compute) => {
-    let text = cached.bypass ? undefined : texts.get(key);
-    if (text === undefined) {
-      text = compute();
-      texts.set(key, text);
-      chars += key.length + text.length;
-      for (const [old, value] of texts) {
-        if (chars <= limit) break;
-        texts.delete(old);
-        chars -= old.length + value.length;
-      }
+    const kept = texts.get(key);
+    if (kept !== undefined && !cached.bypass) return kept;
+    const text = compute();
+    if (kept !== undefined) return text; // computed again (uncached): the same text, kept once
+    texts.set(key, text);
+    chars += key.length + text.length;
+    for (const [old, value] of texts) {
+      if (chars <= limit) break;
+      texts.delete(old);
+      chars -= old.length + value.length;
     }
     return text;
   };
