@@ -57,6 +57,9 @@ test('uncached(fn): every call inside fn reaches the engine again, and its outpu
   assert.throws(() => wrapped.uncached(() => wrapped.calc('matmul', { ...input, m: -1 })), (e) => e.field === 'm');
   wrapped.calc('matmul', input);
   assert.equal(calls.length, 4);
+  // Nested: the outer uncached() still computes after an inner one returns.
+  wrapped.uncached(() => { wrapped.uncached(() => {}); wrapped.calc('matmul', input); });
+  assert.equal(calls.length, 5);
 });
 
 test('the kept outputs stay within their size: the oldest go first', () => {

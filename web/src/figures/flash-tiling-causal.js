@@ -43,20 +43,19 @@ export default {
       state: t.status === 'skipped' ? 'skipped' : t.order < done - 1 ? 'done' : t.order === done - 1 ? 'current' : 'pending',
     }));
     const current = tiles.find((t) => t.state === 'current') ?? null;
-    // The tiles of each K/V block (a column of the map, one pass of the outer loop), for the
-    // chart's datasets and the table's rows: which Q blocks it computes, masks in part or
-    // skips, and where the loop stands in it.
-    const columns = Array.from({ length: r.col_blocks }, () => []);
-    for (const t of tiles) columns[t.j].push(t);
+    // The tiles of each K/V block (a column of the map, one pass of the outer loop), computed
+    // (in loop order) or skipped, for the chart's datasets and the table's rows.
+    const columns = Array.from({ length: r.col_blocks }, () => ({ computed: [], skipped: [] }));
+    for (const t of tiles) columns[t.j][t.state === 'skipped' ? 'skipped' : 'computed'].push(t);
+    const qs = (list) => span(list.map((t) => t.i));
     const table = {
       columns: ['K/V block j', 'Keys', 'Q blocks computed', 'Of them on the diagonal (partly masked)',
         'Q blocks skipped', 'Loop order of its tiles', 'Tiles done at this progress', 'Current tile'],
-      rows: columns.map((column, j) => {
-        const visited = column.filter((t) => t.status !== 'skipped');
-        const is = (list) => span(list.map((t) => t.i));
+      rows: columns.map(({ computed: visited, skipped }, j) => {
+        const first = visited[0] ?? skipped[0];
         const here = visited.find((t) => t.state === 'current');
-        return [j, `${column[0].col0}–${column[0].col0 + column[0].cols - 1}`, is(visited),
-          is(column.filter((t) => t.status === 'diagonal')), is(column.filter((t) => t.status === 'skipped')),
+        return [j, `${first.col0}–${first.col0 + first.cols - 1}`, qs(visited),
+          qs(visited.filter((t) => t.status === 'diagonal')), qs(skipped),
           span(visited.map((t) => t.order + 1)), visited.filter((t) => t.state === 'done' || t.state === 'current').length,
           here ? `Q block ${here.i}` : ''];
       }),
@@ -75,8 +74,7 @@ export default {
     const border = { done: theme.palette[0], current: theme.text, pending: theme.palette[0] };
     const width = { done: 1, current: 3, pending: 1 };
     const datasets = [];
-    data.columns.forEach((tiles, j) => {
-      const column = tiles.filter((t) => t.state !== 'skipped');
+    data.columns.forEach(({ computed: column }, j) => {
       datasets.push({
         type: 'bar', label: `K/V block ${j}`, legend: false, grouped: false,
         data: column.map((t) => ({ x: [t.col0, t.col0 + t.cols], y: t.row0 + t.rows / 2, t })),

@@ -28,11 +28,12 @@ export const CACHE_CHARS = 4_000_000;
 function outputCache(limit) {
   const texts = new Map();
   let chars = 0;
-  const cached = (key, compute) => {
+  // again: compute even when an output is kept (the same text, so it is not kept twice).
+  return (key, compute, again) => {
     const kept = texts.get(key);
-    if (kept !== undefined && !cached.bypass) return kept;
+    if (kept !== undefined && !again) return kept;
     const text = compute();
-    if (kept !== undefined) return text; // computed again (uncached): the same text, kept once
+    if (kept !== undefined) return text;
     texts.set(key, text);
     chars += key.length + text.length;
     for (const [old, value] of texts) {
@@ -42,13 +43,12 @@ function outputCache(limit) {
     }
     return text;
   };
-  cached.bypass = false;
-  return cached;
 }
 
 export function wrapEngine(raw, cacheChars = CACHE_CHARS) {
   const schemas = new Map();
   const cached = outputCache(cacheChars);
+  let again = false; // inside uncached()
   return {
     calc(name, input = {}) {
       let text;
@@ -66,14 +66,15 @@ export function wrapEngine(raw, cacheChars = CACHE_CHARS) {
       }
       const calcName = String(name);
       text ??= 'null';
-      return parse(cached(`${calcName}\u0000${text}`, () => raw.calc(calcName, text)));
+      return parse(cached(`${calcName}\u0000${text}`, () => raw.calc(calcName, text), again));
     },
     uncached(fn) {
-      cached.bypass = true;
+      const outer = again;
+      again = true;
       try {
         return fn();
       } finally {
-        cached.bypass = false;
+        again = outer;
       }
     },
     list() {
