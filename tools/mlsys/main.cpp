@@ -16,6 +16,8 @@ constexpr const char* kUsage =
     "  mlsys calc NAME --schema          input fields of one calculator\n"
     "  mlsys calc NAME '<json>'          run it on a JSON object\n"
     "  mlsys calc NAME -                 ... read from standard input\n"
+    "  mlsys calc --batch -              one request a line on standard input, {\"name\", \"input\"}\n"
+    "                                    (or \"text\": the input as JSON text); one result a line\n"
     "  mlsys exercise --list             exercise generator ids\n"
     "  mlsys exercise ID SEED            draw an exercise\n"
     "  mlsys exercise ID SEED --check ANSWER\n";
@@ -31,7 +33,36 @@ int usage() {
   return 2;
 }
 
+// One request per line: {"name": ..., "input": {...}} or {"name": ..., "text": "..."}; one
+// result per line, the same text `mlsys calc NAME -` prints. A line that is not such a
+// request gets an error line; the exit code is 0 unless standard input cannot be read.
+int run_batch() {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    std::string name, text;
+    try {
+      const auto request = nlohmann::json::parse(line);
+      if (!request.is_object() || !request.contains("name") || !request["name"].is_string() ||
+          (request.contains("input") == request.contains("text")) ||
+          (request.contains("text") && !request["text"].is_string()))
+        throw std::invalid_argument("shape");
+      name = request["name"].get<std::string>();
+      text = request.contains("text") ? request["text"].get<std::string>() : request["input"].dump();
+    } catch (const std::exception&) {
+      std::cout << mlsys::error_json("", "A batch line must be {\"name\": calculator, \"input\": object} or "
+                                         "{\"name\", \"text\"}.").dump()
+                << "\n";
+      continue;
+    }
+    std::cout << mlsys::calc_text(name, text).text << "\n";
+  }
+  std::cout.flush();
+  return std::cin.bad() ? 1 : 0;
+}
+
 int run_calc(const std::vector<std::string>& args) {
+  if (args.size() == 2 && args[0] == "--batch" && args[1] == "-") return run_batch();
   if (args.size() == 1 && args[0] == "--list") {
     std::cout << nlohmann::json(mlsys::calc_names()).dump() << "\n";
     return 0;

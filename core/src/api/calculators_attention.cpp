@@ -334,7 +334,6 @@ json run_split_kv(const Inputs& in) {
   return result;
 }
 
-Field seed_field() { return integer_field("seed", "", "Seed of the random inputs", 1, 0, 2147483647); }
 Field sram_field() {
   return integer_field("sram_bytes", "B", "On-chip SRAM M available to one thread block (A100: 192 KiB per SM)",
                        kDefaultSram, 256, 1LL << 30);
@@ -342,7 +341,7 @@ Field sram_field() {
 
 }  // namespace
 
-void add_attention_calculators(std::vector<Calculator>& out) {
+void add_attention_calculators(Calculators& out) {
   out.push_back({"online-softmax",
                  "Online softmax (Milakov & Gimelshein 2018) over seeded scores in blocks: running max, sum and "
                  "output at every step, against the fp64 softmax.",

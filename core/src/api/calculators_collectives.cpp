@@ -24,10 +24,6 @@ constexpr double kMaxBytes = 1e15, kMaxBandwidth = 1e15;
 constexpr double kDefaultLatency = 2e-6, kDefaultInterLatency = 5e-6;
 constexpr double kDefaultBandwidth = 450e9, kDefaultInterBandwidth = 50e9;
 
-Field optional(Field f) {
-  f.required = false;
-  return f;
-}
 
 Field latency_field(const std::string& name, double def, const std::string& what) {
   return number_field(name, "s", what, def, 0.0, 1.0);
@@ -287,7 +283,7 @@ json hierarchical_run(const Inputs& in) {
 
 }  // namespace
 
-void add_collective_calculators(std::vector<Calculator>& out) {
+void add_collectives_calculators(Calculators& out) {
   out.push_back({"collective",
                  "Alpha-beta time of a collective (all-reduce, all-gather, reduce-scatter, broadcast, reduce, "
                  "all-to-all) by ring, tree, recursive doubling, halving-doubling or hierarchical algorithms, with "

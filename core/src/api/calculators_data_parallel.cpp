@@ -17,10 +17,6 @@ namespace {
 constexpr double kInterDefault_Bps = 50e9;  // 400 Gb/s NDR InfiniBand per GPU (DGX H100), per direction
 constexpr double kLatencyDefault_s = 1e-6;  // α per ring step (an assumption; the lesson discusses it)
 
-Field optional(Field f) {
-  f.required = false;
-  return f;
-}
 
 std::vector<Field> network_fields() {
   return {hardware_field(true),
@@ -99,7 +95,7 @@ json states_json(const ModelStates& m) {
 
 }  // namespace
 
-void add_data_parallel_calculators(std::vector<Calculator>& out) {
+void add_data_parallel_calculators(Calculators& out) {
   std::vector<Field> dp = join(compute_fields(), network_fields());
   dp.push_back(integer_field("gpus", "", "Data-parallel replicas (GPUs)", 64, 1, 1048576));
   dp.push_back(integer_field("seq", "tokens", "Tokens per sequence", 4096, 1, 1048576));

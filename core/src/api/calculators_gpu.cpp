@@ -122,7 +122,7 @@ json occupancy_json(const SmLimits& sm, const KernelResources& k, const Occupanc
                          {"blocks", o.blocks_by_blocks}}}};
 }
 
-void add_occupancy(std::vector<Calculator>& out) {
+void add_occupancy(Calculators& out) {
   out.push_back(
       {"occupancy",
        "Blocks and warps of one kernel resident per SM, and the limiting resource, by the CUDA occupancy rules: warps "
@@ -193,7 +193,7 @@ void add_occupancy(std::vector<Calculator>& out) {
 
 // ---- waves --------------------------------------------------------------------------------
 
-void add_waves(std::vector<Calculator>& out) {
+void add_waves(Calculators& out) {
   out.push_back(
       {"waves",
        "Wave quantization of a grid of equal blocks: slots = SMs × blocks per SM, waves = ceil(blocks / slots), "
@@ -241,7 +241,7 @@ void add_waves(std::vector<Calculator>& out) {
 
 // ---- latency-hiding ---------------------------------------------------------------------
 
-void add_latency_hiding(std::vector<Calculator>& out) {
+void add_latency_hiding(Calculators& out) {
   out.push_back(
       {"latency-hiding",
        "Little's law for the memory system: bytes in flight needed = bandwidth × latency; achieved bandwidth = "
@@ -301,7 +301,7 @@ void add_latency_hiding(std::vector<Calculator>& out) {
 
 // ---- memory-hierarchy and compute-units ---------------------------------------------------
 
-void add_hierarchy(std::vector<Calculator>& out) {
+void add_hierarchy(Calculators& out) {
   out.push_back(
       {"memory-hierarchy",
        "Capacity, bandwidth and latency of each memory level of an NVIDIA GPU: registers, L1 / shared memory, L2, "
@@ -397,7 +397,7 @@ void add_hierarchy(std::vector<Calculator>& out) {
 
 }  // namespace
 
-void add_gpu_calculators(std::vector<Calculator>& out) {
+void add_gpu_calculators(Calculators& out) {
   add_occupancy(out);
   add_waves(out);
   add_latency_hiding(out);

@@ -4,7 +4,7 @@
 
 namespace mlsys::api {
 
-void add_hardware_calculators(std::vector<Calculator>& out) {
+void add_hardware_calculators(Calculators& out) {
   std::vector<std::string> ids;
   for (const auto& a : accelerators()) ids.push_back(a.id);
   Field id = string_field("id", "Accelerator id; omit to list every accelerator", json(), ids);

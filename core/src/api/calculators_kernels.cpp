@@ -263,7 +263,7 @@ json launch_calc(const Inputs& in) {
 
 }  // namespace
 
-void add_kernel_calculators(std::vector<Calculator>& out) {
+void add_kernels_calculators(Calculators& out) {
   out.push_back(
       {"coalescing",
        "One warp's load: 32 lanes access elements at a stride; the 32 addresses are enumerated and the distinct "

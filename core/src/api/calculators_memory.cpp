@@ -13,10 +13,6 @@ namespace mlsys::api {
 
 namespace {
 
-Field optional(Field f) {
-  f.required = false;
-  return f;
-}
 
 // The fields of a transformer configuration (defaults: a 7B-class model of width 4096).
 std::vector<Field> config_fields(bool with_vocab_flags) {
@@ -84,7 +80,7 @@ json states_json(const ModelStates& s) {
 
 }  // namespace
 
-void add_memory_calculators(std::vector<Calculator>& out) {
+void add_memory_calculators(Calculators& out) {
   out.push_back(
       {"transformer",
        "Parameter count and training FLOPs per token of a decoder-only transformer. Parameters: attention and MLP "

@@ -17,10 +17,6 @@ namespace {
 
 constexpr double kInterBandwidth = 50e9;  // 400 Gb/s NDR InfiniBand per GPU per direction (DGX H100)
 
-Field optional(Field f) {
-  f.required = false;
-  return f;
-}
 
 // Per-direction bandwidth of the scale-up link (NVLink-class) of a GPU: the table quotes both
 // directions summed.
@@ -239,7 +235,7 @@ json layout_run(const Inputs& in) {
 
 }  // namespace
 
-void add_model_parallel_calculators(std::vector<Calculator>& out) {
+void add_model_parallel_calculators(Calculators& out) {
   out.push_back(
       {"tensor-parallel",
        "Megatron tensor parallelism of one transformer layer and micro-batch: the column-then-row split needs two "

@@ -43,7 +43,6 @@ Field format_field(const std::string& def, const std::string& what) {
   return string_field("format", what, def, float_format_names());
 }
 
-Field seed_field() { return integer_field("seed", "", "Seed of the random draws", 1, 0, 2147483647); }
 
 json limits_json(const FloatFormat& f) {
   return {{"max", f.max}, {"min_normal", f.min_normal}, {"min_subnormal", f.min_subnormal},
@@ -278,7 +277,7 @@ std::function<json(const Inputs&)> guarded(F f, const char* field) {
 
 }  // namespace
 
-void add_numerics_calculators(std::vector<Calculator>& out) {
+void add_numerics_calculators(Calculators& out) {
   out.push_back({"float",
                  "Rounds a number to a floating-point format (round to nearest, ties to even, subnormals "
                  "included) and shows its bit fields, error and the format's limits.",
@@ -309,10 +308,9 @@ void add_numerics_calculators(std::vector<Calculator>& out) {
         number_field("loss_scale", "", "Loss scale S (gradients are multiplied by it)", 1.0, 0x1.0p-20, 0x1.0p+60),
         integer_field("samples", "", "Gradient values drawn (executed, capped)", 20000, 100, kMaxGradientSamples),
         seed_field(),
-        number_field("smallest_gradient", "", "Optional: a gradient magnitude to lift into range", json(), 1e-40, 1e4,
-                     true)},
+        optional(number_field("smallest_gradient", "", "Optional: a gradient magnitude to lift into range", json(),
+                              1e-40, 1e4, true))},
        guarded(loss_scaling_json, "format")});
-  out.back().fields.back().required = false;
 
   out.push_back(
       {"dynamic-loss-scale",

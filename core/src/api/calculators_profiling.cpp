@@ -15,10 +15,6 @@ namespace mlsys::api {
 
 namespace {
 
-Field optional(Field f) {
-  f.required = false;
-  return f;
-}
 
 // The fields of a transformer configuration, as in the training-memory calculators.
 std::vector<Field> config_fields(long long max_layers) {
@@ -125,7 +121,7 @@ json waterfall_json(const StepProfile& p) {
 
 }  // namespace
 
-void add_profiling_calculators(std::vector<Calculator>& out) {
+void add_profiling_calculators(Calculators& out) {
   // ---- mfu --------------------------------------------------------------------------------
   std::vector<Field> mf = config_fields(1024);
   mf.push_back(optional(number_field("params", "", "N of PaLM's formula; replaces the config's non-embedding count",

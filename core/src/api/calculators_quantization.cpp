@@ -36,10 +36,6 @@ struct DataDefaults {
 json opt(bool with_defaults, json value) { return with_defaults ? value : json(); }
 
 // A field that may be left out, with no default.
-Field optional(Field f) {
-  f.required = false;
-  return f;
-}
 
 // The data and scheme fields shared by the measured calculators. clip is optional.
 std::vector<Field> data_fields(bool with_defaults, const DataDefaults& d, bool with_clip, long long max_samples) {
@@ -179,7 +175,7 @@ json quantize_run(const Inputs& in) {
 
 }  // namespace
 
-void add_quantization_calculators(std::vector<Calculator>& out) {
+void add_quantization_calculators(Calculators& out) {
   // --- quantize (API.md) -------------------------------------------------------------------
   {
     std::vector<Field> f = {

@@ -75,7 +75,7 @@ Recompute recompute_of(const std::string& s) {
 
 }  // namespace
 
-void add_sequence_calculators(std::vector<Calculator>& out) {
+void add_sequence_calculators(Calculators& out) {
   out.push_back(
       {"sequence-parallel-memory",
        "Activation bytes per transformer layer (Korthikanti et al. 2022) for tensor-parallel degrees 1, 2, 4, ... "

@@ -19,12 +19,7 @@ namespace mlsys::api {
 
 namespace {
 
-Field optional(Field f) {
-  f.required = false;
-  return f;
-}
 
-Field seed_field() { return integer_field("seed", "", "Seed of the random stream (SplitMix64)", 1, 0, 4294967295LL); }
 
 // A decoder-only transformer (defaults: Llama-2-7B, multi-head attention), or `params`.
 std::vector<Field> model_fields() {
@@ -141,7 +136,7 @@ json paging_json(const PagingResult& r) {
 
 }  // namespace
 
-void add_serving_calculators(std::vector<Calculator>& out) {
+void add_serving_calculators(Calculators& out) {
   out.push_back(
       {"kv-cache",
        "Bytes of the KV cache: each layer stores a key and a value vector per KV head and token, "

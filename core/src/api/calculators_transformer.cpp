@@ -9,7 +9,7 @@
 
 namespace mlsys::api {
 
-void add_transformer_calculators(std::vector<Calculator>& out) {
+void add_transformer_calculators(Calculators& out) {
   std::vector<Field> fields = {
       integer_field("hidden", "", "Model width h", 4096, 64, 65536),
       integer_field("heads", "", "Attention heads (head_dim = hidden / heads)", 32, 1, 1024),

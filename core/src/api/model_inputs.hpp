@@ -1,10 +1,17 @@
-// Reading a transformer configuration from a calculator's validated inputs, shared by every
-// calculator that takes one (layers, hidden, heads and the optional shape fields).
+// The transformer configuration that several calculators take, declared once: its fields
+// (with each calculator's defaults) and the ModelConfig read from them.
 #pragma once
 #include "mlsys/transformer/model_config.hpp"
 #include "registry.hpp"
 
 namespace mlsys::api {
+
+// Fields layers, hidden, heads, kv_heads, head_dim, ffn_hidden, seq, vocab, gated_mlp and
+// tied_embeddings, in that order, for the keys `defaults` names: a key with a value is that
+// field's default, a key with null makes it optional without a default (the model's
+// convention below applies), a key left out leaves the field out. layers, hidden and heads
+// are always there. `max_layers` caps layers where a calculator's work grows with it.
+std::vector<Field> transformer_fields(const json& defaults, long long max_layers = 1024);
 
 // Absent optional fields take the model's conventions: head_dim = hidden / heads (which must
 // divide), kv_heads = heads (which it must divide), ffn_hidden = 4·hidden, vocab 32,000, an

@@ -15,8 +15,9 @@ namespace {
 
 const std::vector<Calculator>& registry() {
   static const std::vector<Calculator> calculators = [] {
-    std::vector<Calculator> all;
-    add_calculator_groups(all);
+    Calculators groups;
+    add_calculator_groups(groups);
+    std::vector<Calculator> all = std::move(groups.list());
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return all;
   }();
@@ -148,6 +149,15 @@ Field boolean_field(std::string name, std::string description, bool default_valu
   return f;
 }
 
+Field optional(Field f) {
+  f.required = false;
+  return f;
+}
+
+Field seed_field(long long default_seed) {
+  return integer_field("seed", "", "Seed of the random draws (SplitMix64)", default_seed, 0, 4294967295LL);
+}
+
 Field hardware_field(bool required_with_default) {
   std::vector<std::string> ids;
   for (const auto& a : accelerators()) ids.push_back(a.id);
@@ -166,6 +176,11 @@ std::vector<Field> machine_override_fields() {
       number_field("peak_flops", "FLOP/s", "Peak FLOP/s; overrides the hardware table", json(), 0.0, 1e21, true),
       number_field("bandwidth_Bps", "B/s", "Memory bandwidth; overrides the hardware table", json(), 0.0, 1e16, true)};
   for (auto& f : fields) f.required = false;
+  return fields;
+}
+
+std::vector<Field> with_machine(std::vector<Field> fields) {
+  for (auto& f : machine_override_fields()) fields.push_back(std::move(f));
   return fields;
 }
 
@@ -214,7 +229,7 @@ Inputs validate(const std::vector<Field>& fields, const json& input) {
     }
     values[f.name] = check_field(f, input.at(f.name));
   }
-  return Inputs(std::move(values));
+  return Inputs(std::move(values), input);
 }
 
 }  // namespace mlsys::api
@@ -255,7 +270,7 @@ json calc_schema(const std::string& name) {
     if (!f.options.empty()) jf["options"] = f.options;
     fields.push_back(std::move(jf));
   }
-  return {{"name", c.name}, {"description", c.description}, {"fields", fields}};
+  return {{"name", c.name}, {"description", c.description}, {"fields", fields}, {"outputs", c.outputs}};
 }
 
 CalcText calc_text(const std::string& name, const std::string& input_text) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mlsys/api/calc.hpp"
+#include "outputs.hpp"
 
 namespace mlsys::api {
 
@@ -26,8 +27,10 @@ struct Field {
 // Validated input: every schema field either present (checked) or its default.
 class Inputs {
  public:
-  explicit Inputs(json values) : values_(std::move(values)) {}
+  Inputs(json values, json given) : values_(std::move(values)), given_(std::move(given)) {}
   bool has(const std::string& name) const { return values_.contains(name) && !values_[name].is_null(); }
+  // Present in the caller's input (not a default).
+  bool given(const std::string& name) const { return given_.contains(name) && !given_[name].is_null(); }
   double num(const std::string& name) const { return values_.at(name).get<double>(); }
   long long integer(const std::string& name) const { return values_.at(name).get<long long>(); }
   std::string str(const std::string& name) const { return values_.at(name).get<std::string>(); }
@@ -36,36 +39,52 @@ class Inputs {
 
  private:
   json values_;
+  json given_;
 };
 
 struct Calculator {
   std::string name;
   std::string description;
   std::vector<Field> fields;
+  json outputs;  // [{name, type, unit, description, ...}] (outputs.hpp)
   std::function<json(const Inputs&)> run;
 };
 
-// Registration: each calculators_*.cpp file contributes through a function listed in
-// calculator_groups.cpp, so the set is explicit (no static-initialisation tricks).
-void add_calculator_groups(std::vector<Calculator>& out);
-void add_hardware_calculators(std::vector<Calculator>& out);
-void add_roofline_calculators(std::vector<Calculator>& out);
-void add_transformer_calculators(std::vector<Calculator>& out);
-void add_gpu_calculators(std::vector<Calculator>& out);        // calculators_gpu.cpp
-void add_kernel_calculators(std::vector<Calculator>& out);     // calculators_kernels.cpp
-void add_attention_calculators(std::vector<Calculator>& out);  // calculators_attention.cpp
-void add_numerics_calculators(std::vector<Calculator>& out);   // calculators_numerics.cpp
-void add_memory_calculators(std::vector<Calculator>& out);     // calculators_memory.cpp
-void add_collective_calculators(std::vector<Calculator>& out);  // calculators_collectives.cpp
-void add_data_parallel_calculators(std::vector<Calculator>& out);  // calculators_data_parallel.cpp
-void add_model_parallel_calculators(std::vector<Calculator>& out);  // calculators_model_parallel.cpp
-void add_sequence_calculators(std::vector<Calculator>& out);  // calculators_sequence.cpp
-void add_quantization_calculators(std::vector<Calculator>& out);  // calculators_quantization.cpp
-void add_serving_calculators(std::vector<Calculator>& out);  // calculators_serving.cpp
-void add_profiling_calculators(std::vector<Calculator>& out);  // calculators_profiling.cpp
-void add_overview_calculators(std::vector<Calculator>& out);  // calculators_overview.cpp
+// The calculators of one group. `add` declares a calculator from its inputs and a function of
+// the validated inputs that returns a described struct (outputs.hpp): the JSON result and the
+// schema's outputs both come from that struct's description.
+class Calculators {
+ public:
+  template <class F>
+  void add(std::string name, std::string description, std::vector<Field> fields, F run) {
+    using R = std::decay_t<std::invoke_result_t<F, const Inputs&>>;
+    static_assert(is_described<R>::value, "a calculator returns a struct described with MLSYS_DESCRIBE");
+    list_.push_back({std::move(name), std::move(description), std::move(fields), output_fields<R>(),
+                     [run](const Inputs& in) { return to_json(run(in)); }});
+  }
+  std::vector<Calculator>& list() { return list_; }
+
+  // Transitional: a calculator not yet declared with an output struct (no outputs in its schema).
+  struct Untyped {
+    std::string name, description;
+    std::vector<Field> fields;
+    std::function<json(const Inputs&)> run;
+  };
+  void push_back(Untyped c) {
+    list_.push_back({std::move(c.name), std::move(c.description), std::move(c.fields), json::array(), std::move(c.run)});
+  }
+
+ private:
+  std::vector<Calculator> list_;
+};
+
+// Registration: each core/src/api/calculators_<group>.cpp defines add_<group>_calculators;
+// the build generates the file that calls them (core/cmake/groups.cmake), so a new group is
+// its own file and nothing else.
+void add_calculator_groups(Calculators& out);
 
 // Field builders shared by calculators.
+Field optional(Field f);  // not required, no default: the calculator decides when absent
 Field number_field(std::string name, std::string unit, std::string description, json default_value,
                    std::optional<double> min, std::optional<double> max, bool min_exclusive = false);
 Field integer_field(std::string name, std::string unit, std::string description, json default_value,
@@ -75,6 +94,7 @@ Field string_field(std::string name, std::string description, json default_value
 Field boolean_field(std::string name, std::string description, bool default_value);
 Field hardware_field(bool required_with_default);  // "hardware": an id of the table
 Field dtype_field(const std::string& default_dtype);
+Field seed_field(long long default_seed = 1);  // seeded simulations (foundations/deterministic.hpp)
 
 // Peak FLOP/s and bandwidth from `hardware` (+ `dtype`), overridden by explicit
 // `peak_flops` and `bandwidth_Bps` when given (API.md convention).
@@ -84,6 +104,7 @@ struct Machine {
 };
 Machine machine_from(const Inputs& in, const std::string& dtype);
 std::vector<Field> machine_override_fields();
+std::vector<Field> with_machine(std::vector<Field> fields);  // fields + machine_override_fields()
 
 // Validates `input` against `fields`; throws InputError naming the field.
 Inputs validate(const std::vector<Field>& fields, const json& input);

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
 
 namespace mlsys {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys {

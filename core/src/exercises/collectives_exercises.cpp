@@ -149,7 +149,7 @@ Exercise hierarchical(Rng& rng) {
 
 }  // namespace
 
-void add_collective_exercises(std::vector<Generator>& out) {
+void add_collectives_exercises(std::vector<Generator>& out) {
   out.push_back({"collectives-ring-allreduce-time", ring_time});
   out.push_back({"collectives-ring-bytes", ring_bytes});
   out.push_back({"collectives-crossover", crossover});

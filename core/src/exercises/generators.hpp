@@ -29,19 +29,8 @@ struct Generator {
   std::function<Exercise(Rng&)> make;
 };
 
-void add_exercise_groups(std::vector<Generator>& out);  // exercise_groups.cpp: the groups this engine holds
-void add_roofline_exercises(std::vector<Generator>& out);
-void add_gpu_exercises(std::vector<Generator>& out);        // gpu_exercises.cpp
-void add_kernel_exercises(std::vector<Generator>& out);     // kernels_exercises.cpp
-void add_attention_exercises(std::vector<Generator>& out);  // attention_exercises.cpp
-void add_numerics_exercises(std::vector<Generator>& out);   // numerics_exercises.cpp
-void add_memory_exercises(std::vector<Generator>& out);     // memory_exercises.cpp
-void add_collective_exercises(std::vector<Generator>& out);  // collectives_exercises.cpp
-void add_data_parallel_exercises(std::vector<Generator>& out);  // data_parallel_exercises.cpp
-void add_model_parallel_exercises(std::vector<Generator>& out);  // model_parallel_exercises.cpp
-void add_sequence_exercises(std::vector<Generator>& out);  // sequence_exercises.cpp
-void add_quantization_exercises(std::vector<Generator>& out);  // quantization_exercises.cpp
-void add_serving_exercises(std::vector<Generator>& out);  // serving_exercises.cpp
-void add_profiling_exercises(std::vector<Generator>& out);  // profiling_exercises.cpp
+// Registration: each core/src/exercises/<group>_exercises.cpp defines add_<group>_exercises;
+// the build generates the file that calls them (core/cmake/groups.cmake).
+void add_exercise_groups(std::vector<Generator>& out);
 
 }  // namespace mlsys::exercises

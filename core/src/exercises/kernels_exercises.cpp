@@ -215,7 +215,7 @@ Exercise smem_tile(Rng& rng) {
 
 }  // namespace
 
-void add_kernel_exercises(std::vector<Generator>& out) {
+void add_kernels_exercises(std::vector<Generator>& out) {
   out.push_back({"kernels-coalescing-bandwidth", coalescing_bandwidth});
   out.push_back({"kernels-tiled-traffic", tiled_matmul_traffic});
   out.push_back({"kernels-fusion-saving", fusion_saving});

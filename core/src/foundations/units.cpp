@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
 
 namespace mlsys {
 

@@ -1,7 +1,7 @@
 // All-to-all bytes and time of expert parallelism (see parallel/expert_parallel.hpp).
 #include "mlsys/parallel/expert_parallel.hpp"
 
-#include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/comm/cost_model.hpp"
 
 namespace mlsys {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/portable_math.hpp"
 #include "mlsys/foundations/splitmix.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/comm/cost_model.hpp"
 
 namespace mlsys {

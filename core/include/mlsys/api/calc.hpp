@@ -7,16 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlsys/foundations/input_error.hpp"
+
 namespace mlsys {
 
 using json = nlohmann::json;
-
-// Rejected input: `field` names the offending input field ("" when it is the whole input).
-struct InputError : std::runtime_error {
-  std::string field;
-  InputError(std::string field_name, const std::string& message)
-      : std::runtime_error(message), field(std::move(field_name)) {}
-};
 
 // Runs calculator `name` on `input` (a JSON object). Throws InputError on bad input.
 json calc(const std::string& name, const json& input);
@@ -24,8 +19,9 @@ json calc(const std::string& name, const json& input);
 // Names of all calculators, sorted.
 std::vector<std::string> calc_names();
 
-// Input schema of calculator `name`: {name, description, fields: [{name, type, unit,
-// default, min, max, options, required, description}]}. Throws InputError if unknown.
+// Schema of calculator `name`: {name, description, fields: [{name, type, unit,
+// default, min, max, options, required, description}], outputs: [{name, type, unit,
+// description, fields | items | values, optional}]}. Throws InputError if unknown.
 json calc_schema(const std::string& name);
 
 // The whole text-in, text-out contract used by the command line and the WASM binding:
