@@ -50,7 +50,8 @@ const batch = run(['calc', '--batch', '-'], '');
 if (batch === '') {
   const input = calls.map(([name, text]) => JSON.stringify({ name, text })).join('\n') + '\n';
   const out = run(['calc', '--batch', '-'], input).split('\n');
-  calls.forEach(([name, text], i) => lines.push(`calc ${name} ${text} -> ${out[i]}`));
+  const shown = (line) => (line.startsWith('{"error":') ? `exit 2: ${line}` : line);  // as one process prints it
+  calls.forEach(([name, text], i) => lines.push(`calc ${name} ${text} -> ${shown(out[i])}`));
 } else {
   for (const [name, text] of calls) lines.push(`calc ${name} ${text} -> ${run(['calc', name, '-'], text)}`);
 }
