@@ -56,4 +56,14 @@ ModelConfig model_config_from(const Inputs& in) {
   return c;
 }
 
+Field recompute_field(const std::string& default_value) {
+  return string_field("recompute", "Activation recomputation: none, selective (attention core) or full (layer input only)",
+                      default_value, {"none", "selective", "full"});
+}
+
+Recompute recompute_from(const Inputs& in) {
+  const std::string r = in.str("recompute");
+  return r == "full" ? Recompute::Full : r == "selective" ? Recompute::Selective : Recompute::None;
+}
+
 }  // namespace mlsys::api

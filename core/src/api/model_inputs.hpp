@@ -1,6 +1,7 @@
 // The transformer configuration that several calculators take, declared once: its fields
 // (with each calculator's defaults) and the ModelConfig read from them.
 #pragma once
+#include "mlsys/memory/training_memory.hpp"
 #include "mlsys/transformer/model_config.hpp"
 #include "registry.hpp"
 
@@ -17,5 +18,9 @@ std::vector<Field> transformer_fields(const json& defaults, long long max_layers
 // divide), kv_heads = heads (which it must divide), ffn_hidden = 4·hidden, vocab 32,000, an
 // ungated MLP and tied embeddings; seq keeps ModelConfig's default when the calculator has none.
 ModelConfig model_config_from(const Inputs& in);
+
+// "recompute": none, selective (attention core) or full (layer input only), and its reading.
+Field recompute_field(const std::string& default_value);
+Recompute recompute_from(const Inputs& in);
 
 }  // namespace mlsys::api
