@@ -7,13 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { execFileSync, execSync } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
 import { launch, startServer, openPage } from '../../web/test/browser.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
 import { readParts } from '../../web/scripts/engine-parts.js';
 import { runLighthouse, lighthouseTable } from './lighthouse.mjs';
+import { wasmNativeTable } from './wasm-native.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const lines = [];
@@ -115,50 +115,8 @@ for (const id of Object.keys(figureLoaders)) {
 await browser.close();
 server.close();
 
-// 4. WASM vs native: a loop over the calculator mix (the valid cases of the roofline parity
-// table), JSON in and out.
-const { raw } = await loadNodeEngine();
-const nativeBench = path.join(root, 'build/native/bin/mlsys_bench');
-const tmp = path.join(os.tmpdir(), 'mlsys-bench-cases.json');
-
-// Seconds per call of `calls` ([{calc, input}]) natively and in WASM, each over >= ~0.3 s.
-function timeBoth(calls, iterations) {
-  fs.writeFileSync(tmp, JSON.stringify(calls));
-  const nativeRun = JSON.parse(execFileSync(nativeBench, [tmp, String(iterations)], { encoding: 'utf8' }));
-  const texts = calls.map((c) => [c.calc, JSON.stringify(c.input)]);
-  for (let i = 0; i < Math.max(1, iterations / 10); i += 1) for (const [n, t] of texts) raw.calc(n, t); // JIT warm-up
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < iterations; i += 1) for (const [n, t] of texts) raw.calc(n, t);
-  const wasm = Number(process.hrtime.bigint() - t0) / 1e9 / (iterations * texts.length);
-  return { native: nativeRun.per_call_s, wasm };
-}
-const us = (s) => (s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFixed(2)} µs`);
-
-const mix = JSON.parse(fs.readFileSync(path.join(root, 'tests/cases/roofline.json'), 'utf8'))
-  .filter((c) => 'input' in c && !JSON.parse(raw.calc(c.calc, JSON.stringify(c.input))).error);
-out('\n| WASM vs native (Node 20; native g++ -O3) | native per call | WASM per call | WASM / native | ratio in each round | budget |\n| --- | --- | --- | --- | --- | --- |');
-const m = timeBoth(mix, 2000);
-out(`| calculator mix (${mix.length} analytic calculators, JSON in and out) | ${us(m.native)} | ${us(m.wasm)} | ${(m.wasm / m.native).toFixed(2)} | – | – |`);
-// The executed kernels on their own (tools/bench/kernel_loop.cpp, built natively and to WASM;
-// the same seeded inputs, so the checksums must agree).
-// The two binaries run in turn, nine times each (0.5 s per kernel), so that both meet the same
-// moments of a shared machine; a kernel's time is its fastest run, the least disturbed. The
-// spread of the ratio from round to round is reported beside it.
-const kernelRun = (cmd) => JSON.parse(execSync(cmd, { cwd: root, encoding: 'utf8' }));
-const nativeRuns = [], wasmRuns = [];
-for (let round = 0; round < 9; round += 1) {
-  nativeRuns.push(kernelRun('build/native/bin/mlsys_kernel_bench 0.5'));
-  wasmRuns.push(kernelRun('node build/wasm/bin/mlsys_kernel_bench.js 0.5'));
-}
-const fastest = (runs) => runs[0].map((k, i) => ({ ...k, per_call_s: Math.min(...runs.map((r) => r[i].per_call_s)) }));
-const nativeKernels = fastest(nativeRuns);
-const wasmKernels = fastest(wasmRuns);
-nativeKernels.forEach((n, i) => {
-  const w = wasmKernels[i];
-  const same = n.checksum === w.checksum ? '' : ` (checksums differ: ${n.checksum} vs ${w.checksum})`;
-  const rounds = nativeRuns.map((r, k) => wasmRuns[k][i].per_call_s / r[i].per_call_s);
-  out(`| ${n.label}, kernel only${same} | ${us(n.per_call_s)} | ${us(w.per_call_s)} | ${(w.per_call_s / n.per_call_s).toFixed(2)} | ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)} | ≤ 1.5 |`);
-});
+// 4. WASM vs native, calculators and executed kernels (tools/bench/wasm-native.mjs).
+out(`\n${await wasmNativeTable()}`);
 
 // 5. Lighthouse (default mobile emulation) on the home page, one lesson and all figures.
 out(`\n${lighthouseTable(await runLighthouse())}`);
