@@ -50,6 +50,7 @@ void check_object(const json& fields, const json& obj, const std::string& path, 
 
 void check_value(const json& decl, const json& v, const std::string& path, Seen& seen) {
   seen.paths.insert(path);
+  if (v.is_null() && decl.value("nullable", false)) return;
   const std::string type = decl.at("type");
   if (!type_matches(type, v)) {
     seen.problems.push_back(path + ": declared " + type + ", returned " + v.dump().substr(0, 40));

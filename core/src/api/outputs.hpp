@@ -8,7 +8,8 @@
 //
 // Members may be numbers, strings, booleans, other described structs, std::vector of any of
 // these, std::map<std::string, ...> (an object keyed by name) and std::optional (left out of
-// the JSON when empty). MLSYS_FLAT(member) puts a described member's fields at this level
+// the JSON when empty; MLSYS_OUT_NULLABLE prints an empty one as null instead). A char is a
+// one-letter string. MLSYS_FLAT(member) puts a described member's fields at this level
 // (a model's result plus what the calculator adds to it). C++ types set the JSON types: double is "number", integral types are
 // "integer". Descriptions live beside the calculators (in api/), never in the models.
 #pragma once
@@ -35,6 +36,7 @@ struct OutField {
   M S::*member;
   const char* unit;
   const char* description;
+  bool nullable = false;  // an empty std::optional prints as null (not left out)
 };
 
 // A described member whose fields are put at the level of the struct that holds it.
@@ -49,8 +51,9 @@ constexpr FlatField<S, M> flat_field(M S::*member) {
 }
 
 template <class S, class M>
-constexpr OutField<S, M> out_field(const char* name, M S::*member, const char* unit, const char* description) {
-  return {name, member, unit, description};
+constexpr OutField<S, M> out_field(const char* name, M S::*member, const char* unit, const char* description,
+                                   bool nullable = false) {
+  return {name, member, unit, description, nullable};
 }
 
 template <class T, class = void>
@@ -99,6 +102,8 @@ json to_json_value(const T& v) {
     json o = json::object();
     for (const auto& [k, x] : v) o[k] = to_json_value(x);
     return o;
+  } else if constexpr (std::is_same_v<T, char>) {
+    return std::string(1, v);
   } else {
     static_assert(std::is_arithmetic_v<T> || std::is_same_v<T, std::string>,
                   "output members are numbers, strings, booleans, described structs or containers of them");
@@ -111,6 +116,7 @@ void put(json& j, const S& value, const OutField<S, M>& field) {
   const M& m = value.*(field.member);
   if constexpr (is_optional<M>::value) {
     if (m) j[field.name] = to_json_value(*m);
+    else if (field.nullable) j[field.name] = nullptr;
   } else {
     j[field.name] = to_json_value(m);
   }
@@ -154,6 +160,8 @@ json type_schema() {
     return {{"type", "object"}, {"values", type_schema<typename T::mapped_type>()}};
   } else if constexpr (std::is_same_v<T, bool>) {
     return {{"type", "boolean"}};
+  } else if constexpr (std::is_same_v<T, char>) {
+    return {{"type", "string"}};
   } else if constexpr (std::is_integral_v<T>) {
     return {{"type", "integer"}};
   } else if constexpr (std::is_floating_point_v<T>) {
@@ -168,6 +176,10 @@ template <class S, class M>
 void describe(json& list, const OutField<S, M>& field) {
   json entry = {{"name", field.name}, {"unit", field.unit}, {"description", field.description}};
   entry.update(type_schema<M>());
+  if (field.nullable) {
+    entry.erase("optional");
+    entry["nullable"] = true;  // always present, null when it does not apply
+  }
   list.push_back(std::move(entry));
 }
 
@@ -199,4 +211,5 @@ json output_fields() {
   }
 #define MLSYS_OUT(member, unit, description) out_field(#member, &Self::member, unit, description)
 #define MLSYS_OUT_AS(name, member, unit, description) out_field(name, &Self::member, unit, description)
+#define MLSYS_OUT_NULLABLE(member, unit, description) out_field(#member, &Self::member, unit, description, true)
 #define MLSYS_FLAT(member) flat_field(&Self::member)
