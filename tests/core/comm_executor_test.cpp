@@ -9,6 +9,7 @@
 #include <string>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/comm/collective_analysis.hpp"
 #include "mlsys/comm/cost_model.hpp"
 #include "mlsys/comm/executor.hpp"
 
@@ -196,6 +197,72 @@ TEST(CommCostModel, BusBandwidthEqualsLinkBandwidthForRingsAtZeroLatency) {
     const double C = kMaxChainChunks;
     EXPECT_NEAR(1e9 / b.time_s, l.bandwidth_Bps * (p > 2 ? C / (p + C - 2) : 1.0), 1e-6 * l.bandwidth_Bps);
   }
+}
+
+// collective_analysis.hpp. Ring all-reduce on p ranks: 2(p−1) steps of S/p, time
+// 2(p−1)(α + S/(pB)); nccl-tests' bus bandwidth = algbw · 2(p−1)/p (nccl-tests PERFORMANCE.md).
+TEST(CollectiveAnalysis, RunRingAndAutoPicksTheCheapest) {
+  const CommTopology t{{2e-6, 100e9}, {5e-6, 50e9}, 0};
+  const int p = 8;
+  const double S = 1e9;
+  const auto r = run_collective(Collective::AllReduce, CollectiveAlgorithm::Ring, p, S, t);
+  EXPECT_DOUBLE_EQ(r.cost.time_s, 2 * (p - 1) * (2e-6 + S / p / 100e9));
+  EXPECT_DOUBLE_EQ(r.algbw_Bps, S / r.cost.time_s);
+  EXPECT_DOUBLE_EQ(r.busbw_Bps, r.algbw_Bps * 2 * (p - 1) / p);
+  EXPECT_FALSE(r.candidates.has_value());
+  EXPECT_FALSE(r.chunks.has_value());
+  const auto a = run_collective(Collective::AllReduce, std::nullopt, p, S, t);
+  ASSERT_TRUE(a.candidates.has_value());
+  for (const auto& c : *a.candidates) EXPECT_LE(a.cost.time_s, c.time_s);
+  // One flat ring over two nodes runs at the slower link.
+  const CommTopology two{{2e-6, 100e9}, {5e-6, 50e9}, 4};
+  EXPECT_DOUBLE_EQ(flat_link(two, 8).bandwidth_Bps, 50e9);
+  EXPECT_DOUBLE_EQ(flat_link(two, 8).latency_s, 5e-6);
+  EXPECT_DOUBLE_EQ(flat_link(two, 4).bandwidth_Bps, 100e9);
+}
+
+TEST(CollectiveAnalysis, ExecutionMatchesItsModel) {
+  const CommTopology t{{2e-6, 100e9}, {5e-6, 50e9}, 0};
+  const auto x = execute_with_model(Collective::AllReduce, CollectiveAlgorithm::Ring, 4, std::nullopt, 4, 1, t);
+  EXPECT_EQ(x.elements, 8);  // default: two per chunk, ranks chunks
+  EXPECT_TRUE(x.equals_direct);
+  EXPECT_EQ(x.snapshots.size(), 1 + 2 * 3u);  // step 0 and 2(p−1) steps
+  EXPECT_DOUBLE_EQ(x.steps, x.model.steps);
+  EXPECT_DOUBLE_EQ(x.bytes_sent_per_rank, x.model.bytes_sent_per_rank);
+  EXPECT_NEAR(x.time_s, x.model.time_s, 1e-18);
+}
+
+// Tree against ring all-reduce (Thakur, Rabenseifner & Gropp 2005): 2L·α + 2L·S/B against
+// 2(p−1)·α + 2(p−1)/p·S/B, equal at S* = (2(p−1) − 2L)·α·B / (2L − 2(p−1)/p); with p = 16
+// (L = 4): S* = 22·α·B / (8 − 1.875).
+TEST(CollectiveAnalysis, SweepCrossoverOfTreeAndRing) {
+  const Link link{2e-6, 450e9};
+  const auto s = collective_sweep(Collective::AllReduce, 16, link, 1e3, 1e10, 5);
+  ASSERT_EQ(s.series[0].points.size(), 5u);
+  EXPECT_DOUBLE_EQ(s.series[0].points.front().bytes, 1e3);
+  EXPECT_NEAR(s.series[0].points.back().bytes, 1e10, 1e-3);
+  EXPECT_DOUBLE_EQ(s.half_bandwidth_bytes, 2e-6 * 450e9);
+  const auto& tree = s.crossovers[0];
+  EXPECT_EQ(tree.algorithm, "tree");
+  ASSERT_TRUE(tree.bytes.has_value());
+  EXPECT_NEAR(*tree.bytes, 22 * 2e-6 * 450e9 / (8 - 1.875), 1e-3);
+  EXPECT_EQ(tree.faster_small, "tree");
+  EXPECT_THROW(collective_sweep(Collective::AllReduce, 16, link, 1e3, 1e3, 5), InputError);
+}
+
+// Hierarchical all-reduce (cost_model.hpp): intra-node reduce-scatter and all-gather,
+// 2(g−1) steps of S/g, and a ring all-reduce of S/g across N nodes, 2(N−1) steps of S/(gN).
+TEST(CollectiveAnalysis, HierarchicalAgainstFlatRing) {
+  const Link intra{2e-6, 450e9}, inter{5e-6, 50e9};
+  const int n = 4, g = 8;
+  const double S = 1e9;
+  const auto h = hierarchical_vs_flat(n, g, S, intra, inter);
+  EXPECT_EQ(h.ranks, 32);
+  EXPECT_DOUBLE_EQ(h.steps, 2 * (g - 1) + 2 * (n - 1));
+  EXPECT_NEAR(h.intra_time_s, 2 * (g - 1) * (2e-6 + S / g / 450e9), 1e-12);
+  EXPECT_NEAR(h.inter_time_s, 2 * (n - 1) * (5e-6 + S / (g * n) / 50e9), 1e-12);
+  EXPECT_NEAR(h.flat_ring_time_s, 2 * 31 * (5e-6 + S / 32 / 50e9), 1e-12);
+  EXPECT_DOUBLE_EQ(h.speedup, h.flat_ring_time_s / h.time_s);
 }
 
 }  // namespace

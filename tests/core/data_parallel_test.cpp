@@ -243,3 +243,34 @@ TEST(DataParallelApi, BadInputs) {
   EXPECT_TRUE(std::isfinite(big["step_time_s"].get<double>()));
   EXPECT_EQ(big["series"].size(), 21u);
 }
+
+// dp_training: weak scaling at a fixed per-GPU batch, efficiency T(1)/T(p); global batch
+// = micro_batch · gpus · accumulation (Goyal et al. 2017).
+TEST(DataParallelTraining, ReportAndSeries) {
+  mlsys::DpCompute c{7e9, mlsys::dp_tokens_per_gpu(4096, 2, 4), 4, 1e15, 0.5};
+  EXPECT_DOUBLE_EQ(c.tokens_per_gpu, 4096.0 * 2 * 4);
+  const auto r = mlsys::dp_training(c, 2, 2, 25e6, true, 64, kNet, 16);
+  const auto s1 = mlsys::dp_step(c, 2, 25e6, true, 1, kNet), s = mlsys::dp_step(c, 2, 25e6, true, 64, kNet);
+  EXPECT_DOUBLE_EQ(r.at.efficiency, s1.step_time_s / s.step_time_s);
+  EXPECT_DOUBLE_EQ(r.at.step_time_no_overlap_s, s.compute_time_s + s.allreduce_time_s);
+  EXPECT_DOUBLE_EQ(r.global_batch_sequences, 2.0 * 64 * 4);
+  EXPECT_DOUBLE_EQ(r.tokens_per_s, c.tokens_per_gpu * 64 / s.step_time_s);
+  ASSERT_TRUE(r.series.has_value());
+  ASSERT_EQ(r.series->size(), 5u);  // 1, 2, 4, 8, 16
+  EXPECT_EQ(r.series->back().gpus, 16);
+  EXPECT_DOUBLE_EQ(r.series->front().at.efficiency, 1.0);
+  EXPECT_FALSE(mlsys::dp_training(c, 2, 2, 25e6, true, 64, kNet, std::nullopt).series.has_value());
+  EXPECT_THROW(mlsys::dp_tokens_per_gpu(1e6, 1e6, 2), mlsys::InputError);
+}
+
+// ZeRO stage 3 moves 3Ψ against 2Ψ for plain data parallelism (Rajbhandari et al. 2020,
+// section 7.2.2); with ring collectives the time ratio is (2·AG + RS) / (AR) = 3/2 at α = 0.
+TEST(DataParallelZero, CommunicationRelativeToTheBaseline) {
+  const mlsys::DpNetwork net{450e9, 50e9, 0, 8};
+  const auto z = mlsys::zero_stages(7.5e9, true, 64, 2, net);
+  ASSERT_EQ(z.stages.size(), 4u);
+  EXPECT_DOUBLE_EQ(z.stages[0].comm_vs_baseline, 1.0);
+  EXPECT_NEAR(z.stages[3].comm_vs_baseline, 1.5, 1e-12);
+  EXPECT_DOUBLE_EQ(z.link_bandwidth_Bps, 50e9);
+  EXPECT_DOUBLE_EQ(mlsys::zero_stages(7.5e9, true, 1, 2, net).stages[3].comm_vs_baseline, 1.0);
+}

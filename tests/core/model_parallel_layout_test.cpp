@@ -11,6 +11,7 @@
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/parallel/layout_search.hpp"
 #include "test_support.hpp"
 
 using mlsys::json;
@@ -199,4 +200,30 @@ TEST(ModelParallelExercises, AnswersAgreeWithTheCalculators) {
       if (pp > 1) { EXPECT_GT(states_gb(pp / 2), p["budget_gb"].get<double>()) << seed; }
     }
   }
+}
+
+// layout_search(): the listed layouts with their counts. 8 GPUs on one node, 8 heads, 8
+// layers: every (tp, pp, dp) with tp·pp·dp = 8 is valid when global_batch is a multiple of 8.
+TEST(LayoutSearch, CountsAndErrors) {
+  mlsys::LayoutProblem pr;
+  pr.model.layers = 8;
+  pr.model.hidden = 1024;
+  pr.model.heads = 8;
+  pr.model.kv_heads = 8;
+  pr.model.head_dim = 128;
+  pr.model.ffn_hidden = 4096;
+  pr.model.seq = 1024;
+  pr.gpus = 8;
+  pr.gpus_per_node = 8;
+  pr.global_batch = 64;
+  pr.intra = {2e-6, 450e9};
+  pr.inter = {5e-6, 50e9};
+  const auto r = mlsys::layout_search(pr);
+  EXPECT_EQ(r.valid_layouts, 10);  // ordered factorizations of 2^3 into three factors: C(5, 2)
+  EXPECT_EQ(r.skipped_factorizations, 0);
+  EXPECT_EQ(r.valid_layouts, static_cast<int>(r.layouts.size()));
+  EXPECT_DOUBLE_EQ(r.intra_bandwidth_Bps, 450e9);
+  EXPECT_EQ(r.params, mlsys::model_counts(pr.model).params);
+  pr.only_tp = 3;
+  EXPECT_THROW(mlsys::layout_search(pr), mlsys::InputError);
 }

@@ -194,3 +194,19 @@ TEST(PipelineCalculator, ImpossibleConfigurationsAreClearErrors) {
   EXPECT_EQ(error_of("pipeline", R"({"stage":4})")["field"], "stage");
   EXPECT_THROW(mlsys::parse_pipeline_schedule("GPIPE"), mlsys::InputError);
 }
+
+// The ideal step m·(F + B) and the bubble formula (p−1)/(v·m) (Narayanan et al. 2021,
+// arXiv:2104.04473, section 2.2): with p2p = 0, 1F1B's step is (m + p − 1)(F + B).
+TEST(PipelineBubble, IdealTimeAndFormula) {
+  const auto r = mlsys::simulate_pipeline(config(PipelineSchedule::OneFOneB, 4, 8, 1, 1.0, 2.0));
+  EXPECT_DOUBLE_EQ(r.busy_per_stage_s, 8 * 3.0);
+  EXPECT_DOUBLE_EQ(r.bubble_time_s, 3 * 3.0);
+  EXPECT_DOUBLE_EQ(r.bubble_ratio_formula, 3.0 / 8);
+  EXPECT_DOUBLE_EQ(r.bubble_ratio, r.bubble_ratio_formula);
+  EXPECT_EQ(r.method, "executed");
+  EXPECT_DOUBLE_EQ(r.peak_inflight_microbatches, 4);
+  const auto i = mlsys::pipeline_closed_form(config(PipelineSchedule::Interleaved, 4, 8, 2, 1.0, 2.0));
+  EXPECT_DOUBLE_EQ(i.bubble_ratio_formula, 3.0 / 16);
+  EXPECT_DOUBLE_EQ(i.bubble_time_s, 1.5 * 3.0);
+  EXPECT_EQ(i.method, "closed-form");
+}

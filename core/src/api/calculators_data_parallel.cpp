@@ -2,15 +2,62 @@
 // gradient all-reduce overlapped or not, scaling efficiency over GPU counts), `zero`
 // (memory and communication of ZeRO stages 0–3) and `fsdp-overlap` (tokens per GPU per
 // step that hide FSDP's collectives behind compute). Models in parallel/data_parallel.hpp.
-#include <algorithm>
-#include <cmath>
-
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/parallel/data_parallel.hpp"
 #include "registry.hpp"
 
 namespace mlsys::api {
+
+MLSYS_DESCRIBE(DpStep, MLSYS_OUT(compute_time_s, "s", "Forward and backward of every micro-batch: 6·params·tokens / (peak·mfu)"),
+               MLSYS_OUT(forward_time_s, "s", "A third of the compute"),
+               MLSYS_OUT(backward_time_s, "s", "Two thirds of the compute"),
+               MLSYS_OUT(last_backward_time_s, "s", "Backward of the last micro-batch, the only one the all-reduce can hide behind"),
+               MLSYS_OUT(gradient_bytes, "B", "params · size of grad_dtype"),
+               MLSYS_OUT(allreduce_time_s, "s", "One ring all-reduce of the whole gradient"),
+               MLSYS_OUT(bucket_count, "", "ceil(gradient_bytes / bucket_bytes)"),
+               MLSYS_OUT(bucket_allreduce_time_s, "s", "Ring all-reduce of one bucket"),
+               MLSYS_OUT(bucketed_comm_time_s, "s", "All buckets' all-reduces back to back"),
+               MLSYS_OUT(exposed_comm_s, "s", "Communication not hidden behind compute"),
+               MLSYS_OUT(step_time_s, "s", "compute + exposed communication"),
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth of the ring: scale-up inside a node, inter-node beyond"),
+               MLSYS_OUT(inter_node, "", "The ring spans nodes"));
+MLSYS_DESCRIBE(DpScaling, MLSYS_FLAT(step), MLSYS_OUT(efficiency, "", "Weak-scaling efficiency T(1) / T(gpus)"),
+               MLSYS_OUT(step_time_no_overlap_s, "s", "compute + the whole all-reduce (no overlap)"));
+MLSYS_DESCRIBE(DpSeriesPoint, MLSYS_OUT(gpus, "", "Data-parallel replicas"), MLSYS_FLAT(at),
+               MLSYS_OUT(efficiency_no_overlap, "", "T(1) / step_time_no_overlap_s"));
+MLSYS_DESCRIBE(DpTraining, MLSYS_FLAT(at), MLSYS_OUT(tokens_per_gpu, "tokens", "seq · micro_batch · accumulation"),
+               MLSYS_OUT(global_batch_sequences, "", "micro_batch · gpus · accumulation"),
+               MLSYS_OUT(global_batch_tokens, "tokens", "tokens_per_gpu · gpus"),
+               MLSYS_OUT(tokens_per_s, "tokens/s", "global_batch_tokens / step_time_s"),
+               MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s used"),
+               MLSYS_OUT(intra_bandwidth_Bps, "B/s", "Intra-node bandwidth per direction used"),
+               MLSYS_OUT(inter_bandwidth_Bps, "B/s", "Inter-node bandwidth per direction used"),
+               MLSYS_OUT(series, "", "With series_max_gpus: the step at 1, 2, 4, ... GPUs"));
+MLSYS_DESCRIBE(ZeroStage, MLSYS_OUT(stage, "", "ZeRO stage (0: plain data parallelism)"),
+               MLSYS_OUT(weights_bytes, "B", "Weights per GPU"), MLSYS_OUT(grads_bytes, "B", "Gradients per GPU"),
+               MLSYS_OUT(optimizer_bytes, "B", "Optimizer states per GPU"),
+               MLSYS_OUT(model_states_bytes, "B", "Weights + gradients + optimizer states per GPU"),
+               MLSYS_OUT(volume_psi, "", "Elements sent per GPU per step in units of Ψ (2, 2, 2, 3)"),
+               MLSYS_OUT(volume_elements, "", "Exact ring count: volume_psi · Ψ · (p−1)/p"),
+               MLSYS_OUT(volume_bytes, "B", "volume_elements · size of comm_dtype"),
+               MLSYS_OUT(comm_time_s, "s", "Time of the stage's collectives"),
+               MLSYS_OUT(allgather_time_s, "s", "Parameter all-gathers"),
+               MLSYS_OUT(reducescatter_time_s, "s", "Gradient reduce-scatter"),
+               MLSYS_OUT(comm_vs_baseline, "", "comm_time_s / stage 0's"));
+MLSYS_DESCRIBE(ZeroStages, MLSYS_OUT(stages, "", "Stages 0 to 3"),
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth of the ring over dp ranks"));
+MLSYS_DESCRIBE(FsdpOverlap, MLSYS_OUT(comm_time_s, "s", "Two all-gathers and one reduce-scatter per unit, every unit"),
+               MLSYS_OUT(allgather_time_s, "s", "One unit's all-gather"),
+               MLSYS_OUT(compute_time_s, "s", "6·params·tokens_per_gpu / (peak·mfu)"),
+               MLSYS_OUT(tokens_min, "tokens", "Tokens per GPU per step at which compute equals communication"),
+               MLSYS_OUT(tokens_min_bandwidth, "tokens", "Its bandwidth term: bytes·(p−1)/p·peak·mfu / (2·B)"),
+               MLSYS_OUT(tokens_limit, "tokens", "Its large-p limit: bytes·peak·mfu / (2·B)"),
+               MLSYS_OUT(hidden, "", "Compute covers the communication"),
+               MLSYS_OUT(exposed_comm_s, "s", "Communication not hidden behind compute"),
+               MLSYS_OUT(step_time_s, "s", "compute + exposed communication"),
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth of the ring"),
+               MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s used"));
 
 namespace {
 
@@ -69,30 +116,6 @@ double peak_from(const Inputs& in) {
   throw InputError("dtype", hw->name + " has no dense " + dtype + " rate in the hardware table; choose another dtype or give 'peak_flops'.");
 }
 
-json step_json(const DpStep& s, double t1) {
-  return {{"compute_time_s", s.compute_time_s},
-          {"forward_time_s", s.forward_time_s},
-          {"backward_time_s", s.backward_time_s},
-          {"last_backward_time_s", s.last_backward_time_s},
-          {"gradient_bytes", s.gradient_bytes},
-          {"allreduce_time_s", s.allreduce_time_s},
-          {"bucket_count", s.bucket_count},
-          {"bucket_allreduce_time_s", s.bucket_allreduce_time_s},
-          {"bucketed_comm_time_s", s.bucketed_comm_time_s},
-          {"exposed_comm_s", s.exposed_comm_s},
-          {"step_time_s", s.step_time_s},
-          {"link_bandwidth_Bps", s.link_bandwidth_Bps},
-          {"inter_node", s.inter_node},
-          {"efficiency", t1 / s.step_time_s}};
-}
-
-json states_json(const ModelStates& m) {
-  return {{"weights_bytes", m.weights_bytes},
-          {"grads_bytes", m.grads_bytes},
-          {"optimizer_bytes", m.optimizer_bytes},
-          {"model_states_bytes", m.total_bytes}};
-}
-
 }  // namespace
 
 void add_data_parallel_calculators(Calculators& out) {
@@ -108,51 +131,25 @@ void add_data_parallel_calculators(Calculators& out) {
   dp.push_back(optional(integer_field("series_max_gpus", "",
                                       "Also return the step at 1, 2, 4, … GPUs up to this count (weak scaling)", json(), 1,
                                       1048576)));
-  out.push_back(
-      {"data-parallel",
+  out.add(
+      "data-parallel",
        "One data-parallel training step per GPU: compute 6·params·tokens / (peak·mfu), a third forward and two thirds "
        "backward; a ring all-reduce of the gradients over `gpus` replicas (NVLink within a node, the inter-node link "
        "once the ring spans nodes), either after the backward pass or overlapped with the last micro-batch's backward "
        "in buckets; the exposed communication, the step time and the weak-scaling efficiency T(1)/T(gpus) at a fixed "
        "per-GPU batch. Global batch = micro_batch × gpus × accumulation sequences.",
-       dp, [](const Inputs& in) -> json {
+       dp, [](const Inputs& in) {
          DpCompute c{};
          c.params = in.num("params");
          c.accumulation = static_cast<double>(in.integer("accumulation"));
-         const double seq = static_cast<double>(in.integer("seq")), mb = static_cast<double>(in.integer("micro_batch"));
-         c.tokens_per_gpu = seq * mb * c.accumulation;
-         if (c.tokens_per_gpu > 1e12) throw InputError("accumulation", "More than 1e12 tokens per GPU per step is out of range.");
+         const double mb = static_cast<double>(in.integer("micro_batch"));
+         c.tokens_per_gpu = dp_tokens_per_gpu(static_cast<double>(in.integer("seq")), mb, c.accumulation);
          c.peak_flops = peak_from(in);
          c.mfu = in.num("mfu");
-         const DpNetwork net = network_from(in);
-         const double gb = dtype_bytes(in.str("grad_dtype")), bucket = in.num("bucket_bytes");
-         const bool overlap = in.boolean("overlap");
-         const int gpus = static_cast<int>(in.integer("gpus"));
-         const double t1 = dp_step(c, gb, bucket, overlap, 1, net).step_time_s;
-         const DpStep s = dp_step(c, gb, bucket, overlap, gpus, net);
-         json r = step_json(s, t1);
-         r["step_time_no_overlap_s"] = s.compute_time_s + s.allreduce_time_s;
-         r["tokens_per_gpu"] = c.tokens_per_gpu;
-         r["global_batch_sequences"] = mb * gpus * c.accumulation;
-         r["global_batch_tokens"] = c.tokens_per_gpu * gpus;
-         r["tokens_per_s"] = c.tokens_per_gpu * gpus / s.step_time_s;
-         r["peak_flops"] = c.peak_flops;
-         r["intra_bandwidth_Bps"] = net.intra_bandwidth_Bps;
-         r["inter_bandwidth_Bps"] = net.inter_bandwidth_Bps;
-         if (in.has("series_max_gpus")) {
-           json series = json::array();
-           const long long max = in.integer("series_max_gpus");
-           for (long long g = 1; g <= max; g *= 2) {
-             json p = step_json(dp_step(c, gb, bucket, overlap, static_cast<int>(g), net), t1);
-             p["gpus"] = g;
-             p["step_time_no_overlap_s"] = p["compute_time_s"].get<double>() + p["allreduce_time_s"].get<double>();
-             p["efficiency_no_overlap"] = t1 / p["step_time_no_overlap_s"].get<double>();
-             series.push_back(p);
-           }
-           r["series"] = series;
-         }
-         return r;
-       }});
+         return dp_training(c, mb, dtype_bytes(in.str("grad_dtype")), in.num("bucket_bytes"), in.boolean("overlap"),
+                            static_cast<int>(in.integer("gpus")), network_from(in),
+                            in.has("series_max_gpus") ? std::optional(in.integer("series_max_gpus")) : std::nullopt);
+       });
 
   std::vector<Field> zf = {number_field("params", "", "Parameters Ψ of the model", 7.5e9, 1e6, 1e13),
                            integer_field("dp", "", "Data-parallel degree N_d (ZeRO shards over it)", 64, 1, 1048576),
@@ -161,34 +158,18 @@ void add_data_parallel_calculators(Calculators& out) {
                            string_field("comm_dtype", "Type of the communicated gradients and parameters", "bf16",
                                         {"bf16", "fp16", "fp32"})};
   zf = join(zf, network_fields());
-  out.push_back(
-      {"zero",
+  out.add(
+      "zero",
        "ZeRO stages 0–3 (Rajbhandari et al. 2020) over `dp` ranks with mixed precision: model-state bytes per GPU "
        "(2 + 2 + K bytes per parameter, K = 12 for Adam; stage 1 shards the optimizer states, 2 also the gradients, 3 "
        "also the weights) and communication per GPU per step: 2Ψ elements for stages 0–2 (a reduce-scatter of the "
        "gradients and an all-gather of the parameters, an all-reduce for stage 0) and 3Ψ for stage 3 (parameters "
        "all-gathered for the forward and again for the backward), exactly 2Ψ(p−1)/p or 3Ψ(p−1)/p with ring "
        "collectives, and their time in the alpha-beta model.",
-       zf, [](const Inputs& in) -> json {
-         const int dpn = static_cast<int>(in.integer("dp"));
-         const auto stages = zero_stages(in.num("params"), in.str("optimizer") == "adam", dpn,
-                                         dtype_bytes(in.str("comm_dtype")), network_from(in));
-         json arr = json::array();
-         for (const auto& z : stages) {
-           json j = states_json(z.memory);
-           j["stage"] = z.stage;
-           j["volume_psi"] = z.volume_psi;
-           j["volume_elements"] = z.volume_elements;
-           j["volume_bytes"] = z.volume_bytes;
-           j["comm_time_s"] = z.comm_time_s;
-           j["allgather_time_s"] = z.allgather_time_s;
-           j["reducescatter_time_s"] = z.reducescatter_time_s;
-           j["comm_vs_baseline"] = z.comm_time_s / std::max(stages[0].comm_time_s, 1e-300);
-           if (dpn == 1) j["comm_vs_baseline"] = 1.0;
-           arr.push_back(j);
-         }
-         return {{"stages", arr}, {"link_bandwidth_Bps", ring_link(network_from(in), dpn).bandwidth_Bps}};
-       }});
+       zf, [](const Inputs& in) {
+         return zero_stages(in.num("params"), in.str("optimizer") == "adam", static_cast<int>(in.integer("dp")),
+                            dtype_bytes(in.str("comm_dtype")), network_from(in));
+       });
 
   std::vector<Field> ff = join(compute_fields(), network_fields());
   ff.push_back(integer_field("gpus", "", "GPUs the parameters are sharded over (FSDP's sharding group)", 64, 1, 1048576));
@@ -198,35 +179,24 @@ void add_data_parallel_calculators(Calculators& out) {
   ff.push_back(string_field("param_dtype", "Type of the gathered parameters and reduced gradients", "bf16",
                             {"bf16", "fp16", "fp32"}));
   ff.push_back(boolean_field("prefetch", "Gather the next unit's parameters while the current unit computes", true));
-  out.push_back(
-      {"fsdp-overlap",
+  out.add(
+      "fsdp-overlap",
        "FSDP (Zhao et al. 2023) with the model split into `units`: per unit two all-gathers of its parameters "
        "(forward, backward) and one reduce-scatter of its gradients, ring collectives in the alpha-beta model, "
        "against compute 6·params·tokens_per_gpu / (peak·mfu). Returns the tokens per GPU per step at which compute "
        "equals communication (tokens_min, with latency), its bandwidth term bytes·(p−1)/p·peak·mfu / (2·B) "
        "(independent of the model size) and the limit for large p, and the exposed communication and step time with "
        "or without prefetching.",
-       ff, [](const Inputs& in) -> json {
+       ff, [](const Inputs& in) {
          DpCompute c{};
          c.params = in.num("params");
          c.tokens_per_gpu = static_cast<double>(in.integer("tokens_per_gpu"));
          c.accumulation = 1;
          c.peak_flops = peak_from(in);
          c.mfu = in.num("mfu");
-         const FsdpOverlap f = fsdp_overlap(c, dtype_bytes(in.str("param_dtype")), static_cast<int>(in.integer("units")),
-                                            in.boolean("prefetch"), static_cast<int>(in.integer("gpus")), network_from(in));
-         return {{"comm_time_s", f.comm_time_s},
-                 {"allgather_time_s", f.allgather_time_s},
-                 {"compute_time_s", f.compute_time_s},
-                 {"tokens_min", f.tokens_min},
-                 {"tokens_min_bandwidth", f.tokens_min_bandwidth},
-                 {"tokens_limit", f.tokens_limit},
-                 {"hidden", f.compute_time_s >= f.comm_time_s},
-                 {"exposed_comm_s", f.exposed_comm_s},
-                 {"step_time_s", f.step_time_s},
-                 {"link_bandwidth_Bps", f.link_bandwidth_Bps},
-                 {"peak_flops", c.peak_flops}};
-       }});
+         return fsdp_overlap(c, dtype_bytes(in.str("param_dtype")), static_cast<int>(in.integer("units")),
+                             in.boolean("prefetch"), static_cast<int>(in.integer("gpus")), network_from(in));
+       });
 }
 
 }  // namespace mlsys::api

@@ -68,7 +68,40 @@ DpStep dp_step(const DpCompute& c, double grad_bytes, double bucket_bytes, bool 
   return s;
 }
 
-std::vector<ZeroStage> zero_stages(double params, bool adam, int dp, double comm_bytes, const DpNetwork& net) {
+double dp_tokens_per_gpu(double seq, double micro_batch, double accumulation) {
+  const double tokens = seq * micro_batch * accumulation;
+  if (tokens > 1e12) throw InputError("accumulation", "More than 1e12 tokens per GPU per step is out of range.");
+  return tokens;
+}
+
+namespace {
+DpScaling scaling(const DpStep& s, double t1) { return {s, t1 / s.step_time_s, s.compute_time_s + s.allreduce_time_s}; }
+}  // namespace
+
+DpTraining dp_training(const DpCompute& c, double mb, double gb, double bucket, bool overlap, int gpus,
+                       const DpNetwork& net, std::optional<long long> series_max_gpus) {
+  const double t1 = dp_step(c, gb, bucket, overlap, 1, net).step_time_s;
+  const DpStep s = dp_step(c, gb, bucket, overlap, gpus, net);
+  DpTraining r{scaling(s, t1),
+               c.tokens_per_gpu,
+               mb * gpus * c.accumulation,
+               c.tokens_per_gpu * gpus,
+               c.tokens_per_gpu * gpus / s.step_time_s,
+               c.peak_flops,
+               net.intra_bandwidth_Bps,
+               net.inter_bandwidth_Bps,
+               std::nullopt};
+  if (series_max_gpus) {
+    r.series.emplace();
+    for (long long g = 1; g <= *series_max_gpus; g *= 2) {
+      const DpScaling p = scaling(dp_step(c, gb, bucket, overlap, static_cast<int>(g), net), t1);
+      r.series->push_back({g, p, t1 / p.step_time_no_overlap_s});
+    }
+  }
+  return r;
+}
+
+ZeroStages zero_stages(double params, bool adam, int dp, double comm_bytes, const DpNetwork& net) {
   if (!(params > 0)) throw InputError("params", "'params' must be positive.");
   if (!(comm_bytes > 0)) throw InputError("comm_dtype", "Communicated elements must have a positive size.");
   check_network(net, dp);
@@ -80,7 +113,11 @@ std::vector<ZeroStage> zero_stages(double params, bool adam, int dp, double comm
   for (int stage = 0; stage <= 3; ++stage) {
     ZeroStage z{};
     z.stage = stage;
-    z.memory = model_states(params, per, stage, p);
+    const ModelStates m = model_states(params, per, stage, p);
+    z.weights_bytes = m.weights_bytes;
+    z.grads_bytes = m.grads_bytes;
+    z.optimizer_bytes = m.optimizer_bytes;
+    z.model_states_bytes = m.total_bytes;
     z.volume_psi = stage == 3 ? 3 : 2;
     z.volume_elements = z.volume_psi * params * (p - 1) / p;
     z.volume_bytes = z.volume_elements * comm_bytes;
@@ -100,7 +137,8 @@ std::vector<ZeroStage> zero_stages(double params, bool adam, int dp, double comm
     }
     out.push_back(z);
   }
-  return out;
+  for (auto& z : out) z.comm_vs_baseline = dp == 1 ? 1.0 : z.comm_time_s / std::max(out[0].comm_time_s, 1e-300);
+  return {out, link.bandwidth_Bps};
 }
 
 FsdpOverlap fsdp_overlap(const DpCompute& c, double param_bytes, int units, bool prefetch, int gpus,
@@ -132,6 +170,8 @@ FsdpOverlap fsdp_overlap(const DpCompute& c, double param_bytes, int units, bool
     f.exposed_comm_s = n * 2 * f.allgather_time_s + std::max(rs, n * rs - tb + tb / n);
   }
   f.step_time_s = f.compute_time_s + f.exposed_comm_s;
+  f.hidden = f.compute_time_s >= f.comm_time_s;
+  f.peak_flops = c.peak_flops;
   return f;
 }
 

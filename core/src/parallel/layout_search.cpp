@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/parallel/pipeline_schedule.hpp"
 
 namespace mlsys {
@@ -85,6 +86,7 @@ Layout evaluate_layout(const LayoutProblem& pr, int tp, int pp, int dp) {
   L.pipeline_s = pipe.step_time_s;
   L.bubble_fraction = pipe.bubble_fraction;
   L.pipeline_executed = pipe.executed;
+  L.pipeline_method = pipe.method;
 
   // Gradients (bf16) of the GPU's parameters: reduce-scatter + all-gather under ZeRO-1/2, the
   // same volume as an all-reduce; not overlapped with the backward pass.
@@ -125,6 +127,31 @@ std::vector<Layout> search_layouts(const LayoutProblem& pr, int* skipped) {
   });
   if (skipped) *skipped = rejected;
   return out;
+}
+
+LayoutSearch layout_search(const LayoutProblem& pr) {
+  int skipped = 0;
+  std::vector<Layout> layouts = search_layouts(pr, &skipped);
+  if (layouts.empty() && (pr.only_tp > 0 || pr.only_pp > 0))
+    throw InputError(pr.only_tp > 0 ? "tp" : "pp", "No valid layout of " + std::to_string(pr.gpus) +
+                                                      " GPUs has the requested tp / pp (tp ≤ gpus_per_node and divides "
+                                                      "heads and kv_heads, pp divides layers, tp·pp divides gpus).");
+  if (layouts.empty())
+    throw InputError("gpus", "No TP × PP × DP layout of " + std::to_string(pr.gpus) +
+                                 " GPUs satisfies the constraints (tp ≤ gpus_per_node and divides heads and kv_heads, pp "
+                                 "divides layers, dp · micro_batch divides global_batch).");
+  const auto fitting = std::count_if(layouts.begin(), layouts.end(), [](const Layout& L) { return L.fits; });
+  const int valid = static_cast<int>(layouts.size());
+  return {std::move(layouts),
+          pr.hbm_bytes,
+          model_counts(pr.model).params,
+          valid,
+          static_cast<int>(fitting),
+          skipped,
+          pr.intra.bandwidth_Bps,
+          "bf16 mixed-precision Adam, ZeRO stage as given over dp, memory of the first pipeline stage under 1F1B "
+          "(training-memory), matmuls at matmul_efficiency × the bf16 peak, TP all-reduces and PP messages not "
+          "overlapped with compute, the data-parallel gradient exchange after the backward pass, ring collectives"};
 }
 
 }  // namespace mlsys

@@ -87,6 +87,9 @@ void fill_bubble(const PipelineConfig& c, PipelineResult& r) {
   const double idle_per_stage = std::max(0.0, r.step_time_s - r.busy_per_stage_s);
   r.bubble_fraction = idle_per_stage / r.step_time_s;
   r.bubble_ratio = idle_per_stage / r.busy_per_stage_s;
+  r.bubble_time_s = r.step_time_s - r.busy_per_stage_s;
+  r.bubble_ratio_formula = (c.stages - 1.0) / (static_cast<double>(c.chunks) * c.microbatches);
+  r.method = r.executed ? "executed" : "closed-form";
 }
 
 }  // namespace
@@ -109,6 +112,7 @@ PipelineResult pipeline_closed_form(const PipelineConfig& c) {
     r.peak_inflight_chunks_per_stage.push_back(chunks);
     r.peak_inflight_per_stage.push_back(static_cast<double>(chunks) / c.chunks);
   }
+  r.peak_inflight_microbatches = r.peak_inflight_per_stage.front();
   return r;
 }
 
@@ -178,6 +182,7 @@ PipelineResult simulate_pipeline(const PipelineConfig& c, long long limit) {
   for (const auto& op : r.timeline) r.step_time_s = std::max(r.step_time_s, op.end_s);
   fill_bubble(c, r);
   for (int s = 0; s < p; ++s) r.peak_inflight_per_stage.push_back(static_cast<double>(r.peak_inflight_chunks_per_stage[s]) / v);
+  r.peak_inflight_microbatches = r.peak_inflight_per_stage.front();
   return r;
 }
 

@@ -7,6 +7,7 @@
 // per token) at peak × MFU; communication is the ring collectives of the alpha-beta model
 // (comm/cost_model.hpp). Times in seconds, sizes in bytes, bandwidths per direction in B/s.
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "mlsys/comm/cost_model.hpp"
@@ -60,19 +61,50 @@ struct DpStep {
 DpStep dp_step(const DpCompute& c, double grad_bytes, double bucket_bytes, bool overlap, int gpus,
                const DpNetwork& net);
 
+// Tokens one GPU processes per optimizer step: seq · micro_batch · accumulation; throws
+// InputError("accumulation") above 1e12.
+double dp_tokens_per_gpu(double seq, double micro_batch, double accumulation);
+
+// A step at some GPU count against the step on one GPU (weak scaling: same per-GPU batch).
+struct DpScaling {
+  DpStep step;
+  double efficiency;              // T(1) / T(gpus)
+  double step_time_no_overlap_s;  // compute + the whole all-reduce
+};
+struct DpSeriesPoint {
+  long long gpus;
+  DpScaling at;
+  double efficiency_no_overlap;  // T(1) / step_time_no_overlap_s
+};
+struct DpTraining {
+  DpScaling at;
+  double tokens_per_gpu, global_batch_sequences, global_batch_tokens, tokens_per_s;
+  double peak_flops, intra_bandwidth_Bps, inter_bandwidth_Bps;
+  std::optional<std::vector<DpSeriesPoint>> series;  // 1, 2, 4, ... GPUs up to series_max_gpus
+};
+// The step over `gpus` replicas of `micro_batch` sequences (dp_step) with its scaling
+// efficiency, global batch and throughput; with series_max_gpus, the same at powers of two.
+DpTraining dp_training(const DpCompute& c, double micro_batch, double grad_bytes, double bucket_bytes, bool overlap,
+                       int gpus, const DpNetwork& net, std::optional<long long> series_max_gpus);
+
 // ZeRO stage s (0 = plain data parallelism) over dp ranks.
 struct ZeroStage {
   int stage;
-  ModelStates memory;            // per GPU
+  double weights_bytes, grads_bytes, optimizer_bytes, model_states_bytes;  // per GPU (model_states())
   double volume_psi;             // elements sent per GPU per step in units of Ψ (paper, section 7): 2, 2, 2, 3
   double volume_elements;        // exact ring count: volume_psi · Ψ · (p−1)/p
   double volume_bytes;           // volume_elements · comm_bytes
   double comm_time_s;            // its collectives in the alpha-beta model
   double allgather_time_s;       // parameter all-gathers (stage 1–2: one, after the update; stage 3: two, forward and backward)
   double reducescatter_time_s;   // gradient reduce-scatter (stage 0: the reduce-scatter half of the all-reduce)
+  double comm_vs_baseline;       // comm_time_s / stage 0's (1 on one rank)
+};
+struct ZeroStages {
+  std::vector<ZeroStage> stages;  // 0, 1, 2, 3
+  double link_bandwidth_Bps;      // B of the ring over dp ranks
 };
 // Stages 0–3 for Ψ = params, mixed precision with `adam` or SGD, `comm_bytes` per element.
-std::vector<ZeroStage> zero_stages(double params, bool adam, int dp, double comm_bytes, const DpNetwork& net);
+ZeroStages zero_stages(double params, bool adam, int dp, double comm_bytes, const DpNetwork& net);
 
 // FSDP (ZeRO-3) with the model wrapped in `units` equal units: per unit an all-gather of its
 // parameters before the forward and again before the backward, a reduce-scatter of its
@@ -87,6 +119,8 @@ struct FsdpOverlap {
   double exposed_comm_s;      // prefetch: max(first all-gather, comm − compute); without: every all-gather + the reduce-scatters not hidden by the backward pass
   double step_time_s;         // compute + exposed
   double link_bandwidth_Bps;
+  bool hidden;                // compute_time_s >= comm_time_s
+  double peak_flops;          // c.peak_flops
 };
 FsdpOverlap fsdp_overlap(const DpCompute& c, double param_bytes, int units, bool prefetch, int gpus,
                          const DpNetwork& net);

@@ -5,6 +5,7 @@
 // pipeline point-to-point messages and bubble (the executed 1F1B schedule) and the data-parallel
 // gradient all-reduce; after Narayanan et al. 2021 (arXiv:2104.04473), section 3.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "mlsys/comm/cost_model.hpp"
@@ -47,7 +48,20 @@ struct Layout {
   double tokens_per_s;
   double mfu;                   // model FLOPs (6N + attention) per second / (gpus · peak)
   bool pipeline_executed;       // false: the schedule's closed form was used
+  std::string pipeline_method;  // "executed" or "closed-form"
 };
+
+struct LayoutSearch {
+  std::vector<Layout> layouts;  // search_layouts()
+  double hbm_bytes;             // memory of one GPU
+  double params;                // of the model
+  int valid_layouts, fitting_layouts, skipped_factorizations;
+  double intra_bandwidth_Bps;
+  std::string assumptions;      // what the model assumes, in words
+};
+// search_layouts() with its counts; throws InputError ("tp" or "pp" when they restrict the
+// list, else "gpus") when no layout is valid.
+LayoutSearch layout_search(const LayoutProblem& problem);
 
 // Layouts that satisfy the constraints (tp ≤ gpus_per_node, tp | heads and kv_heads, pp |
 // layers, tp·pp | gpus, dp·micro_batch | global_batch), sorted: fitting first, then by step

@@ -39,9 +39,13 @@ constexpr long long kPipelineExecutedLimit = 4096;
 struct PipelineResult {
   bool executed;             // false: closed form (timeline empty)
   double step_time_s;        // last op's end
-  double busy_per_stage_s;   // m·(forward_s + backward_s)
+  double busy_per_stage_s;   // m·(forward_s + backward_s): the ideal step, no bubble
+  double bubble_time_s;      // step_time_s − busy_per_stage_s
   double bubble_fraction;    // idle / (p · step time)
   double bubble_ratio;       // idle / ideal per stage: (p−1)/m, or (p−1)/(v·m), with p2p_s = 0
+  double bubble_ratio_formula;  // (p−1)/(v·m) (Narayanan et al. 2021, arXiv:2104.04473, section 2.2)
+  std::string method;           // "executed" or "closed-form"
+  double peak_inflight_microbatches;  // stage 0's, the largest
   // Peak activations held per stage, in micro-batches of a whole stage (in-flight chunk
   // activations divided by v): GPipe m, 1F1B min(p−s, m).
   std::vector<double> peak_inflight_per_stage;
