@@ -11,11 +11,6 @@
 namespace mlsys::api {
 
 // A crossover that does not exist keeps its key, as null (an empty optional is left out elsewhere).
-template <>
-void put(json& j, const Crossover& value, const OutField<Crossover, std::optional<double>>& field) {
-  const auto& m = value.*(field.member);
-  j[field.name] = m ? json(*m) : json();
-}
 
 MLSYS_DESCRIBE(CollectiveCost, MLSYS_OUT(time_s, "s", "Alpha-beta time on the critical path"),
                MLSYS_OUT(steps, "", "Communication steps on the critical path"),

@@ -21,14 +21,6 @@ struct TensorParallelOut {
 }  // namespace
 
 // An op's kind is one letter, printed as a string.
-template <>
-void put(json& j, const PipelineOp& value, const OutField<PipelineOp, char>& field) {
-  j[field.name] = std::string(1, value.*(field.member));
-}
-template <>
-void describe(json& list, const OutField<PipelineOp, char>& field) {
-  list.push_back({{"name", field.name}, {"unit", field.unit}, {"description", field.description}, {"type", "string"}});
-}
 
 MLSYS_DESCRIBE(TensorParallelCost, MLSYS_OUT(allreduce_bytes, "B", "S = s·b·h·2: the buffer of one all-reduce"),
                MLSYS_OUT(allreduces_forward, "", "All-reduces in the forward pass (after attention, after the MLP)"),
