@@ -3,6 +3,7 @@
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/hardware/datasheet.hpp"
 
 using mlsys::json;
 
@@ -70,4 +71,18 @@ TEST(Hardware, DenseNeverAboveSparseRatios) {
       EXPECT_NEAR(*fp8 / *bf16, 2.0, 0.05) << a.id;
     }
   }
+}
+
+TEST(Hardware, EntryHasEveryColumnOfTheRow) {
+  for (const auto& a : mlsys::accelerators()) {
+    const auto e = mlsys::accelerator_entry(a);
+    const auto& row = a.json();
+    EXPECT_EQ(e.id, a.id);
+    EXPECT_EQ(e.peak_flops, a.peak_flops);
+    EXPECT_EQ(static_cast<double>(e.hbm_bytes), a.hbm_bytes);
+    EXPECT_EQ(e.l2_bytes.has_value(), !row.at("l2_bytes").is_null());
+    EXPECT_EQ(e.cuda_core_flops.has_value(), !row.at("cuda_core_flops").is_null());
+    EXPECT_EQ(row.size(), 37u);  // every column is a member of AcceleratorEntry
+  }
+  EXPECT_EQ(mlsys::accelerator_entries().size(), mlsys::accelerators().size());
 }

@@ -3,6 +3,7 @@
 // the calculators, and bad inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
@@ -228,4 +229,24 @@ TEST(TrainingMemory, BadInputs) {
   EXPECT_EQ(field_of("activation-checkpointing", {{"strategy", "half"}}), "strategy");
   EXPECT_EQ(field_of("activation-checkpointing", {{"k", 0}}), "k");
   EXPECT_EQ(field_of("activation-checkpointing", {{"tp", 5}}), "tp");
+}
+
+TEST(MemoryModels, StepPeakAndHbmFit) {
+  // The step's peak is the largest total of the timeline, first reached at the end of the
+  // forward pass (no recomputation: every layer's activations held).
+  mlsys::ModelConfig c;
+  c.layers = 4, c.hidden = 1024, c.heads = 16, c.head_dim = 64, c.kv_heads = 16, c.ffn_hidden = 4096, c.seq = 1024;
+  const mlsys::TrainingSetup st;
+  const auto step = mlsys::memory_step(c, 0, st);
+  double peak = 0;
+  for (const auto& p : step.points) peak = std::max(peak, p.total_bytes);
+  EXPECT_DOUBLE_EQ(step.peak_bytes, peak);
+  EXPECT_EQ(step.peak_phase, "forward");
+  // 60 GiB in 80 GiB fits with 20 GiB left; 90 GiB does not.
+  const double gib = 1024.0 * 1024 * 1024;
+  const auto fit = mlsys::hbm_fit(60 * gib, 80 * gib);
+  EXPECT_TRUE(fit.fits);
+  EXPECT_DOUBLE_EQ(fit.headroom_bytes, 20 * gib);
+  EXPECT_FALSE(mlsys::hbm_fit(90 * gib, 80 * gib).fits);
+  EXPECT_DOUBLE_EQ(mlsys::hbm_fit(90 * gib, 80 * gib).headroom_bytes, -10 * gib);
 }

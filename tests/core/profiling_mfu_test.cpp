@@ -351,3 +351,39 @@ TEST(StepProfile, LargestAllowedStackStaysBounded) {
   EXPECT_GT(num(r, "mfu"), 0);
   EXPECT_LT(num(r, "mfu"), 1);
 }
+
+TEST(ProfilingModels, ModelMfuChinchillaAndTrace) {
+  // PaLM (Chowdhery et al. 2022, appendix B): N = params when given, else the non-embedding count.
+  mlsys::ModelConfig c;
+  const auto given = mlsys::model_mfu(c, 1e9, 1e5, 8, 1e15, 0);
+  EXPECT_DOUBLE_EQ(given.params_counted, 1e9);
+  EXPECT_DOUBLE_EQ(given.mfu.flops_per_token_params, 6e9);
+  EXPECT_DOUBLE_EQ(given.peak_flops_per_device, 1e15);
+  EXPECT_DOUBLE_EQ(mlsys::model_mfu(c, std::nullopt, 1e5, 8, 1e15, 0).params_counted,
+                   mlsys::model_counts(c).params_non_embedding);
+  // Hoffmann et al. 2022: C = 6·N·D; the 20-tokens rule 6·N·20N = C gives N = sqrt(C/120).
+  const auto at = mlsys::chinchilla_at(1e9, 2e10);
+  EXPECT_DOUBLE_EQ(at.compute_flops, 1.2e20);
+  EXPECT_DOUBLE_EQ(at.tokens_per_param, 20);
+  EXPECT_FALSE(at.optimum);
+  const auto budget = mlsys::chinchilla_budget(1.2e20);
+  ASSERT_TRUE(budget.optimum);
+  EXPECT_DOUBLE_EQ(budget.optimum->params_20_tokens_per_param, 1e9);
+  EXPECT_DOUBLE_EQ(budget.optimum->tokens_20_tokens_per_param, 2e10);
+  EXPECT_NEAR(6 * budget.optimum->params * budget.optimum->tokens, 1.2e20, 1e8);
+  // The waterfall's steps chain from peak down to achieved; the trace lists at most max_kernels.
+  mlsys::ModelConfig small;
+  small.layers = 2, small.hidden = 512, small.heads = 8, small.kv_heads = 8, small.head_dim = 64;
+  small.ffn_hidden = 2048, small.seq = 256;
+  mlsys::StepSetup setup;
+  setup.buckets = 2;
+  const auto p = mlsys::step_profile(small, setup);
+  const auto w = mlsys::waterfall_steps(p);
+  ASSERT_EQ(w.steps.size(), 4u);
+  EXPECT_DOUBLE_EQ(w.steps.front().from_flops, w.peak_flops);
+  for (std::size_t i = 1; i < w.steps.size(); ++i) EXPECT_DOUBLE_EQ(w.steps[i].from_flops, w.steps[i - 1].to_flops);
+  const auto t = mlsys::step_trace(p, 10);
+  EXPECT_EQ(t.kernels.size(), 10u);
+  EXPECT_DOUBLE_EQ(t.kernels_total, static_cast<double>(p.kernels.size()));
+  EXPECT_DOUBLE_EQ(t.tokens_per_s, p.tokens / p.step_time_s);
+}

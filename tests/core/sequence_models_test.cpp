@@ -262,3 +262,17 @@ TEST(SequenceParallel, KorthikantiFormulas) {
   }
   EXPECT_EQ(mlsys::sequence_parallel_sweep(s, b, h, a, 64, mlsys::Recompute::None, false).size(), 7u);
 }
+
+TEST(SequenceParallel, MemoryAtTpAndTotals) {
+  // Korthikanti et al. 2022, Table 2 at t = 8: sbh(10 + 24/t + 5as/(ht)) alone,
+  // sbh(34/t + 5as/(ht)) with sequence parallelism; totals are per layer · layers.
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8, L = 96;
+  const auto m = mlsys::sequence_parallel_memory(s, b, h, a, L, t, 16, mlsys::Recompute::None, false);
+  const double tp_only = s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  const double tp_sp = s * b * h * (34 / t + 5 * a * s / (h * t));
+  EXPECT_NEAR(m.tp_only_bytes_per_layer, tp_only, 1e-9 * tp_only);
+  EXPECT_NEAR(m.tp_sp_bytes_per_layer, tp_sp, 1e-9 * tp_sp);
+  EXPECT_DOUBLE_EQ(m.tp_only_bytes, m.tp_only_bytes_per_layer * L);
+  EXPECT_DOUBLE_EQ(m.saving_ratio, m.tp_only_bytes_per_layer / m.tp_sp_bytes_per_layer);
+  EXPECT_EQ(m.series.size(), 5u);  // 1, 2, 4, 8, 16
+}

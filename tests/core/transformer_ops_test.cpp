@@ -1,6 +1,7 @@
 // Per-op FLOPs and bytes of a transformer block against hand counts (Pope et al. 2022 conventions).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
@@ -50,4 +51,29 @@ TEST(TransformerOps, SharesSumToOneAndDecodeIsMemoryBound) {
     if (op["name"] == "qkv" || op["name"] == "mlp_up") {
       EXPECT_EQ(op["bound"], "compute");
     }
+}
+
+TEST(BlockOps, RooflineTotalsSharesAndVectorPeak) {
+  const mlsys::BlockShape shape{1024, 16, 4096, 512, 2, false, 2};
+  const double peak = 1e15, bw = 2e12;
+  const auto r = mlsys::block_roofline(shape, peak, 5e13, bw);
+  const auto ops = mlsys::block_ops(shape);
+  ASSERT_EQ(r.ops.size(), ops.size());
+  double flops = 0, time = 0, share = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    flops += ops[i].flops;
+    time += r.ops[i].time_s;
+    share += r.ops[i].share;
+    // Roofline: time = max(flops / peak, bytes / bandwidth), matmuls at the tensor peak.
+    const double p = ops[i].matmul ? peak : 5e13;
+    EXPECT_DOUBLE_EQ(r.ops[i].peak_flops, p);
+    EXPECT_DOUBLE_EQ(r.ops[i].time_s, std::max(ops[i].flops / p, ops[i].bytes / bw));
+  }
+  EXPECT_DOUBLE_EQ(r.total_flops, flops);
+  EXPECT_DOUBLE_EQ(r.total_time_s, time);
+  EXPECT_NEAR(share, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(r.ridge_intensity, peak / bw);
+  // A vector peak above the tensor peak is capped at it; none means the tensor peak.
+  for (const auto& op : mlsys::block_roofline(shape, peak, 2e15, bw).ops) EXPECT_DOUBLE_EQ(op.peak_flops, peak);
+  for (const auto& op : mlsys::block_roofline(shape, peak, std::nullopt, bw).ops) EXPECT_DOUBLE_EQ(op.peak_flops, peak);
 }

@@ -1,40 +1,73 @@
 // Calculators of the training-memory lesson: `transformer` (parameter and FLOP counts of a
 // config), `training-memory` (bytes per GPU by component, shared/API.md),
 // `training-memory-timeline` (memory across one step) and `activation-checkpointing`.
-#include <cmath>
-
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/memory/training_memory.hpp"
-#include "mlsys/transformer/model_config.hpp"
 #include "model_inputs.hpp"
-#include "registry.hpp"
 
 namespace mlsys::api {
 
+MLSYS_DESCRIBE(ModelCounts, MLSYS_OUT(params, "", "All parameters, embeddings included"),
+               MLSYS_OUT(params_embedding, "", "Token embedding vocab·h, twice when the output head is untied"),
+               MLSYS_OUT(params_per_layer, "", "Attention and MLP matrices plus two norm gains of one layer"),
+               MLSYS_OUT(params_non_embedding, "", "N of PaLM's formula: layers · params_per_layer + final norm"),
+               MLSYS_OUT(flops_per_token_forward, "FLOP", "Forward FLOPs per token: a third of training"),
+               MLSYS_OUT(flops_per_token_training, "FLOP", "Training FLOPs per token: 6·N + 12·layers·heads·head_dim·seq"));
+MLSYS_DESCRIBE(ModelStates, MLSYS_OUT(weights_bytes, "B", "Weights held by one GPU"),
+               MLSYS_OUT(grads_bytes, "B", "Gradients held by one GPU"),
+               MLSYS_OUT(optimizer_bytes, "B", "Optimizer states (master copy, moments) held by one GPU"),
+               MLSYS_OUT_AS("model_states_bytes", total_bytes, "B", "Weights + gradients + optimizer states"));
+MLSYS_DESCRIBE(TrainingMemory, MLSYS_FLAT(states),
+               MLSYS_OUT(activations_bytes, "B", "Activations of the first pipeline stage"),
+               MLSYS_OUT(total_bytes, "B", "Model states + activations on one GPU"),
+               MLSYS_OUT(params, "", "Parameters of the whole model"),
+               MLSYS_OUT(params_per_gpu, "", "Parameters of the first pipeline stage / tp, before ZeRO sharding"),
+               MLSYS_OUT(layers_per_stage, "", "ceil(layers / pp)"),
+               MLSYS_OUT(inflight_microbatches, "", "Micro-batches whose activations the first stage holds (1F1B: pp)"),
+               MLSYS_OUT(activations_per_layer_bytes, "B", "Activations stored by one layer for one micro-batch"),
+               MLSYS_OUT(activations_layers_bytes, "B", "inflight · layers_per_stage · per layer"),
+               MLSYS_OUT(activations_embedding_bytes, "B",
+                         "Input-embedding dropout mask (and the output layer and loss when pp = 1)"));
+MLSYS_DESCRIBE(HbmFit, MLSYS_OUT(hbm_bytes, "B", "HBM of the accelerator"),
+               MLSYS_OUT(fits, "", "total_bytes ≤ hbm_bytes"),
+               MLSYS_OUT(headroom_bytes, "B", "hbm_bytes − total_bytes (negative: does not fit)"));
+MLSYS_DESCRIBE(MemoryPoint, MLSYS_OUT(phase, "", "start, forward, backward, recompute, optimizer or zero-grad"),
+               MLSYS_OUT(layer, "", "Layer just processed (0 where none)"),
+               MLSYS_OUT(weights_bytes, "B", "Weights"), MLSYS_OUT(grads_bytes, "B", "Gradients"),
+               MLSYS_OUT(optimizer_bytes, "B", "Optimizer states"), MLSYS_OUT(activations_bytes, "B", "Stored activations"),
+               MLSYS_OUT(total_bytes, "B", "Sum of the four"));
+MLSYS_DESCRIBE(MemoryStep, MLSYS_OUT(points, "", "Memory after each event of the step"),
+               MLSYS_OUT(peak_bytes, "B", "Highest total over the step"),
+               MLSYS_OUT(peak_phase, "", "Phase of the first point at the peak"));
+MLSYS_DESCRIBE(CheckpointResult, MLSYS_OUT(stored_bytes, "B", "Activations held at the end of the forward pass"),
+               MLSYS_OUT(peak_bytes, "B", "Stored + the largest segment re-materialized during the backward pass"),
+               MLSYS_OUT(recompute_flops, "FLOP", "Extra forward FLOPs per micro-batch"),
+               MLSYS_OUT(training_flops, "FLOP", "Forward + backward FLOPs of the layers per micro-batch, no recompute"),
+               MLSYS_OUT(recompute_fraction, "", "recompute_flops / training_flops"),
+               MLSYS_OUT(checkpoints, "", "Layer inputs kept"));
+
 namespace {
 
+struct TrainingMemoryOut {
+  TrainingMemory memory;
+  std::optional<HbmFit> hbm;  // with hardware
+};
 
-// The fields of a transformer configuration (defaults: a 7B-class model of width 4096).
-std::vector<Field> config_fields(bool with_vocab_flags) {
-  std::vector<Field> f = {
-      integer_field("layers", "", "Transformer layers L", 32, 1, 1024),
-      integer_field("hidden", "", "Model width h", 4096, 64, 131072),
-      integer_field("heads", "", "Attention (query) heads a", 32, 1, 1024),
-      optional(integer_field("kv_heads", "", "Key/value heads (grouped-query attention); default heads", json(), 1, 1024)),
-      optional(integer_field("head_dim", "", "Size of one head; default hidden / heads", json(), 8, 1024)),
-      optional(integer_field("ffn_hidden", "", "MLP inner width; default 4·hidden", json(), 1, 1048576)),
-      integer_field("seq", "tokens", "Tokens per sequence s", 2048, 1, 1048576)};
-  if (with_vocab_flags) {
-    f.push_back(integer_field("vocab", "", "Vocabulary size", 32000, 1, 4194304));
-    f.push_back(boolean_field("gated_mlp", "Gated MLP (SwiGLU): three matrices of width ffn_hidden instead of two", false));
-    f.push_back(boolean_field("tied_embeddings", "Output head shares the input embedding matrix", true));
-  }
-  return f;
+}  // namespace
+
+MLSYS_DESCRIBE(TrainingMemoryOut, MLSYS_FLAT(memory), MLSYS_FLAT(hbm));
+
+namespace {
+
+// The transformer configuration (defaults: a 7B-class model of width 4096).
+std::vector<Field> config_fields() {
+  return transformer_fields({{"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"kv_heads", nullptr},
+                             {"head_dim", nullptr}, {"ffn_hidden", nullptr}, {"seq", 2048}, {"vocab", 32000},
+                             {"gated_mlp", false}, {"tied_embeddings", true}});
 }
 
-
 std::vector<Field> training_fields(bool with_pp) {
-  std::vector<Field> f = config_fields(true);
+  std::vector<Field> f = config_fields();
   f.push_back(optional(number_field("params", "", "Parameter count; overrides the config's count for the model states",
                                     json(), 1.0, 1e15)));
   f.push_back(integer_field("micro_batch", "", "Sequences per micro-batch b", 1, 1, 4096));
@@ -47,8 +80,7 @@ std::vector<Field> training_fields(bool with_pp) {
   f.push_back(integer_field("tp", "", "Tensor-parallel degree t", 1, 1, 1024));
   if (with_pp) f.push_back(integer_field("pp", "", "Pipeline-parallel degree (first stage, 1F1B)", 1, 1, 1024));
   f.push_back(boolean_field("sequence_parallel", "Sequence parallelism: shard the non-matmul activations over tp", false));
-  f.push_back(string_field("recompute", "Activation recomputation: none, selective (attention core) or full (layer input only)",
-                           "none", {"none", "selective", "full"}));
+  f.push_back(recompute_field("none"));
   f.push_back(boolean_field("flash_attention", "FlashAttention: the s×s attention scores are never stored", false));
   return f;
 }
@@ -63,101 +95,54 @@ TrainingSetup setup_from(const Inputs& in, const ModelConfig& c, bool with_pp) {
   st.tp = static_cast<double>(in.integer("tp"));
   st.pp = with_pp ? static_cast<double>(in.integer("pp")) : 1;
   st.sequence_parallel = in.boolean("sequence_parallel");
-  const std::string r = in.str("recompute");
-  st.recompute = r == "full" ? Recompute::Full : r == "selective" ? Recompute::Selective : Recompute::None;
+  st.recompute = recompute_from(in);
   st.flash_attention = in.boolean("flash_attention");
   if (in.integer("heads") % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
   if (st.pp > c.layers) throw InputError("pp", "'pp' cannot exceed 'layers'.");
   return st;
 }
 
-json states_json(const ModelStates& s) {
-  return {{"weights_bytes", s.weights_bytes},
-          {"grads_bytes", s.grads_bytes},
-          {"optimizer_bytes", s.optimizer_bytes},
-          {"model_states_bytes", s.total_bytes}};
-}
+double params_override(const Inputs& in) { return in.has("params") ? in.num("params") : 0; }
 
 }  // namespace
 
 void add_memory_calculators(Calculators& out) {
-  out.push_back(
-      {"transformer",
-       "Parameter count and training FLOPs per token of a decoder-only transformer. Parameters: attention and MLP "
-       "matrices (a gated MLP has three of width ffn_hidden), two norm gains per layer, a final norm, the token "
-       "embedding and, when untied, the output head; no biases or learned position embeddings. Training FLOPs per "
-       "token are PaLM's 6·N + 12·layers·heads·head_dim·seq with N the non-embedding parameters (all layers and the "
-       "final norm, neither the embedding nor the output head); forward is a third of that.",
-       config_fields(true), [](const Inputs& in) -> json {
-         const ModelCounts c = model_counts(model_config_from(in));
-         return {{"params", c.params},
-                 {"params_embedding", c.params_embedding},
-                 {"params_per_layer", c.params_per_layer},
-                 {"params_non_embedding", c.params_non_embedding},
-                 {"flops_per_token_forward", c.flops_per_token_forward},
-                 {"flops_per_token_training", c.flops_per_token_training}};
-       }});
+  out.add("transformer",
+          "Parameter count and training FLOPs per token of a decoder-only transformer. Parameters: attention and MLP "
+          "matrices (a gated MLP has three of width ffn_hidden), two norm gains per layer, a final norm, the token "
+          "embedding and, when untied, the output head; no biases or learned position embeddings. Training FLOPs per "
+          "token are PaLM's 6·N + 12·layers·heads·head_dim·seq with N the non-embedding parameters (all layers and the "
+          "final norm, neither the embedding nor the output head); forward is a third of that.",
+          config_fields(), [](const Inputs& in) { return model_counts(model_config_from(in)); });
 
   std::vector<Field> tm_fields = training_fields(true);
   tm_fields.push_back(hardware_field(false));
-  out.push_back(
-      {"training-memory",
-       "Bytes per GPU while training: weights, gradients and optimizer states (mixed-precision Adam 2 + 2 + 12 bytes "
-       "per parameter; SGD with momentum 2 + 2 + 8; pure fp32 4 + 4 + 8 or 4 + 4 + 4), sharded by ZeRO over dp and "
-       "split by tp and pp (the first pipeline stage: its layers plus the embedding), and the activations of the "
-       "first stage under 1F1B after Korthikanti et al. 2022 (pp micro-batches in flight, 16-bit activations, the "
-       "embedding dropout mask and, with pp = 1, the output layer and loss). With hardware, whether it fits in HBM.",
-       tm_fields, [](const Inputs& in) -> json {
-         const ModelConfig c = model_config_from(in);
-         const TrainingSetup st = setup_from(in, c, true);
-         const TrainingMemory m = training_memory(c, in.has("params") ? in.num("params") : 0, st);
-         json r = states_json(m.states);
-         r["activations_bytes"] = m.activations_bytes;
-         r["total_bytes"] = m.total_bytes;
-         r["params"] = m.params;
-         r["params_per_gpu"] = m.params_per_gpu;
-         r["layers_per_stage"] = m.layers_per_stage;
-         r["inflight_microbatches"] = m.inflight_microbatches;
-         r["activations_per_layer_bytes"] = m.activations_per_layer_bytes;
-         r["activations_layers_bytes"] = m.activations_layers_bytes;
-         r["activations_embedding_bytes"] = m.activations_embedding_bytes;
-         if (in.has("hardware")) {
-           const double hbm = find_accelerator(in.str("hardware"))->hbm_bytes;
-           r["hbm_bytes"] = hbm;
-           r["fits"] = m.total_bytes <= hbm;
-           r["headroom_bytes"] = hbm - m.total_bytes;
-         }
-         return r;
-       }});
+  out.add("training-memory",
+          "Bytes per GPU while training: weights, gradients and optimizer states (mixed-precision Adam 2 + 2 + 12 bytes "
+          "per parameter; SGD with momentum 2 + 2 + 8; pure fp32 4 + 4 + 8 or 4 + 4 + 4), sharded by ZeRO over dp and "
+          "split by tp and pp (the first pipeline stage: its layers plus the embedding), and the activations of the "
+          "first stage under 1F1B after Korthikanti et al. 2022 (pp micro-batches in flight, 16-bit activations, the "
+          "embedding dropout mask and, with pp = 1, the output layer and loss). With hardware, whether it fits in HBM.",
+          tm_fields, [](const Inputs& in) {
+            const ModelConfig c = model_config_from(in);
+            TrainingMemoryOut r{training_memory(c, params_override(in), setup_from(in, c, true)), std::nullopt};
+            if (in.has("hardware"))
+              r.hbm = hbm_fit(r.memory.total_bytes, find_accelerator(in.str("hardware"))->hbm_bytes);
+            return r;
+          });
 
-  out.push_back(
-      {"training-memory-timeline",
-       "Memory on one GPU across one training step of one micro-batch (no pipeline): weights and optimizer states "
-       "throughout; the forward pass adds each layer's activations, the backward pass frees them and builds the "
-       "gradients (with full recomputation each layer's activations briefly reappear), the optimizer updates in "
-       "place, and zero_grad(set_to_none) frees the gradients. Same model and setup fields as training-memory.",
-       training_fields(false), [](const Inputs& in) -> json {
-         const ModelConfig c = model_config_from(in);
-         if (c.layers > 512) throw InputError("layers", "The timeline is limited to 512 layers.");
-         const TrainingSetup st = setup_from(in, c, false);
-         const auto points = memory_timeline(c, in.has("params") ? in.num("params") : 0, st);
-         json series = json::array();
-         double peak = 0;
-         std::string peak_phase;
-         for (const auto& p : points) {
-           series.push_back({{"phase", p.phase},
-                             {"layer", p.layer},
-                             {"weights_bytes", p.weights_bytes},
-                             {"grads_bytes", p.grads_bytes},
-                             {"optimizer_bytes", p.optimizer_bytes},
-                             {"activations_bytes", p.activations_bytes},
-                             {"total_bytes", p.total_bytes}});
-           if (p.total_bytes > peak) peak = p.total_bytes, peak_phase = p.phase;
-         }
-         return {{"points", series}, {"peak_bytes", peak}, {"peak_phase", peak_phase}};
-       }});
+  out.add("training-memory-timeline",
+          "Memory on one GPU across one training step of one micro-batch (no pipeline): weights and optimizer states "
+          "throughout; the forward pass adds each layer's activations, the backward pass frees them and builds the "
+          "gradients (with full recomputation each layer's activations briefly reappear), the optimizer updates in "
+          "place, and zero_grad(set_to_none) frees the gradients. Same model and setup fields as training-memory.",
+          training_fields(false), [](const Inputs& in) {
+            const ModelConfig c = model_config_from(in);
+            if (c.layers > 512) throw InputError("layers", "The timeline is limited to 512 layers.");
+            return memory_step(c, params_override(in), setup_from(in, c, false));
+          });
 
-  std::vector<Field> ck = config_fields(true);
+  std::vector<Field> ck = config_fields();
   ck.push_back(integer_field("micro_batch", "", "Sequences per micro-batch b", 1, 1, 4096));
   ck.push_back(integer_field("tp", "", "Tensor-parallel degree t", 1, 1, 1024));
   ck.push_back(boolean_field("sequence_parallel", "Sequence parallelism over tp", false));
@@ -165,23 +150,18 @@ void add_memory_calculators(Calculators& out) {
   ck.push_back(string_field("strategy", "none, selective (attention core), every-k (keep every k-th layer input) or full",
                             "full", {"none", "selective", "every-k", "full"}));
   ck.push_back(integer_field("k", "", "Layers per checkpointed segment (every-k)", 4, 1, 1024));
-  out.push_back(
-      {"activation-checkpointing",
-       "Activation memory of one GPU's layers for one micro-batch (16-bit, Korthikanti et al. 2022) and the extra "
-       "forward FLOPs each checkpointing strategy spends: stored bytes at the end of the forward pass, the peak "
-       "during the backward pass (stored + the segment being re-run), recompute FLOPs and their fraction of the "
-       "layers' training FLOPs (forward + backward = 3 × forward).",
-       ck, [](const Inputs& in) -> json {
-         const ModelConfig c = model_config_from(in);
-         if (in.integer("heads") % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
-         const auto r = checkpointing(c, static_cast<double>(in.integer("micro_batch")),
-                                      static_cast<double>(in.integer("tp")), in.boolean("sequence_parallel"),
-                                      in.boolean("flash_attention"), in.str("strategy"),
-                                      static_cast<double>(in.integer("k")));
-         return {{"stored_bytes", r.stored_bytes},           {"peak_bytes", r.peak_bytes},
-                 {"recompute_flops", r.recompute_flops},     {"training_flops", r.training_flops},
-                 {"recompute_fraction", r.recompute_fraction}, {"checkpoints", r.checkpoints}};
-       }});
+  out.add("activation-checkpointing",
+          "Activation memory of one GPU's layers for one micro-batch (16-bit, Korthikanti et al. 2022) and the extra "
+          "forward FLOPs each checkpointing strategy spends: stored bytes at the end of the forward pass, the peak "
+          "during the backward pass (stored + the segment being re-run), recompute FLOPs and their fraction of the "
+          "layers' training FLOPs (forward + backward = 3 × forward).",
+          ck, [](const Inputs& in) {
+            const ModelConfig c = model_config_from(in);
+            if (in.integer("heads") % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
+            return checkpointing(c, static_cast<double>(in.integer("micro_batch")),
+                                 static_cast<double>(in.integer("tp")), in.boolean("sequence_parallel"),
+                                 in.boolean("flash_attention"), in.str("strategy"), static_cast<double>(in.integer("k")));
+          });
 }
 
 }  // namespace mlsys::api

@@ -2,34 +2,92 @@
 // `training-time` (C = 6·N·D), `chinchilla` (Hoffmann et al. 2022, approach 3),
 // `checkpoint-interval` (Young 1974, Daly 2006), and the synthetic trace of one training step,
 // `step-profile`, with its waterfall from peak to achieved FLOP/s, `mfu-waterfall`.
-#include <cmath>
-
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/profiling/step_profile.hpp"
 #include "mlsys/profiling/training_compute.hpp"
-#include "mlsys/transformer/model_config.hpp"
 #include "model_inputs.hpp"
-#include "registry.hpp"
 
 namespace mlsys::api {
 
+MLSYS_DESCRIBE(MfuResult, MLSYS_OUT(flops_per_token, "FLOP", "Model FLOPs per token: 6·N + 12·L·H·Q·T"),
+               MLSYS_OUT(flops_per_token_params, "FLOP", "6·N"),
+               MLSYS_OUT(flops_per_token_attention, "FLOP", "12·L·H·Q·T"),
+               MLSYS_OUT(attention_share, "", "Attention FLOPs / model FLOPs per token"),
+               MLSYS_OUT(hardware_flops_per_token, "FLOP", "Model FLOPs + recomputed forward FLOPs per token"),
+               MLSYS_OUT(achieved_flops_per_device, "FLOP/s", "tokens/s · flops_per_token / devices"),
+               MLSYS_OUT(mfu, "", "Model FLOPs utilization: achieved / peak"),
+               MLSYS_OUT(hfu, "", "Hardware FLOPs utilization: with the recomputed FLOPs"));
+MLSYS_DESCRIBE(ModelMfu, MLSYS_OUT(params_counted, "", "N of PaLM's formula used"), MLSYS_FLAT(mfu),
+               MLSYS_OUT(peak_flops_per_device, "FLOP/s", "Peak FLOP/s of one device"));
+MLSYS_DESCRIBE(TrainingTime, MLSYS_OUT(total_flops, "FLOP", "(6·N + attention FLOPs per token) · D"),
+               MLSYS_OUT(cluster_flops, "FLOP/s", "Sustained: devices · peak · MFU"),
+               MLSYS_OUT(tokens_per_s, "tokens/s", "cluster_flops / FLOPs per token"),
+               MLSYS_OUT(time_s, "s", "Wall-clock training time"), MLSYS_OUT(time_days, "days", "time_s in days"),
+               MLSYS_OUT(device_hours, "h", "devices · time in hours (GPU-hours)"));
+MLSYS_DESCRIBE(ChinchillaOptimum, MLSYS_OUT(params, "", "Compute-optimal parameters N_opt"),
+               MLSYS_OUT(tokens, "tokens", "Compute-optimal training tokens D_opt"),
+               MLSYS_OUT(exponent_params, "", "a = β/(α+β): N_opt ∝ C^a"),
+               MLSYS_OUT(exponent_tokens, "", "b = α/(α+β): D_opt ∝ C^b"),
+               MLSYS_OUT(params_20_tokens_per_param, "", "N with 20 tokens per parameter: sqrt(C / 120)"),
+               MLSYS_OUT(tokens_20_tokens_per_param, "tokens", "20 · params_20_tokens_per_param"),
+               MLSYS_OUT(loss_20_tokens_per_param, "", "Loss at the 20-tokens-per-parameter point"));
+MLSYS_DESCRIBE(Chinchilla, MLSYS_OUT(loss, "", "L(N, D) of the fit"), MLSYS_OUT(compute_flops, "FLOP", "C = 6·N·D"),
+               MLSYS_OUT(tokens_per_param, "", "D / N"), MLSYS_FLAT(optimum));
+MLSYS_DESCRIBE(CheckpointInterval, MLSYS_OUT(young_interval_s, "s", "Young: sqrt(2·δ·M)"),
+               MLSYS_OUT(daly_interval_s, "s", "Daly's higher-order optimum τ"),
+               MLSYS_OUT(waste_fraction, "", "δ/τ + (τ + δ)/(2M) + R/M at the Daly interval, at most 1"),
+               MLSYS_OUT(goodput, "", "1 − waste_fraction"),
+               MLSYS_OUT(young_waste_fraction, "", "The same waste at the Young interval"),
+               MLSYS_OUT(waste_fraction_exact, "", "Daly's complete model for exponential failures at τ"));
+MLSYS_DESCRIBE(TraceKernel, MLSYS_OUT(stream, "", "cpu, compute or comm"), MLSYS_OUT(name, "", "Kernel name"),
+               MLSYS_OUT(kind, "", "matmul, attention, elementwise, optimizer, allreduce or launch"),
+               MLSYS_OUT(phase, "", "forward, backward, optimizer, comm or cpu"),
+               MLSYS_OUT(start_s, "s", "Start time within the step"), MLSYS_OUT(end_s, "s", "End time within the step"),
+               MLSYS_OUT(layer, "", "Layer of the kernel (−1: none)"), MLSYS_OUT(flops, "FLOP", "FLOPs of the kernel"),
+               MLSYS_OUT(bytes, "B", "HBM bytes of the kernel (all-reduce: bytes sent)"));
+MLSYS_DESCRIBE(WaterfallStep, MLSYS_OUT(id, "", "Loss id"), MLSYS_OUT(label, "", "Loss, in words"),
+               MLSYS_OUT(from_flops, "FLOP/s", "Level before this loss"),
+               MLSYS_OUT(to_flops, "FLOP/s", "Level after this loss"),
+               MLSYS_OUT(loss_flops, "FLOP/s", "FLOP/s lost: its share of the step time × peak"),
+               MLSYS_OUT(share_of_peak, "", "loss_flops / peak"));
+MLSYS_DESCRIBE(WaterfallSteps, MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s of one GPU"),
+               MLSYS_OUT(achieved_flops, "FLOP/s", "Model FLOPs / step time"), MLSYS_OUT(mfu, "", "achieved / peak"),
+               MLSYS_OUT(step_time_s, "s", "Time of the step"), MLSYS_OUT(ideal_time_s, "s", "Model FLOPs / peak"),
+               MLSYS_OUT(steps, "", "The losses from peak down to achieved"));
+MLSYS_DESCRIBE(BusyFraction, MLSYS_OUT(cpu, "", "CPU busy / step time"),
+               MLSYS_OUT(compute, "", "Compute stream busy / step time"),
+               MLSYS_OUT(comm, "", "Communication stream busy / step time"));
+MLSYS_DESCRIBE(StepTrace, MLSYS_OUT(kernels, "", "Kernels and CPU launch intervals by start (at most 8,000)"),
+               MLSYS_OUT(kernels_total, "", "Kernels in the step"), MLSYS_OUT(kernels_listed, "", "Kernels listed"),
+               MLSYS_OUT(step_time_s, "s", "Time of the step"), MLSYS_OUT(ideal_time_s, "s", "Model FLOPs / peak"),
+               MLSYS_OUT(model_flops, "FLOP", "(6N + 12·L·H·Q·T) · tokens of the layer stack"),
+               MLSYS_OUT(tokens, "tokens", "micro_batch · seq"), MLSYS_OUT(tokens_per_s, "tokens/s", "tokens / step time"),
+               MLSYS_OUT(params, "", "Parameters of the layer stack (all-reduced)"),
+               MLSYS_OUT(compute_kernels, "", "Kernels on the compute stream"),
+               MLSYS_OUT(comm_kernels, "", "Kernels on the communication stream"),
+               MLSYS_OUT(busy_fraction, "", "Busy share of the step per stream"),
+               MLSYS_OUT(matmul_time_s, "s", "Compute-stream time in matmul and attention kernels"),
+               MLSYS_OUT(memory_bound_time_s, "s", "Compute-stream time in elementwise and optimizer kernels"),
+               MLSYS_OUT(launch_gap_s, "s", "Compute stream idle, waiting for a launch"),
+               MLSYS_OUT(exposed_comm_s, "s", "Compute stream idle, waiting for the all-reduce"),
+               MLSYS_OUT(comm_time_s, "s", "Communication stream busy time"),
+               MLSYS_OUT(gaps, "", "Idle intervals on the compute stream longer than 1.5·graph_node_s"),
+               MLSYS_OUT(mfu, "", "Model FLOPs utilization of the step"),
+               MLSYS_OUT(waterfall, "", "From peak to achieved FLOP/s"));
+MLSYS_DESCRIBE(CommTail, MLSYS_OUT(comm_end_s, "s", "End of the last all-reduce"),
+               MLSYS_OUT(exposed_s, "s", "max(0, comm_end_s − backward_s)"),
+               MLSYS_OUT(hidden_s, "s", "All-reduce time that ran under the backward pass"));
+
 namespace {
 
-
 // The fields of a transformer configuration, as in the training-memory calculators.
-std::vector<Field> config_fields(long long max_layers) {
-  return {integer_field("layers", "", "Transformer layers L", 32, 1, max_layers),
-          integer_field("hidden", "", "Model width h", 4096, 64, 131072),
-          integer_field("heads", "", "Attention (query) heads H", 32, 1, 1024),
-          optional(integer_field("kv_heads", "", "Key/value heads (grouped-query attention); default heads", json(), 1, 1024)),
-          optional(integer_field("head_dim", "", "Size of one head Q; default hidden / heads", json(), 8, 1024)),
-          optional(integer_field("ffn_hidden", "", "MLP inner width; default 4·hidden", json(), 1, 1048576)),
-          integer_field("seq", "tokens", "Tokens per sequence T", 2048, 1, 1048576),
-          integer_field("vocab", "", "Vocabulary size (not in PaLM's N)", 32000, 1, 4194304),
-          boolean_field("gated_mlp", "Gated MLP (SwiGLU): three matrices of width ffn_hidden instead of two", false),
-          boolean_field("tied_embeddings", "Output head shares the input embedding matrix", true)};
+std::vector<Field> config_fields(long long max_layers, long long layers = 32, long long hidden = 4096,
+                                 long long heads = 32) {
+  return transformer_fields({{"layers", layers}, {"hidden", hidden}, {"heads", heads}, {"kv_heads", nullptr},
+                             {"head_dim", nullptr}, {"ffn_hidden", nullptr}, {"seq", 2048}, {"vocab", 32000},
+                             {"gated_mlp", false}, {"tied_embeddings", true}},
+                            max_layers);
 }
-
 
 // Peak FLOP/s of one device: explicit peak_flops, else the table's dense rate for dtype.
 double peak_from(const Inputs& in) {
@@ -47,15 +105,11 @@ Field peak_field() {
                                0.0, 1e21, true));
 }
 
-// ---- step-profile / mfu-waterfall ------------------------------------------------------
 constexpr long long kMaxStepLayers = 128;  // about 6,500 kernels: a few ms in WASM
 constexpr std::size_t kMaxListedKernels = 8000;
 
 std::vector<Field> step_fields() {
-  std::vector<Field> f = config_fields(kMaxStepLayers);
-  f[0].default_value = 24;   // a 1.3B-class layer stack
-  f[1].default_value = 2048;
-  f[2].default_value = 16;
+  std::vector<Field> f = config_fields(kMaxStepLayers, 24, 2048, 16);  // a 1.3B-class layer stack
   f.push_back(integer_field("micro_batch", "", "Sequences per GPU per step", 8, 1, 1024));
   f.push_back(hardware_field(true));
   f.push_back(dtype_field("bf16"));
@@ -97,32 +151,9 @@ StepProfile run_step(const Inputs& in) {
   return step_profile(c, st);
 }
 
-json waterfall_json(const StepProfile& p) {
-  const Waterfall& w = p.waterfall;
-  const double peak = w.peak_flops;
-  json steps = json::array();
-  double level = peak;
-  const auto add = [&](const char* id, const char* label, double loss) {
-    steps.push_back({{"id", id}, {"label", label}, {"from_flops", level}, {"to_flops", level - loss},
-                     {"loss_flops", loss}, {"share_of_peak", loss / peak}});
-    level -= loss;
-  };
-  add("launch_gaps", "Launch gaps (compute stream waits for the CPU)", w.launch_gaps);
-  add("exposed_comm", "Exposed communication (waits for the all-reduce)", w.exposed_comm);
-  add("memory_bound", "Memory-bound kernels (elementwise ops, optimizer)", w.memory_bound);
-  add("matmul_inefficiency", "Matmuls and attention below peak", w.matmul_inefficiency);
-  return {{"peak_flops", peak},
-          {"achieved_flops", w.achieved_flops},
-          {"mfu", p.mfu},
-          {"step_time_s", p.step_time_s},
-          {"ideal_time_s", p.ideal_time_s},
-          {"steps", steps}};
-}
-
 }  // namespace
 
 void add_profiling_calculators(Calculators& out) {
-  // ---- mfu --------------------------------------------------------------------------------
   std::vector<Field> mf = config_fields(1024);
   mf.push_back(optional(number_field("params", "", "N of PaLM's formula; replaces the config's non-embedding count",
                                      json(), 1.0, 1e15)));
@@ -135,160 +166,85 @@ void add_profiling_calculators(Calculators& out) {
                             "Share of the forward pass recomputed in the backward pass (1: full recomputation); "
                             "counts toward HFU only",
                             0.0, 0.0, 1.0));
-  out.push_back(
-      {"mfu",
-       "Model FLOPs utilization with PaLM's accounting (Chowdhery et al. 2022, appendix B): FLOPs per token = 6·N + "
-       "12·L·H·Q·T, N the non-embedding parameters (or 'params'), achieved FLOP/s per device = tokens/s × FLOPs per "
-       "token / devices, MFU = achieved / peak. HFU also counts the recomputed forward FLOPs.",
-       mf, [](const Inputs& in) -> json {
-         const ModelConfig c = model_config_from(in);
-         const double n = in.has("params") ? in.num("params") : model_counts(c).params_non_embedding;
-         const double peak = peak_from(in);
-         const MfuResult r = mfu(n, c.layers, c.heads, c.head_dim, c.seq, in.num("tokens_per_s"),
-                                 static_cast<double>(in.integer("devices")), peak, in.num("recompute_fraction"));
-         return {{"params_counted", n},
-                 {"flops_per_token", r.flops_per_token},
-                 {"flops_per_token_params", r.flops_per_token_params},
-                 {"flops_per_token_attention", r.flops_per_token_attention},
-                 {"attention_share", r.attention_share},
-                 {"hardware_flops_per_token", r.hardware_flops_per_token},
-                 {"achieved_flops_per_device", r.achieved_flops_per_device},
-                 {"peak_flops_per_device", peak},
-                 {"mfu", r.mfu},
-                 {"hfu", r.hfu}};
-       }});
+  out.add("mfu",
+          "Model FLOPs utilization with PaLM's accounting (Chowdhery et al. 2022, appendix B): FLOPs per token = 6·N + "
+          "12·L·H·Q·T, N the non-embedding parameters (or 'params'), achieved FLOP/s per device = tokens/s × FLOPs per "
+          "token / devices, MFU = achieved / peak. HFU also counts the recomputed forward FLOPs.",
+          mf, [](const Inputs& in) {
+            const ModelConfig c = model_config_from(in);
+            return model_mfu(c, in.has("params") ? std::optional<double>(in.num("params")) : std::nullopt,
+                             in.num("tokens_per_s"), static_cast<double>(in.integer("devices")), peak_from(in),
+                             in.num("recompute_fraction"));
+          });
 
-  // ---- training-time ------------------------------------------------------------------------
-  out.push_back(
-      {"training-time",
-       "Wall-clock time to train N parameters on D tokens: total FLOPs = (6·N + attention FLOPs per token)·D (PaLM's "
-       "accounting; 6ND alone ignores attention), sustained at devices × peak × MFU.",
-       {number_field("params", "", "Parameters N", 7e10, 1.0, 1e15),
-        number_field("tokens", "tokens", "Training tokens D", 2e12, 1.0, 1e17),
-        integer_field("devices", "", "Accelerators", 1024, 1, 10000000), hardware_field(true), dtype_field("bf16"),
-        peak_field(), number_field("mfu", "", "Model FLOPs utilization sustained over the run", 0.4, 0.0, 1.0, true),
-        number_field("attention_flops_per_token", "FLOP", "12·L·H·Q·T of PaLM's formula (0: plain 6ND)", 0.0, 0.0,
-                     1e18)},
-       [](const Inputs& in) -> json {
-         const TrainingTime t = training_time(in.num("params"), in.num("tokens"), static_cast<double>(in.integer("devices")),
-                                              peak_from(in), in.num("mfu"), in.num("attention_flops_per_token"));
-         return {{"total_flops", t.total_flops}, {"cluster_flops", t.cluster_flops}, {"tokens_per_s", t.tokens_per_s},
-                 {"time_s", t.time_s},           {"time_days", t.time_days},         {"device_hours", t.device_hours}};
-       }});
+  out.add("training-time",
+          "Wall-clock time to train N parameters on D tokens: total FLOPs = (6·N + attention FLOPs per token)·D (PaLM's "
+          "accounting; 6ND alone ignores attention), sustained at devices × peak × MFU.",
+          {number_field("params", "", "Parameters N", 7e10, 1.0, 1e15),
+           number_field("tokens", "tokens", "Training tokens D", 2e12, 1.0, 1e17),
+           integer_field("devices", "", "Accelerators", 1024, 1, 10000000), hardware_field(true), dtype_field("bf16"),
+           peak_field(), number_field("mfu", "", "Model FLOPs utilization sustained over the run", 0.4, 0.0, 1.0, true),
+           number_field("attention_flops_per_token", "FLOP", "12·L·H·Q·T of PaLM's formula (0: plain 6ND)", 0.0, 0.0,
+                        1e18)},
+          [](const Inputs& in) {
+            return training_time(in.num("params"), in.num("tokens"), static_cast<double>(in.integer("devices")),
+                                 peak_from(in), in.num("mfu"), in.num("attention_flops_per_token"));
+          });
 
-  // ---- chinchilla ---------------------------------------------------------------------------
-  out.push_back(
-      {"chinchilla",
-       "Hoffmann et al. 2022, approach 3: L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28. Given compute_flops: the "
-       "compute-optimal N and D under C = 6·N·D and their loss (with the 20-tokens-per-parameter rule beside it); "
-       "given params and tokens: the loss and C.",
-       {optional(number_field("compute_flops", "FLOP", "Training compute budget C", json(), 1e6, 1e32)),
-        optional(number_field("params", "", "Parameters N", json(), 1.0, 1e16)),
-        optional(number_field("tokens", "tokens", "Training tokens D", json(), 1.0, 1e18))},
-       [](const Inputs& in) -> json {
-         const bool c = in.has("compute_flops"), n = in.has("params"), d = in.has("tokens");
-         if (c && (n || d))
-           throw InputError(n ? "params" : "tokens", "Give either 'compute_flops' alone or 'params' and 'tokens'.");
-         if (c) {
-           const double flops = in.num("compute_flops");
-           const ComputeOptimal o = chinchilla_optimal(flops);
-           const double n20 = std::sqrt(flops / 120);  // 6·N·(20·N) = C
-           return {{"params", o.params},
-                   {"tokens", o.tokens},
-                   {"loss", o.loss},
-                   {"tokens_per_param", o.tokens / o.params},
-                   {"compute_flops", flops},
-                   {"exponent_params", o.a},
-                   {"exponent_tokens", o.b},
-                   {"params_20_tokens_per_param", n20},
-                   {"tokens_20_tokens_per_param", 20 * n20},
-                   {"loss_20_tokens_per_param", chinchilla_loss(n20, 20 * n20)}};
-         }
-         if (!n) throw InputError("params", "Give 'params' and 'tokens', or 'compute_flops'.");
-         if (!d) throw InputError("tokens", "Give 'tokens' with 'params', or 'compute_flops' alone.");
-         const double np = in.num("params"), nt = in.num("tokens");
-         return {{"loss", chinchilla_loss(np, nt)}, {"compute_flops", 6 * np * nt}, {"tokens_per_param", nt / np}};
-       }});
+  out.add("chinchilla",
+          "Hoffmann et al. 2022, approach 3: L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28. Given compute_flops: the "
+          "compute-optimal N and D under C = 6·N·D and their loss (with the 20-tokens-per-parameter rule beside it); "
+          "given params and tokens: the loss and C.",
+          {optional(number_field("compute_flops", "FLOP", "Training compute budget C", json(), 1e6, 1e32)),
+           optional(number_field("params", "", "Parameters N", json(), 1.0, 1e16)),
+           optional(number_field("tokens", "tokens", "Training tokens D", json(), 1.0, 1e18))},
+          [](const Inputs& in) {
+            const bool c = in.has("compute_flops"), n = in.has("params"), d = in.has("tokens");
+            if (c && (n || d))
+              throw InputError(n ? "params" : "tokens", "Give either 'compute_flops' alone or 'params' and 'tokens'.");
+            if (c) return chinchilla_budget(in.num("compute_flops"));
+            if (!n) throw InputError("params", "Give 'params' and 'tokens', or 'compute_flops'.");
+            if (!d) throw InputError("tokens", "Give 'tokens' with 'params', or 'compute_flops' alone.");
+            return chinchilla_at(in.num("params"), in.num("tokens"));
+          });
 
-  // ---- checkpoint-interval ------------------------------------------------------------------
-  out.push_back(
-      {"checkpoint-interval",
-       "Optimal time between checkpoints: Young (1974) sqrt(2·δ·M); Daly (2006) sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + "
-       "δ/(18M)] − δ for δ < 2M, else M. Waste at the Daly interval τ: δ/τ (writing checkpoints) + (τ + δ)/(2M) "
-       "(rework after a failure) + R/M (restarts), at most 1; goodput = 1 − waste. waste_fraction_exact: Daly's complete model for exponential "
-       "failures, 1 − τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)).",
-       {number_field("mtbf_s", "s", "Mean time between failures M of the whole job", json(), 1.0, 1e10),
-        number_field("checkpoint_s", "s", "Time to write one checkpoint δ", json(), 1e-3, 1e7),
-        number_field("restart_s", "s", "Time to restart after a failure R", 0.0, 0.0, 1e7)},
-       [](const Inputs& in) -> json {
-         const CheckpointInterval c = checkpoint_interval(in.num("mtbf_s"), in.num("checkpoint_s"), in.num("restart_s"));
-         return {{"young_interval_s", c.young_interval_s},
-                 {"daly_interval_s", c.daly_interval_s},
-                 {"waste_fraction", c.waste_fraction},
-                 {"goodput", c.goodput},
-                 {"young_waste_fraction", c.young_waste_fraction},
-                 {"waste_fraction_exact", c.waste_fraction_exact}};
-       }});
+  out.add("checkpoint-interval",
+          "Optimal time between checkpoints: Young (1974) sqrt(2·δ·M); Daly (2006) sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + "
+          "δ/(18M)] − δ for δ < 2M, else M. Waste at the Daly interval τ: δ/τ (writing checkpoints) + (τ + δ)/(2M) "
+          "(rework after a failure) + R/M (restarts), at most 1; goodput = 1 − waste. waste_fraction_exact: Daly's complete model for exponential "
+          "failures, 1 − τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)).",
+          {number_field("mtbf_s", "s", "Mean time between failures M of the whole job", json(), 1.0, 1e10),
+           number_field("checkpoint_s", "s", "Time to write one checkpoint δ", json(), 1e-3, 1e7),
+           number_field("restart_s", "s", "Time to restart after a failure R", 0.0, 0.0, 1e7)},
+          [](const Inputs& in) {
+            return checkpoint_interval(in.num("mtbf_s"), in.num("checkpoint_s"), in.num("restart_s"));
+          });
 
-  // ---- step-profile -------------------------------------------------------------------------
-  out.push_back(
-      {"step-profile",
-       "Synthetic profiler trace of one data-parallel training step of a transformer layer stack on one GPU: the CPU "
-       "launching kernels, the compute stream (matmuls and attention at a share of peak, elementwise chains at HBM "
-       "bandwidth, Adam), and the gradient all-reduce on a communication stream (ring, bytes / bandwidth). Toggles: "
-       "fusion, overlap, CUDA graphs. Executed for up to 128 layers.",
-       step_fields(), [](const Inputs& in) -> json {
-         const StepProfile p = run_step(in);
-         json kernels = json::array();
-         for (std::size_t i = 0; i < p.kernels.size() && i < kMaxListedKernels; ++i) {
-           const TraceKernel& k = p.kernels[i];
-           kernels.push_back({{"stream", k.stream}, {"name", k.name},   {"kind", k.kind},     {"phase", k.phase},
-                              {"start_s", k.start_s}, {"end_s", k.end_s}, {"layer", k.layer}, {"flops", k.flops},
-                              {"bytes", k.bytes}});
-         }
-         const double st = p.step_time_s;
-         return {{"kernels", kernels},
-                 {"kernels_total", static_cast<double>(p.kernels.size())},
-                 {"kernels_listed", static_cast<double>(kernels.size())},
-                 {"step_time_s", st},
-                 {"ideal_time_s", p.ideal_time_s},
-                 {"model_flops", p.model_flops},
-                 {"tokens", p.tokens},
-                 {"tokens_per_s", p.tokens / st},
-                 {"params", p.params},
-                 {"compute_kernels", p.compute_kernels},
-                 {"comm_kernels", p.comm_kernels},
-                 {"busy_fraction", {{"cpu", p.cpu_busy_s / st}, {"compute", p.compute_busy_s / st}, {"comm", p.comm_busy_s / st}}},
-                 {"matmul_time_s", p.matmul_time_s},
-                 {"memory_bound_time_s", p.memory_time_s},
-                 {"launch_gap_s", p.launch_gap_s},
-                 {"exposed_comm_s", p.exposed_comm_s},
-                 {"comm_time_s", p.comm_busy_s},
-                 {"gaps", p.gap_count},
-                 {"mfu", p.mfu},
-                 {"waterfall", waterfall_json(p)}};
-       }});
+  out.add("step-profile",
+          "Synthetic profiler trace of one data-parallel training step of a transformer layer stack on one GPU: the CPU "
+          "launching kernels, the compute stream (matmuls and attention at a share of peak, elementwise chains at HBM "
+          "bandwidth, Adam), and the gradient all-reduce on a communication stream (ring, bytes / bandwidth). Toggles: "
+          "fusion, overlap, CUDA graphs. Executed for up to 128 layers.",
+          step_fields(), [](const Inputs& in) { return step_trace(run_step(in), kMaxListedKernels); });
 
-  out.push_back(
-      {"comm-tail",
-       "Exposed communication in closed form: a backward pass of backward_s produces equal gradient buckets at even "
-       "intervals, each all-reduced in allreduce_s on one stream, overlapped (start when ready) or after the backward "
-       "pass; exposed = max(0, end of the last all-reduce − backward_s).",
-       {number_field("backward_s", "s", "Duration of the backward pass", json(), 0.0, 1e6, true),
-        integer_field("buckets", "", "Equal gradient buckets", 8, 1, 100000),
-        number_field("allreduce_s", "s", "Time of one bucket's all-reduce", json(), 0.0, 1e6),
-        boolean_field("overlap", "Start each bucket's all-reduce as soon as it is ready", true)},
-       [](const Inputs& in) -> json {
-         const CommTail t = comm_tail(in.num("backward_s"), static_cast<int>(in.integer("buckets")),
-                                      in.num("allreduce_s"), in.boolean("overlap"));
-         return {{"comm_end_s", t.comm_end_s}, {"exposed_s", t.exposed_s}, {"hidden_s", t.hidden_s}};
-       }});
+  out.add("comm-tail",
+          "Exposed communication in closed form: a backward pass of backward_s produces equal gradient buckets at even "
+          "intervals, each all-reduced in allreduce_s on one stream, overlapped (start when ready) or after the backward "
+          "pass; exposed = max(0, end of the last all-reduce − backward_s).",
+          {number_field("backward_s", "s", "Duration of the backward pass", json(), 0.0, 1e6, true),
+           integer_field("buckets", "", "Equal gradient buckets", 8, 1, 100000),
+           number_field("allreduce_s", "s", "Time of one bucket's all-reduce", json(), 0.0, 1e6),
+           boolean_field("overlap", "Start each bucket's all-reduce as soon as it is ready", true)},
+          [](const Inputs& in) {
+            return comm_tail(in.num("backward_s"), static_cast<int>(in.integer("buckets")), in.num("allreduce_s"),
+                             in.boolean("overlap"));
+          });
 
-  out.push_back({"mfu-waterfall",
-                 "From peak to achieved FLOP/s per GPU for the step of step-profile: peak minus launch gaps, exposed "
-                 "communication, memory-bound kernels and matmul inefficiency, each its share of the step time × "
-                 "peak; what is left is model FLOPs / step time (MFU × peak).",
-                 step_fields(), [](const Inputs& in) -> json { return waterfall_json(run_step(in)); }});
+  out.add("mfu-waterfall",
+          "From peak to achieved FLOP/s per GPU for the step of step-profile: peak minus launch gaps, exposed "
+          "communication, memory-bound kernels and matmul inefficiency, each its share of the step time × "
+          "peak; what is left is model FLOPs / step time (MFU × peak).",
+          step_fields(), [](const Inputs& in) { return waterfall_steps(run_step(in)); });
 }
 
 }  // namespace mlsys::api

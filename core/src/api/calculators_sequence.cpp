@@ -12,9 +12,89 @@
 #include "mlsys/parallel/ring_attention.hpp"
 #include "mlsys/parallel/sequence_parallel.hpp"
 #include "mlsys/parallel/ulysses.hpp"
-#include "registry.hpp"
+#include "model_inputs.hpp"
 
 namespace mlsys::api {
+
+MLSYS_DESCRIBE(SequenceParallelPoint, MLSYS_OUT(tp, "", "Tensor-parallel degree t"),
+               MLSYS_OUT(tp_only_bytes, "B", "Activations per layer, tensor parallelism alone"),
+               MLSYS_OUT(tp_sp_bytes, "B", "Activations per layer, tensor + sequence parallelism"));
+MLSYS_DESCRIBE(SequenceParallelMemory,
+               MLSYS_OUT(tp_only_bytes_per_layer, "B", "Activations per layer at tp, tensor parallelism alone"),
+               MLSYS_OUT(tp_sp_bytes_per_layer, "B", "Activations per layer at tp, with sequence parallelism"),
+               MLSYS_OUT(tp_only_bytes, "B", "tp_only_bytes_per_layer · layers"),
+               MLSYS_OUT(tp_sp_bytes, "B", "tp_sp_bytes_per_layer · layers"),
+               MLSYS_OUT(saving_ratio, "", "tp_only / tp_sp"),
+               MLSYS_OUT(series, "", "Per-layer activations at tp = 1, 2, 4, ... max_tp"));
+MLSYS_DESCRIBE(RingAttentionResult, MLSYS_OUT(block_tokens, "tokens", "s/p tokens of Q (and KV) held by each rank"),
+               MLSYS_OUT(chunk_tokens, "tokens", "s/p (contiguous) or s/(2p) (zig-zag)"),
+               MLSYS_OUT(tiles_per_rank, "", "Tiles with at least one unmasked score, per rank"),
+               MLSYS_OUT(flops_per_rank, "FLOP", "4·tile²·d·heads·b per computed tile, per rank"),
+               MLSYS_OUT(step_critical_tiles, "", "Per step, the most tiles any rank computes"),
+               MLSYS_OUT(imbalance, "", "max / mean of tiles_per_rank"),
+               MLSYS_OUT(contiguous_imbalance_closed_form, "",
+                         "(n²(p−1) + n(n+1)/2) / (n²(p−1)/2 + n(n+1)/2), n = tiles per block side"),
+               MLSYS_OUT(critical_path_tiles, "", "Σ over steps of the step maximum"),
+               MLSYS_OUT(kv_block_bytes, "B", "Bytes of one rank's K and V"),
+               MLSYS_OUT(kv_bytes_sent_per_rank, "B", "(p−1) · kv_block_bytes"),
+               MLSYS_OUT(step_compute_s, "s", "One full block pair s/p × s/p on one rank"),
+               MLSYS_OUT(step_comm_s, "s", "α + kv_block_bytes / bandwidth"),
+               MLSYS_OUT(min_block_tokens, "tokens", "Smallest s/p with step compute ≥ step comm (α included)"),
+               MLSYS_OUT(min_block_tokens_bandwidth, "tokens", "The same ignoring α"),
+               MLSYS_OUT(overlapped, "", "block_tokens ≥ min_block_tokens: transfers hide under compute"),
+               MLSYS_OUT(compute_time_s, "s", "Critical-path compute alone"),
+               MLSYS_OUT(comm_time_s, "s", "(p−1) KV transfers alone"),
+               MLSYS_OUT(time_s, "s", "Σ over steps of max(compute, comm)"),
+               MLSYS_OUT(method, "", "executed (tiles visited) or closed-form (beyond the cap)"));
+MLSYS_DESCRIBE(UlyssesResult, MLSYS_OUT(heads_per_rank, "", "H/P query heads per rank"),
+               MLSYS_OUT(kv_heads_per_rank, "", "Key/value heads per rank, after replication when H_kv < P"),
+               MLSYS_OUT(kv_replicated, "", "K/V heads repeated so each rank gets one"),
+               MLSYS_OUT(ulysses_bytes_per_rank, "B", "Sent per rank in the four all-to-alls (forward)"),
+               MLSYS_OUT(ulysses_time_s, "s", "Time of the four all-to-alls"),
+               MLSYS_OUT(ring_bytes_per_rank, "B", "Ring attention: (P−1) KV blocks sent per rank"),
+               MLSYS_OUT(ring_comm_time_s, "s", "Ring attention's (P−1) KV transfers, not overlapped"),
+               MLSYS_OUT(ratio_ring_over_ulysses, "", "ring_bytes_per_rank / ulysses_bytes_per_rank"));
+MLSYS_DESCRIBE(MoeRouterResult, MLSYS_OUT(capacity, "tokens", "Capacity C per expert"),
+               MLSYS_OUT(routed_per_expert, "", "Assignments that chose each expert"),
+               MLSYS_OUT(kept_per_expert, "", "min(routed, C) per expert"),
+               MLSYS_OUT(fraction_per_expert, "", "f_i: share of the assignments per expert"),
+               MLSYS_OUT(mean_prob_per_expert, "", "P_i: mean router probability per expert"),
+               MLSYS_OUT(assignments, "", "tokens · k"), MLSYS_OUT(kept, "", "Assignments within capacity"),
+               MLSYS_OUT(dropped, "", "Assignments over capacity"),
+               MLSYS_OUT(drop_fraction, "", "dropped / assignments"),
+               MLSYS_OUT(tokens_fully_dropped, "tokens", "Tokens that lost every one of their k experts"),
+               MLSYS_OUT(max_over_mean, "", "max routed / (assignments / experts)"),
+               MLSYS_OUT(balance_score, "", "E·Σ f_i·P_i (1 when perfectly uniform)"),
+               MLSYS_OUT(aux_loss, "", "Load-balancing loss α·E·Σ f_i·P_i"));
+MLSYS_DESCRIBE(ExpertParallelResult, MLSYS_OUT(dispatch_bytes, "B", "T·k·h·bytes: the rank's all-to-all buffer"),
+               MLSYS_OUT(bytes_leaving_per_all_to_all, "B", "(EP−1)/EP of the buffer: bytes leaving the rank"),
+               MLSYS_OUT(bytes_per_layer_forward, "B", "Dispatch + combine"),
+               MLSYS_OUT(bytes_per_layer_training, "B", "Forward + backward: four all-to-alls"),
+               MLSYS_OUT(all_to_all_time_s, "s", "One all-to-all"),
+               MLSYS_OUT(comm_time_forward_s, "s", "Dispatch + combine all-to-alls"),
+               MLSYS_OUT(expert_flops_forward, "FLOP", "T·k·2·(2 or 3)·h·ffn, balanced load"),
+               MLSYS_OUT(expert_compute_time_s, "s", "expert_flops_forward at peak"),
+               MLSYS_OUT(comm_over_compute, "", "comm_time_forward_s / expert_compute_time_s"));
+
+namespace {
+
+// A result with the rank's peak and link used (from the table or the overrides).
+template <class R>
+struct WithRank {
+  R result;
+  std::optional<double> peak_flops;
+  double link_bandwidth_Bps;
+};
+
+}  // namespace
+
+template <class R>
+struct Described<WithRank<R>> {
+  using Self = WithRank<R>;
+  static constexpr auto fields =
+      std::make_tuple(MLSYS_FLAT(result), MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s of one rank"),
+                      MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth per direction between neighbouring ranks"));
+};
 
 namespace {
 
@@ -69,15 +149,10 @@ std::vector<Field> concat(std::vector<Field> a, std::vector<Field> b) {
   return a;
 }
 
-Recompute recompute_of(const std::string& s) {
-  return s == "full" ? Recompute::Full : s == "selective" ? Recompute::Selective : Recompute::None;
-}
-
 }  // namespace
 
 void add_sequence_calculators(Calculators& out) {
-  out.push_back(
-      {"sequence-parallel-memory",
+  out.add("sequence-parallel-memory",
        "Activation bytes per transformer layer (Korthikanti et al. 2022) for tensor-parallel degrees 1, 2, 4, ... "
        "up to max_tp, with tensor parallelism alone and with Megatron sequence parallelism.",
        {number_field("seq", "", "Sequence length s (tokens)", 4096, 1.0, 1 << 22),
@@ -87,29 +162,16 @@ void add_sequence_calculators(Calculators& out) {
         number_field("layers", "", "Layers (for the whole-model total)", 96, 1.0, 10000),
         integer_field("tp", "", "Tensor-parallel degree t reported in the scalar fields", 8, 1, 1024),
         integer_field("max_tp", "", "Largest tensor-parallel degree in the series (powers of two)", 64, 1, 1024),
-        string_field("recompute", "Activation recomputation: none, selective (attention core) or full (layer input)",
-                     "none", {"none", "selective", "full"}),
+        recompute_field("none"),
         boolean_field("flash_attention", "FlashAttention: the s² attention scores are never stored", false)},
-       [](const Inputs& in) -> json {
-         const double s = in.num("seq"), b = in.num("micro_batch"), h = in.num("hidden"), a = in.num("heads");
-         const double t = static_cast<double>(in.integer("tp")), L = in.num("layers");
-         const Recompute rc = recompute_of(in.str("recompute"));
-         const bool flash = in.boolean("flash_attention");
-         const double tp_only = activation_bytes_per_layer(s, b, h, a, t, false, rc, flash);
-         const double tp_sp = activation_bytes_per_layer(s, b, h, a, t, true, rc, flash);
-         json series = json::array();
-         for (const auto& p : sequence_parallel_sweep(s, b, h, a, static_cast<int>(in.integer("max_tp")), rc, flash))
-           series.push_back({{"tp", p.tp}, {"tp_only_bytes", p.tp_only_bytes}, {"tp_sp_bytes", p.tp_sp_bytes}});
-         return {{"tp_only_bytes_per_layer", tp_only},
-                 {"tp_sp_bytes_per_layer", tp_sp},
-                 {"tp_only_bytes", tp_only * L},
-                 {"tp_sp_bytes", tp_sp * L},
-                 {"saving_ratio", tp_only / tp_sp},
-                 {"series", series}};
-       }});
+       [](const Inputs& in) {
+         return sequence_parallel_memory(in.num("seq"), in.num("micro_batch"), in.num("hidden"), in.num("heads"),
+                                         in.num("layers"), static_cast<double>(in.integer("tp")),
+                                         static_cast<int>(in.integer("max_tp")), recompute_from(in),
+                                         in.boolean("flash_attention"));
+       });
 
-  out.push_back(
-      {"ring-attention",
+  out.add("ring-attention",
        "Ring attention over p ranks (forward pass): the block schedule executed over the causal mask gives the "
        "unmasked tiles per rank for contiguous or zig-zag partitioning; the KV transfer per step against the block's "
        "compute gives the overlap condition and the time.",
@@ -127,7 +189,7 @@ void add_sequence_calculators(Calculators& out) {
                number_field("compute_efficiency", "", "Fraction of peak the attention kernel reaches", 1.0, 0.0, 1.0,
                             true)},
               link_fields()),
-       [](const Inputs& in) -> json {
+       [](const Inputs& in) {
          RingAttentionConfig c;
          const std::string dtype = in.str("dtype");
          const Rank rk = rank_from(in, dtype);
@@ -146,32 +208,10 @@ void add_sequence_calculators(Calculators& out) {
          c.link_bandwidth_Bps = rk.link_Bps;
          c.latency_s = in.num("latency_s");
          if (c.seq != std::floor(c.seq)) throw InputError("seq", "The sequence length must be a whole number of tokens.");
-         const auto r = ring_attention(c);
-         return {{"block_tokens", r.block_tokens},
-                 {"chunk_tokens", r.chunk_tokens},
-                 {"tiles_per_rank", r.tiles_per_rank},
-                 {"flops_per_rank", r.flops_per_rank},
-                 {"step_critical_tiles", r.step_critical_tiles},
-                 {"imbalance", r.imbalance},
-                 {"contiguous_imbalance_closed_form", r.contiguous_imbalance_closed_form},
-                 {"critical_path_tiles", r.critical_path_tiles},
-                 {"kv_block_bytes", r.kv_block_bytes},
-                 {"kv_bytes_sent_per_rank", r.kv_bytes_sent_per_rank},
-                 {"step_compute_s", r.step_compute_s},
-                 {"step_comm_s", r.step_comm_s},
-                 {"min_block_tokens", r.min_block_tokens},
-                 {"min_block_tokens_bandwidth", r.min_block_tokens_bandwidth},
-                 {"overlapped", r.overlapped},
-                 {"compute_time_s", r.compute_time_s},
-                 {"comm_time_s", r.comm_time_s},
-                 {"time_s", r.time_s},
-                 {"peak_flops", c.peak_flops},
-                 {"link_bandwidth_Bps", c.link_bandwidth_Bps},
-                 {"method", r.method}};
-       }});
+         return WithRank<RingAttentionResult>{ring_attention(c), c.peak_flops, c.link_bandwidth_Bps};
+       });
 
-  out.push_back(
-      {"ulysses",
+  out.add("ulysses",
        "DeepSpeed-Ulysses (forward pass): bytes each rank sends in the four all-to-alls of Q, K, V and the output, "
        "and their time, against ring attention's KV rotation; heads must divide over the ranks.",
        concat({number_field("seq", "", "Sequence length N (tokens)", 131072, 1.0, 1 << 24),
@@ -182,7 +222,7 @@ void add_sequence_calculators(Calculators& out) {
                number_field("micro_batch", "", "Sequences b", 1, 1.0, 1024), dtype_field("bf16"),
                hardware_field(true)},
               link_fields()),
-       [](const Inputs& in) -> json {
+       [](const Inputs& in) {
          UlyssesConfig c;
          const std::string dtype = in.str("dtype");
          const Rank rk = rank_from(in, dtype);
@@ -195,20 +235,10 @@ void add_sequence_calculators(Calculators& out) {
          c.dtype_bytes = dtype_bytes(dtype);
          c.link_bandwidth_Bps = rk.link_Bps;
          c.latency_s = in.num("latency_s");
-         const auto r = ulysses(c);
-         return {{"heads_per_rank", r.heads_per_rank},
-                 {"kv_heads_per_rank", r.kv_heads_per_rank},
-                 {"kv_replicated", r.kv_replicated},
-                 {"ulysses_bytes_per_rank", r.ulysses_bytes_per_rank},
-                 {"ulysses_time_s", r.ulysses_time_s},
-                 {"ring_bytes_per_rank", r.ring_bytes_per_rank},
-                 {"ring_comm_time_s", r.ring_comm_time_s},
-                 {"ratio_ring_over_ulysses", r.ratio_ring_over_ulysses},
-                 {"link_bandwidth_Bps", c.link_bandwidth_Bps}};
-       }});
+         return WithRank<UlyssesResult>{ulysses(c), std::nullopt, c.link_bandwidth_Bps};
+       });
 
-  out.push_back(
-      {"moe-routing",
+  out.add("moe-routing",
        "A seeded simulated top-k router: tokens per expert, capacity C = floor(capacity_factor·tokens·k/experts), "
        "dropped assignments, and the Switch Transformer load-balancing loss α·E·Σ f_i·P_i.",
        {integer_field("tokens", "", "Tokens routed (tokens × experts ≤ 1,048,576)", 4096, 1, 65536),
@@ -218,8 +248,8 @@ void add_sequence_calculators(Calculators& out) {
         number_field("skew", "", "Spread of the experts' popularity (std of the expert bias, logits)", 1.0, 0.0, 10.0),
         number_field("balance", "", "Effect of the load-balancing loss: 0 none, 1 bias removed", 0.0, 0.0, 1.0),
         number_field("aux_alpha", "", "Coefficient α of the load-balancing loss", 0.01, 0.0, 10.0),
-        integer_field("seed", "", "Seed of the simulated router", 1, 0, 4294967295LL)},
-       [](const Inputs& in) -> json {
+        seed_field()},
+       [](const Inputs& in) {
          MoeRouterConfig c;
          c.tokens = static_cast<int>(in.integer("tokens"));
          c.experts = static_cast<int>(in.integer("experts"));
@@ -229,24 +259,10 @@ void add_sequence_calculators(Calculators& out) {
          c.balance = in.num("balance");
          c.aux_alpha = in.num("aux_alpha");
          c.seed = static_cast<std::uint64_t>(in.integer("seed"));
-         const auto r = route_tokens(c);
-         return {{"capacity", r.capacity},
-                 {"routed_per_expert", r.routed_per_expert},
-                 {"kept_per_expert", r.kept_per_expert},
-                 {"fraction_per_expert", r.fraction_per_expert},
-                 {"mean_prob_per_expert", r.mean_prob_per_expert},
-                 {"assignments", r.assignments},
-                 {"kept", r.kept},
-                 {"dropped", r.dropped},
-                 {"drop_fraction", r.drop_fraction},
-                 {"tokens_fully_dropped", r.tokens_fully_dropped},
-                 {"max_over_mean", r.max_over_mean},
-                 {"balance_score", r.balance_score},
-                 {"aux_loss", r.aux_loss}};
-       }});
+         return route_tokens(c);
+       });
 
-  out.push_back(
-      {"expert-parallel",
+  out.add("expert-parallel",
        "Expert parallelism: bytes each rank sends in the dispatch and combine all-to-alls of one MoE layer, their "
        "time on the ring all-to-all, and the experts' compute time for comparison.",
        concat({number_field("tokens", "", "Tokens on one rank entering the MoE layer", 8192, 1.0, 1 << 24),
@@ -257,7 +273,7 @@ void add_sequence_calculators(Calculators& out) {
                integer_field("ep", "", "Expert-parallel degree", 8, 1, 1024), dtype_field("bf16"),
                hardware_field(true)},
               link_fields()),
-       [](const Inputs& in) -> json {
+       [](const Inputs& in) {
          ExpertParallelConfig c;
          const std::string dtype = in.str("dtype");
          const Rank rk = rank_from(in, dtype);
@@ -271,19 +287,8 @@ void add_sequence_calculators(Calculators& out) {
          c.peak_flops = rk.peak_flops;
          c.link_bandwidth_Bps = rk.link_Bps;
          c.latency_s = in.num("latency_s");
-         const auto r = expert_parallel(c);
-         return {{"dispatch_bytes", r.dispatch_bytes},
-                 {"bytes_leaving_per_all_to_all", r.bytes_leaving_per_all_to_all},
-                 {"bytes_per_layer_forward", r.bytes_per_layer_forward},
-                 {"bytes_per_layer_training", r.bytes_per_layer_training},
-                 {"all_to_all_time_s", r.all_to_all_time_s},
-                 {"comm_time_forward_s", r.comm_time_forward_s},
-                 {"expert_flops_forward", r.expert_flops_forward},
-                 {"expert_compute_time_s", r.expert_compute_time_s},
-                 {"comm_over_compute", r.comm_over_compute},
-                 {"peak_flops", c.peak_flops},
-                 {"link_bandwidth_Bps", c.link_bandwidth_Bps}};
-       }});
+         return WithRank<ExpertParallelResult>{expert_parallel(c), c.peak_flops, c.link_bandwidth_Bps};
+       });
 }
 
 }  // namespace mlsys::api

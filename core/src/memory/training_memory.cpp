@@ -162,4 +162,15 @@ CheckpointResult checkpointing(const ModelConfig& model, double micro_batch, dou
   return r;
 }
 
+MemoryStep memory_step(const ModelConfig& model, double params_override, const TrainingSetup& setup) {
+  MemoryStep r{memory_timeline(model, params_override, setup), 0, ""};
+  for (const auto& p : r.points)
+    if (p.total_bytes > r.peak_bytes) r.peak_bytes = p.total_bytes, r.peak_phase = p.phase;
+  return r;
+}
+
+HbmFit hbm_fit(double total_bytes, double hbm_bytes) {
+  return {hbm_bytes, total_bytes <= hbm_bytes, hbm_bytes - total_bytes};
+}
+
 }  // namespace mlsys

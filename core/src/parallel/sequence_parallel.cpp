@@ -15,4 +15,12 @@ std::vector<SequenceParallelPoint> sequence_parallel_sweep(double seq, double mi
   return out;
 }
 
+SequenceParallelMemory sequence_parallel_memory(double s, double b, double h, double a, double L, double t,
+                                                int max_tp, Recompute rc, bool flash) {
+  const double tp_only = activation_bytes_per_layer(s, b, h, a, t, false, rc, flash);
+  const double tp_sp = activation_bytes_per_layer(s, b, h, a, t, true, rc, flash);
+  return {tp_only, tp_sp, tp_only * L, tp_sp * L, tp_only / tp_sp,
+          sequence_parallel_sweep(s, b, h, a, max_tp, rc, flash)};
+}
+
 }  // namespace mlsys

@@ -231,4 +231,46 @@ CommTail comm_tail(double backward_s, int buckets, double allreduce_s, bool over
   return t;
 }
 
+WaterfallSteps waterfall_steps(const StepProfile& p) {
+  const Waterfall& w = p.waterfall;
+  const double peak = w.peak_flops;
+  WaterfallSteps r{peak, w.achieved_flops, p.mfu, p.step_time_s, p.ideal_time_s, {}};
+  double level = peak;
+  const auto add = [&](const char* id, const char* label, double loss) {
+    r.steps.push_back({id, label, level, level - loss, loss, loss / peak});
+    level -= loss;
+  };
+  add("launch_gaps", "Launch gaps (compute stream waits for the CPU)", w.launch_gaps);
+  add("exposed_comm", "Exposed communication (waits for the all-reduce)", w.exposed_comm);
+  add("memory_bound", "Memory-bound kernels (elementwise ops, optimizer)", w.memory_bound);
+  add("matmul_inefficiency", "Matmuls and attention below peak", w.matmul_inefficiency);
+  return r;
+}
+
+StepTrace step_trace(const StepProfile& p, std::size_t max_kernels) {
+  StepTrace r;
+  for (std::size_t i = 0; i < p.kernels.size() && i < max_kernels; ++i) r.kernels.push_back(p.kernels[i]);
+  const double st = p.step_time_s;
+  r.kernels_total = static_cast<double>(p.kernels.size());
+  r.kernels_listed = static_cast<double>(r.kernels.size());
+  r.step_time_s = st;
+  r.ideal_time_s = p.ideal_time_s;
+  r.model_flops = p.model_flops;
+  r.tokens = p.tokens;
+  r.tokens_per_s = p.tokens / st;
+  r.params = p.params;
+  r.compute_kernels = p.compute_kernels;
+  r.comm_kernels = p.comm_kernels;
+  r.busy_fraction = {p.cpu_busy_s / st, p.compute_busy_s / st, p.comm_busy_s / st};
+  r.matmul_time_s = p.matmul_time_s;
+  r.memory_bound_time_s = p.memory_time_s;
+  r.launch_gap_s = p.launch_gap_s;
+  r.exposed_comm_s = p.exposed_comm_s;
+  r.comm_time_s = p.comm_busy_s;
+  r.gaps = p.gap_count;
+  r.mfu = p.mfu;
+  r.waterfall = waterfall_steps(p);
+  return r;
+}
+
 }  // namespace mlsys

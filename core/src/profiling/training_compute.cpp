@@ -78,4 +78,22 @@ CheckpointInterval checkpoint_interval(double mtbf_s, double checkpoint_s, doubl
   return c;
 }
 
+ModelMfu model_mfu(const ModelConfig& c, std::optional<double> params, double tokens_per_s, double devices,
+                   double peak_flops, double recompute_fraction) {
+  const double n = params ? *params : model_counts(c).params_non_embedding;
+  return {n, mfu(n, c.layers, c.heads, c.head_dim, c.seq, tokens_per_s, devices, peak_flops, recompute_fraction),
+          peak_flops};
+}
+
+Chinchilla chinchilla_at(double params, double tokens) {
+  return {chinchilla_loss(params, tokens), 6 * params * tokens, tokens / params, std::nullopt};
+}
+
+Chinchilla chinchilla_budget(double compute_flops) {
+  const ComputeOptimal o = chinchilla_optimal(compute_flops);
+  const double n20 = std::sqrt(compute_flops / 120);  // 6·N·(20·N) = C
+  return {o.loss, compute_flops, o.tokens / o.params,
+          ChinchillaOptimum{o.params, o.tokens, o.a, o.b, n20, 20 * n20, chinchilla_loss(n20, 20 * n20)}};
+}
+
 }  // namespace mlsys

@@ -3,6 +3,10 @@
 // shift), softmax ~5 (max, subtract, exp, sum, divide), GELU ~8, residual add 1.
 #include "mlsys/transformer/block_ops.hpp"
 
+#include <algorithm>
+
+#include "mlsys/gpu/roofline.hpp"
+
 namespace mlsys {
 
 namespace {
@@ -39,6 +43,23 @@ std::vector<BlockOp> block_ops(const BlockShape& s) {
   ops.push_back(matmul_op("mlp_down", tokens, h, f, e));
   ops.push_back(elementwise_op("residual2", 2 * tokens * h, tokens * h, 0.5, e));
   return ops;
+}
+
+BlockRoofline block_roofline(const BlockShape& shape, double peak_flops, std::optional<double> vector_peak_flops,
+                             double bandwidth_Bps) {
+  const double vector_peak = vector_peak_flops ? std::min(*vector_peak_flops, peak_flops) : peak_flops;
+  BlockRoofline r{{}, 0, 0, 0, peak_flops / bandwidth_Bps, bandwidth_Bps};
+  for (const auto& op : block_ops(shape)) {
+    const double peak = op.matmul ? peak_flops : vector_peak;
+    const auto t = roofline(op.flops, op.bytes, peak, bandwidth_Bps);
+    r.ops.push_back({op.name, op.matmul ? "matmul" : "elementwise", op.flops, op.bytes, t.intensity, peak, t.time_s,
+                     t.bound, 0});
+    r.total_time_s += t.time_s;
+    r.total_flops += op.flops;
+    r.total_bytes += op.bytes;
+  }
+  for (auto& op : r.ops) op.share = op.time_s / r.total_time_s;
+  return r;
 }
 
 }  // namespace mlsys

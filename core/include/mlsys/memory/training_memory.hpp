@@ -77,6 +77,22 @@ struct MemoryPoint {
 };
 std::vector<MemoryPoint> memory_timeline(const ModelConfig& model, double params_override, TrainingSetup setup);
 
+// The timeline and its highest point (the first phase that reaches it; 0 and "" if none is above 0).
+struct MemoryStep {
+  std::vector<MemoryPoint> points;
+  double peak_bytes;
+  std::string peak_phase;
+};
+MemoryStep memory_step(const ModelConfig& model, double params_override, const TrainingSetup& setup);
+
+// Whether `total_bytes` fits in `hbm_bytes` of HBM, and what is left (negative: over).
+struct HbmFit {
+  double hbm_bytes;
+  bool fits;
+  double headroom_bytes;
+};
+HbmFit hbm_fit(double total_bytes, double hbm_bytes);
+
 // Activation checkpointing strategies for the layers of one GPU (one micro-batch):
 // "none" stores everything; "selective" recomputes the attention core; "every-k" stores the
 // input of every k-th layer and re-runs each k-layer segment in the backward pass (Chen et al.

@@ -20,4 +20,16 @@ struct SequenceParallelPoint {
 std::vector<SequenceParallelPoint> sequence_parallel_sweep(double seq, double micro_batch, double hidden, double heads,
                                                            int max_tp, Recompute recompute, bool flash_attention);
 
+// Activations at tensor-parallel degree `tp`, per layer and for `layers` layers, with tensor
+// parallelism alone and with sequence parallelism, their ratio, and the sweep up to max_tp.
+struct SequenceParallelMemory {
+  double tp_only_bytes_per_layer, tp_sp_bytes_per_layer;
+  double tp_only_bytes, tp_sp_bytes;  // · layers
+  double saving_ratio;                // tp_only / tp_sp
+  std::vector<SequenceParallelPoint> series;
+};
+SequenceParallelMemory sequence_parallel_memory(double seq, double micro_batch, double hidden, double heads,
+                                                double layers, double tp, int max_tp, Recompute recompute,
+                                                bool flash_attention);
+
 }  // namespace mlsys

@@ -15,6 +15,7 @@
 // (Adam, fp32 states) runs after the last bucket. Interference between the two streams (the
 // all-reduce occupying SMs and HBM bandwidth) is not modelled.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,34 @@ struct StepProfile {
 // config: layers, hidden, heads, head_dim, ffn_hidden, seq (the layer stack; no embedding or
 // output head). Every time in seconds.
 StepProfile step_profile(const ModelConfig& config, const StepSetup& setup);
+
+// The waterfall as steps from peak down to achieved FLOP/s: launch gaps, exposed
+// communication, memory-bound kernels, matmul inefficiency, in that order.
+struct WaterfallStep {
+  std::string id, label;
+  double from_flops, to_flops, loss_flops;
+  double share_of_peak;  // loss / peak
+};
+struct WaterfallSteps {
+  double peak_flops, achieved_flops, mfu, step_time_s, ideal_time_s;
+  std::vector<WaterfallStep> steps;
+};
+WaterfallSteps waterfall_steps(const StepProfile& profile);
+
+// What the profiler view shows of a step: the first `max_kernels` kernels and the totals.
+struct BusyFraction {
+  double cpu, compute, comm;  // busy time / step time per stream
+};
+struct StepTrace {
+  std::vector<TraceKernel> kernels;  // at most max_kernels
+  double kernels_total, kernels_listed;
+  double step_time_s, ideal_time_s, model_flops, tokens, tokens_per_s, params;
+  double compute_kernels, comm_kernels;
+  BusyFraction busy_fraction;
+  double matmul_time_s, memory_bound_time_s, launch_gap_s, exposed_comm_s, comm_time_s, gaps, mfu;
+  WaterfallSteps waterfall;
+};
+StepTrace step_trace(const StepProfile& profile, std::size_t max_kernels);
 
 // The communication tail in closed form: a backward pass of backward_s seconds produces
 // `buckets` equal gradient buckets at even intervals (bucket i ready at backward_s·i/buckets);

@@ -5,6 +5,9 @@
 // interval of Young (1974) and Daly (2006, FGCS 22(3)). All quantities in SI units: FLOP,
 // FLOP/s, seconds, tokens and parameters as plain counts.
 #pragma once
+#include <optional>
+
+#include "mlsys/transformer/model_config.hpp"
 
 namespace mlsys {
 
@@ -37,6 +40,16 @@ struct TrainingTime {
   double device_hours = 0;   // devices · time in hours (GPU-hours)
 };
 
+// MFU of a transformer configuration: N = `params` when given, else the config's
+// non-embedding parameters; PaLM's 12·L·H·Q·T from the config.
+struct ModelMfu {
+  double params_counted;  // N used
+  MfuResult mfu;
+  double peak_flops_per_device;
+};
+ModelMfu model_mfu(const ModelConfig& config, std::optional<double> params, double tokens_per_s, double devices,
+                   double peak_flops, double recompute_fraction);
+
 TrainingTime training_time(double params, double tokens, double devices, double peak_flops, double mfu,
                            double attention_flops_per_token);
 
@@ -60,6 +73,20 @@ struct ComputeOptimal {
 ComputeOptimal chinchilla_optimal(double compute_flops, const ChinchillaConstants& k = {});
 
 // ---- Checkpoint interval (Young 1974, Daly 2006) -----------------------------------------
+// One point of the Chinchilla fit, and with a compute budget the compute-optimal point
+// beside the 20-tokens-per-parameter rule (6·N·(20·N) = C).
+struct ChinchillaOptimum {
+  double params, tokens;               // N_opt, D_opt
+  double exponent_params, exponent_tokens;  // a, b of ComputeOptimal
+  double params_20_tokens_per_param, tokens_20_tokens_per_param, loss_20_tokens_per_param;
+};
+struct Chinchilla {
+  double loss, compute_flops, tokens_per_param;
+  std::optional<ChinchillaOptimum> optimum;  // given a budget
+};
+Chinchilla chinchilla_at(double params, double tokens);  // loss, C = 6·N·D, D / N
+Chinchilla chinchilla_budget(double compute_flops);      // at N_opt, D_opt
+
 struct CheckpointInterval {
   double young_interval_s = 0;  // sqrt(2·δ·M)
   double daly_interval_s = 0;   // sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + δ/(18M)] − δ for δ < 2M, else M

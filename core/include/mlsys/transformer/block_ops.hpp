@@ -3,6 +3,7 @@
 // attending to seq cached positions). Counting follows Pope et al. 2022, "Efficiently
 // Scaling Transformer Inference", and the usual 2-FLOPs-per-multiply-add convention.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,24 @@ struct BlockOp {
 // Ops in execution order: ln1, qkv, scores, softmax, attn_v, out_proj, residual1, ln2,
 // mlp_up, activation, mlp_down, residual2.
 std::vector<BlockOp> block_ops(const BlockShape& shape);
+
+// Every op of the block on the roofline: matmuls at `peak_flops`, elementwise ops at the
+// vector rate min(vector_peak_flops, peak_flops) (peak_flops when there is none), all at
+// `bandwidth_Bps`; each op's share of the block's summed time.
+struct BlockOpTime {
+  std::string name;
+  std::string kind;  // "matmul" or "elementwise"
+  double flops, bytes, intensity, peak_flops, time_s;
+  std::string bound;
+  double share;  // time_s / total_time_s
+};
+struct BlockRoofline {
+  std::vector<BlockOpTime> ops;
+  double total_time_s, total_flops, total_bytes;
+  double ridge_intensity;  // peak_flops / bandwidth_Bps
+  double bandwidth_Bps;
+};
+BlockRoofline block_roofline(const BlockShape& shape, double peak_flops, std::optional<double> vector_peak_flops,
+                             double bandwidth_Bps);
 
 }  // namespace mlsys
