@@ -4,35 +4,7 @@
 
 namespace mlsys::api {
 
-// A column that may be null in the table: always in the JSON, null when empty (an
-// MLSYS_OUT of a std::optional would leave the key out). Found by to_json/output_fields
-// through argument-dependent lookup; outputs.hpp has no such field kind.
-template <class S, class T>
-struct NullableField {
-  const char* name;
-  std::optional<T> S::*member;
-  const char* unit;
-  const char* description;
-};
-template <class S, class T>
-void put(json& j, const S& value, const NullableField<S, T>& f) {
-  const auto& m = value.*(f.member);
-  j[f.name] = m ? to_json_value(*m) : json();
-}
-template <class S, class T>
-void describe(json& list, const NullableField<S, T>& f) {
-  json entry = {{"name", f.name}, {"unit", f.unit}, {"description", f.description}};
-  entry.update(type_schema<T>());
-  entry["nullable"] = true;
-  list.push_back(std::move(entry));
-}
-template <class S, class T>
-constexpr NullableField<S, T> nullable_field(const char* name, std::optional<T> S::*member, const char* unit,
-                                             const char* description) {
-  return {name, member, unit, description};
-}
-#define MLSYS_NULLABLE(member, unit, description) nullable_field(#member, &Self::member, unit, description)
-
+// Columns that may be null in the table are always in the JSON, null when they do not apply.
 MLSYS_DESCRIBE(
     AcceleratorEntry, MLSYS_OUT(id, "", "Id of the row (the `hardware` input of other calculators)"),
     MLSYS_OUT(name, "", "Product name"), MLSYS_OUT(vendor, "", "Vendor"),
@@ -41,35 +13,35 @@ MLSYS_DESCRIBE(
               "rate; int8: op/s); a format is left out when the chip lacks it or it is not published"),
     MLSYS_OUT(hbm_bytes, "B", "Device memory, binary: the vendor's N GB as N·2^30 bytes"),
     MLSYS_OUT(hbm_bandwidth_Bps, "B/s", "Device-memory bandwidth, decimal SI"),
-    MLSYS_NULLABLE(l2_bytes, "B", "L2 cache, binary (50 MB = 50 MiB)"),
+    MLSYS_OUT_NULLABLE(l2_bytes, "B", "L2 cache, binary (50 MB = 50 MiB)"),
     MLSYS_OUT(sms, "", "Streaming multiprocessors (AMD: compute units; TPU: TensorCores per chip)"),
-    MLSYS_NULLABLE(smem_per_sm_bytes, "B", "Shared memory per SM (AMD: LDS per CU)"),
-    MLSYS_NULLABLE(registers_per_sm, "", "32-bit registers per SM"),
-    MLSYS_NULLABLE(max_threads_per_sm, "", "Resident threads per SM at most"),
-    MLSYS_NULLABLE(max_blocks_per_sm, "", "Resident thread blocks per SM at most"),
-    MLSYS_NULLABLE(scaleup_bandwidth_Bps, "B/s",
+    MLSYS_OUT_NULLABLE(smem_per_sm_bytes, "B", "Shared memory per SM (AMD: LDS per CU)"),
+    MLSYS_OUT_NULLABLE(registers_per_sm, "", "32-bit registers per SM"),
+    MLSYS_OUT_NULLABLE(max_threads_per_sm, "", "Resident threads per SM at most"),
+    MLSYS_OUT_NULLABLE(max_blocks_per_sm, "", "Resident thread blocks per SM at most"),
+    MLSYS_OUT_NULLABLE(scaleup_bandwidth_Bps, "B/s",
                    "Scale-up bandwidth per device, both directions summed (NVLink; AMD: Infinity Fabric links; TPU: ICI)"),
-    MLSYS_NULLABLE(tdp_w, "W", "Maximum board power / TDP"),
-    MLSYS_NULLABLE(compute_capability, "", "CUDA compute capability"),
-    MLSYS_NULLABLE(warp_size, "", "Threads per warp"), MLSYS_NULLABLE(max_warps_per_sm, "", "Resident warps per SM at most"),
-    MLSYS_NULLABLE(max_threads_per_block, "", "Threads per block at most"),
-    MLSYS_NULLABLE(max_registers_per_thread, "", "Registers per thread at most"),
-    MLSYS_NULLABLE(max_registers_per_block, "", "Registers per block at most"),
-    MLSYS_NULLABLE(register_alloc_unit, "", "Register allocation granularity (registers per warp)"),
-    MLSYS_NULLABLE(sm_sub_partitions, "", "Sub-partitions (warp schedulers) per SM"),
-    MLSYS_NULLABLE(max_smem_per_block_bytes, "B", "Shared memory per block at most"),
-    MLSYS_NULLABLE(smem_alloc_unit_bytes, "B", "Shared-memory allocation granularity"),
-    MLSYS_NULLABLE(smem_reserved_per_block_bytes, "B", "Shared memory the system reserves per block"),
-    MLSYS_NULLABLE(l1_smem_per_sm_bytes, "B", "Combined L1 and shared memory per SM"),
-    MLSYS_NULLABLE(fp32_cores_per_sm, "", "FP32 CUDA cores per SM"),
-    MLSYS_NULLABLE(tensor_cores_per_sm, "", "Tensor cores per SM"),
-    MLSYS_NULLABLE(boost_clock_hz, "Hz", "Boost clock"),
-    MLSYS_NULLABLE(cuda_core_flops, "FLOP/s", "Non-tensor (CUDA-core) peak per format"),
-    MLSYS_NULLABLE(smem_bytes_per_clock_per_sm, "B", "Shared-memory bytes per clock per SM"),
-    MLSYS_NULLABLE(l1_latency_s, "s", "L1 hit latency (microbenchmark)"),
-    MLSYS_NULLABLE(l2_latency_s, "s", "L2 hit latency (microbenchmark)"),
-    MLSYS_NULLABLE(hbm_latency_s, "s", "Device-memory latency (microbenchmark)"),
-    MLSYS_NULLABLE(l2_bandwidth_Bps, "B/s", "L2 bandwidth (microbenchmark)"),
+    MLSYS_OUT_NULLABLE(tdp_w, "W", "Maximum board power / TDP"),
+    MLSYS_OUT_NULLABLE(compute_capability, "", "CUDA compute capability"),
+    MLSYS_OUT_NULLABLE(warp_size, "", "Threads per warp"), MLSYS_OUT_NULLABLE(max_warps_per_sm, "", "Resident warps per SM at most"),
+    MLSYS_OUT_NULLABLE(max_threads_per_block, "", "Threads per block at most"),
+    MLSYS_OUT_NULLABLE(max_registers_per_thread, "", "Registers per thread at most"),
+    MLSYS_OUT_NULLABLE(max_registers_per_block, "", "Registers per block at most"),
+    MLSYS_OUT_NULLABLE(register_alloc_unit, "", "Register allocation granularity (registers per warp)"),
+    MLSYS_OUT_NULLABLE(sm_sub_partitions, "", "Sub-partitions (warp schedulers) per SM"),
+    MLSYS_OUT_NULLABLE(max_smem_per_block_bytes, "B", "Shared memory per block at most"),
+    MLSYS_OUT_NULLABLE(smem_alloc_unit_bytes, "B", "Shared-memory allocation granularity"),
+    MLSYS_OUT_NULLABLE(smem_reserved_per_block_bytes, "B", "Shared memory the system reserves per block"),
+    MLSYS_OUT_NULLABLE(l1_smem_per_sm_bytes, "B", "Combined L1 and shared memory per SM"),
+    MLSYS_OUT_NULLABLE(fp32_cores_per_sm, "", "FP32 CUDA cores per SM"),
+    MLSYS_OUT_NULLABLE(tensor_cores_per_sm, "", "Tensor cores per SM"),
+    MLSYS_OUT_NULLABLE(boost_clock_hz, "Hz", "Boost clock"),
+    MLSYS_OUT_NULLABLE(cuda_core_flops, "FLOP/s", "Non-tensor (CUDA-core) peak per format"),
+    MLSYS_OUT_NULLABLE(smem_bytes_per_clock_per_sm, "B", "Shared-memory bytes per clock per SM"),
+    MLSYS_OUT_NULLABLE(l1_latency_s, "s", "L1 hit latency (microbenchmark)"),
+    MLSYS_OUT_NULLABLE(l2_latency_s, "s", "L2 hit latency (microbenchmark)"),
+    MLSYS_OUT_NULLABLE(hbm_latency_s, "s", "Device-memory latency (microbenchmark)"),
+    MLSYS_OUT_NULLABLE(l2_bandwidth_Bps, "B/s", "L2 bandwidth (microbenchmark)"),
     MLSYS_OUT(source, "", "Source documents of the row"),
     MLSYS_OUT(notes, "", "SKU, conventions, which columns are null and why, values from driver queries"));
 
