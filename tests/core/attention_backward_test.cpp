@@ -174,3 +174,27 @@ TEST(AttentionExercises, AnswersAgreeWithTheCalculators) {
     }
   }
 }
+
+// The lesson's report: the standard backward moves 7N² + 8Nd elements per head (reads 5N² + 5Nd,
+// writes 2N² + 3Nd; Dao et al. 2022, Algorithm 3), the stored P is N² elements per head, and the
+// times divide by the machine's rates.
+TEST(AttentionBackwardReportModel, TrafficAndTimes) {
+  const double N = 4096, d = 128, s = 2, copies = 2 * 3 * 4;
+  mlsys::BackwardQuery q{4096, 128, 4, 3, 2, 196608, "bf16", mlsys::BackwardMachine{1e15, 2e12, 8e10}, true, 1};
+  const auto r = mlsys::attention_backward_report(q);
+  EXPECT_FALSE(r.executed);  // N > 512
+  EXPECT_FALSE(r.run.has_value());
+  EXPECT_DOUBLE_EQ(r.standard_backward_hbm_bytes, (7 * N * N + 8 * N * d) * s * copies);
+  EXPECT_DOUBLE_EQ(r.memory.store_p_bytes, copies * N * N * s);
+  ASSERT_TRUE(r.recompute_time_s && r.read_p_time_s && r.store_p_fraction_of_hbm);
+  EXPECT_DOUBLE_EQ(*r.recompute_time_s, r.memory.extra_flops / 1e15);
+  EXPECT_DOUBLE_EQ(*r.read_p_time_s, r.memory.store_p_bytes / 2e12);
+  EXPECT_DOUBLE_EQ(*r.store_p_fraction_of_hbm, r.memory.store_p_bytes / 8e10);
+
+  q.seq = 64, q.head_dim = 16, q.machine.reset();
+  const auto small = mlsys::attention_backward_report(q);
+  EXPECT_TRUE(small.executed);
+  EXPECT_FALSE(small.recompute_time_s.has_value());
+  ASSERT_TRUE(small.run.has_value());
+  EXPECT_LT(small.run->grad_max_abs_diff, 1e-4);
+}

@@ -275,3 +275,35 @@ TEST(FlashAttentionCalc, BadInputs) {
   EXPECT_FALSE(mlsys::calc_text("flash-attention", "{\"seq\": NaN}").ok);
   EXPECT_FALSE(mlsys::calc_text("flash-attention", "{\"seq\": 1e400}").ok);
 }
+
+// The lesson's report against Theorem 2 of Dao et al. 2022 (arXiv:2205.14135): standard
+// attention moves 4Nd + 4N² elements; Algorithm 1 moves 3Nd + 2N + T_c·(3Nd + 4N).
+TEST(FlashAttentionReportModel, ClosedFormsBeyondTheExecutionCap) {
+  EXPECT_EQ(mlsys::sram_elements_for(196608, "bf16", 64), 98304);
+  try {
+    mlsys::sram_elements_for(256, "fp32", 64);  // 64 elements < 4·64
+    ADD_FAILURE() << "accepted a too small SRAM";
+  } catch (const mlsys::InputError& e) {
+    EXPECT_EQ(e.field, "sram_bytes");
+  }
+  const double N = 2048, d = 64, s = 2;
+  const auto r = mlsys::flash_attention_report({2048, 64, 196608, "bf16", false, true, 1, false});
+  EXPECT_FALSE(r.executed);  // N > 1024
+  EXPECT_FALSE(r.max_abs_error.has_value());
+  EXPECT_FALSE(r.tiles.has_value());
+  EXPECT_EQ(r.block_cols, 384);  // ⌈98304 / (4·64)⌉
+  EXPECT_EQ(r.block_rows, 64);   // min(B_c, d)
+  EXPECT_EQ(r.col_blocks, 6);    // ⌈2048 / 384⌉
+  EXPECT_DOUBLE_EQ(r.standard_hbm_bytes, (4 * N * d + 4 * N * N) * s);
+  EXPECT_DOUBLE_EQ(r.flash_hbm_bytes, (3 * N * d + 2 * N + 6 * (3 * N * d + 4 * N)) * s);
+  EXPECT_DOUBLE_EQ(r.hbm_ratio, r.standard_hbm_bytes / r.flash_hbm_bytes);
+  EXPECT_DOUBLE_EQ(r.standard_flops, 4 * N * N * d);
+  EXPECT_DOUBLE_EQ(r.score_matrix_bytes, N * N * s);
+
+  const auto small = mlsys::flash_attention_report({64, 16, 196608, "fp32", true, true, 3, true});
+  EXPECT_TRUE(small.executed);
+  ASSERT_TRUE(small.max_abs_error.has_value());
+  EXPECT_LT(*small.max_abs_error, 1e-5);
+  ASSERT_TRUE(small.tiles.has_value());
+  EXPECT_EQ(static_cast<long long>(small.tiles->size()), small.row_blocks * small.col_blocks);
+}

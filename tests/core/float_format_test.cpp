@@ -141,3 +141,21 @@ TEST(FloatFormat, NeighboursAreTheGrid) {
   for (double v : neighbours(round_to_format(0.0, h), h, 3)) EXPECT_EQ(round_value(v, h), v);
   EXPECT_EQ(neighbours(round_to_format(448, F("fp8-e4m3")), F("fp8-e4m3"), 1).size(), 1u);  // nothing above max
 }
+
+// The `float` report: 1 + 2^-11 is the tie between 1 and 1 + 2^-10 in fp16 and rounds to even
+// (IEEE 754-2019 roundTiesToEven); 500 overflows E4M3 to NaN (OCP OFP8 rev. 1.0 default).
+TEST(FloatReportModel, TieToEvenAndE4m3Overflow) {
+  const auto r = mlsys::float_report("fp16", 1.00048828125, false);
+  ASSERT_TRUE(r.rounded.has_value());
+  EXPECT_EQ(*r.rounded, 1.0);
+  EXPECT_EQ(r.bits, "0 01111 0000000000");
+  EXPECT_EQ(r.exponent, 0);
+  EXPECT_EQ(*r.abs_error, 0x1.0p-11);
+  EXPECT_EQ(*r.ulp, 0x1.0p-10);
+  EXPECT_EQ(r.total_bits, 16);
+  EXPECT_EQ(r.neighbours.size(), 12u);
+  const auto e = mlsys::float_report("fp8-e4m3", 500, false);
+  EXPECT_EQ(e.special, "nan");
+  EXPECT_FALSE(e.rounded || e.exponent || e.abs_error || e.rel_error || e.ulp);
+  EXPECT_EQ(mlsys::float_report("fp8-e4m3", 500, true).rounded, 448.0);  // saturate to ±max
+}

@@ -10,6 +10,7 @@
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/numerics/loss_scaling.hpp"
+#include "mlsys/numerics/precision_recipe.hpp"
 #include "mlsys/numerics/summation.hpp"
 
 using mlsys::calc;
@@ -187,4 +188,47 @@ TEST(NumericsExercises, AgreeWithCalculators) {
     EXPECT_NEAR(b.answer * 1e9, calc("mixed-precision-recipe", b.params)["model_state_bytes"].get<double>(), 1e-3);
     EXPECT_TRUE(mlsys::check_exercise("numerics-round-value", seed, mlsys::exercise_json(r)["answer"].dump())["correct"]);
   }
+}
+
+// Closed-form checks of the numerics reports. bf16 keeps 8 significant bits, so a naive bf16
+// running sum of ones stalls at 2^8 = 256 (256 + 1 is a tie that rounds to even, 256); fp32
+// accumulation is exact here.
+TEST(NumericsReportModels, SummationStallsAtTwoToTheEight) {
+  const auto r = mlsys::summation_report("bf16", 1.0, 4096, false, 1);
+  EXPECT_EQ(r.exact, 4096.0);
+  EXPECT_EQ(r.naive, 256.0);
+  EXPECT_EQ(r.fp32, 4096.0);
+  EXPECT_EQ(r.count, 4096);
+  ASSERT_TRUE(r.rel_error_naive.has_value());
+  EXPECT_DOUBLE_EQ(*r.rel_error_naive, (4096.0 - 256.0) / 4096.0);
+  EXPECT_FALSE(r.overflow);
+}
+
+// fp16: min_subnormal 2^-24, min_normal 2^-14 (IEEE 754 binary16), so g = 2^-30 needs S = 2^6
+// and S = 2^16.
+TEST(NumericsReportModels, LossScalingRequiredScales) {
+  const auto& f = mlsys::float_format("fp16");
+  const auto r = mlsys::loss_scaling_report(f, -26, 4, 1, 2000, 1, 0x1.0p-30);
+  ASSERT_TRUE(r.required.has_value());
+  EXPECT_EQ(r.required->subnormal, 64.0);
+  EXPECT_EQ(r.required->normal, 65536.0);
+  EXPECT_NEAR(r.model.zero + r.model.subnormal + r.model.normal + r.model.overflow, 1.0, 1e-9);
+  EXPECT_EQ(r.sweep.size(), 51u);  // S = 2^-10 .. 2^40
+  EXPECT_EQ(r.log2_max, 15.999295387);  // log2(65504), 12 significant digits
+  EXPECT_FALSE(mlsys::loss_scaling_report(f, -26, 4, 1, 2000, 1, std::nullopt).required.has_value());
+}
+
+TEST(NumericsReportModels, DynamicScaleAndRecipe) {
+  const auto d = mlsys::dynamic_loss_scale_report(mlsys::float_format("fp16"), -20, 3, 1e8, 3000, 65536, 2000, 2,
+                                                  0.5, 1);
+  EXPECT_EQ(d.steps, 3000);
+  EXPECT_NEAR(d.skipped_fraction, static_cast<double>(d.skipped_steps) / 3000, 1e-12);  // 12 digits
+  EXPECT_LE(d.series.size(), 1200u);
+  // Mixed precision with Adam: 2 (bf16 weights) + 2 (grads) + 4 (master) + 8 (m, v) = 16 B per
+  // parameter (Micikevicius et al. 2018); 6·params·tokens FLOPs per step (Kaplan et al. 2020).
+  const auto r = mlsys::precision_report("h100-sxm", "bf16", 7e9, 4194304, "adam");
+  EXPECT_EQ(r.selected.recipe.total_bytes, 16.0);
+  EXPECT_DOUBLE_EQ(r.flops_per_step, 6.0 * 7e9 * 4194304);
+  EXPECT_EQ(r.formats.size(), mlsys::precision_recipe_dtypes().size());
+  EXPECT_DOUBLE_EQ(*r.selected.step_time_s, r.flops_per_step / *r.selected.peak_flops);
 }

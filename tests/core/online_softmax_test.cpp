@@ -217,3 +217,31 @@ TEST(SoftmaxMergeCalc, BadInputs) {
   EXPECT_EQ(error_field("softmax-merge", with("weight", 1)), "weight");
   EXPECT_EQ(error_field("softmax-merge", {{"m_a", 1}, {"l_a", 1}, {"m_b", 1}}), "l_b");
 }
+
+// The stepper model: a rising ramp grows the maximum in every block, so every block after the
+// first rescales (Milakov & Gimelshein 2018, eq. for l_j = l_{j−1}·e^(m_{j−1} − m_j) + ...).
+TEST(OnlineSoftmaxStepperModel, RisingRampRescalesEveryBlock) {
+  const auto r = mlsys::online_softmax_stepper(8, 2, "rising", 4.0f, 1, 2);
+  EXPECT_EQ(r.blocks, 4u);
+  EXPECT_EQ(r.block, 2);
+  EXPECT_EQ(r.rescales, 3);
+  EXPECT_FALSE(r.steps[0].m_old.has_value());
+  ASSERT_TRUE(r.steps[1].m_old.has_value());
+  EXPECT_EQ(*r.steps[1].m_old, r.steps[0].m_new);
+  EXPECT_EQ(r.step, 2);
+  EXPECT_EQ(r.step_weights.size(), 4u);         // keys [0, end) of block 2
+  EXPECT_EQ(r.step_weights_before.size(), 2u);  // keys [0, begin)
+  double sum = 0;
+  for (float p : r.probabilities) sum += p;
+  EXPECT_NEAR(sum, 1.0, 1e-6);
+  EXPECT_NEAR(r.steps.back().exact_prefix, r.exact_output, 1e-12);
+  EXPECT_LT(r.output_error, 1e-6);
+  EXPECT_TRUE(r.naive_max_prob_error.has_value());
+  EXPECT_EQ(mlsys::online_softmax_stepper(5, 100, "random", 4.0f, 1, 256).block, 5);  // block clamped to n
+  try {
+    mlsys::online_softmax_stepper(1024, 1, "random", 4.0f, 1, 1);  // 1,024 blocks > 256
+    ADD_FAILURE() << "accepted 1,024 blocks";
+  } catch (const mlsys::InputError& e) {
+    EXPECT_EQ(e.field, "block");
+  }
+}

@@ -129,3 +129,27 @@ TEST(SplitKvCalc, BadInputs) {
   EXPECT_EQ(r["sms"], 10);
   EXPECT_EQ(r["bandwidth_Bps"], 1e12);
 }
+
+// The lesson's report: K and V are 2·batch·heads·N·d elements; the speedup is the one-split
+// latency over the chosen one; the series runs over 1..min(max_splits, N).
+TEST(SplitKvReportModel, SeriesBestAndSpeedup) {
+  mlsys::SplitKvQuery q{8192, 128, 8, 2, "bf16", 16, 64, "h100-sxm", 132.0, 3e12, 3e-6, false, 1};
+  const auto r = mlsys::split_kv_report(q);
+  EXPECT_DOUBLE_EQ(r.kv_bytes, 2.0 * 2 * 8 * 8192 * 128 * 2);
+  EXPECT_EQ(r.series.size(), 64u);
+  EXPECT_DOUBLE_EQ(r.speedup, r.no_split_time_s / r.chosen.time_s);
+  for (const auto& t : r.series) EXPECT_GE(t.time_s, r.best_time_s);
+  EXPECT_FALSE(r.executed);
+  q.context = 8, q.max_splits = 64, q.splits = 4, q.execute = true;
+  const auto small = mlsys::split_kv_report(q);
+  EXPECT_EQ(small.series.size(), 8u);
+  ASSERT_TRUE(small.run.has_value());
+  EXPECT_EQ(small.run->partials.size(), 4u);
+  q.splits = 9;
+  try {
+    mlsys::split_kv_report(q);
+    ADD_FAILURE() << "accepted more splits than keys";
+  } catch (const mlsys::InputError& e) {
+    EXPECT_EQ(e.field, "splits");
+  }
+}

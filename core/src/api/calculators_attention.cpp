@@ -2,14 +2,9 @@
 // `softmax-merge` (two partials by logsumexp), `flash-attention` (shared/API.md: standard vs
 // tiled HBM traffic, executed when small), `attention-backward-memory` (store P vs recompute
 // from the logsumexp) and `split-kv` (Flash-Decoding's split and merge, and its latency).
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
-#include "mlsys/foundations/dtype.hpp"
+// Models in core/src/kernels/.
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/kernels/attention_backward.hpp"
-#include "mlsys/kernels/attention_naive.hpp"
 #include "mlsys/kernels/flash_attention.hpp"
 #include "mlsys/kernels/online_softmax.hpp"
 #include "mlsys/kernels/split_kv.hpp"
@@ -18,403 +13,256 @@
 namespace mlsys::api {
 
 namespace {
-
-// Execution caps: one calculator call stays well under 100 ms in WebAssembly.
-// Work is counted as N²·(d + 8): the two matmuls per kernel plus the exponentials.
-constexpr long long kFlashMaxSeq = 1024;        // executed forward: N <= 1024
-constexpr long long kFlashMaxHeadDim = 128;     // and d <= 128
-constexpr double kFlashMaxWork = 2097152;       // and N²·(d + 8) <= 2^21
-constexpr long long kBackwardMaxSeq = 512;      // executed backward: N <= 512
-constexpr double kBackwardMaxWork = 524288;     // and N²·(d + 8) <= 2^19
-constexpr double kSplitMaxWork = 1048576;       // executed split-KV: N·d <= 2^20
-constexpr long long kSplitMaxContext = 65536;   // and N <= 65,536
-constexpr long long kMaxBlocks = 256;           // online-softmax: at most 256 blocks (steps)
-constexpr long long kMaxTiles = 4096;           // the tile list is returned up to T_r·T_c = 4096
-constexpr long long kDefaultSram = 196608;      // 192 KiB: the A100 SM's on-chip SRAM in Dao et al.
-
-const char* status_name(TileStatus s) {
-  switch (s) {
-    case TileStatus::Full: return "full";
-    case TileStatus::Diagonal: return "diagonal";
-    case TileStatus::Skipped: return "skipped";
-  }
-  return "full";
+// An output that is null where the value is missing: an empty std::optional (outputs.hpp
+// leaves those out, and the stepper's running max before the first block is printed as null).
+template <class S, class M>
+struct NullField {
+  const char* name;
+  M S::*member;
+  const char* unit;
+  const char* description;
+};
+template <class S, class M>
+constexpr NullField<S, M> null_field(const char* name, M S::*member, const char* unit, const char* description) {
+  return {name, member, unit, description};
 }
-
-json null_if_inf(float x) { return std::isinf(x) ? json() : json(x); }
-
-// M in elements from sram_bytes and the dtype; it must hold one row each of Q, K, V and O.
-long long sram_elements(const Inputs& in, long long head_dim) {
-  const double s = dtype_bytes(in.str("dtype"));
-  const long long m = static_cast<long long>(std::floor(static_cast<double>(in.integer("sram_bytes")) / s));
-  if (m < 4 * head_dim)
-    throw InputError("sram_bytes", "'sram_bytes' holds " + std::to_string(m) + " " + in.str("dtype") +
-                                       " elements; FlashAttention's blocks need at least 4·head_dim = " +
-                                       std::to_string(4 * head_dim) + ".");
-  return m;
+template <class S, class M>
+void put(json& j, const S& value, const NullField<S, M>& f) {
+  const M& m = value.*(f.member);
+  j[f.name] = m ? to_json_value(*m) : json();
 }
-
-double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(static_cast<double>(a[i]) - b[i]));
-  return m;
+template <class S, class M>
+void describe(json& list, const NullField<S, M>& f) {
+  json entry = {{"name", f.name}, {"unit", f.unit}, {"description", f.description}, {"nullable", true}};
+  entry.update(type_schema<typename M::value_type>());
+  list.push_back(std::move(entry));
 }
+#define MLSYS_OUT_NULL(member, unit, description) null_field(#member, &Self::member, unit, description)
 
-// ---------------------------------------------------------------------------------------
-json run_online_softmax(const Inputs& in) {
-  const int n = static_cast<int>(in.integer("length"));
-  const int block = static_cast<int>(std::min<long long>(in.integer("block"), n));
-  if ((n + block - 1) / block > kMaxBlocks)
-    throw InputError("block", "'length' / 'block' gives " + std::to_string((n + block - 1) / block) +
-                                  " blocks; at most " + std::to_string(kMaxBlocks) + " (use a block of at least " +
-                                  std::to_string((n + kMaxBlocks - 1) / kMaxBlocks) + ").");
-  const auto seed = static_cast<std::uint64_t>(in.integer("seed"));
-  const auto scores = make_scores(n, in.str("pattern"), static_cast<float>(in.num("scale")), seed);
-  const auto values = make_values(n, seed);
-  const auto r = online_softmax(scores, values, block);
+struct SoftmaxMergeOut {
+  MergedPartial r;
+  double lse, lse_a, lse_b;
+};
+}  // namespace
 
-  // fp64 reference: the same recurrence in double for each prefix, and the two-pass softmax.
-  std::vector<double> x(scores.begin(), scores.end());
-  const auto p_exact = softmax_fp64(x);
-  double exact_output = 0;
-  for (int i = 0; i < n; ++i) exact_output += p_exact[i] * values[i];
+MLSYS_DESCRIBE(SoftmaxStepReport, MLSYS_OUT(block, "", "0-based block index"),
+               MLSYS_OUT(begin, "", "First score of the block"), MLSYS_OUT(end, "", "One past its last score"),
+               MLSYS_OUT(block_max, "", "Max of the block's scores"),
+               MLSYS_OUT_NULL(m_old, "", "Running max before the block (null before the first)"),
+               MLSYS_OUT(m_new, "", "Running max after the block"),
+               MLSYS_OUT(rescale, "", "e^(m_old − m_new): factor applied to l and o (0 at the first block)"),
+               MLSYS_OUT(l, "", "Running sum Σ e^(x − m_new) over the scores so far"),
+               MLSYS_OUT(o, "", "Running output Σ e^(x − m_new)·v, not yet divided by l"),
+               MLSYS_OUT(estimate, "", "o / l: the output over the scores so far"),
+               MLSYS_OUT(exact_prefix, "", "The same output from the recurrence in fp64"),
+               MLSYS_OUT(error, "", "|estimate − exact_prefix|"));
+MLSYS_DESCRIBE(OnlineSoftmaxStepper, MLSYS_OUT(blocks, "", "Blocks (steps) of the pass"),
+               MLSYS_OUT(block, "", "Scores per block, at most length"),
+               MLSYS_OUT(scores, "", "The seeded scores"), MLSYS_OUT(values, "", "The seeded value of each score"),
+               MLSYS_OUT(steps, "", "Running max, sum and output after each block"),
+               MLSYS_OUT(m, "", "Final running max"), MLSYS_OUT(l, "", "Final running sum"),
+               MLSYS_OUT(output, "", "Σ p·v from the online pass (float)"),
+               MLSYS_OUT(exact_output, "", "Σ p·v from the fp64 softmax"),
+               MLSYS_OUT(output_error, "", "|output − exact_output|"),
+               MLSYS_OUT(probabilities, "", "e^(x − m) / l from the final m and l"),
+               MLSYS_OUT(max_prob_error, "", "Largest |p − p_fp64| over the scores"),
+               MLSYS_OUT(rescales, "", "Blocks after the first whose maximum grew"),
+               MLSYS_OUT(naive_out_of_range, "", "The textbook e^x / Σ e^x overflows or underflows in float"),
+               MLSYS_OUT(step, "", "Block whose weights are returned (1-based)"),
+               MLSYS_OUT(step_weights, "", "e^(x − m_new) of the keys read up to that step"),
+               MLSYS_OUT(step_weights_before, "", "e^(x − m_old) of the keys read before it"),
+               MLSYS_OUT(naive_max_prob_error, "", "Largest |p − p_fp64| of the textbook form, when in range"));
+MLSYS_DESCRIBE(SoftmaxPartial, MLSYS_OUT(m, "", "Max of the union"),
+               MLSYS_OUT(l, "", "Sum of e^(x − m) of the union"), MLSYS_OUT(o, "", "Normalized output of the union"));
+MLSYS_DESCRIBE(MergedPartial, MLSYS_FLAT(merged), MLSYS_OUT(scale_a, "", "e^(m_a − m)"),
+               MLSYS_OUT(scale_b, "", "e^(m_b − m)"), MLSYS_OUT(weight_a, "", "l_a·scale_a / l: share of partial a"),
+               MLSYS_OUT(weight_b, "", "l_b·scale_b / l: share of partial b"));
+MLSYS_DESCRIBE(SoftmaxMergeOut, MLSYS_FLAT(r), MLSYS_OUT(lse, "", "Logsumexp of the union: m + ln l"),
+               MLSYS_OUT(lse_a, "", "Logsumexp of partial a"), MLSYS_OUT(lse_b, "", "Logsumexp of partial b"));
 
-  json steps = json::array();
-  double m = -std::numeric_limits<double>::infinity(), l = 0, o = 0;
-  for (const auto& s : r.steps) {
-    const double m_new = std::max(m, static_cast<double>(s.block_max));
-    const double a = std::isinf(m) ? 0.0 : exp_det(m - m_new);
-    l *= a;
-    o *= a;
-    for (int i = s.begin; i < s.end; ++i) {
-      const double e = exp_det(x[i] - m_new);
-      l += e;
-      o += e * values[i];
-    }
-    m = m_new;
-    const double estimate = static_cast<double>(s.o) / s.l;
-    steps.push_back({{"block", s.block}, {"begin", s.begin}, {"end", s.end}, {"block_max", s.block_max},
-                     {"m_old", null_if_inf(s.m_old)}, {"m_new", s.m_new}, {"rescale", s.rescale}, {"l", s.l},
-                     {"o", s.o}, {"estimate", estimate}, {"exact_prefix", o / l},
-                     {"error", std::fabs(estimate - o / l)}});
-  }
-  double prob_error = 0;
-  for (int i = 0; i < n; ++i) prob_error = std::max(prob_error, std::fabs(r.p[i] - p_exact[i]));
-  const auto naive = softmax_unsafe(scores);
-  json result = {{"blocks", r.steps.size()},
-                 {"block", block},
-                 {"scores", scores},
-                 {"values", values},
-                 {"steps", steps},
-                 {"m", r.m},
-                 {"l", r.l},
-                 {"output", r.output},
-                 {"exact_output", exact_output},
-                 {"output_error", std::fabs(r.output - exact_output)},
-                 {"probabilities", r.p},
-                 {"max_prob_error", prob_error},
-                 {"rescales", std::count_if(r.steps.begin() + 1, r.steps.end(),
-                                            [](const OnlineSoftmaxStep& s) { return s.m_new > s.m_old; })},
-                 {"naive_out_of_range", naive.out_of_range}};
-  // The weights e^(x − m) of the keys read by the chosen step, relative to the running max after
-  // it, and (before the rescale) relative to the max before it: what the stepper draws.
-  const int k = static_cast<int>(std::min<long long>(in.integer("step"), static_cast<long long>(r.steps.size())));
-  const auto& cur = r.steps[static_cast<std::size_t>(k - 1)];
-  std::vector<float> after(static_cast<std::size_t>(cur.end)), before(static_cast<std::size_t>(cur.begin));
-  for (int i = 0; i < cur.end; ++i) after[i] = expf_det(scores[i] - cur.m_new);
-  for (int i = 0; i < cur.begin; ++i) before[i] = expf_det(scores[i] - cur.m_old);
-  result["step"] = k;
-  result["step_weights"] = after;
-  result["step_weights_before"] = before;
-  if (!naive.out_of_range) {
-    double e = 0;
-    for (int i = 0; i < n; ++i) e = std::max(e, std::fabs(naive.p[i] - p_exact[i]));
-    result["naive_max_prob_error"] = e;
-  }
-  return result;
-}
+MLSYS_DESCRIBE(FlashTileRow, MLSYS_OUT(i, "", "Q block"), MLSYS_OUT(j, "", "K/V block"),
+               MLSYS_OUT(row0, "", "First query"), MLSYS_OUT(rows, "", "Queries of the tile"),
+               MLSYS_OUT(col0, "", "First key"), MLSYS_OUT(cols, "", "Keys of the tile"),
+               MLSYS_OUT(status, "", "full, diagonal (partly masked) or skipped (all masked)"),
+               MLSYS_OUT(order, "", "Position among computed tiles (−1 when skipped)"));
+MLSYS_DESCRIBE(FlashAttentionReport, MLSYS_OUT(executed, "", "Both kernels were executed (else closed forms)"),
+               MLSYS_OUT(max_abs_error, "", "Executed: max |O_flash − O_standard|"),
+               MLSYS_OUT(standard_hbm_bytes, "B", "HBM traffic of standard attention (Algorithm 0)"),
+               MLSYS_OUT(flash_hbm_bytes, "B", "HBM traffic of FlashAttention (Algorithm 1)"),
+               MLSYS_OUT(flops, "FLOP", "Matmul FLOPs of FlashAttention (skipped tiles excluded)"),
+               MLSYS_OUT(standard_flops, "FLOP", "Matmul FLOPs of standard attention"),
+               MLSYS_OUT(standard_read_bytes, "B", "Bytes standard attention reads from HBM"),
+               MLSYS_OUT(standard_write_bytes, "B", "Bytes standard attention writes to HBM"),
+               MLSYS_OUT(flash_read_bytes, "B", "Bytes FlashAttention reads from HBM"),
+               MLSYS_OUT(flash_write_bytes, "B", "Bytes FlashAttention writes to HBM"),
+               MLSYS_OUT(formula_standard_hbm_bytes, "B", "Closed form of standard attention's traffic"),
+               MLSYS_OUT(formula_flash_hbm_bytes, "B", "Closed form of FlashAttention's traffic"),
+               MLSYS_OUT(hbm_ratio, "", "standard_hbm_bytes / flash_hbm_bytes"),
+               MLSYS_OUT(standard_intensity, "FLOP/B", "standard_flops / standard_hbm_bytes"),
+               MLSYS_OUT(flash_intensity, "FLOP/B", "flops / flash_hbm_bytes"),
+               MLSYS_OUT(score_matrix_bytes, "B", "One N×N score matrix in the dtype"),
+               MLSYS_OUT(sram_elements, "", "M: SRAM in elements of the dtype"),
+               MLSYS_OUT(block_rows, "", "B_r = min(⌈M/(4d)⌉, d): queries per tile"),
+               MLSYS_OUT(block_cols, "", "B_c = ⌈M/(4d)⌉: keys per tile"),
+               MLSYS_OUT(row_blocks, "", "T_r = ⌈N/B_r⌉"), MLSYS_OUT(col_blocks, "", "T_c = ⌈N/B_c⌉"),
+               MLSYS_OUT(tiles_computed, "", "Tiles computed"),
+               MLSYS_OUT(tiles_skipped, "", "Tiles skipped by the causal mask"),
+               MLSYS_OUT(tiles, "", "With tiles: every tile in loop order (K/V block outer)"));
 
-// ---------------------------------------------------------------------------------------
-json run_softmax_merge(const Inputs& in) {
-  const SoftmaxPartial a{in.num("m_a"), in.num("l_a"), in.num("o_a")};
-  const SoftmaxPartial b{in.num("m_b"), in.num("l_b"), in.num("o_b")};
-  const auto r = merge_partials(a, b);
-  return {{"m", r.merged.m},         {"l", r.merged.l},         {"o", r.merged.o},
-          {"lse", r.merged.lse()},   {"lse_a", a.lse()},        {"lse_b", b.lse()},
-          {"scale_a", r.scale_a},    {"scale_b", r.scale_b},    {"weight_a", r.weight_a},
-          {"weight_b", r.weight_b}};
-}
+MLSYS_DESCRIBE(BackwardMemory, MLSYS_OUT(store_p_bytes, "B", "P kept for the backward pass: layers·batch·heads·N²·s"),
+               MLSYS_OUT(logsumexp_bytes, "B", "Logsumexp kept instead, in fp32: layers·batch·heads·N·4"),
+               MLSYS_OUT(saved_bytes, "B", "store_p_bytes − logsumexp_bytes"),
+               MLSYS_OUT(memory_ratio, "", "store_p_bytes / logsumexp_bytes = N·s/4"),
+               MLSYS_OUT(qkvo_bytes, "B", "Q, K, V, O kept by both: layers·batch·heads·4·N·d·s"),
+               MLSYS_OUT(forward_flops, "FLOP", "Forward matmuls: 4·N²·d per head and layer"),
+               MLSYS_OUT(backward_flops_standard, "FLOP", "Backward from the stored P: 8·N²·d per head and layer"),
+               MLSYS_OUT(backward_flops_recompute, "FLOP", "Backward recomputing P: 10·N²·d per head and layer"),
+               MLSYS_OUT(extra_flops, "FLOP", "Recomputation: 2·N²·d per head and layer"),
+               MLSYS_OUT(extra_fraction, "", "extra / (forward + standard backward) = 1/6"));
+MLSYS_DESCRIBE(BackwardExecuted, MLSYS_OUT(grad_max_abs_diff, "", "Max |standard − flash| over dQ, dK and dV"),
+               MLSYS_OUT(counted_standard_backward_hbm_bytes_per_head, "B", "Counted traffic of the standard pass"),
+               MLSYS_OUT(counted_flash_backward_hbm_bytes_per_head, "B", "Counted traffic of FlashAttention's pass"),
+               MLSYS_OUT(counted_flash_backward_flops_per_head, "FLOP", "Counted matmul FLOPs of FlashAttention's pass"),
+               MLSYS_OUT(counted_standard_backward_flops_per_head, "FLOP", "Counted matmul FLOPs of the standard pass"));
+MLSYS_DESCRIBE(BackwardReport, MLSYS_FLAT(memory),
+               MLSYS_OUT(standard_backward_hbm_bytes, "B", "HBM traffic of the standard backward, all heads and layers"),
+               MLSYS_OUT(flash_backward_hbm_bytes, "B", "HBM traffic of FlashAttention's backward, all heads and layers"),
+               MLSYS_OUT(recompute_time_s, "s", "With a machine: extra_flops / peak FLOP/s"),
+               MLSYS_OUT(read_p_time_s, "s", "With a machine: store_p_bytes / bandwidth"),
+               MLSYS_OUT(hbm_capacity_bytes, "B", "With hardware: its HBM capacity"),
+               MLSYS_OUT(store_p_fraction_of_hbm, "", "With hardware: store_p_bytes / HBM capacity"),
+               MLSYS_OUT(executed, "", "Both backward passes were executed on one head"), MLSYS_FLAT(run));
 
-// ---------------------------------------------------------------------------------------
-json run_flash_attention(const Inputs& in) {
-  const long long n = in.integer("seq"), d = in.integer("head_dim");
-  const bool causal = in.boolean("causal");
-  const double s = dtype_bytes(in.str("dtype"));
-  const long long m = sram_elements(in, d);
-  const FlashBlocks blocks = flash_blocks(n, d, m);
-  const FlashIo formula = flash_attention_io(n, d, m, causal);
-  const HbmCount standard_formula = standard_attention_io(static_cast<double>(n), static_cast<double>(d));
-  const double N = static_cast<double>(n), D = static_cast<double>(d);
-  const bool executed =
-      in.boolean("execute") && n <= kFlashMaxSeq && d <= kFlashMaxHeadDim && N * N * (D + 8) <= kFlashMaxWork;
+MLSYS_DESCRIBE(SplitKvTiming, MLSYS_OUT(splits, "", "Chunks s of the keys and values"),
+               MLSYS_OUT(time_s, "s", "Latency: main kernel plus merge"),
+               MLSYS_OUT(main_time_s, "s", "Launch + waves × per-block bytes / (bandwidth / SMs)"),
+               MLSYS_OUT(merge_time_s, "s", "Merge kernel (0 for one split)"),
+               MLSYS_OUT(blocks, "", "Thread blocks: batch·heads·splits"), MLSYS_OUT(waves, "", "⌈blocks / SMs⌉"),
+               MLSYS_OUT(active_sms, "", "min(blocks, SMs)"), MLSYS_OUT(chunk_keys, "", "⌈N / s⌉: keys per chunk"));
+MLSYS_DESCRIBE(SplitPartialResult, MLSYS_OUT(begin, "", "First key of the chunk"),
+               MLSYS_OUT(end, "", "One past its last key"), MLSYS_OUT(m, "", "Max score of the chunk"),
+               MLSYS_OUT(l, "", "Σ e^(x − m) over the chunk"), MLSYS_OUT(lse, "", "m + ln l"));
+MLSYS_DESCRIBE(SplitKvExecuted, MLSYS_OUT(partials, "", "Each chunk's partial (empty beyond 64 splits)"),
+               MLSYS_OUT(merge_max_abs_diff, "", "Max |merged − one pass| over the outputs"),
+               MLSYS_OUT(merged_error_fp64, "", "Max |merged − fp64 reference|"),
+               MLSYS_OUT(single_error_fp64, "", "Max |one pass − fp64 reference|"));
+MLSYS_DESCRIBE(SplitKvReport, MLSYS_FLAT(chosen), MLSYS_OUT(sms, "", "Streaming multiprocessors used"),
+               MLSYS_OUT(bandwidth_Bps, "B/s", "HBM bandwidth used"),
+               MLSYS_OUT(kv_bytes, "B", "K and V of every sequence and head: 2·batch·heads·N·d·s"),
+               MLSYS_OUT(partial_bytes, "B", "Partials written and read back by the merge"),
+               MLSYS_OUT(ideal_time_s, "s", "Every K and V byte once at full bandwidth"),
+               MLSYS_OUT(no_split_time_s, "s", "Latency with one split"),
+               MLSYS_OUT(speedup, "", "no_split_time_s / time_s"),
+               MLSYS_OUT(best_splits, "", "Split count of the lowest latency in the series"),
+               MLSYS_OUT(best_time_s, "s", "That latency"),
+               MLSYS_OUT(series, "", "Latency for 1..min(max_splits, context) splits"),
+               MLSYS_OUT(executed, "", "The split and merge were executed on one head"), MLSYS_FLAT(run));
 
-  FlashIo flash = formula;
-  HbmCount standard = standard_formula;
-  double standard_flops = 4 * N * N * D;
-  json result = json::object();
-  std::vector<FlashTile> tiles;
-  const bool want_tiles = in.boolean("tiles") &&
-                          static_cast<double>(blocks.row_blocks) * static_cast<double>(blocks.col_blocks) <= kMaxTiles;
-  if (executed) {
-    const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d),
-                                              static_cast<std::uint64_t>(in.integer("seed")));
-    const auto naive = attention_naive(inputs, causal);
-    const auto fa = flash_attention_forward(inputs, m, causal, want_tiles);
-    flash = fa.counted;
-    standard = naive.hbm;
-    standard_flops = naive.matmul_flops;
-    tiles = fa.tiles;
-    result["max_abs_error"] = max_abs_diff(fa.o, naive.o);
-  } else if (want_tiles) {
-    tiles = flash_tiles(n, d, m, causal);
-  }
-  const double flash_bytes = flash.hbm.total() * s, standard_bytes = standard.total() * s;
-  result.update({{"executed", executed},
-                 {"standard_hbm_bytes", standard_bytes},
-                 {"flash_hbm_bytes", flash_bytes},
-                 {"flops", flash.matmul_flops},
-                 {"standard_flops", standard_flops},
-                 {"standard_read_bytes", standard.read_elements * s},
-                 {"standard_write_bytes", standard.write_elements * s},
-                 {"flash_read_bytes", flash.hbm.read_elements * s},
-                 {"flash_write_bytes", flash.hbm.write_elements * s},
-                 {"formula_standard_hbm_bytes", standard_formula.total() * s},
-                 {"formula_flash_hbm_bytes", formula.hbm.total() * s},
-                 {"hbm_ratio", standard_bytes / flash_bytes},
-                 {"standard_intensity", standard_flops / standard_bytes},
-                 {"flash_intensity", flash.matmul_flops / flash_bytes},
-                 {"score_matrix_bytes", N * N * s},
-                 {"sram_elements", m},
-                 {"block_rows", blocks.block_rows},
-                 {"block_cols", blocks.block_cols},
-                 {"row_blocks", blocks.row_blocks},
-                 {"col_blocks", blocks.col_blocks},
-                 {"tiles_computed", flash.tiles_computed},
-                 {"tiles_skipped", flash.tiles_skipped}});
-  if (want_tiles) {
-    json list = json::array();
-    for (const auto& t : tiles)
-      list.push_back({{"i", t.i}, {"j", t.j}, {"row0", t.row0}, {"rows", t.rows}, {"col0", t.col0},
-                      {"cols", t.cols}, {"status", status_name(t.status)}, {"order", t.order}});
-    result["tiles"] = list;
-  }
-  return result;
-}
-
-// ---------------------------------------------------------------------------------------
-json run_backward_memory(const Inputs& in) {
-  const long long n = in.integer("seq"), d = in.integer("head_dim");
-  const std::string dtype = in.str("dtype");
-  const double s = dtype_bytes(dtype);
-  const long long m = sram_elements(in, d);
-  const double copies = static_cast<double>(in.integer("layers") * in.integer("batch") * in.integer("heads"));
-  const auto mem = attention_backward_memory(static_cast<double>(n), static_cast<double>(d),
-                                             static_cast<double>(in.integer("heads")),
-                                             static_cast<double>(in.integer("batch")),
-                                             static_cast<double>(in.integer("layers")), s);
-  const HbmCount std_io = standard_backward_io(static_cast<double>(n), static_cast<double>(d));
-  const HbmCount flash_io = flash_backward_io(n, d, m);
-  json result = {{"store_p_bytes", mem.store_p_bytes},
-                 {"logsumexp_bytes", mem.logsumexp_bytes},
-                 {"saved_bytes", mem.saved_bytes},
-                 {"memory_ratio", mem.memory_ratio},
-                 {"qkvo_bytes", mem.qkvo_bytes},
-                 {"forward_flops", mem.forward_flops},
-                 {"backward_flops_standard", mem.backward_flops_standard},
-                 {"backward_flops_recompute", mem.backward_flops_recompute},
-                 {"extra_flops", mem.extra_flops},
-                 {"extra_fraction", mem.extra_fraction},
-                 {"standard_backward_hbm_bytes", std_io.total() * s * copies},
-                 {"flash_backward_hbm_bytes", flash_io.total() * s * copies}};
-  if (in.has("hardware") || in.has("peak_flops") || in.has("bandwidth_Bps")) {
-    const auto machine = machine_from(in, dtype);
-    result["recompute_time_s"] = mem.extra_flops / machine.peak_flops;
-    result["read_p_time_s"] = mem.store_p_bytes / machine.bandwidth_Bps;
-    if (in.has("hardware")) {
-      const double hbm = find_accelerator(in.str("hardware"))->hbm_bytes;
-      result["hbm_capacity_bytes"] = hbm;
-      result["store_p_fraction_of_hbm"] = mem.store_p_bytes / hbm;
-    }
-  }
-  const double N = static_cast<double>(n), D = static_cast<double>(d);
-  const bool executed =
-      in.boolean("execute") && n <= kBackwardMaxSeq && d <= kFlashMaxHeadDim && N * N * (D + 8) <= kBackwardMaxWork;
-  result["executed"] = executed;
-  if (executed) {
-    const auto seed = static_cast<std::uint64_t>(in.integer("seed"));
-    const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d), seed);
-    const auto d_o = make_output_grad(static_cast<int>(n), static_cast<int>(d), seed);
-    const auto naive = attention_naive(inputs, false);
-    const auto fa = flash_attention_forward(inputs, m, false, false);
-    const auto standard = attention_backward_standard(inputs, naive.p, d_o);
-    const auto flash = attention_backward_flash(inputs, fa.o, logsumexp_from(fa.m, fa.l), d_o, m);
-    result["grad_max_abs_diff"] = std::max({max_abs_diff(standard.dq, flash.dq), max_abs_diff(standard.dk, flash.dk),
-                                            max_abs_diff(standard.dv, flash.dv)});
-    result["counted_standard_backward_hbm_bytes_per_head"] = standard.hbm.total() * s;
-    result["counted_flash_backward_hbm_bytes_per_head"] = flash.hbm.total() * s;
-    result["counted_flash_backward_flops_per_head"] = flash.matmul_flops;
-    result["counted_standard_backward_flops_per_head"] = standard.matmul_flops;
-  }
-  return result;
-}
-
-// ---------------------------------------------------------------------------------------
-json timing_json(const SplitKvTiming& t) {
-  return {{"splits", t.splits}, {"time_s", t.time_s}, {"main_time_s", t.main_time_s},
-          {"merge_time_s", t.merge_time_s}, {"blocks", t.blocks}, {"waves", t.waves},
-          {"active_sms", t.active_sms}, {"chunk_keys", t.chunk_keys}};
-}
-
-json run_split_kv(const Inputs& in) {
-  const long long n = in.integer("context"), d = in.integer("head_dim"), splits = in.integer("splits");
-  if (splits > n) throw InputError("splits", "'splits' cannot exceed 'context': each split needs at least one key.");
-  const std::string dtype = in.str("dtype");
-  const double s = dtype_bytes(dtype);
-  const Accelerator* hw = find_accelerator(in.str("hardware"));
-  double sms = 0;
-  if (in.has("sms")) sms = static_cast<double>(in.integer("sms"));
-  else if (hw->json().contains("sms") && hw->json()["sms"].is_number()) sms = hw->json()["sms"].get<double>();
-  else throw InputError("sms", hw->name + " has no SM count in the hardware table; give 'sms'.");
-  const double bandwidth = in.has("bandwidth_Bps") ? in.num("bandwidth_Bps") : hw->hbm_bandwidth_Bps;
-  const double heads = static_cast<double>(in.integer("heads")), batch = static_cast<double>(in.integer("batch"));
-  const double launch = in.num("launch_s");
-  const auto at = [&](double k) {
-    return split_kv_time(static_cast<double>(n), static_cast<double>(d), heads, batch, s, k, sms, bandwidth, launch);
-  };
-  const auto chosen = at(static_cast<double>(splits));
-  const auto one = at(1);
-  json series = json::array();
-  SplitKvTiming best = one;
-  const long long max_splits = std::min(in.integer("max_splits"), n);
-  for (long long k = 1; k <= max_splits; ++k) {
-    const auto t = at(static_cast<double>(k));
-    if (t.time_s < best.time_s) best = t;
-    series.push_back(timing_json(t));
-  }
-  json result = timing_json(chosen);
-  result.update({{"sms", sms},
-                 {"bandwidth_Bps", bandwidth},
-                 {"kv_bytes", 2.0 * batch * heads * static_cast<double>(n) * static_cast<double>(d) * s},
-                 {"partial_bytes", chosen.partial_bytes},
-                 {"ideal_time_s", split_kv_ideal_time(static_cast<double>(n), static_cast<double>(d), heads, batch, s,
-                                                      bandwidth)},
-                 {"no_split_time_s", one.time_s},
-                 {"speedup", one.time_s / chosen.time_s},
-                 {"best_splits", best.splits},
-                 {"best_time_s", best.time_s},
-                 {"series", series}});
-  const bool executed =
-      in.boolean("execute") && n <= kSplitMaxContext && static_cast<double>(n) * static_cast<double>(d) <= kSplitMaxWork;
-  result["executed"] = executed;
-  if (executed) {
-    const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d),
-                                              static_cast<std::uint64_t>(in.integer("seed")));
-    const std::vector<float> q(inputs.q.begin(), inputs.q.begin() + d);
-    const auto r = split_kv_attention(q, inputs.k, inputs.v, static_cast<int>(n), static_cast<int>(d),
-                                      static_cast<int>(splits));
-    json partials = json::array();
-    if (r.partials.size() <= 64)
-      for (const auto& p : r.partials)
-        partials.push_back({{"begin", p.begin}, {"end", p.end}, {"m", p.m}, {"l", p.l}, {"lse", p.lse}});
-    result["partials"] = partials;
-    result["merge_max_abs_diff"] = r.max_abs_diff;
-    result["merged_error_fp64"] = r.merged_error;
-    result["single_error_fp64"] = r.single_error;
-  }
-  return result;
-}
-
+namespace {
 Field sram_field() {
   return integer_field("sram_bytes", "B", "On-chip SRAM M available to one thread block (A100: 192 KiB per SM)",
-                       kDefaultSram, 256, 1LL << 30);
+                       196608, 256, 1LL << 30);  // 192 KiB: the A100 SM's on-chip SRAM in Dao et al.
 }
-
 }  // namespace
 
 void add_attention_calculators(Calculators& out) {
-  out.push_back({"online-softmax",
-                 "Online softmax (Milakov & Gimelshein 2018) over seeded scores in blocks: running max, sum and "
-                 "output at every step, against the fp64 softmax.",
-                 {integer_field("length", "", "Number of scores (keys)", 32, 1, 1024),
-                  integer_field("block", "", "Scores per block (at most 256 blocks)", 8, 1, 1024),
-                  string_field("pattern", "Score pattern: random, rising (max grows every block) or falling",
-                               "random", {"random", "rising", "falling"}),
-                  number_field("scale", "", "Score magnitude: scores lie in [−scale, scale]", 4.0, 0.0, 1e4, true),
-                  integer_field("step", "", "Block whose weights are returned (clamped to the number of blocks)", 256,
-                                1, 256),
-                  seed_field()},
-                 run_online_softmax});
+  out.add("online-softmax",
+          "Online softmax (Milakov & Gimelshein 2018) over seeded scores in blocks: running max, sum and output at "
+          "every step, against the fp64 softmax.",
+          {integer_field("length", "", "Number of scores (keys)", 32, 1, 1024),
+           integer_field("block", "", "Scores per block (at most 256 blocks)", 8, 1, 1024),
+           string_field("pattern", "Score pattern: random, rising (max grows every block) or falling", "random",
+                        {"random", "rising", "falling"}),
+           number_field("scale", "", "Score magnitude: scores lie in [−scale, scale]", 4.0, 0.0, 1e4, true),
+           integer_field("step", "", "Block whose weights are returned (clamped to the number of blocks)", 256, 1, 256),
+           seed_field()},
+          [](const Inputs& in) {
+            return online_softmax_stepper(static_cast<int>(in.integer("length")), in.integer("block"),
+                                          in.str("pattern"), static_cast<float>(in.num("scale")),
+                                          static_cast<std::uint64_t>(in.integer("seed")), in.integer("step"));
+          });
 
-  out.push_back({"softmax-merge",
-                 "Merge two softmax partials (max m, sum l of e^(x − m), normalized output o) into the partial of the "
-                 "union: the logsumexp merge of FlashAttention and split-KV decoding.",
-                 {number_field("m_a", "", "Max of partial a", json(), -1e4, 1e4),
-                  number_field("l_a", "", "Sum of e^(x − m_a) of partial a", json(), 0.0, 1e15, true),
-                  number_field("o_a", "", "Normalized output of partial a", 0.0, -1e15, 1e15),
-                  number_field("m_b", "", "Max of partial b", json(), -1e4, 1e4),
-                  number_field("l_b", "", "Sum of e^(x − m_b) of partial b", json(), 0.0, 1e15, true),
-                  number_field("o_b", "", "Normalized output of partial b", 0.0, -1e15, 1e15)},
-                 run_softmax_merge});
+  out.add("softmax-merge",
+          "Merge two softmax partials (max m, sum l of e^(x − m), normalized output o) into the partial of the union: "
+          "the logsumexp merge of FlashAttention and split-KV decoding.",
+          {number_field("m_a", "", "Max of partial a", json(), -1e4, 1e4),
+           number_field("l_a", "", "Sum of e^(x − m_a) of partial a", json(), 0.0, 1e15, true),
+           number_field("o_a", "", "Normalized output of partial a", 0.0, -1e15, 1e15),
+           number_field("m_b", "", "Max of partial b", json(), -1e4, 1e4),
+           number_field("l_b", "", "Sum of e^(x − m_b) of partial b", json(), 0.0, 1e15, true),
+           number_field("o_b", "", "Normalized output of partial b", 0.0, -1e15, 1e15)},
+          [](const Inputs& in) {
+            const SoftmaxPartial a{in.num("m_a"), in.num("l_a"), in.num("o_a")};
+            const SoftmaxPartial b{in.num("m_b"), in.num("l_b"), in.num("o_b")};
+            const auto r = merge_partials(a, b);
+            return SoftmaxMergeOut{r, r.merged.lse(), a.lse(), b.lse()};
+          });
 
-  out.push_back({"flash-attention",
-                 "HBM traffic and FLOPs of standard attention (Algorithm 0) and FlashAttention (Algorithm 1 of Dao et "
-                 "al. 2022) for one head, counted by executing both kernels when N <= 1024, d <= 128 and N²(d + 8) <= "
-                 "2^21, by their closed forms beyond.",
-                 {integer_field("seq", "", "Sequence length N", 1024, 1, 1048576),
-                  integer_field("head_dim", "", "Head dimension d", 64, 1, 256), sram_field(), dtype_field("bf16"),
-                  boolean_field("causal", "Causal mask: skip the tiles above the diagonal", false),
-                  boolean_field("execute", "Execute the kernels when the size allows", true), seed_field(),
-                  boolean_field("tiles", "Also return the map of tiles (at most 4,096) in loop order", false)},
-                 run_flash_attention});
+  out.add("flash-attention",
+          "HBM traffic and FLOPs of standard attention (Algorithm 0) and FlashAttention (Algorithm 1 of Dao et al. "
+          "2022) for one head, counted by executing both kernels when N <= 1024, d <= 128 and N²(d + 8) <= 2^21, by "
+          "their closed forms beyond.",
+          {integer_field("seq", "", "Sequence length N", 1024, 1, 1048576),
+           integer_field("head_dim", "", "Head dimension d", 64, 1, 256), sram_field(), dtype_field("bf16"),
+           boolean_field("causal", "Causal mask: skip the tiles above the diagonal", false),
+           boolean_field("execute", "Execute the kernels when the size allows", true), seed_field(),
+           boolean_field("tiles", "Also return the map of tiles (at most 4,096) in loop order", false)},
+          [](const Inputs& in) {
+            return flash_attention_report({in.integer("seq"), in.integer("head_dim"), in.integer("sram_bytes"),
+                                           in.str("dtype"), in.boolean("causal"), in.boolean("execute"),
+                                           static_cast<std::uint64_t>(in.integer("seed")), in.boolean("tiles")});
+          });
 
-  std::vector<Field> backward = {integer_field("seq", "", "Sequence length N", 8192, 1, 1048576),
-                                 integer_field("head_dim", "", "Head dimension d", 128, 1, 256),
-                                 integer_field("heads", "", "Attention heads", 32, 1, 1024),
-                                 integer_field("batch", "", "Sequences in the batch", 1, 1, 4096),
-                                 integer_field("layers", "", "Transformer layers", 1, 1, 1024),
-                                 dtype_field("bf16"),
-                                 sram_field(),
-                                 hardware_field(true),
-                                 boolean_field("execute", "Execute both backward passes when the size allows", true),
-                                 seed_field()};
-  for (auto& f : machine_override_fields()) backward.push_back(std::move(f));
-  out.push_back({"attention-backward-memory",
-                 "What the backward pass of attention keeps and computes: the stored N×N probabilities P versus the "
-                 "logsumexp (N numbers per head) and the extra Q·Kᵀ to recompute P; executed on one head when N <= "
-                 "512, d <= 128 and N²(d + 8) <= 2^19.",
-                 backward, run_backward_memory});
+  out.add("attention-backward-memory",
+          "What the backward pass of attention keeps and computes: the stored N×N probabilities P versus the "
+          "logsumexp (N numbers per head) and the extra Q·Kᵀ to recompute P; executed on one head when N <= 512, d "
+          "<= 128 and N²(d + 8) <= 2^19.",
+          with_machine({integer_field("seq", "", "Sequence length N", 8192, 1, 1048576),
+                        integer_field("head_dim", "", "Head dimension d", 128, 1, 256),
+                        integer_field("heads", "", "Attention heads", 32, 1, 1024),
+                        integer_field("batch", "", "Sequences in the batch", 1, 1, 4096),
+                        integer_field("layers", "", "Transformer layers", 1, 1, 1024), dtype_field("bf16"),
+                        sram_field(), hardware_field(true),
+                        boolean_field("execute", "Execute both backward passes when the size allows", true),
+                        seed_field()}),
+          [](const Inputs& in) {
+            const std::string dtype = in.str("dtype");
+            std::optional<BackwardMachine> machine;
+            if (in.has("hardware") || in.has("peak_flops") || in.has("bandwidth_Bps")) {
+              const auto m = machine_from(in, dtype);
+              machine = BackwardMachine{m.peak_flops, m.bandwidth_Bps, std::nullopt};
+              if (in.has("hardware")) machine->hbm_bytes = find_accelerator(in.str("hardware"))->hbm_bytes;
+            }
+            return attention_backward_report({in.integer("seq"), in.integer("head_dim"), in.integer("heads"),
+                                              in.integer("batch"), in.integer("layers"), in.integer("sram_bytes"),
+                                              dtype, machine, in.boolean("execute"),
+                                              static_cast<std::uint64_t>(in.integer("seed"))});
+          });
 
-  std::vector<Field> split = {integer_field("context", "", "Cached tokens N (keys and values)", 8192, 1, 1048576),
-                              integer_field("head_dim", "", "Head dimension d", 128, 1, 256),
-                              integer_field("heads", "", "KV heads, each a separate block", 8, 1, 1024),
-                              integer_field("batch", "", "Sequences decoding together", 1, 1, 1024),
-                              dtype_field("bf16"),
-                              integer_field("splits", "", "Chunks s of the keys and values", 16, 1, 1024),
-                              integer_field("max_splits", "", "Largest split count in the series", 64, 1, 1024),
-                              hardware_field(true),
-                              integer_field("sms", "", "Streaming multiprocessors; overrides the hardware table",
-                                            json(), 1, 100000),
-                              number_field("bandwidth_Bps", "B/s", "HBM bandwidth; overrides the hardware table",
-                                           json(), 0.0, 1e16, true),
-                              number_field("launch_s", "s", "Fixed cost per kernel (launch and tail)", 3e-6, 0.0, 1e-3),
-                              boolean_field("execute", "Execute the split and merge when N <= 65,536 and N·d <= 2^20", true),
-                              seed_field()};
-  split[8].required = false;
-  split[9].required = false;
-  out.push_back({"split-kv",
-                 "Split-KV decoding (Flash-Decoding): one query per head against N cached keys in s chunks merged by "
-                 "logsumexp; latency vs s from SM parallelism and the merge, and the executed merge against one pass.",
-                 split, run_split_kv});
+  out.add("split-kv",
+          "Split-KV decoding (Flash-Decoding): one query per head against N cached keys in s chunks merged by "
+          "logsumexp; latency vs s from SM parallelism and the merge, and the executed merge against one pass.",
+          {integer_field("context", "", "Cached tokens N (keys and values)", 8192, 1, 1048576),
+           integer_field("head_dim", "", "Head dimension d", 128, 1, 256),
+           integer_field("heads", "", "KV heads, each a separate block", 8, 1, 1024),
+           integer_field("batch", "", "Sequences decoding together", 1, 1, 1024), dtype_field("bf16"),
+           integer_field("splits", "", "Chunks s of the keys and values", 16, 1, 1024),
+           integer_field("max_splits", "", "Largest split count in the series", 64, 1, 1024), hardware_field(true),
+           optional(integer_field("sms", "", "Streaming multiprocessors; overrides the hardware table", json(), 1,
+                                  100000)),
+           optional(number_field("bandwidth_Bps", "B/s", "HBM bandwidth; overrides the hardware table", json(), 0.0,
+                                 1e16, true)),
+           number_field("launch_s", "s", "Fixed cost per kernel (launch and tail)", 3e-6, 0.0, 1e-3),
+           boolean_field("execute", "Execute the split and merge when N <= 65,536 and N·d <= 2^20", true),
+           seed_field()},
+          [](const Inputs& in) {
+            return split_kv_report(
+                {in.integer("context"), in.integer("head_dim"), in.integer("heads"), in.integer("batch"),
+                 in.str("dtype"), in.integer("splits"), in.integer("max_splits"), in.str("hardware"),
+                 in.has("sms") ? std::optional<double>(static_cast<double>(in.integer("sms"))) : std::nullopt,
+                 in.has("bandwidth_Bps") ? std::optional<double>(in.num("bandwidth_Bps")) : std::nullopt,
+                 in.num("launch_s"), in.boolean("execute"), static_cast<std::uint64_t>(in.integer("seed"))});
+          });
 }
 
 }  // namespace mlsys::api

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "mlsys/foundations/dtype.hpp"
 #include "mlsys/kernels/flash_attention.hpp"
 #include "mlsys/kernels/online_softmax.hpp"
 
@@ -227,6 +228,47 @@ BackwardMemory attention_backward_memory(double n, double d, double heads, doubl
   m.extra_flops = copies * 2.0 * n * n * d;
   m.extra_fraction = m.extra_flops / (m.forward_flops + m.backward_flops_standard);
   return m;
+}
+
+BackwardReport attention_backward_report(const BackwardQuery& q) {
+  constexpr long long kBackwardMaxSeq = 512, kFlashMaxHeadDim = 128;
+  constexpr double kBackwardMaxWork = 524288;
+  const long long n = q.seq, d = q.head_dim;
+  const double s = dtype_bytes(q.dtype);
+  const long long m = sram_elements_for(q.sram_bytes, q.dtype, d);
+  const double copies = static_cast<double>(q.layers * q.batch * q.heads);
+  BackwardReport r;
+  r.memory = attention_backward_memory(static_cast<double>(n), static_cast<double>(d), static_cast<double>(q.heads),
+                                       static_cast<double>(q.batch), static_cast<double>(q.layers), s);
+  const auto& mem = r.memory;
+  const HbmCount std_io = standard_backward_io(static_cast<double>(n), static_cast<double>(d));
+  const HbmCount flash_io = flash_backward_io(n, d, m);
+  r.standard_backward_hbm_bytes = std_io.total() * s * copies;
+  r.flash_backward_hbm_bytes = flash_io.total() * s * copies;
+  if (q.machine) {
+    r.recompute_time_s = mem.extra_flops / q.machine->peak_flops;
+    r.read_p_time_s = mem.store_p_bytes / q.machine->bandwidth_Bps;
+    if (q.machine->hbm_bytes) {
+      const double hbm = *q.machine->hbm_bytes;
+      r.hbm_capacity_bytes = hbm;
+      r.store_p_fraction_of_hbm = mem.store_p_bytes / hbm;
+    }
+  }
+  const double N = static_cast<double>(n), D = static_cast<double>(d);
+  r.executed = q.execute && n <= kBackwardMaxSeq && d <= kFlashMaxHeadDim && N * N * (D + 8) <= kBackwardMaxWork;
+  if (r.executed) {
+    const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d), q.seed);
+    const auto d_o = make_output_grad(static_cast<int>(n), static_cast<int>(d), q.seed);
+    const auto naive = attention_naive(inputs, false);
+    const auto fa = flash_attention_forward(inputs, m, false, false);
+    const auto standard = attention_backward_standard(inputs, naive.p, d_o);
+    const auto flash = attention_backward_flash(inputs, fa.o, logsumexp_from(fa.m, fa.l), d_o, m);
+    r.run = BackwardExecuted{std::max({max_abs_diff(standard.dq, flash.dq), max_abs_diff(standard.dk, flash.dk),
+                                       max_abs_diff(standard.dv, flash.dv)}),
+                             standard.hbm.total() * s, flash.hbm.total() * s, flash.matmul_flops,
+                             standard.matmul_flops};
+  }
+  return r;
 }
 
 }  // namespace mlsys

@@ -116,4 +116,10 @@ std::vector<double> attention_reference_fp64(const AttentionInputs& in, bool cau
   return o;
 }
 
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(static_cast<double>(a[i]) - b[i]));
+  return m;
+}
+
 }  // namespace mlsys

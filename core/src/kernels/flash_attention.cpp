@@ -3,10 +3,13 @@
 #include "mlsys/kernels/flash_attention.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/kernels/online_softmax.hpp"
 
 namespace mlsys {
@@ -216,6 +219,89 @@ FlashForwardResult flash_attention_forward(const AttentionInputs& in, long long 
       r.counted.tile_area += static_cast<double>(br) * bc;
       r.counted.matmul_flops += 4.0 * br * bc * D;
     }
+  }
+  return r;
+}
+
+long long sram_elements_for(long long sram_bytes, const std::string& dtype, long long head_dim) {
+  const double s = dtype_bytes(dtype);
+  const long long m = static_cast<long long>(std::floor(static_cast<double>(sram_bytes) / s));
+  if (m < 4 * head_dim)
+    throw InputError("sram_bytes", "'sram_bytes' holds " + std::to_string(m) + " " + dtype +
+                                       " elements; FlashAttention's blocks need at least 4·head_dim = " +
+                                       std::to_string(4 * head_dim) + ".");
+  return m;
+}
+
+const char* tile_status_name(TileStatus s) {
+  switch (s) {
+    case TileStatus::Full: return "full";
+    case TileStatus::Diagonal: return "diagonal";
+    case TileStatus::Skipped: return "skipped";
+  }
+  return "full";
+}
+
+FlashAttentionReport flash_attention_report(const FlashAttentionQuery& q) {
+  // Execution caps: one call stays well under 100 ms in WebAssembly.
+  constexpr long long kFlashMaxSeq = 1024, kFlashMaxHeadDim = 128, kMaxTiles = 4096;
+  constexpr double kFlashMaxWork = 2097152;
+  const long long n = q.seq, d = q.head_dim;
+  const bool causal = q.causal;
+  const double s = dtype_bytes(q.dtype);
+  const long long m = sram_elements_for(q.sram_bytes, q.dtype, d);
+  const FlashBlocks blocks = flash_blocks(n, d, m);
+  const FlashIo formula = flash_attention_io(n, d, m, causal);
+  const HbmCount standard_formula = standard_attention_io(static_cast<double>(n), static_cast<double>(d));
+  const double N = static_cast<double>(n), D = static_cast<double>(d);
+  const bool executed = q.execute && n <= kFlashMaxSeq && d <= kFlashMaxHeadDim && N * N * (D + 8) <= kFlashMaxWork;
+
+  FlashIo flash = formula;
+  HbmCount standard = standard_formula;
+  double standard_flops = 4 * N * N * D;
+  FlashAttentionReport r;
+  std::vector<FlashTile> tiles;
+  const bool want_tiles =
+      q.tiles && static_cast<double>(blocks.row_blocks) * static_cast<double>(blocks.col_blocks) <= kMaxTiles;
+  if (executed) {
+    const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d), q.seed);
+    const auto naive = attention_naive(inputs, causal);
+    const auto fa = flash_attention_forward(inputs, m, causal, want_tiles);
+    flash = fa.counted;
+    standard = naive.hbm;
+    standard_flops = naive.matmul_flops;
+    tiles = fa.tiles;
+    r.max_abs_error = max_abs_diff(fa.o, naive.o);
+  } else if (want_tiles) {
+    tiles = flash_tiles(n, d, m, causal);
+  }
+  const double flash_bytes = flash.hbm.total() * s, standard_bytes = standard.total() * s;
+  r.executed = executed;
+  r.standard_hbm_bytes = standard_bytes;
+  r.flash_hbm_bytes = flash_bytes;
+  r.flops = flash.matmul_flops;
+  r.standard_flops = standard_flops;
+  r.standard_read_bytes = standard.read_elements * s;
+  r.standard_write_bytes = standard.write_elements * s;
+  r.flash_read_bytes = flash.hbm.read_elements * s;
+  r.flash_write_bytes = flash.hbm.write_elements * s;
+  r.formula_standard_hbm_bytes = standard_formula.total() * s;
+  r.formula_flash_hbm_bytes = formula.hbm.total() * s;
+  r.hbm_ratio = standard_bytes / flash_bytes;
+  r.standard_intensity = standard_flops / standard_bytes;
+  r.flash_intensity = flash.matmul_flops / flash_bytes;
+  r.score_matrix_bytes = N * N * s;
+  r.sram_elements = m;
+  r.block_rows = blocks.block_rows;
+  r.block_cols = blocks.block_cols;
+  r.row_blocks = blocks.row_blocks;
+  r.col_blocks = blocks.col_blocks;
+  r.tiles_computed = flash.tiles_computed;
+  r.tiles_skipped = flash.tiles_skipped;
+  if (want_tiles) {
+    r.tiles.emplace();
+    for (const auto& t : tiles)
+      r.tiles->push_back({t.i, t.j, t.row0, t.rows, t.col0, t.cols, tile_status_name(t.status), t.order});
   }
   return r;
 }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys {
@@ -212,6 +213,77 @@ MergedPartial merge_partials(const SoftmaxPartial& a, const SoftmaxPartial& b) {
   r.weight_b = lb / l;
   r.merged = {m, l, r.weight_a * a.o + r.weight_b * b.o};
   return r;
+}
+
+OnlineSoftmaxStepper online_softmax_stepper(int n, long long block_size, const std::string& pattern, float scale,
+                                            std::uint64_t seed, long long step) {
+  const long long kMaxBlocks = kMaxSoftmaxBlocks;
+  const int block = static_cast<int>(std::min<long long>(block_size, n));
+  if ((n + block - 1) / block > kMaxBlocks)
+    throw InputError("block", "'length' / 'block' gives " + std::to_string((n + block - 1) / block) +
+                                  " blocks; at most " + std::to_string(kMaxBlocks) + " (use a block of at least " +
+                                  std::to_string((n + kMaxBlocks - 1) / kMaxBlocks) + ").");
+  const auto scores = make_scores(n, pattern, scale, seed);
+  const auto values = make_values(n, seed);
+  const auto r = online_softmax(scores, values, block);
+
+  // fp64 reference: the same recurrence in double for each prefix, and the two-pass softmax.
+  std::vector<double> x(scores.begin(), scores.end());
+  const auto p_exact = softmax_fp64(x);
+  double exact_output = 0;
+  for (int i = 0; i < n; ++i) exact_output += p_exact[i] * values[i];
+
+  OnlineSoftmaxStepper out;
+  double m = -std::numeric_limits<double>::infinity(), l = 0, o = 0;
+  for (const auto& s : r.steps) {
+    const double m_new = std::max(m, static_cast<double>(s.block_max));
+    const double a = std::isinf(m) ? 0.0 : exp_det(m - m_new);
+    l *= a;
+    o *= a;
+    for (int i = s.begin; i < s.end; ++i) {
+      const double e = exp_det(x[i] - m_new);
+      l += e;
+      o += e * values[i];
+    }
+    m = m_new;
+    const double estimate = static_cast<double>(s.o) / s.l;
+    out.steps.push_back({s.block, s.begin, s.end, s.block_max,
+                         std::isinf(s.m_old) ? std::nullopt : std::optional<float>(s.m_old), s.m_new, s.rescale, s.l,
+                         s.o, estimate, o / l, std::fabs(estimate - o / l)});
+  }
+  double prob_error = 0;
+  for (int i = 0; i < n; ++i) prob_error = std::max(prob_error, std::fabs(r.p[i] - p_exact[i]));
+  const auto naive = softmax_unsafe(scores);
+  out.blocks = r.steps.size();
+  out.block = block;
+  out.scores = scores;
+  out.values = values;
+  out.m = r.m;
+  out.l = r.l;
+  out.output = r.output;
+  out.exact_output = exact_output;
+  out.output_error = std::fabs(r.output - exact_output);
+  out.probabilities = r.p;
+  out.max_prob_error = prob_error;
+  out.rescales = std::count_if(r.steps.begin() + 1, r.steps.end(),
+                               [](const OnlineSoftmaxStep& s) { return s.m_new > s.m_old; });
+  out.naive_out_of_range = naive.out_of_range;
+  // The weights e^(x − m) of the keys read by the chosen step, relative to the running max after
+  // it, and (before the rescale) relative to the max before it: what the stepper draws.
+  const int k = static_cast<int>(std::min<long long>(step, static_cast<long long>(r.steps.size())));
+  const auto& cur = r.steps[static_cast<std::size_t>(k - 1)];
+  std::vector<float> after(static_cast<std::size_t>(cur.end)), before(static_cast<std::size_t>(cur.begin));
+  for (int i = 0; i < cur.end; ++i) after[i] = expf_det(scores[i] - cur.m_new);
+  for (int i = 0; i < cur.begin; ++i) before[i] = expf_det(scores[i] - cur.m_old);
+  out.step = k;
+  out.step_weights = after;
+  out.step_weights_before = before;
+  if (!naive.out_of_range) {
+    double e = 0;
+    for (int i = 0; i < n; ++i) e = std::max(e, std::fabs(naive.p[i] - p_exact[i]));
+    out.naive_max_prob_error = e;
+  }
+  return out;
 }
 
 }  // namespace mlsys

@@ -7,6 +7,9 @@
 #include <limits>
 #include <stdexcept>
 
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/kernels/attention_naive.hpp"
 #include "mlsys/kernels/online_softmax.hpp"
 
@@ -116,6 +119,54 @@ SplitKvTiming split_kv_time(double n, double d, double heads, double batch, doub
 
 double split_kv_ideal_time(double n, double d, double heads, double batch, double elem_bytes, double bandwidth_Bps) {
   return 2.0 * batch * heads * n * d * elem_bytes / bandwidth_Bps;
+}
+
+SplitKvReport split_kv_report(const SplitKvQuery& q) {
+  constexpr double kSplitMaxWork = 1048576;      // executed: N·d <= 2^20
+  constexpr long long kSplitMaxContext = 65536;  // and N <= 65,536
+  const long long n = q.context, d = q.head_dim, splits = q.splits;
+  if (splits > n) throw InputError("splits", "'splits' cannot exceed 'context': each split needs at least one key.");
+  const double s = dtype_bytes(q.dtype);
+  const Accelerator* hw = find_accelerator(q.hardware);
+  double sms = 0;
+  if (q.sms) sms = *q.sms;
+  else if (hw->json().contains("sms") && hw->json()["sms"].is_number()) sms = hw->json()["sms"].get<double>();
+  else throw InputError("sms", hw->name + " has no SM count in the hardware table; give 'sms'.");
+  const double bandwidth = q.bandwidth_Bps ? *q.bandwidth_Bps : hw->hbm_bandwidth_Bps;
+  const double heads = static_cast<double>(q.heads), batch = static_cast<double>(q.batch);
+  const double launch = q.launch_s;
+  const auto at = [&](double k) {
+    return split_kv_time(static_cast<double>(n), static_cast<double>(d), heads, batch, s, k, sms, bandwidth, launch);
+  };
+  SplitKvReport r;
+  r.chosen = at(static_cast<double>(splits));
+  const auto one = at(1);
+  SplitKvTiming best = one;
+  const long long max_splits = std::min(q.max_splits, n);
+  for (long long k = 1; k <= max_splits; ++k) {
+    const auto t = at(static_cast<double>(k));
+    if (t.time_s < best.time_s) best = t;
+    r.series.push_back(t);
+  }
+  r.sms = sms;
+  r.bandwidth_Bps = bandwidth;
+  r.kv_bytes = 2.0 * batch * heads * static_cast<double>(n) * static_cast<double>(d) * s;
+  r.partial_bytes = r.chosen.partial_bytes;
+  r.ideal_time_s = split_kv_ideal_time(static_cast<double>(n), static_cast<double>(d), heads, batch, s, bandwidth);
+  r.no_split_time_s = one.time_s;
+  r.speedup = one.time_s / r.chosen.time_s;
+  r.best_splits = best.splits;
+  r.best_time_s = best.time_s;
+  r.executed = q.execute && n <= kSplitMaxContext && static_cast<double>(n) * static_cast<double>(d) <= kSplitMaxWork;
+  if (r.executed) {
+    const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d), q.seed);
+    const std::vector<float> query(inputs.q.begin(), inputs.q.begin() + d);
+    auto e = split_kv_attention(query, inputs.k, inputs.v, static_cast<int>(n), static_cast<int>(d),
+                                static_cast<int>(splits));
+    r.run = SplitKvExecuted{{}, e.max_abs_diff, e.merged_error, e.single_error};
+    if (e.partials.size() <= 64) r.run->partials = std::move(e.partials);
+  }
+  return r;
 }
 
 }  // namespace mlsys

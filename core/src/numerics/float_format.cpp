@@ -177,4 +177,45 @@ std::vector<double> neighbours(const Rounded& r, const FloatFormat& fmt, int cou
   return out;
 }
 
+
+FloatReport float_report(const std::string& format, double value, bool saturate) {
+  const FloatFormat& f = float_format(format);
+  const double x = value;
+  const Rounded r = round_to_format(x, f, saturate ? Overflow::Saturate : Overflow::Default);
+  const std::string bits = bit_string(r, f);
+  const bool finite = r.special == FloatSpecial::None;
+  FloatReport out;
+  out.format = f.name;
+  out.value = x;
+  if (finite) out.rounded = r.value;
+  out.special = finite ? "none" : (r.special == FloatSpecial::Infinity ? "inf" : "nan");
+  out.sign = std::string(1, r.negative ? '-' : '+');
+  out.overflow = r.overflow;
+  out.underflow = r.underflow;
+  out.subnormal = r.subnormal;
+  out.bits = bits;
+  out.sign_bits = bits.substr(0, 1);
+  out.exponent_bits = bits.substr(2, static_cast<std::size_t>(f.exponent_bits));
+  out.mantissa_bits = bits.substr(3 + static_cast<std::size_t>(f.exponent_bits));
+  if (finite) out.exponent = r.exponent;
+  out.exponent_width = f.exponent_bits;
+  out.mantissa_width = f.mantissa_bits;
+  out.bias = f.bias;
+  out.total_bits = f.total_bits();
+  out.has_infinity = f.has_infinity;
+  out.overflow_mode =
+      saturate ? "saturate to ±max" : (f.has_infinity ? "to ±inf (IEEE 754)" : "to NaN (OCP E4M3 default)");
+  if (finite) {
+    out.abs_error = std::fabs(r.value - x);
+    out.rel_error = x == 0 ? 0.0 : std::fabs(r.value - x) / std::fabs(x);
+    out.ulp = r.ulp;
+  }
+  out.neighbours = neighbours(r, f, 6);
+  out.max = f.max;
+  out.min_normal = f.min_normal;
+  out.min_subnormal = f.min_subnormal;
+  out.epsilon = f.epsilon;
+  return out;
+}
+
 }  // namespace mlsys

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "mlsys/foundations/splitmix.hpp"
 
@@ -112,6 +114,103 @@ ScalerRun simulate_dynamic_loss_scale(double mu_log2, double sigma_log2, double 
   }
   run.final_scale = scale;
   return run;
+}
+
+
+namespace {
+// x to 12 significant digits (0 and non-finite unchanged).
+double round12(double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", x);
+  return std::strtod(buf, nullptr);
+}
+void round12(GradientFractions& g) {
+  for (double* v : {&g.zero, &g.subnormal, &g.normal, &g.overflow}) *v = round12(*v);
+}
+
+// Smallest power-of-two scale S >= 1 with g·S >= threshold (empty if it would overflow).
+std::optional<double> required_scale(double g, double threshold, const FloatFormat& f) {
+  double s = 1;
+  while (g * s < threshold) s *= 2;
+  return g * s > f.max ? std::nullopt : std::optional<double>(s);
+}
+}  // namespace
+
+LossScalingReport loss_scaling_report(const FloatFormat& f, double mu, double sigma, double scale, long long samples,
+                                      std::uint64_t seed, std::optional<double> smallest_gradient) {
+  std::vector<double> logs;
+  LossScalingReport r;
+  r.format = f.name;
+  r.loss_scale = round12(scale);
+  const GradientFractions sampled = sample_gradient_fractions(mu, sigma, scale, f, samples, seed, &logs);
+  r.zero_fraction = round12(sampled.zero);
+  r.subnormal_fraction = round12(sampled.subnormal);
+  r.normal_fraction = round12(sampled.normal);
+  r.overflow_fraction = round12(sampled.overflow);
+  r.model = gradient_fractions(mu, sigma, scale, f);
+  round12(r.model);
+  // Histogram of log2|g·S| in bins of one binade around the distribution.
+  const double centre = mu + std::log2(scale);
+  const int lo = static_cast<int>(std::floor(centre - 4.5 * sigma)), hi = static_cast<int>(std::ceil(centre + 4.5 * sigma));
+  const int width = std::max(1, (hi - lo + 79) / 80);  // at most ~80 bins
+  std::vector<long long> counts(static_cast<std::size_t>((hi - lo) / width + 1), 0);
+  for (double l : logs) {
+    const int b = static_cast<int>(std::floor((l - lo) / width));
+    if (b >= 0 && b < static_cast<int>(counts.size())) ++counts[static_cast<std::size_t>(b)];
+  }
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    r.histogram.push_back({lo + static_cast<int>(i) * width, lo + static_cast<int>(i + 1) * width,
+                           round12(static_cast<double>(counts[i]) / static_cast<double>(logs.size()))});
+  double best = 0, best_loss = 2;
+  for (int k = -10; k <= 40; ++k) {
+    const GradientFractions g = gradient_fractions(mu, sigma, std::ldexp(1.0, k), f);
+    r.sweep.push_back({k, round12(g.zero), round12(g.subnormal), round12(g.overflow)});
+    if (g.zero + g.overflow < best_loss - 1e-12) best_loss = g.zero + g.overflow, best = k;
+  }
+  r.samples = static_cast<long long>(logs.size());
+  r.log2_min_subnormal = round12(std::log2(f.min_subnormal));
+  r.log2_min_normal = round12(std::log2(f.min_normal));
+  r.log2_max = round12(std::log2(f.max));
+  r.best_log2_scale = round12(best);
+  r.best_lost_fraction = round12(best_loss);
+  r.max = round12(f.max);
+  r.min_normal = round12(f.min_normal);
+  r.min_subnormal = round12(f.min_subnormal);
+  r.epsilon = round12(f.epsilon);
+  if (smallest_gradient) {
+    const double g = *smallest_gradient;
+    r.required = RequiredScales{required_scale(g, f.min_subnormal, f), required_scale(g, f.min_normal, f)};
+  }
+  return r;
+}
+
+DynamicScaleReport dynamic_loss_scale_report(const FloatFormat& f, double mu_log2, double sigma_log2,
+                                             double grads_per_step, long long steps, double init_scale,
+                                             long long growth_interval, double growth_factor, double backoff_factor,
+                                             std::uint64_t seed) {
+  const ScalerRun r = simulate_dynamic_loss_scale(mu_log2, sigma_log2, grads_per_step, f, steps, init_scale,
+                                                  growth_interval, growth_factor, backoff_factor, seed);
+  DynamicScaleReport out;
+  // Keep every step where something happens, plus an even sample: at most ~1,200 points.
+  const long long every = std::max<long long>(1, static_cast<long long>(r.steps.size()) / 600);
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const auto& s = r.steps[i];
+    const bool changed = i == 0 || r.steps[i - 1].scale != s.scale || r.steps[i - 1].overflow;
+    if (s.overflow || changed || s.step % every == 0 || i + 1 == r.steps.size())
+      out.series.push_back(
+          {s.step, round12(s.scale), round12(std::log2(s.scale)), round12(s.log2_max_grad), s.overflow});
+  }
+  const double n = static_cast<double>(r.steps.size());
+  out.format = f.name;
+  out.steps = static_cast<long long>(r.steps.size());
+  out.skipped_steps = r.skipped;
+  out.skipped_fraction = round12(static_cast<double>(r.skipped) / n);
+  out.final_scale = round12(r.final_scale);
+  out.min_scale = round12(r.min_scale);
+  out.max_scale = round12(r.max_scale);
+  out.log2_max = round12(std::log2(f.max));
+  return out;
 }
 
 }  // namespace mlsys

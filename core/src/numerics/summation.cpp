@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys {
@@ -120,6 +121,46 @@ SummationSeries summation_series(const std::vector<double>& x, const FloatFormat
   out.kahan = last.kahan;
   out.pairwise = last.pairwise;
   return out;
+}
+
+
+SummationReport summation_report(const std::string& format, double value, long long count, bool uniform,
+                                 std::uint64_t seed) {
+  const FloatFormat& f = float_format(format);
+  const bool constant = !uniform;
+  const auto x = summation_addends(value, count, !constant, seed, f);
+  for (double v : x)
+    if (!std::isfinite(v))
+      throw InputError("value", "The addends exceed the largest " + f.name + " value; choose a smaller value.");
+  const SummationSeries s = summation_series(x, f, constant, 160);
+  if (s.exact == 0) throw InputError("value", "Every addend rounds to zero in " + f.name + "; choose a larger value.");
+  const double recursive = pairwise_sum(x, f);
+  bool overflow = false;
+  for (const auto& p : s.points)
+    for (double v : {p.naive, p.fp32, p.kahan, p.pairwise}) overflow = overflow || !std::isfinite(v);
+  auto rel = [&](double v) { return std::isfinite(v) ? std::optional<double>(std::fabs(v - s.exact) / s.exact) : std::nullopt; };
+  SummationReport r;
+  r.format = f.name;
+  r.distribution = constant ? "constant" : "uniform";
+  r.addend = x.front();
+  r.count = static_cast<long long>(x.size());
+  r.exact = s.exact;
+  r.naive = s.naive;
+  r.fp32 = s.fp32;
+  r.kahan = s.kahan;
+  r.pairwise = s.pairwise;
+  r.pairwise_recursive = recursive;
+  r.rel_error_naive = rel(s.naive);
+  r.rel_error_fp32 = rel(s.fp32);
+  r.rel_error_kahan = rel(s.kahan);
+  r.rel_error_pairwise = rel(s.pairwise);
+  r.lost_additions = s.lost_additions;
+  r.stall_count = s.stall_count;
+  r.stall_sum = s.stall_sum;
+  r.overflow = overflow || !std::isfinite(recursive);
+  r.max = f.max;
+  r.series = s.points;
+  return r;
 }
 
 }  // namespace mlsys

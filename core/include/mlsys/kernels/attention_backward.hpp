@@ -11,6 +11,8 @@
 //   dV = Pᵀ·dO,  dP = dO·Vᵀ,  dS = P ∘ (dP − rowsum(dO ∘ O)),  dQ = τ·dS·K,  dK = τ·dSᵀ·Q.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "mlsys/kernels/attention_naive.hpp"
@@ -67,5 +69,35 @@ struct BackwardMemory {
 };
 BackwardMemory attention_backward_memory(double n, double d, double heads, double batch, double layers,
                                          double elem_bytes);
+
+// The lesson's view of the backward pass: attention_backward_memory for `layers`·`batch`·`heads`
+// copies, both passes' HBM traffic (closed forms) for all copies, the times of the extra FLOPs
+// and of reading P on a machine, and both passes executed on one head when small (N <= 512,
+// d <= 128, N²·(d + 8) <= 2^19).
+struct BackwardMachine {
+  double peak_flops = 0, bandwidth_Bps = 0;
+  std::optional<double> hbm_bytes;  // capacity, when the accelerator is known
+};
+struct BackwardQuery {
+  long long seq = 0, head_dim = 0, heads = 1, batch = 1, layers = 1, sram_bytes = 0;
+  std::string dtype;
+  std::optional<BackwardMachine> machine;
+  bool execute = true;
+  std::uint64_t seed = 1;
+};
+struct BackwardExecuted {
+  double grad_max_abs_diff = 0;  // max |standard − flash| over dQ, dK, dV
+  double counted_standard_backward_hbm_bytes_per_head = 0, counted_flash_backward_hbm_bytes_per_head = 0;
+  double counted_flash_backward_flops_per_head = 0, counted_standard_backward_flops_per_head = 0;
+};
+struct BackwardReport {
+  BackwardMemory memory;
+  double standard_backward_hbm_bytes = 0, flash_backward_hbm_bytes = 0;
+  std::optional<double> recompute_time_s, read_p_time_s;  // with a machine
+  std::optional<double> hbm_capacity_bytes, store_p_fraction_of_hbm;  // with its capacity
+  bool executed = false;
+  std::optional<BackwardExecuted> run;
+};
+BackwardReport attention_backward_report(const BackwardQuery& q);
 
 }  // namespace mlsys

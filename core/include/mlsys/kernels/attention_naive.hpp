@@ -43,6 +43,9 @@ NaiveAttentionResult attention_naive(const AttentionInputs& in, bool causal);
 // Closed form of Algorithm 0's traffic in elements: reads 3Nd + 2N², writes Nd + 2N².
 HbmCount standard_attention_io(double n, double d);
 
+// max_i |a_i − b_i| in double (a and b of the same size).
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b);
+
 // Reference output in double precision (softmax with max subtraction), N×d.
 std::vector<double> attention_reference_fp64(const AttentionInputs& in, bool causal);
 

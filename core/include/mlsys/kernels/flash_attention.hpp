@@ -13,6 +13,9 @@
 // (no loads, no FLOPs); partially masked tiles on the diagonal are computed in full.
 // The naive reference is attention_naive.hpp.
 #pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "mlsys/kernels/attention_naive.hpp"
@@ -67,5 +70,40 @@ FlashForwardResult flash_attention_forward(const AttentionInputs& in, long long 
 
 // Σ_{i=0}^{n−1} ⌊(a·i + b)/m⌋ for n >= 0, m >= 1, a, b >= 0 (the AtCoder Library algorithm).
 long long floor_sum(long long n, long long m, long long a, long long b);
+
+// M in elements of `dtype` from an SRAM of `sram_bytes`: ⌊sram_bytes / element size⌋. It must
+// hold one row each of Q, K, V and O (4·head_dim), else InputError on "sram_bytes".
+long long sram_elements_for(long long sram_bytes, const std::string& dtype, long long head_dim);
+
+// "full", "diagonal" or "skipped".
+const char* tile_status_name(TileStatus s);
+
+// The lesson's comparison of standard attention (Algorithm 0) and FlashAttention (Algorithm 1)
+// on one head: both kernels executed when small (N <= 1024, d <= 128, N²·(d + 8) <= 2^21: the
+// two matmuls plus the exponentials), counted by their closed forms beyond; bytes in `dtype`.
+struct FlashAttentionQuery {
+  long long seq = 0, head_dim = 0, sram_bytes = 0;
+  std::string dtype;
+  bool causal = false, execute = true;
+  std::uint64_t seed = 1;
+  bool tiles = false;  // also the tile map, when T_r·T_c <= 4096
+};
+struct FlashTileRow {
+  long long i = 0, j = 0, row0 = 0, rows = 0, col0 = 0, cols = 0;
+  std::string status;  // tile_status_name
+  long long order = -1;
+};
+struct FlashAttentionReport {
+  bool executed = false;
+  std::optional<double> max_abs_error;  // executed: max |O_flash − O_naive|
+  double standard_hbm_bytes = 0, flash_hbm_bytes = 0, flops = 0, standard_flops = 0;
+  double standard_read_bytes = 0, standard_write_bytes = 0, flash_read_bytes = 0, flash_write_bytes = 0;
+  double formula_standard_hbm_bytes = 0, formula_flash_hbm_bytes = 0;
+  double hbm_ratio = 0, standard_intensity = 0, flash_intensity = 0, score_matrix_bytes = 0;
+  long long sram_elements = 0, block_rows = 0, block_cols = 0, row_blocks = 0, col_blocks = 0;
+  double tiles_computed = 0, tiles_skipped = 0;
+  std::optional<std::vector<FlashTileRow>> tiles;
+};
+FlashAttentionReport flash_attention_report(const FlashAttentionQuery& q);
 
 }  // namespace mlsys

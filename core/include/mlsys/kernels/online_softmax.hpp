@@ -8,7 +8,9 @@
 // fixed polynomial in plain IEEE arithmetic, so native code and WebAssembly give identical bits
 // (the C libraries' expf/exp may differ in the last place).
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,5 +80,39 @@ struct MergedPartial {
   double weight_a = 0, weight_b = 0;  // l_a·scale_a / l, l_b·scale_b / l (sum to 1)
 };
 MergedPartial merge_partials(const SoftmaxPartial& a, const SoftmaxPartial& b);
+
+// The stepper of the lesson: online_softmax over seeded scores (make_scores, make_values), each
+// block beside the same recurrence in fp64, the final output and probabilities against the fp64
+// two-pass softmax, and the weights e^(x − m) of the keys read by one chosen step.
+inline constexpr long long kMaxSoftmaxBlocks = 256;  // at most 256 blocks (steps)
+struct SoftmaxStepReport {
+  int block = 0, begin = 0, end = 0;
+  float block_max = 0;
+  std::optional<float> m_old;  // running max before the block (none before the first)
+  float m_new = 0, rescale = 0, l = 0, o = 0;
+  double estimate = 0;      // o / l after the block
+  double exact_prefix = 0;  // the same quantity from the fp64 recurrence
+  double error = 0;         // |estimate − exact_prefix|
+};
+struct OnlineSoftmaxStepper {
+  std::size_t blocks = 0;
+  int block = 0;  // block size used: min(block, n)
+  std::vector<float> scores, values;
+  std::vector<SoftmaxStepReport> steps;
+  float m = 0, l = 0, output = 0;
+  double exact_output = 0, output_error = 0;
+  std::vector<float> probabilities;
+  double max_prob_error = 0;
+  long long rescales = 0;  // steps after the first whose maximum grew
+  bool naive_out_of_range = false;
+  int step = 0;  // the chosen step, clamped to [1, blocks]
+  std::vector<float> step_weights;         // e^(x − m_new) of keys [0, end) of the chosen step
+  std::vector<float> step_weights_before;  // e^(x − m_old) of keys [0, begin)
+  std::optional<double> naive_max_prob_error;  // when the textbook form stays in range
+};
+// n >= 1 scores in blocks of `block` (clamped to n; at most kMaxSoftmaxBlocks blocks, else
+// InputError on "block"); `step` >= 1.
+OnlineSoftmaxStepper online_softmax_stepper(int n, long long block, const std::string& pattern, float scale,
+                                            std::uint64_t seed, long long step);
 
 }  // namespace mlsys

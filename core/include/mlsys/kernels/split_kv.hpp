@@ -11,6 +11,8 @@
 // reads the s partials (d + 1 fp32 numbers each) of every (batch, head) and writes the output.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace mlsys {
@@ -55,5 +57,34 @@ SplitKvTiming split_kv_time(double n, double d, double heads, double batch, doub
 
 // Every K and V byte once at full bandwidth: 2·batch·heads·N·d·s / B.
 double split_kv_ideal_time(double n, double d, double heads, double batch, double elem_bytes, double bandwidth_Bps);
+
+// The lesson's split-KV calculator: latency at the chosen split count against one pass and the
+// ideal, the series over 1..min(max_splits, N) splits with the best, and the split and merge
+// executed on one head when N <= 65,536 and N·d <= 2^20. `sms` and `bandwidth_Bps` come from
+// the accelerator `hardware` unless given (InputError on "sms" when the table has no SM count);
+// splits > context is an InputError on "splits".
+struct SplitKvQuery {
+  long long context = 0, head_dim = 0, heads = 1, batch = 1;
+  std::string dtype;
+  long long splits = 1, max_splits = 1;
+  std::string hardware;
+  std::optional<double> sms, bandwidth_Bps;
+  double launch_s = 0;
+  bool execute = true;
+  std::uint64_t seed = 1;
+};
+struct SplitKvExecuted {
+  std::vector<SplitPartialResult> partials;  // empty beyond 64 splits
+  double merge_max_abs_diff = 0, merged_error_fp64 = 0, single_error_fp64 = 0;
+};
+struct SplitKvReport {
+  SplitKvTiming chosen;
+  double sms = 0, bandwidth_Bps = 0, kv_bytes = 0, partial_bytes = 0, ideal_time_s = 0;
+  double no_split_time_s = 0, speedup = 0, best_splits = 0, best_time_s = 0;
+  std::vector<SplitKvTiming> series;
+  bool executed = false;
+  std::optional<SplitKvExecuted> run;
+};
+SplitKvReport split_kv_report(const SplitKvQuery& q);
 
 }  // namespace mlsys

@@ -3,6 +3,7 @@
 // two 8-bit formats of the OCP 8-bit Floating Point Specification (OFP8) rev. 1.0, 2023:
 // E4M3 (no infinities, max 448, NaN = S.1111.111) and E5M2 (IEEE-like, max 57344).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,5 +64,26 @@ std::string bit_string(const Rounded& r, const FloatFormat& fmt);
 // The `count` representable finite values below and above `r` (same format), nearest first,
 // used to draw the grid around a value. Values past ±max are left out.
 std::vector<double> neighbours(const Rounded& r, const FloatFormat& fmt, int count);
+
+
+// The `float` calculator: `value` rounded to the format called `format`, its bit fields, the
+// error, and the format's limits. The optional members are empty when the result is inf or NaN.
+struct FloatReport {
+  std::string format;
+  double value = 0;
+  std::optional<double> rounded;
+  std::string special;  // none, inf or nan
+  std::string sign;     // + or -
+  bool overflow = false, underflow = false, subnormal = false;
+  std::string bits, sign_bits, exponent_bits, mantissa_bits;
+  std::optional<int> exponent;
+  int exponent_width = 0, mantissa_width = 0, bias = 0, total_bits = 0;
+  bool has_infinity = false;
+  std::string overflow_mode;
+  std::optional<double> abs_error, rel_error, ulp;
+  std::vector<double> neighbours;  // 6 values each side
+  double max = 0, min_normal = 0, min_subnormal = 0, epsilon = 0;
+};
+FloatReport float_report(const std::string& format, double value, bool saturate);
 
 }  // namespace mlsys

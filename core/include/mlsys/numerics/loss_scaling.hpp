@@ -6,6 +6,8 @@
 // `growth_interval` clean steps), simulated over steps.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "mlsys/numerics/float_format.hpp"
@@ -53,5 +55,60 @@ ScalerRun simulate_dynamic_loss_scale(double mu_log2, double sigma_log2, double 
                                       const FloatFormat& fmt, long long steps, double init_scale,
                                       long long growth_interval, double growth_factor, double backoff_factor,
                                       std::uint64_t seed);
+
+
+// The `loss-scaling` calculator: sampled and closed-form fractions at `loss_scale`, a histogram
+// of log2|g·S| (one-binade bins around the distribution, at most ~80), the sweep of the closed
+// form over S = 2^-10..2^40 with the scale that loses the least (zero + overflow), and the
+// format's limits. Its numbers go through exp, log and erfc, so they are rounded to 12
+// significant digits: native and WebAssembly builds (different libm) then print the same.
+struct HistogramBin {
+  int log2_lo = 0, log2_hi = 0;
+  double fraction = 0;  // of the samples
+};
+struct ScaleSweepPoint {
+  int log2_scale = 0;
+  double zero = 0, subnormal = 0, overflow = 0;
+};
+// Smallest power-of-two scale S >= 1 lifting `smallest_gradient` to min_subnormal and to
+// min_normal (empty when S·g would overflow). Not rounded.
+struct RequiredScales {
+  std::optional<double> subnormal, normal;
+};
+struct LossScalingReport {
+  std::string format;
+  double loss_scale = 0;
+  double zero_fraction = 0, subnormal_fraction = 0, normal_fraction = 0, overflow_fraction = 0;  // sampled
+  GradientFractions model{};  // closed form
+  long long samples = 0;
+  double log2_min_subnormal = 0, log2_min_normal = 0, log2_max = 0;
+  std::vector<HistogramBin> histogram;
+  std::vector<ScaleSweepPoint> sweep;
+  double best_log2_scale = 0, best_lost_fraction = 0;
+  double max = 0, min_normal = 0, min_subnormal = 0, epsilon = 0;
+  std::optional<RequiredScales> required;  // when smallest_gradient is given
+};
+LossScalingReport loss_scaling_report(const FloatFormat& fmt, double mu_log2, double sigma_log2, double loss_scale,
+                                      long long samples, std::uint64_t seed,
+                                      std::optional<double> smallest_gradient);
+
+// The `dynamic-loss-scale` calculator: simulate_dynamic_loss_scale, its steps thinned to every
+// step where something happens plus an even sample (at most ~1,200 points), rounded to 12
+// significant digits as above.
+struct ScalerPoint {
+  long long step = 0;
+  double scale = 0, log2_scale = 0, log2_max_grad = 0;
+  bool overflow = false;
+};
+struct DynamicScaleReport {
+  std::string format;
+  long long steps = 0, skipped_steps = 0;
+  double skipped_fraction = 0, final_scale = 0, min_scale = 0, max_scale = 0, log2_max = 0;
+  std::vector<ScalerPoint> series;
+};
+DynamicScaleReport dynamic_loss_scale_report(const FloatFormat& fmt, double mu_log2, double sigma_log2,
+                                             double grads_per_step, long long steps, double init_scale,
+                                             long long growth_interval, double growth_factor, double backoff_factor,
+                                             std::uint64_t seed);
 
 }  // namespace mlsys

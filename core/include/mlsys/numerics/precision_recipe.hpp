@@ -3,7 +3,9 @@
 // fp32 optimizer state, working weights and gradients in the 16-bit compute format, matmuls
 // accumulated in fp32 on tensor cores. Pure fp32/tf32 training keeps one fp32 copy.
 #pragma once
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mlsys {
 
@@ -24,5 +26,28 @@ PrecisionRecipe precision_recipe(const std::string& compute_dtype, const std::st
 // Compute-bound step time of training `params` parameters on `tokens` tokens at `peak_flops`:
 // 6·params·tokens FLOPs (forward 2, backward 4 per parameter per token; Kaplan et al. 2020).
 double training_step_time_s(double params, double tokens, double peak_flops);
+
+
+// The compute formats of the recipe table: fp32 tf32 bf16 fp16 fp8-e4m3.
+const std::vector<std::string>& precision_recipe_dtypes();
+
+// One row of the `mixed-precision-recipe` table: the recipe in `compute_dtype` on an
+// accelerator (the rates are empty where the table has no dense rate for it).
+struct PrecisionRow {
+  std::string compute_dtype;
+  bool available = false;
+  std::optional<double> peak_flops, speedup_vs_fp32, step_time_s, tokens_per_s;
+  PrecisionRecipe recipe;
+  double model_state_bytes = 0;  // total_bytes · params
+};
+struct PrecisionReport {
+  PrecisionRow selected;  // the row of the chosen compute_dtype
+  std::string hardware, optimizer;
+  double params = 0, tokens = 0, flops_per_step = 0;  // 6·params·tokens
+  std::vector<PrecisionRow> formats;  // every format of precision_recipe_dtypes()
+};
+// `hardware`: an accelerator id. InputError on "compute_dtype" when it has no dense rate for it.
+PrecisionReport precision_report(const std::string& hardware, const std::string& compute_dtype, double params,
+                                 double tokens, const std::string& optimizer);
 
 }  // namespace mlsys

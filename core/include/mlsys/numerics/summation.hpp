@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "mlsys/numerics/float_format.hpp"
@@ -41,5 +42,26 @@ struct SummationSeries {
 // Executes all four methods over the addends in one pass (pairwise as a streaming binary
 // counter of block sums, which equals the recursive pairwise sum when count is a power of two).
 SummationSeries summation_series(const std::vector<double>& x, const FloatFormat& low, bool constant, int samples);
+
+
+// The `summation` calculator: the addends (summation_addends), the series of the four methods
+// (160 samples) and the recursive pairwise sum, with relative errors against the exact sum.
+// Sums may be ±inf or NaN (overflow); the relative errors are empty for them. InputError on
+// "value" when an addend is not finite or every addend rounds to zero.
+struct SummationReport {
+  std::string format, distribution;  // distribution: constant or uniform
+  double addend = 0;                 // the first addend
+  long long count = 0;
+  double exact = 0, naive = 0, fp32 = 0, kahan = 0, pairwise = 0, pairwise_recursive = 0;
+  std::optional<double> rel_error_naive, rel_error_fp32, rel_error_kahan, rel_error_pairwise;
+  long long lost_additions = 0;
+  std::optional<long long> stall_count;
+  std::optional<double> stall_sum;
+  bool overflow = false;  // some sum went past the format's max
+  double max = 0;         // the format's largest value
+  std::vector<SummationPoint> series;
+};
+SummationReport summation_report(const std::string& format, double value, long long count, bool uniform,
+                                 std::uint64_t seed);
 
 }  // namespace mlsys
