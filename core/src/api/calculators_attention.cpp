@@ -13,31 +13,6 @@
 namespace mlsys::api {
 
 namespace {
-// An output that is null where the value is missing: an empty std::optional (outputs.hpp
-// leaves those out, and the stepper's running max before the first block is printed as null).
-template <class S, class M>
-struct NullField {
-  const char* name;
-  M S::*member;
-  const char* unit;
-  const char* description;
-};
-template <class S, class M>
-constexpr NullField<S, M> null_field(const char* name, M S::*member, const char* unit, const char* description) {
-  return {name, member, unit, description};
-}
-template <class S, class M>
-void put(json& j, const S& value, const NullField<S, M>& f) {
-  const M& m = value.*(f.member);
-  j[f.name] = m ? to_json_value(*m) : json();
-}
-template <class S, class M>
-void describe(json& list, const NullField<S, M>& f) {
-  json entry = {{"name", f.name}, {"unit", f.unit}, {"description", f.description}, {"nullable", true}};
-  entry.update(type_schema<typename M::value_type>());
-  list.push_back(std::move(entry));
-}
-#define MLSYS_OUT_NULL(member, unit, description) null_field(#member, &Self::member, unit, description)
 
 struct SoftmaxMergeOut {
   MergedPartial r;
@@ -48,7 +23,7 @@ struct SoftmaxMergeOut {
 MLSYS_DESCRIBE(SoftmaxStepReport, MLSYS_OUT(block, "", "0-based block index"),
                MLSYS_OUT(begin, "", "First score of the block"), MLSYS_OUT(end, "", "One past its last score"),
                MLSYS_OUT(block_max, "", "Max of the block's scores"),
-               MLSYS_OUT_NULL(m_old, "", "Running max before the block (null before the first)"),
+               MLSYS_OUT_NULLABLE(m_old, "", "Running max before the block (null before the first)"),
                MLSYS_OUT(m_new, "", "Running max after the block"),
                MLSYS_OUT(rescale, "", "e^(m_old − m_new): factor applied to l and o (0 at the first block)"),
                MLSYS_OUT(l, "", "Running sum Σ e^(x − m_new) over the scores so far"),

@@ -12,37 +12,6 @@
 namespace mlsys::api {
 
 namespace {
-// An output that is null where the value is missing: an empty std::optional (outputs.hpp
-// leaves those out) or a number that is not finite (JSON has no inf or NaN).
-template <class S, class M>
-struct NullField {
-  const char* name;
-  M S::*member;
-  const char* unit;
-  const char* description;
-};
-template <class S, class M>
-constexpr NullField<S, M> null_field(const char* name, M S::*member, const char* unit, const char* description) {
-  return {name, member, unit, description};
-}
-template <class T>
-json or_null(const T& v) {
-  if constexpr (is_optional<T>::value) return v ? or_null(*v) : json();
-  else if constexpr (std::is_floating_point_v<T>) return std::isfinite(v) ? json(v) : json();
-  else return to_json_value(v);
-}
-template <class S, class M>
-void put(json& j, const S& value, const NullField<S, M>& f) {
-  j[f.name] = or_null(value.*(f.member));
-}
-template <class S, class M>
-void describe(json& list, const NullField<S, M>& f) {
-  json entry = {{"name", f.name}, {"unit", f.unit}, {"description", f.description}, {"nullable", true}};
-  entry.update(type_schema<optional_value_t<M>>());
-  list.push_back(std::move(entry));
-}
-#define MLSYS_OUT_NULL(member, unit, description) null_field(#member, &Self::member, unit, description)
-#define MLSYS_OUT_NULL_AS(name, member, unit, description) null_field(name, &Self::member, unit, description)
 
 Field format_field(const std::string& def, const std::string& what) {
   return string_field("format", what, def, float_format_names());
@@ -50,7 +19,7 @@ Field format_field(const std::string& def, const std::string& what) {
 }  // namespace
 
 MLSYS_DESCRIBE(FloatReport, MLSYS_OUT(format, "", "The format"), MLSYS_OUT(value, "", "The number given"),
-               MLSYS_OUT_NULL(rounded, "", "The nearest value of the format (null when inf or NaN)"),
+               MLSYS_OUT_NULLABLE(rounded, "", "The nearest value of the format (null when inf or NaN)"),
                MLSYS_OUT(special, "", "none, inf or nan"), MLSYS_OUT(sign, "", "+ or -"),
                MLSYS_OUT(overflow, "", "|value| rounded past the format's max"),
                MLSYS_OUT(underflow, "", "A nonzero value rounded to zero"),
@@ -58,40 +27,40 @@ MLSYS_DESCRIBE(FloatReport, MLSYS_OUT(format, "", "The format"), MLSYS_OUT(value
                MLSYS_OUT(bits, "", "Sign, exponent and mantissa fields, separated by spaces"),
                MLSYS_OUT(sign_bits, "", "The sign bit"), MLSYS_OUT(exponent_bits, "", "The stored exponent field"),
                MLSYS_OUT(mantissa_bits, "", "The stored mantissa field"),
-               MLSYS_OUT_NULL(exponent, "", "Unbiased exponent of the result (null when inf or NaN)"),
+               MLSYS_OUT_NULLABLE(exponent, "", "Unbiased exponent of the result (null when inf or NaN)"),
                MLSYS_OUT(exponent_width, "", "Exponent bits of the format"),
                MLSYS_OUT(mantissa_width, "", "Stored mantissa bits of the format"),
                MLSYS_OUT(bias, "", "Exponent bias"), MLSYS_OUT(total_bits, "", "Bits of one value"),
                MLSYS_OUT(has_infinity, "", "The format has infinities (not OCP E4M3)"),
                MLSYS_OUT(overflow_mode, "", "What overflow gives"),
-               MLSYS_OUT_NULL(abs_error, "", "|rounded − value|"),
-               MLSYS_OUT_NULL(rel_error, "", "|rounded − value| / |value| (0 for 0)"),
-               MLSYS_OUT_NULL(ulp, "", "Spacing of the format at the result"),
+               MLSYS_OUT_NULLABLE(abs_error, "", "|rounded − value|"),
+               MLSYS_OUT_NULLABLE(rel_error, "", "|rounded − value| / |value| (0 for 0)"),
+               MLSYS_OUT_NULLABLE(ulp, "", "Spacing of the format at the result"),
                MLSYS_OUT(neighbours, "", "The 6 representable values below and above, nearest first"),
                MLSYS_OUT(max, "", "Largest finite value"), MLSYS_OUT(min_normal, "", "Smallest normal value"),
                MLSYS_OUT(min_subnormal, "", "Smallest subnormal value"),
                MLSYS_OUT(epsilon, "", "Gap between 1 and the next value"));
 
 MLSYS_DESCRIBE(SummationPoint, MLSYS_OUT(step, "", "Additions done"), MLSYS_OUT(exact, "", "Exact sum so far"),
-               MLSYS_OUT_NULL(naive, "", "Naive sum in the format (null past its range)"),
-               MLSYS_OUT_NULL(fp32, "", "fp32 accumulation"), MLSYS_OUT_NULL(kahan, "", "Kahan sum in the format"),
-               MLSYS_OUT_NULL(pairwise, "", "Pairwise sum in the format"));
+               MLSYS_OUT_NULLABLE(naive, "", "Naive sum in the format (null past its range)"),
+               MLSYS_OUT_NULLABLE(fp32, "", "fp32 accumulation"), MLSYS_OUT_NULLABLE(kahan, "", "Kahan sum in the format"),
+               MLSYS_OUT_NULLABLE(pairwise, "", "Pairwise sum in the format"));
 MLSYS_DESCRIBE(SummationReport, MLSYS_OUT(format, "", "Format of the addends and accumulator"),
                MLSYS_OUT(distribution, "", "constant or uniform"),
                MLSYS_OUT(addend, "", "The first addend, as stored in the format"),
                MLSYS_OUT(count, "", "Number of addends"), MLSYS_OUT(exact, "", "Exact sum"),
-               MLSYS_OUT_NULL(naive, "", "Naive running sum in the format"),
-               MLSYS_OUT_NULL(fp32, "", "Sum accumulated in fp32"),
-               MLSYS_OUT_NULL(kahan, "", "Kahan compensated sum in the format"),
-               MLSYS_OUT_NULL(pairwise, "", "Pairwise sum in the format (streamed)"),
-               MLSYS_OUT_NULL(pairwise_recursive, "", "Pairwise sum by recursive halving"),
-               MLSYS_OUT_NULL(rel_error_naive, "", "|naive − exact| / exact"),
-               MLSYS_OUT_NULL(rel_error_fp32, "", "|fp32 − exact| / exact"),
-               MLSYS_OUT_NULL(rel_error_kahan, "", "|kahan − exact| / exact"),
-               MLSYS_OUT_NULL(rel_error_pairwise, "", "|pairwise − exact| / exact"),
+               MLSYS_OUT_NULLABLE(naive, "", "Naive running sum in the format"),
+               MLSYS_OUT_NULLABLE(fp32, "", "Sum accumulated in fp32"),
+               MLSYS_OUT_NULLABLE(kahan, "", "Kahan compensated sum in the format"),
+               MLSYS_OUT_NULLABLE(pairwise, "", "Pairwise sum in the format (streamed)"),
+               MLSYS_OUT_NULLABLE(pairwise_recursive, "", "Pairwise sum by recursive halving"),
+               MLSYS_OUT_NULLABLE(rel_error_naive, "", "|naive − exact| / exact"),
+               MLSYS_OUT_NULLABLE(rel_error_fp32, "", "|fp32 − exact| / exact"),
+               MLSYS_OUT_NULLABLE(rel_error_kahan, "", "|kahan − exact| / exact"),
+               MLSYS_OUT_NULLABLE(rel_error_pairwise, "", "|pairwise − exact| / exact"),
                MLSYS_OUT(lost_additions, "", "Naive additions of a nonzero addend that left the sum unchanged"),
-               MLSYS_OUT_NULL(stall_count, "", "Constant addend: additions before the first lost one"),
-               MLSYS_OUT_NULL(stall_sum, "", "Constant addend: the naive sum from then on"),
+               MLSYS_OUT_NULLABLE(stall_count, "", "Constant addend: additions before the first lost one"),
+               MLSYS_OUT_NULLABLE(stall_sum, "", "Constant addend: the naive sum from then on"),
                MLSYS_OUT(overflow, "", "Some sum went past the format's max"),
                MLSYS_OUT(max, "", "Largest finite value of the format"),
                MLSYS_OUT(series, "", "The four sums at about 160 log-spaced steps"));
@@ -107,10 +76,10 @@ MLSYS_DESCRIBE(ScaleSweepPoint, MLSYS_OUT(log2_scale, "", "log2 of the loss scal
                MLSYS_OUT(subnormal, "", "Fraction in the subnormal range"),
                MLSYS_OUT(overflow, "", "Fraction that overflows"));
 MLSYS_DESCRIBE(RequiredScales,
-               MLSYS_OUT_NULL_AS("required_scale_subnormal", subnormal, "",
+               MLSYS_OUT_NULLABLE_AS("required_scale_subnormal", subnormal, "",
                                  "Smallest power-of-two scale lifting smallest_gradient to min_subnormal (null if it "
                                  "would overflow)"),
-               MLSYS_OUT_NULL_AS("required_scale_normal", normal, "",
+               MLSYS_OUT_NULLABLE_AS("required_scale_normal", normal, "",
                                  "Smallest power-of-two scale lifting smallest_gradient to min_normal (null if it "
                                  "would overflow)"));
 MLSYS_DESCRIBE(LossScalingReport, MLSYS_OUT(format, "", "Format the scaled gradients are stored in"),
@@ -152,10 +121,10 @@ MLSYS_DESCRIBE(PrecisionRecipe, MLSYS_OUT_AS("weight_bytes_per_param", weight_by
                MLSYS_OUT(accumulate_dtype, "", "The matmul accumulator"));
 MLSYS_DESCRIBE(PrecisionRow, MLSYS_OUT(compute_dtype, "", "Format of the matmul inputs"),
                MLSYS_OUT(available, "", "The hardware table has a dense rate for it"),
-               MLSYS_OUT_NULL(peak_flops, "FLOP/s", "Dense peak in the format"),
-               MLSYS_OUT_NULL(speedup_vs_fp32, "", "peak_flops / fp32 peak"),
-               MLSYS_OUT_NULL(step_time_s, "s", "Compute-bound step: 6·params·tokens / peak_flops"),
-               MLSYS_OUT_NULL(tokens_per_s, "tokens/s", "tokens / step_time_s"), MLSYS_FLAT(recipe),
+               MLSYS_OUT_NULLABLE(peak_flops, "FLOP/s", "Dense peak in the format"),
+               MLSYS_OUT_NULLABLE(speedup_vs_fp32, "", "peak_flops / fp32 peak"),
+               MLSYS_OUT_NULLABLE(step_time_s, "s", "Compute-bound step: 6·params·tokens / peak_flops"),
+               MLSYS_OUT_NULLABLE(tokens_per_s, "tokens/s", "tokens / step_time_s"), MLSYS_FLAT(recipe),
                MLSYS_OUT(model_state_bytes, "B", "total_bytes_per_param · params"));
 MLSYS_DESCRIBE(PrecisionReport, MLSYS_FLAT(selected), MLSYS_OUT(hardware, "", "Accelerator id"),
                MLSYS_OUT(optimizer, "", "adam or sgd"), MLSYS_OUT(params, "", "Model parameters"),

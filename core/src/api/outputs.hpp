@@ -8,11 +8,13 @@
 //
 // Members may be numbers, strings, booleans, other described structs, std::vector of any of
 // these, std::map<std::string, ...> (an object keyed by name) and std::optional (left out of
-// the JSON when empty; MLSYS_OUT_NULLABLE prints an empty one as null instead). A char is a
+// the JSON when empty; MLSYS_OUT_NULLABLE prints an empty one, or a number that is not
+// finite, as null instead). A char is a
 // one-letter string. MLSYS_FLAT(member) puts a described member's fields at this level
 // (a model's result plus what the calculator adds to it). C++ types set the JSON types: double is "number", integral types are
 // "integer". Descriptions live beside the calculators (in api/), never in the models.
 #pragma once
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,7 +38,7 @@ struct OutField {
   M S::*member;
   const char* unit;
   const char* description;
-  bool nullable = false;  // an empty std::optional prints as null (not left out)
+  bool nullable = false;  // an empty std::optional or a non-finite number prints as null
 };
 
 // A described member whose fields are put at the level of the struct that holds it.
@@ -111,12 +113,21 @@ json to_json_value(const T& v) {
   }
 }
 
+// JSON has no infinity or NaN: a nullable number that is not finite prints as null.
+template <class T>
+json or_null(const T& v) {
+  if constexpr (is_optional<T>::value) return v ? or_null(*v) : json();
+  else if constexpr (std::is_floating_point_v<T>) return std::isfinite(v) ? json(v) : json();
+  else return to_json_value(v);
+}
+
 template <class S, class M>
 void put(json& j, const S& value, const OutField<S, M>& field) {
   const M& m = value.*(field.member);
-  if constexpr (is_optional<M>::value) {
+  if (field.nullable) {
+    j[field.name] = or_null(m);
+  } else if constexpr (is_optional<M>::value) {
     if (m) j[field.name] = to_json_value(*m);
-    else if (field.nullable) j[field.name] = nullptr;
   } else {
     j[field.name] = to_json_value(m);
   }
@@ -212,4 +223,5 @@ json output_fields() {
 #define MLSYS_OUT(member, unit, description) out_field(#member, &Self::member, unit, description)
 #define MLSYS_OUT_AS(name, member, unit, description) out_field(name, &Self::member, unit, description)
 #define MLSYS_OUT_NULLABLE(member, unit, description) out_field(#member, &Self::member, unit, description, true)
+#define MLSYS_OUT_NULLABLE_AS(name, member, unit, description) out_field(name, &Self::member, unit, description, true)
 #define MLSYS_FLAT(member) flat_field(&Self::member)
