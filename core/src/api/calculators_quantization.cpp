@@ -55,8 +55,7 @@ std::vector<Field> data_fields(bool with_defaults, const DataDefaults& d, bool w
                     opt(with_defaults, d.samples), 4096, max_samples),
       integer_field("cols", "", desc("Columns of the matrix (elements per channel)", "256"), opt(with_defaults, d.cols),
                     8, 4096),
-      integer_field("seed", "", desc("Seed of the generated data", "1"), opt(with_defaults, d.seed), 0,
-                    4294967295LL),
+      seed_field(d.seed),
       boolean_field("symmetric", desc("Symmetric quantizer (zero point 0) or asymmetric (with zero point)", "true"),
                     d.symmetric),
       number_field("outlier_fraction", "",
@@ -65,7 +64,10 @@ std::vector<Field> data_fields(bool with_defaults, const DataDefaults& d, bool w
       number_field("outlier_scale", "", desc("Magnitude of the outlier channels relative to the others", "20"),
                    opt(with_defaults, d.outlier_scale), 1.0, 1000.0),
   };
-  if (!with_defaults) f[6].default_value = json();
+  if (!with_defaults) {
+    f[5].default_value = f[6].default_value = json();  // seed, symmetric
+    f[5].description = desc(f[5].description, "1");
+  }
   if (with_clip)
     f.push_back(number_field("clip", "",
                              desc("Clipping: the range is clip × each block's max |x| (symmetric) or clip × its "
@@ -316,7 +318,7 @@ void add_quantization_calculators(Calculators& out) {
            integer_field("bits", "bit", "Bits of activations and weights", 8, 4, 8),
            number_field("alpha", "", "Migration strength α", 0.5, 0.0, 1.0),
            integer_field("points", "", "Alphas of the sweep, evenly from 0 to 1", 11, 2, 41),
-           integer_field("seed", "", "Seed of X and W", 1, 0, 4294967295LL)},
+           seed_field()},
           [](const Inputs& in) {
             SmoothQuantSetup st;
             st.tokens = in.integer("tokens");
