@@ -300,3 +300,65 @@ TEST(QuantExercises, AnswersAgreeWithCalculators) {
     EXPECT_NEAR(s["decode_speedup"].get<double>(), e.answer, 1e-9 * e.answer);
   }
 }
+
+// --- The quantization models behind the calculators ----------------------------------------
+
+TEST(QuantModel, StaircaseOfAThreeBitAffineQuantizer) {
+  // Jacob et al. 2018: 3 bits over [-1, 1] give Δ = 2/7, codes 0..7, zero point round(3.5) = 4.
+  const Staircase s = quantizer_staircase(3, -1, 1, false, 11, 0.0, 0.3);
+  EXPECT_DOUBLE_EQ(s.step, 2.0 / 7);
+  EXPECT_EQ(s.qmin, 0);
+  EXPECT_EQ(s.qmax, 7);
+  EXPECT_EQ(s.x.size(), 11u);
+  EXPECT_EQ(s.x.front(), -1.0);
+  EXPECT_EQ(s.x.back(), 1.0);
+  EXPECT_LE(s.max_abs_error_in_range, s.step / 2 + 1e-15);  // Δ/2 inside the range
+  EXPECT_EQ(*s.value_error, *s.value_dequantized - 0.3);
+  EXPECT_FALSE(quantizer_staircase(3, -1, 1, true, 11, 0.25, std::nullopt).value_code);
+  EXPECT_THROW(quantizer_staircase(3, 1, 1, false, 11, 0, std::nullopt), InputError);
+}
+
+TEST(QuantModel, SampleMatrixSummaryAndGroupCheck) {
+  const Matrix m = sample_matrix(Distribution::Uniform, 5000, 256, 1, 0, 1);
+  const MatrixSummary s = summarize(m);
+  EXPECT_EQ(s.rows, 19);  // floor(5000 / 256)
+  EXPECT_EQ(s.elements, 19 * 256);
+  EXPECT_LE(s.max_abs, std::sqrt(3.0));  // uniform on [-√3, √3]
+  EXPECT_EQ(summarize(sample_matrix(Distribution::Uniform, 100, 256, 1, 0, 1)).rows, 1);
+  Scheme g;
+  g.granularity = Granularity::Group;
+  g.group_size = 96;
+  EXPECT_THROW(check_group_size(g, 256), InputError);
+  g.group_size = 64;
+  EXPECT_NO_THROW(check_group_size(g, 256));
+}
+
+TEST(QuantModel, SweepRatiosAndSmoothQuantBest) {
+  const Matrix m = generate(Distribution::Uniform, 64, 256, 1, 0, 1);
+  Scheme s;
+  for (const auto& p : mse_vs_bits(m, s, 4, 6)) EXPECT_EQ(p.ratio_to_model, p.measured.mse / p.measured.mse_predicted);
+  const ClipSearch cs = clip_search(m, s, 0.5, 5);
+  EXPECT_EQ(cs.mse_gain, cs.no_clip.mse / cs.best.mse);
+  const std::vector<double> alphas = smoothquant_alphas(5, 0.6);
+  EXPECT_EQ(alphas, (std::vector<double>{0, 0.25, 0.5, 0.75, 1, 0.6}));
+  SmoothQuantSetup st;
+  st.tokens = 16, st.channels = 32, st.out_features = 16;
+  const SmoothQuantSweep sw = smoothquant_sweep(st, alphas);
+  EXPECT_EQ(sw.alpha, 0.6);
+  ASSERT_EQ(sw.points.size(), 5u);
+  for (const auto& p : sw.points) EXPECT_GE(p.errors.output_rel_mse, sw.best_output_rel_mse);
+}
+
+TEST(QuantModel, SpeedupOfWeightOnlyInt4AtBatchOne) {
+  const auto* hw = mlsys::find_accelerator("h100-sxm");
+  ASSERT_NE(hw, nullptr);
+  const QuantizationSpeedup q = quantization_speedup(*hw, 8e9, 1, 4096, 128, std::nullopt);
+  EXPECT_EQ(q.hardware, "h100-sxm");
+  ASSERT_EQ(q.schemes.size(), 5u);
+  EXPECT_EQ(q.schemes[0].weight_bytes, 16e9);
+  // W4A16 with one fp16 scale per 128 weights: 4.125 bits; decode is bandwidth-bound, so the
+  // speedup is the byte ratio 16 / 4.125.
+  EXPECT_EQ(q.schemes[2].bits_per_weight, 4.125);
+  EXPECT_NEAR(*q.schemes[2].decode_speedup, 16 / 4.125, 1e-12);
+  EXPECT_EQ(*q.schemes[2].decode_bound, "memory");
+}

@@ -6,8 +6,10 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/splitmix.hpp"
 #include "mlsys/serving/batching_sim.hpp"
+#include "mlsys/serving/decode.hpp"
 #include "mlsys/serving/kv_cache.hpp"
 #include "mlsys/serving/kv_paging.hpp"
 #include "mlsys/serving/speculative.hpp"
@@ -274,4 +276,124 @@ TEST(ServingSpeculative, SamplerMatchesDirectSamplingOnManySeeds) {
     EXPECT_LT(mlsys::total_variation(f, p), 0.015) << seed;
     EXPECT_LT(mlsys::total_variation(d, p), 0.015) << seed;
   }
+}
+
+// --- The serving models behind the calculators (closed forms) ------------------------------
+
+TEST(ServingModels, ServedModelStreamsLayersAndOutputHead) {
+  // Llama-2-7B: 6,738,415,616 parameters (Touvron et al. 2023); the embedding table is not
+  // multiplied per token, the untied output head (vocab × hidden) is.
+  mlsys::ModelConfig c;
+  c.layers = 32, c.hidden = 4096, c.heads = 32, c.kv_heads = 32, c.head_dim = 128, c.ffn_hidden = 11008;
+  c.vocab = 32000, c.gated_mlp = true, c.tied_embeddings = false;
+  const mlsys::ServedModel m = mlsys::served_model(c, std::nullopt);
+  EXPECT_EQ(m.resident_params, 6738415616.0);
+  EXPECT_EQ(m.matmul_params, m.resident_params - 32000.0 * 4096);
+  const mlsys::ServedModel p = mlsys::served_model(c, 7e9);
+  EXPECT_EQ(p.resident_params, 7e9);
+  EXPECT_EQ(p.matmul_params, 7e9);
+  EXPECT_EQ(mlsys::serving_compute_dtype("int4"), "bf16");
+  EXPECT_EQ(mlsys::serving_compute_dtype("fp8-e4m3"), "fp8-e4m3");
+  // 2 · 32 layers · 32 heads · 128 · 2 bytes = 512 KiB per token in bf16.
+  EXPECT_EQ(mlsys::serving_model(m, "bf16", "bf16").kv_bytes_per_token, 524288.0);
+}
+
+TEST(ServingModels, DecodeEstimateAndCurve) {
+  mlsys::ModelConfig c;
+  c.layers = 32, c.hidden = 4096, c.heads = 32, c.kv_heads = 8, c.head_dim = 128;
+  const mlsys::ServedModel m = mlsys::served_model(c, 8e9);
+  // Batch 1 decode streams 16 GB of bf16 weights: TPOT = (weights + KV) / bandwidth (Pope et al. 2023).
+  const auto e = mlsys::decode_estimate(m, "bf16", "bf16", 1, 1024, 512, 1e15, 2e12, 80e9);
+  const double kv = 2.0 * 32 * 8 * 128 * 2;
+  EXPECT_EQ(e.bound, "memory");
+  EXPECT_DOUBLE_EQ(e.tpot_s, (16e9 + 1024 * kv) / 2e12);
+  EXPECT_DOUBLE_EQ(e.tokens_per_s, 1 / e.tpot_s);
+  EXPECT_DOUBLE_EQ(e.decode_step.memory_time_s, e.tpot_s);
+  EXPECT_EQ(*e.memory_needed_bytes, 16e9 + 1024 * kv);
+  EXPECT_TRUE(*e.fits);
+  EXPECT_FALSE(mlsys::decode_estimate(m, "bf16", "bf16", 1, 1024, 512, 1e15, 2e12, std::nullopt).fits);
+  // The step turns compute-bound once batch · 2N / peak ≥ (weights + batch · KV) / bandwidth.
+  const auto curve = mlsys::decode_curve(m, "bf16", "bf16", 1, 4096, 1e15, 2e12, 80e9);
+  EXPECT_EQ(curve.series.front().batch, 1);
+  EXPECT_EQ(curve.series.back().batch, 4096);
+  const long long x = curve.crossover_batch;
+  ASSERT_GT(x, 1);
+  const auto ms = mlsys::serving_model(m, "bf16", "bf16");
+  EXPECT_EQ(mlsys::decode_step_cost(ms, x, 1, 1e15, 2e12).bound, "compute");
+  EXPECT_EQ(mlsys::decode_step_cost(ms, x - 1, 1, 1e15, 2e12).bound, "memory");
+  // 90% of 80 GB minus 16 GB of weights, over one token of KV per sequence.
+  EXPECT_EQ(*curve.max_batch_fits, std::floor((0.9 * 80e9 - 16e9) / kv));
+}
+
+TEST(ServingModels, CapacitySeriesCacheSizeAndPaging) {
+  const auto series = mlsys::kv_capacity_series(80e9, 0.9, 16e9, 131072);
+  ASSERT_EQ(series.size(), 13u);  // 256 ... 1,048,576
+  EXPECT_EQ(series.front().context, 256.0);
+  EXPECT_EQ(series.back().context, 1048576.0);
+  EXPECT_EQ(series[0].max_sequences, std::floor(56e9 / (131072.0 * 256)));
+  // OPT-13B in fp16: 40 layers, 40 heads of 128: 800 KB per token (Kwon et al. 2023, §3).
+  const auto kv = mlsys::kv_cache_size(40, 40, 128, 2, 2048, 3);
+  EXPECT_EQ(kv.bytes_per_token, 819200.0);
+  EXPECT_EQ(kv.total_bytes, 819200.0 * 2048 * 3);
+  const auto p = mlsys::kv_paging(1000, 16, 2048, 10, 2);
+  EXPECT_EQ(p.blocks, 126.0);  // ceil(1000 / 16) = 63 per sequence
+  EXPECT_EQ(p.slack_bytes, 2 * 8.0 * 10);
+  EXPECT_EQ(p.paged_waste_fraction, 8.0 / 1008);
+  EXPECT_EQ(p.contiguous_waste_fraction, 1048.0 / 2048);
+  EXPECT_THROW(mlsys::kv_paging(3000, 16, 2048, 10, 1), mlsys::InputError);
+}
+
+TEST(ServingModels, BatchingComparisonSatisfiesLittlesLaw) {
+  const mlsys::StepModel sm = mlsys::step_model(8e9, "bf16", 131072, 1e15, 3e12);
+  EXPECT_EQ(sm.weight_bytes, 16e9);
+  EXPECT_EQ(sm.flops_per_token, 16e9);
+  const auto c = mlsys::compare_batching(200, 2, 128, 64, 1, sm, 16);
+  EXPECT_EQ(c.requests, 200);
+  EXPECT_DOUBLE_EQ(c.decode_step_s, 16e9 / 3e12);
+  for (const auto* r : {&c.static_batching, &c.continuous}) {
+    EXPECT_EQ(r->littles_law_in_system, r->requests_per_s * r->latency_mean_s);
+    // Little's law L = λ·W holds for the whole run (arrival to the last departure).
+    EXPECT_NEAR(r->mean_in_system, r->littles_law_in_system, 1e-9 * r->mean_in_system);
+  }
+  // Offered load: rate · mean output (outputs uniform on [1, 127], mean 64).
+  EXPECT_NEAR(c.offered_tokens_per_s, 2 * 64, 2 * 64 * 0.15);
+}
+
+TEST(ServingModels, PagingComparisonSeries) {
+  const auto c = mlsys::compare_paging(100, 64, 32, 64, 4096, 16, 3);
+  ASSERT_EQ(c.series.size(), 9u);  // block sizes 1 ... 256
+  EXPECT_EQ(c.series[4].block_size, 16);
+  EXPECT_EQ(c.series[4].waste_fraction, c.paged.result.waste_fraction);
+  EXPECT_DOUBLE_EQ(c.paged.slack_per_sequence_tokens,
+                   c.paged.result.internal_fraction * 4096 / c.paged.result.mean_batch);
+  EXPECT_EQ(c.series[0].internal_fraction, 0.0);  // one-token blocks have no slack
+}
+
+TEST(ServingModels, SpeculativeOptimalGammaAndSamplerReport) {
+  // α = 1, c = 0: every extra draft token is free, so γ = 64 is best with speedup 65.
+  const auto free = mlsys::speculative_estimate(1.0, 4, 0);
+  EXPECT_EQ(free.optimal_gamma, 64.0);
+  EXPECT_EQ(free.optimal_speedup, 65.0);
+  // α = 0.8, c = 0.05: brute force over γ of Leviathan et al.'s Theorem 3.8.
+  double best = 0, best_g = 0;
+  for (int g = 1; g <= 64; ++g) {
+    const double s = (1 - std::pow(0.8, g + 1)) / (0.2 * (g * 0.05 + 1));
+    if (s > best) best = s, best_g = g;
+  }
+  const auto e = mlsys::speculative_estimate(0.8, 4, 0.05);
+  EXPECT_EQ(e.optimal_gamma, best_g);
+  EXPECT_NEAR(e.optimal_speedup, best, 1e-12);
+  EXPECT_EQ(e.cost_per_round, 4 * 0.05 + 1);
+  const auto r = mlsys::speculative_sample_report(8, 1.0, 1.0, 4, 5000, 1);
+  double sum = 0, chi2 = 0;
+  for (std::size_t i = 0; i < r.p.size(); ++i) {
+    sum += r.frequencies[i];
+    chi2 += std::pow(r.counts[i] - r.p[i] * r.emitted_tokens, 2) / (r.p[i] * r.emitted_tokens);
+  }
+  EXPECT_NEAR(sum, 1, 1e-12);
+  EXPECT_NEAR(r.chi_square, chi2, 1e-9 * chi2);
+  EXPECT_EQ(r.degrees_of_freedom, 7.0);
+  EXPECT_EQ(r.acceptance_formula, 1 - r.tv_p_q);
+  // The sampler reproduces p: chi-square with 7 degrees of freedom stays below its 99.9% point.
+  EXPECT_LT(r.chi_square, 24.32);
 }

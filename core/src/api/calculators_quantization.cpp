@@ -1,9 +1,6 @@
 // Calculators of the quantization lesson: `quantize` (shared/API.md: closed form over a range,
 // or measured on seeded data), `quantizer-staircase`, `quantization-mse-vs-bits`,
 // `clip-search`, `smoothquant` and `quantization-speedup`. Models in core/*/quantization/.
-#include <cmath>
-#include <stdexcept>
-
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/quantization/phase_speedup.hpp"
 #include "mlsys/quantization/quantizer.hpp"
@@ -35,8 +32,6 @@ struct DataDefaults {
 
 json opt(bool with_defaults, json value) { return with_defaults ? value : json(); }
 
-// A field that may be left out, with no default.
-
 // The data and scheme fields shared by the measured calculators. clip is optional.
 std::vector<Field> data_fields(bool with_defaults, const DataDefaults& d, bool with_clip, long long max_samples) {
   const std::string note = with_defaults ? "" : " (measured form; default ";
@@ -60,8 +55,7 @@ std::vector<Field> data_fields(bool with_defaults, const DataDefaults& d, bool w
                     opt(with_defaults, d.samples), 4096, max_samples),
       integer_field("cols", "", desc("Columns of the matrix (elements per channel)", "256"), opt(with_defaults, d.cols),
                     8, 4096),
-      integer_field("seed", "", desc("Seed of the generated data", "1"), opt(with_defaults, d.seed), 0,
-                    4294967295LL),
+      seed_field(d.seed),
       boolean_field("symmetric", desc("Symmetric quantizer (zero point 0) or asymmetric (with zero point)", "true"),
                     d.symmetric),
       number_field("outlier_fraction", "",
@@ -70,7 +64,10 @@ std::vector<Field> data_fields(bool with_defaults, const DataDefaults& d, bool w
       number_field("outlier_scale", "", desc("Magnitude of the outlier channels relative to the others", "20"),
                    opt(with_defaults, d.outlier_scale), 1.0, 1000.0),
   };
-  if (!with_defaults) f[6].default_value = json();
+  if (!with_defaults) {
+    f[5].default_value = f[6].default_value = json();  // seed, symmetric
+    f[5].description = desc(f[5].description, "1");
+  }
   if (with_clip)
     f.push_back(number_field("clip", "",
                              desc("Clipping: the range is clip × each block's max |x| (symmetric) or clip × its "
@@ -102,42 +99,12 @@ DataRequest read_data(const Inputs& in, const DataDefaults& d, int bits) {
   s.group_size = value_or<long long>(in, "group_size", d.group_size);
   s.symmetric = value_or<bool>(in, "symmetric", d.symmetric);
   s.clip = value_or<double>(in, "clip", d.clip);
-  if (s.granularity == Granularity::Group && cols % s.group_size != 0)
-    throw InputError("group_size", "group_size (" + std::to_string(s.group_size) +
-                                       ") must divide cols (" + std::to_string(cols) + ").");
-  if (s.granularity == Granularity::Group && s.group_size > cols)
-    throw InputError("group_size", "group_size must not exceed cols.");
-  const long long rows = std::max(1LL, samples / cols);
-  DataRequest r{generate(parse_distribution(dist), rows, cols, static_cast<std::uint64_t>(value_or<long long>(in, "seed", d.seed)),
-                         value_or<double>(in, "outlier_fraction", d.outlier_fraction),
-                         value_or<double>(in, "outlier_scale", d.outlier_scale)),
-                s};
-  return r;
-}
-
-json measured_json(const Measured& m) {
-  return {{"mse", m.mse},
-          {"sqnr_db", m.sqnr_db},
-          {"scale_overhead_bytes", m.scale_overhead_bytes},
-          {"mse_predicted", m.mse_predicted},
-          {"mse_rounding", m.mse_rounding},
-          {"mse_clipping", m.mse_clipping},
-          {"signal_power", m.signal_power},
-          {"max_abs_error", m.max_abs_error},
-          {"clipped_fraction", m.clipped_fraction},
-          {"blocks", m.blocks},
-          {"payload_bytes", m.payload_bytes},
-          {"bits_per_value", m.bits_per_value}};
-}
-
-json matrix_json(const Matrix& m) {
-  double amax = 0;
-  for (double v : m.v) amax = std::max(amax, std::fabs(v));
-  return {{"rows", m.rows},
-          {"cols", m.cols},
-          {"elements", m.rows * m.cols},
-          {"outlier_rows", m.outlier_rows.size()},
-          {"max_abs", amax}};
+  check_group_size(s, cols);
+  return {sample_matrix(parse_distribution(dist), samples, cols,
+                        static_cast<std::uint64_t>(value_or<long long>(in, "seed", d.seed)),
+                        value_or<double>(in, "outlier_fraction", d.outlier_fraction),
+                        value_or<double>(in, "outlier_scale", d.outlier_scale)),
+          s};
 }
 
 void check_passes(double elements, double passes, const std::string& field) {
@@ -146,7 +113,14 @@ void check_passes(double elements, double passes, const std::string& field) {
                                 " values; the limit per call is 2e7 (lower samples or the number of points).");
 }
 
-json quantize_run(const Inputs& in) {
+struct QuantizeOut {
+  std::string form;  // closed or measured
+  std::optional<ClosedForm> closed;
+  std::optional<Measured> measured;
+  std::optional<MatrixSummary> matrix;
+};
+
+QuantizeOut quantize_run(const Inputs& in) {
   const int bits = static_cast<int>(in.integer("bits"));
   const bool closed = in.has("range_min") || in.has("range_max");
   if (closed) {
@@ -160,256 +134,226 @@ json quantize_run(const Inputs& in) {
     if (!in.has("range_max")) throw InputError("range_max", "The closed form needs both range_min and range_max.");
     const double lo = in.num("range_min"), hi = in.num("range_max");
     if (!(hi > lo)) throw InputError("range_max", "range_max must be greater than range_min.");
-    const ClosedForm c = closed_form(bits, lo, hi);
-    return {{"form", "closed"},     {"step", c.step},   {"max_error", c.max_error}, {"mse_uniform", c.mse_uniform},
-            {"scale", c.scale},     {"zero_point", c.zero_point}, {"qmin", c.qmin}, {"qmax", c.qmax},
-            {"levels", c.levels}};
+    return {"closed", closed_form(bits, lo, hi), std::nullopt, std::nullopt};
   }
-  const DataDefaults d;
-  const DataRequest r = read_data(in, d, bits);
-  json out = measured_json(quantize_matrix(r.matrix, r.scheme));
-  out["form"] = "measured";
-  out.update(matrix_json(r.matrix));
-  return out;
+  const DataRequest r = read_data(in, DataDefaults{}, bits);
+  return {"measured", std::nullopt, quantize_matrix(r.matrix, r.scheme), summarize(r.matrix)};
+}
+
+struct MseVsBitsOut {
+  MatrixSummary matrix;
+  std::vector<BitsPoint> points;
+};
+
+struct ClipPointOut {
+  double clip, mse, mse_rounding, mse_clipping, sqnr_db, clipped_fraction;
+};
+struct ClipSearchOut {
+  MatrixSummary matrix;
+  std::vector<ClipPointOut> points;
+  double best_clip, best_mse, best_sqnr_db, best_clipped_fraction, mse_no_clip, sqnr_no_clip_db, mse_gain;
+};
+
+ClipSearchOut clip_search_out(const MatrixSummary& matrix, const ClipSearch& cs) {
+  ClipSearchOut o{matrix, {}, cs.best_clip, cs.best.mse, cs.best.sqnr_db, cs.best.clipped_fraction,
+                  cs.no_clip.mse, cs.no_clip.sqnr_db, cs.mse_gain};
+  for (const auto& p : cs.points)
+    o.points.push_back({p.clip, p.measured.mse, p.measured.mse_rounding, p.measured.mse_clipping, p.measured.sqnr_db,
+                        p.measured.clipped_fraction});
+  return o;
 }
 
 }  // namespace
 
+MLSYS_DESCRIBE(ClosedForm, MLSYS_OUT(step, "", "Step Δ = (range_max − range_min) / (2^b − 1)"),
+               MLSYS_OUT(max_error, "", "Worst rounding error inside the range: Δ/2"),
+               MLSYS_OUT(mse_uniform, "", "Mean-squared error of values spread uniformly: Δ²/12"),
+               MLSYS_OUT(scale, "", "Scale s of x ≈ s·(q − z)"), MLSYS_OUT(zero_point, "", "Zero point z"),
+               MLSYS_OUT(qmin, "", "Lowest code"), MLSYS_OUT(qmax, "", "Highest code"),
+               MLSYS_OUT(levels, "", "Codes: 2^b"));
+MLSYS_DESCRIBE(Measured, MLSYS_OUT(mse, "", "Mean (x − x̂)² over all elements"),
+               MLSYS_OUT(sqnr_db, "dB", "10·log10(signal_power / mse)"),
+               MLSYS_OUT(scale_overhead_bytes, "B", "Scales (and zero points) stored: 2 bytes each per block"),
+               MLSYS_OUT(mse_predicted, "", "Rounding-noise model: mean of each block's Δ²/12"),
+               MLSYS_OUT(mse_rounding, "", "Part of mse from elements inside the clipped range"),
+               MLSYS_OUT(mse_clipping, "", "Part of mse from elements clipped"),
+               MLSYS_OUT(signal_power, "", "Mean x²"), MLSYS_OUT(max_abs_error, "", "Largest |x − x̂|"),
+               MLSYS_OUT(clipped_fraction, "", "Share of elements outside the clipped range"),
+               MLSYS_OUT(blocks, "", "Blocks with their own scale"),
+               MLSYS_OUT(payload_bytes, "B", "elements · bits / 8"),
+               MLSYS_OUT(bits_per_value, "bit", "(payload + overhead) · 8 / elements"));
+MLSYS_DESCRIBE(MatrixSummary, MLSYS_OUT(rows, "", "Rows of the generated matrix"),
+               MLSYS_OUT(cols, "", "Columns of the generated matrix"), MLSYS_OUT(elements, "", "rows · cols"),
+               MLSYS_OUT(outlier_rows, "", "Rows scaled as outlier channels"),
+               MLSYS_OUT(max_abs, "", "Largest |x| of the matrix"));
+MLSYS_DESCRIBE(QuantizeOut, MLSYS_OUT(form, "", "closed or measured: the form the inputs selected"),
+               MLSYS_FLAT(closed), MLSYS_FLAT(measured), MLSYS_FLAT(matrix));
+MLSYS_DESCRIBE(Staircase, MLSYS_OUT(scale, "", "Scale s: the step Δ"), MLSYS_OUT(step, "", "Step Δ (= scale)"),
+               MLSYS_OUT(zero_point, "", "Zero point z"), MLSYS_OUT(qmin, "", "Lowest code"),
+               MLSYS_OUT(qmax, "", "Highest code"), MLSYS_OUT(max_error, "", "Worst rounding error in range: Δ/2"),
+               MLSYS_OUT(max_abs_error_in_range, "", "Largest |x̂ − x| over the grid points inside the range"),
+               MLSYS_OUT(range_lo, "", "Low end of the quantized range"),
+               MLSYS_OUT(range_hi, "", "High end of the quantized range"),
+               MLSYS_OUT(representable_min, "", "Dequantized qmin"), MLSYS_OUT(representable_max, "", "Dequantized qmax"),
+               MLSYS_OUT(x, "", "Grid of inputs"), MLSYS_OUT(q, "", "Integer code of each x"),
+               MLSYS_OUT(x_hat, "", "Dequantized value of each x"),
+               MLSYS_OUT(quantization_error, "", "x̂ − x at each x"),
+               MLSYS_OUT(value_code, "", "Code of `value`"), MLSYS_OUT(value_dequantized, "", "Dequantized `value`"),
+               MLSYS_OUT(value_error, "", "Dequantized `value` − `value`"));
+MLSYS_DESCRIBE(BitsPoint, MLSYS_FLAT(measured), MLSYS_OUT(bits, "bit", "Bits per quantized value"),
+               MLSYS_OUT(ratio_to_model, "", "mse / mse_predicted"));
+MLSYS_DESCRIBE(MseVsBitsOut, MLSYS_FLAT(matrix), MLSYS_OUT(points, "", "One point per bit width"));
+MLSYS_DESCRIBE(ClipPointOut, MLSYS_OUT(clip, "", "Clip fraction of max |x|"), MLSYS_OUT(mse, "", "Measured mse"),
+               MLSYS_OUT(mse_rounding, "", "Rounding part of mse"), MLSYS_OUT(mse_clipping, "", "Clipping part of mse"),
+               MLSYS_OUT(sqnr_db, "dB", "10·log10(signal_power / mse)"),
+               MLSYS_OUT(clipped_fraction, "", "Share of elements clipped"));
+MLSYS_DESCRIBE(ClipSearchOut, MLSYS_FLAT(matrix), MLSYS_OUT(points, "", "The grid from clip_min to 1"),
+               MLSYS_OUT(best_clip, "", "Clip fraction with the least mse (grid, then golden section)"),
+               MLSYS_OUT(best_mse, "", "mse at best_clip"), MLSYS_OUT(best_sqnr_db, "dB", "SQNR at best_clip"),
+               MLSYS_OUT(best_clipped_fraction, "", "Share of elements clipped at best_clip"),
+               MLSYS_OUT(mse_no_clip, "", "mse without clipping (clip 1)"),
+               MLSYS_OUT(sqnr_no_clip_db, "dB", "SQNR without clipping"),
+               MLSYS_OUT(mse_gain, "", "mse_no_clip / best_mse"));
+MLSYS_DESCRIBE(SmoothQuantErrors, MLSYS_OUT(activation_rel_mse, "", "‖Q(X') − X'‖² / ‖X'‖²"),
+               MLSYS_OUT(weight_rel_mse, "", "‖Q(W') − W'‖² / ‖W'‖²"),
+               MLSYS_OUT(output_rel_mse, "", "‖Q(X')·Q(W') − X·W‖² / ‖X·W‖²"),
+               MLSYS_OUT(activation_channel_spread, "", "Largest channel max |X'_j| over their median"),
+               MLSYS_OUT(weight_channel_spread, "", "The same for the rows of W'"));
+MLSYS_DESCRIBE(SmoothQuantPoint, MLSYS_FLAT(errors), MLSYS_OUT(alpha, "", "Migration strength α"));
+MLSYS_DESCRIBE(SmoothQuantSweep, MLSYS_OUT(alpha, "", "The chosen migration strength α"),
+               MLSYS_OUT(smoothed, "", "Errors at alpha"), MLSYS_OUT(baseline, "", "Errors without smoothing"),
+               MLSYS_OUT(points, "", "Errors at each alpha of the sweep"),
+               MLSYS_OUT(best_alpha, "", "Sweep alpha with the least output error"),
+               MLSYS_OUT(best_output_rel_mse, "", "Output error at best_alpha"));
+MLSYS_DESCRIBE(SchemeSpeedup, MLSYS_OUT(scheme, "", "bf16, w8a16, w4a16, w8a8-int8 or w8a8-fp8"),
+               MLSYS_OUT(weight_format, "", "What the weights are stored in"),
+               MLSYS_OUT(math_dtype, "", "Tensor-core format of the matmuls"),
+               MLSYS_OUT(bits_per_weight, "bit", "Storage per weight, scales included"),
+               MLSYS_OUT(weight_bytes, "B", "params · bits_per_weight / 8"),
+               MLSYS_OUT(available, "", "Whether the chip has a peak for math_dtype"),
+               MLSYS_OUT(decode_time_s, "s", "Roofline time of one decode step"),
+               MLSYS_OUT(decode_bound, "", "compute or memory"), MLSYS_OUT(decode_speedup, "", "bf16 time / time"),
+               MLSYS_OUT(prefill_time_s, "s", "Roofline time of one prefill step"),
+               MLSYS_OUT(prefill_bound, "", "compute or memory"), MLSYS_OUT(prefill_speedup, "", "bf16 time / time"));
+MLSYS_DESCRIBE(QuantizationSpeedup, MLSYS_OUT(hardware, "", "Accelerator id"),
+               MLSYS_OUT(schemes, "", "One entry per quantization scheme"));
+
 void add_quantization_calculators(Calculators& out) {
   // --- quantize (API.md) -------------------------------------------------------------------
-  {
-    std::vector<Field> f = {
-        integer_field("bits", "bit", "Bits per quantized value", 8, 2, 16),
-        number_field("range_min", "", "Closed form: the lowest value of the range", json(), -1e30, 1e30),
-        number_field("range_max", "", "Closed form: the highest value of the range", json(), -1e30, 1e30),
-    };
-    for (auto& x : data_fields(false, DataDefaults{}, true, kMaxSamples)) f.push_back(std::move(x));
-    for (auto& x : f) x.required = false;  // null defaults: absent fields select the form and take its defaults
-    out.push_back({"quantize",
-                   "Uniform b-bit quantization. Closed form (give range_min and range_max): step Δ = (max − min)/(2^b "
-                   "− 1), max_error Δ/2, mse_uniform Δ²/12. Measured form (leave them out): generate a seeded "
-                   "matrix, quantize and dequantize it with one fp16 scale per tensor, row or group, and report "
-                   "mse, sqnr_db and scale_overhead_bytes.",
-                   f, quantize_run});
-  }
+  std::vector<Field> qf = {
+      integer_field("bits", "bit", "Bits per quantized value", 8, 2, 16),
+      number_field("range_min", "", "Closed form: the lowest value of the range", json(), -1e30, 1e30),
+      number_field("range_max", "", "Closed form: the highest value of the range", json(), -1e30, 1e30),
+  };
+  for (auto& x : data_fields(false, DataDefaults{}, true, kMaxSamples)) qf.push_back(std::move(x));
+  for (auto& x : qf) x.required = false;  // null defaults: absent fields select the form and take its defaults
+  out.add("quantize",
+          "Uniform b-bit quantization. Closed form (give range_min and range_max): step Δ = (max − min)/(2^b "
+          "− 1), max_error Δ/2, mse_uniform Δ²/12. Measured form (leave them out): generate a seeded "
+          "matrix, quantize and dequantize it with one fp16 scale per tensor, row or group, and report "
+          "mse, sqnr_db and scale_overhead_bytes.",
+          qf, quantize_run);
 
-  // --- quantizer-staircase ------------------------------------------------------------------
-  out.push_back(
-      {"quantizer-staircase",
-       "The transfer curve of one b-bit quantizer over a grid of x: integer code q, dequantized value and error.",
-       {integer_field("bits", "bit", "Bits per quantized value", 3, 2, 8),
-        number_field("range_min", "", "Lowest value of the calibrated range", -1.0, -1e6, 1e6),
-        number_field("range_max", "", "Highest value of the calibrated range", 1.0, -1e6, 1e6),
-        boolean_field("symmetric", "Symmetric quantizer over [-max|range|, max|range|] with zero point 0", false),
-        integer_field("points", "", "Points of the x grid", 401, 11, 2001),
-        number_field("margin", "", "The grid extends this fraction of the range beyond each end", 0.25, 0.0, 1.0),
-        optional(number_field("value", "", "Optional: one value to quantize (its code, dequantized value and error)",
-                              json(), -1e6, 1e6))},
-       [](const Inputs& in) -> json {
-         const int bits = static_cast<int>(in.integer("bits"));
-         const double lo = in.num("range_min"), hi = in.num("range_max");
-         if (!(hi > lo)) throw InputError("range_max", "range_max must be greater than range_min.");
-         const bool sym = in.boolean("symmetric");
-         const double amax = std::max(std::fabs(lo), std::fabs(hi));
-         const Quantizer qz = sym ? symmetric_quantizer(bits, amax) : affine_quantizer(bits, lo, hi);
-         const double rlo = sym ? -amax : lo, rhi = sym ? amax : hi;
-         const double span = rhi - rlo, x0 = rlo - in.num("margin") * span, x1 = rhi + in.num("margin") * span;
-         const long long n = in.integer("points");
-         json xs = json::array(), qs = json::array(), xh = json::array(), es = json::array();
-         double max_in = 0;
-         for (long long i = 0; i < n; ++i) {
-           const double x = x0 + (x1 - x0) * static_cast<double>(i) / static_cast<double>(n - 1);
-           const double q = quantize_code(qz, x), v = dequantize(qz, q);
-           xs.push_back(x);
-           qs.push_back(q);
-           xh.push_back(v);
-           es.push_back(v - x);
-           if (x >= rlo && x <= rhi) max_in = std::max(max_in, std::fabs(v - x));
-         }
-         json o = {{"scale", qz.scale},
-                 {"step", qz.scale},
-                 {"zero_point", qz.zero_point},
-                 {"qmin", qz.qmin},
-                 {"qmax", qz.qmax},
-                 {"max_error", qz.scale / 2},
-                 {"max_abs_error_in_range", max_in},
-                 {"range_lo", rlo},
-                 {"range_hi", rhi},
-                 {"representable_min", dequantize(qz, qz.qmin)},
-                 {"representable_max", dequantize(qz, qz.qmax)},
-                 {"x", xs},
-                 {"q", qs},
-                 {"x_hat", xh},
-                 {"quantization_error", es}};
-         if (in.has("value")) {
-           const double q = quantize_code(qz, in.num("value"));
-           o["value_code"] = q;
-           o["value_dequantized"] = dequantize(qz, q);
-           o["value_error"] = dequantize(qz, q) - in.num("value");
-         }
-         return o;
-       }});
+  out.add("quantizer-staircase",
+          "The transfer curve of one b-bit quantizer over a grid of x: integer code q, dequantized value and error.",
+          {integer_field("bits", "bit", "Bits per quantized value", 3, 2, 8),
+           number_field("range_min", "", "Lowest value of the calibrated range", -1.0, -1e6, 1e6),
+           number_field("range_max", "", "Highest value of the calibrated range", 1.0, -1e6, 1e6),
+           boolean_field("symmetric", "Symmetric quantizer over [-max|range|, max|range|] with zero point 0", false),
+           integer_field("points", "", "Points of the x grid", 401, 11, 2001),
+           number_field("margin", "", "The grid extends this fraction of the range beyond each end", 0.25, 0.0, 1.0),
+           optional(number_field("value", "", "Optional: one value to quantize (its code, dequantized value and error)",
+                                 json(), -1e6, 1e6))},
+          [](const Inputs& in) {
+            return quantizer_staircase(static_cast<int>(in.integer("bits")), in.num("range_min"), in.num("range_max"),
+                                       in.boolean("symmetric"), in.integer("points"), in.num("margin"),
+                                       in.has("value") ? std::optional(in.num("value")) : std::nullopt);
+          });
 
-  // --- quantization-mse-vs-bits ---------------------------------------------------------------
-  {
-    DataDefaults d;
-    d.distribution = "uniform";
-    std::vector<Field> f = data_fields(true, d, true, 262144);
-    f.push_back(integer_field("bits_min", "bit", "Fewest bits of the sweep", 2, 2, 16));
-    f.push_back(integer_field("bits_max", "bit", "Most bits of the sweep", 16, 2, 16));
-    out.push_back({"quantization-mse-vs-bits",
-                   "Measured MSE and SQNR of quantize→dequantize on one seeded matrix for each bit width, beside "
-                   "the rounding-noise model Δ²/12 (averaged over the blocks' steps).",
-                   f, [d](const Inputs& in) -> json {
-                     const int b0 = static_cast<int>(in.integer("bits_min")), b1 = static_cast<int>(in.integer("bits_max"));
-                     if (b1 < b0) throw InputError("bits_max", "bits_max must be at least bits_min.");
-                     check_passes(static_cast<double>(in.integer("samples")), b1 - b0 + 1, "samples");
-                     const DataRequest r = read_data(in, d, b0);
-                     json pts = json::array();
-                     for (const auto& p : mse_vs_bits(r.matrix, r.scheme, b0, b1)) {
-                       json j = measured_json(p.measured);
-                       j["bits"] = p.bits;
-                       j["ratio_to_model"] = p.measured.mse / p.measured.mse_predicted;
-                       pts.push_back(j);
-                     }
-                     json o = matrix_json(r.matrix);
-                     o["points"] = pts;
-                     return o;
-                   }});
-  }
+  DataDefaults bits_d;
+  bits_d.distribution = "uniform";
+  std::vector<Field> bf = data_fields(true, bits_d, true, 262144);
+  bf.push_back(integer_field("bits_min", "bit", "Fewest bits of the sweep", 2, 2, 16));
+  bf.push_back(integer_field("bits_max", "bit", "Most bits of the sweep", 16, 2, 16));
+  out.add("quantization-mse-vs-bits",
+          "Measured MSE and SQNR of quantize→dequantize on one seeded matrix for each bit width, beside "
+          "the rounding-noise model Δ²/12 (averaged over the blocks' steps).",
+          bf, [bits_d](const Inputs& in) {
+            const int b0 = static_cast<int>(in.integer("bits_min")), b1 = static_cast<int>(in.integer("bits_max"));
+            if (b1 < b0) throw InputError("bits_max", "bits_max must be at least bits_min.");
+            check_passes(static_cast<double>(in.integer("samples")), b1 - b0 + 1, "samples");
+            const DataRequest r = read_data(in, bits_d, b0);
+            return MseVsBitsOut{summarize(r.matrix), mse_vs_bits(r.matrix, r.scheme, b0, b1)};
+          });
 
-  // --- clip-search ------------------------------------------------------------------------
-  {
-    DataDefaults d;
-    d.distribution = "gaussian-outliers";
-    d.samples = 16384;
-    d.outlier_fraction = 0.01;
-    d.outlier_scale = 5;
-    std::vector<Field> f = data_fields(true, d, false, 262144);
-    f.insert(f.begin(), integer_field("bits", "bit", "Bits per quantized value", 4, 2, 16));
-    f.push_back(number_field("clip_min", "", "Smallest clip fraction of the grid", 0.05, 0.0, 0.99, true));
-    f.push_back(integer_field("points", "", "Clip fractions on the grid from clip_min to 1", 40, 2, 200));
-    out.push_back({"clip-search",
-                   "Clipping trade-off: measured MSE (rounding part and clipping part) against the clip fraction "
-                   "of max |x|, and the clip with the least MSE (grid search, then golden-section refinement).",
-                   f, [d](const Inputs& in) -> json {
-                     const long long points = in.integer("points");
-                     check_passes(static_cast<double>(in.integer("samples")), static_cast<double>(points + 42),
-                                  "samples");
-                     const DataRequest r = read_data(in, d, static_cast<int>(in.integer("bits")));
-                     const ClipSearch cs = clip_search(r.matrix, r.scheme, in.num("clip_min"), static_cast<int>(points));
-                     json pts = json::array();
-                     for (const auto& p : cs.points)
-                       pts.push_back({{"clip", p.clip},
-                                      {"mse", p.measured.mse},
-                                      {"mse_rounding", p.measured.mse_rounding},
-                                      {"mse_clipping", p.measured.mse_clipping},
-                                      {"sqnr_db", p.measured.sqnr_db},
-                                      {"clipped_fraction", p.measured.clipped_fraction}});
-                     json o = matrix_json(r.matrix);
-                     o["points"] = pts;
-                     o["best_clip"] = cs.best_clip;
-                     o["best_mse"] = cs.best.mse;
-                     o["best_sqnr_db"] = cs.best.sqnr_db;
-                     o["best_clipped_fraction"] = cs.best.clipped_fraction;
-                     o["mse_no_clip"] = cs.no_clip.mse;
-                     o["sqnr_no_clip_db"] = cs.no_clip.sqnr_db;
-                     o["mse_gain"] = cs.no_clip.mse / cs.best.mse;
-                     return o;
-                   }});
-  }
+  DataDefaults clip_d;
+  clip_d.distribution = "gaussian-outliers";
+  clip_d.samples = 16384;
+  clip_d.outlier_fraction = 0.01;
+  clip_d.outlier_scale = 5;
+  std::vector<Field> cf = data_fields(true, clip_d, false, 262144);
+  cf.insert(cf.begin(), integer_field("bits", "bit", "Bits per quantized value", 4, 2, 16));
+  cf.push_back(number_field("clip_min", "", "Smallest clip fraction of the grid", 0.05, 0.0, 0.99, true));
+  cf.push_back(integer_field("points", "", "Clip fractions on the grid from clip_min to 1", 40, 2, 200));
+  out.add("clip-search",
+          "Clipping trade-off: measured MSE (rounding part and clipping part) against the clip fraction "
+          "of max |x|, and the clip with the least MSE (grid search, then golden-section refinement).",
+          cf, [clip_d](const Inputs& in) {
+            const long long points = in.integer("points");
+            check_passes(static_cast<double>(in.integer("samples")), static_cast<double>(points + 42), "samples");
+            const DataRequest r = read_data(in, clip_d, static_cast<int>(in.integer("bits")));
+            return clip_search_out(summarize(r.matrix),
+                                   clip_search(r.matrix, r.scheme, in.num("clip_min"), static_cast<int>(points)));
+          });
 
-  // --- smoothquant -------------------------------------------------------------------------
-  out.push_back(
-      {"smoothquant",
-       "SmoothQuant on seeded X (with outlier channels) and W: smoothing s_j = max|X_j|^α / max|W_j|^(1−α), then "
-       "W8A8 (per-tensor activations, per-output-channel weights); relative MSE of activations, weights and Y = "
-       "XW against fp64, at alpha, for a sweep of alphas, and without smoothing.",
-       {integer_field("tokens", "", "Rows of X (tokens)", 64, 8, 512),
-        integer_field("channels", "", "Input channels (columns of X, rows of W)", 128, 16, 1024),
-        integer_field("out_features", "", "Output channels (columns of W)", 128, 16, 1024),
-        integer_field("outlier_channels", "", "Columns of X that are outlier features", 4, 0, 64),
-        number_field("outlier_scale", "", "Standard deviation of the outlier columns (others: 1)", 30.0, 1.0, 1000.0),
-        integer_field("bits", "bit", "Bits of activations and weights", 8, 4, 8),
-        number_field("alpha", "", "Migration strength α", 0.5, 0.0, 1.0),
-        integer_field("points", "", "Alphas of the sweep, evenly from 0 to 1", 11, 2, 41),
-        integer_field("seed", "", "Seed of X and W", 1, 0, 4294967295LL)},
-       [](const Inputs& in) -> json {
-         SmoothQuantSetup st;
-         st.tokens = in.integer("tokens");
-         st.channels = in.integer("channels");
-         st.out_features = in.integer("out_features");
-         st.outlier_channels = in.integer("outlier_channels");
-         st.outlier_scale = in.num("outlier_scale");
-         st.bits = static_cast<int>(in.integer("bits"));
-         st.seed = static_cast<std::uint64_t>(in.integer("seed"));
-         if (st.outlier_channels > st.channels)
-           throw InputError("outlier_channels", "outlier_channels must not exceed channels.");
-         const long long n = in.integer("points");
-         std::vector<double> alphas;
-         for (long long i = 0; i < n; ++i) alphas.push_back(static_cast<double>(i) / static_cast<double>(n - 1));
-         alphas.push_back(in.num("alpha"));
-         if (smoothquant_work(st, alphas.size()) > kMaxSmoothQuantMacs)
-           throw InputError("tokens", "tokens × channels × out_features × (points + 3) is over the 3e7 multiply-adds "
-                                      "one call may execute; make the matrices smaller or use fewer points.");
-         const SmoothQuantResult r = smoothquant(st, alphas);
-         auto ej = [](const SmoothQuantErrors& e) -> json {
-           return {{"activation_rel_mse", e.activation_rel_mse},
-                   {"weight_rel_mse", e.weight_rel_mse},
-                   {"output_rel_mse", e.output_rel_mse},
-                   {"activation_channel_spread", e.activation_channel_spread},
-                   {"weight_channel_spread", e.weight_channel_spread}};
-         };
-         json pts = json::array();
-         std::size_t best = 0;
-         for (std::size_t i = 0; i + 1 < r.sweep.size(); ++i) {
-           json j = ej(r.sweep[i]);
-           j["alpha"] = r.alphas[i];
-           pts.push_back(j);
-           if (r.sweep[i].output_rel_mse < r.sweep[best].output_rel_mse) best = i;
-         }
-         return {{"alpha", in.num("alpha")}, {"smoothed", ej(r.sweep.back())}, {"baseline", ej(r.baseline)},
-                 {"points", pts},            {"best_alpha", r.alphas[best]},  {"best_output_rel_mse", r.sweep[best].output_rel_mse}};
-       }});
+  out.add("smoothquant",
+          "SmoothQuant on seeded X (with outlier channels) and W: smoothing s_j = max|X_j|^α / max|W_j|^(1−α), then "
+          "W8A8 (per-tensor activations, per-output-channel weights); relative MSE of activations, weights and Y = "
+          "XW against fp64, at alpha, for a sweep of alphas, and without smoothing.",
+          {integer_field("tokens", "", "Rows of X (tokens)", 64, 8, 512),
+           integer_field("channels", "", "Input channels (columns of X, rows of W)", 128, 16, 1024),
+           integer_field("out_features", "", "Output channels (columns of W)", 128, 16, 1024),
+           integer_field("outlier_channels", "", "Columns of X that are outlier features", 4, 0, 64),
+           number_field("outlier_scale", "", "Standard deviation of the outlier columns (others: 1)", 30.0, 1.0, 1000.0),
+           integer_field("bits", "bit", "Bits of activations and weights", 8, 4, 8),
+           number_field("alpha", "", "Migration strength α", 0.5, 0.0, 1.0),
+           integer_field("points", "", "Alphas of the sweep, evenly from 0 to 1", 11, 2, 41),
+           seed_field()},
+          [](const Inputs& in) {
+            SmoothQuantSetup st;
+            st.tokens = in.integer("tokens");
+            st.channels = in.integer("channels");
+            st.out_features = in.integer("out_features");
+            st.outlier_channels = in.integer("outlier_channels");
+            st.outlier_scale = in.num("outlier_scale");
+            st.bits = static_cast<int>(in.integer("bits"));
+            st.seed = static_cast<std::uint64_t>(in.integer("seed"));
+            if (st.outlier_channels > st.channels)
+              throw InputError("outlier_channels", "outlier_channels must not exceed channels.");
+            const std::vector<double> alphas = smoothquant_alphas(in.integer("points"), in.num("alpha"));
+            if (smoothquant_work(st, alphas.size()) > kMaxSmoothQuantMacs)
+              throw InputError("tokens", "tokens × channels × out_features × (points + 3) is over the 3e7 "
+                                         "multiply-adds one call may execute; make the matrices smaller or use fewer "
+                                         "points.");
+            return smoothquant_sweep(st, alphas);
+          });
 
-  // --- quantization-speedup ------------------------------------------------------------------
-  out.push_back(
-      {"quantization-speedup",
-       "Roofline time of the linear layers for one decode step (decode_batch tokens) and one prefill or training "
-       "step (prefill_tokens tokens) under bf16, weight-only int8/int4 and W8A8 int8/fp8; speedup over bf16.",
-       {hardware_field(true), number_field("params", "", "Parameters in the linear layers", 8e9, 1e6, 1e13),
-        integer_field("decode_batch", "", "Sequences decoded together (tokens per decode step)", 1, 1, 4096),
-        integer_field("prefill_tokens", "", "Tokens per prefill or training step", 4096, 1, 1048576),
-        integer_field("group_size", "", "Group size of the int4 weights (one fp16 scale per group)", 128, 8, 4096),
-        optional(number_field("bandwidth_Bps", "B/s", "Overrides the chip's HBM bandwidth", json(), 0.0, 1e16, true))},
-       [](const Inputs& in) -> json {
-         const Accelerator* hw = find_accelerator(in.str("hardware"));
-         if (!hw) throw InputError("hardware", "Unknown hardware '" + in.str("hardware") + "'.");
-         std::optional<double> bw;
-         if (in.has("bandwidth_Bps")) bw = in.num("bandwidth_Bps");
-         const double p = in.num("params"), g = static_cast<double>(in.integer("group_size"));
-         const auto dec = phase_costs(*hw, p, static_cast<double>(in.integer("decode_batch")), g, bw);
-         const auto pre = phase_costs(*hw, p, static_cast<double>(in.integer("prefill_tokens")), g, bw);
-         json schemes = json::array();
-         for (std::size_t i = 0; i < dec.size(); ++i) {
-           json s = {{"scheme", dec[i].scheme},
-                     {"weight_format", dec[i].weight_format},
-                     {"math_dtype", dec[i].math_dtype},
-                     {"bits_per_weight", dec[i].bits_per_weight},
-                     {"weight_bytes", p * dec[i].bits_per_weight / 8},
-                     {"available", dec[i].available}};
-           if (dec[i].available) {
-             s["decode_time_s"] = dec[i].time_s;
-             s["decode_bound"] = dec[i].bound;
-             s["decode_speedup"] = dec[i].speedup;
-             s["prefill_time_s"] = pre[i].time_s;
-             s["prefill_bound"] = pre[i].bound;
-             s["prefill_speedup"] = pre[i].speedup;
-           }
-           schemes.push_back(s);
-         }
-         return {{"hardware", hw->id}, {"schemes", schemes}};
-       }});
+  out.add("quantization-speedup",
+          "Roofline time of the linear layers for one decode step (decode_batch tokens) and one prefill or training "
+          "step (prefill_tokens tokens) under bf16, weight-only int8/int4 and W8A8 int8/fp8; speedup over bf16.",
+          {hardware_field(true), number_field("params", "", "Parameters in the linear layers", 8e9, 1e6, 1e13),
+           integer_field("decode_batch", "", "Sequences decoded together (tokens per decode step)", 1, 1, 4096),
+           integer_field("prefill_tokens", "", "Tokens per prefill or training step", 4096, 1, 1048576),
+           integer_field("group_size", "", "Group size of the int4 weights (one fp16 scale per group)", 128, 8, 4096),
+           optional(number_field("bandwidth_Bps", "B/s", "Overrides the chip's HBM bandwidth", json(), 0.0, 1e16, true))},
+          [](const Inputs& in) {
+            const Accelerator* hw = find_accelerator(in.str("hardware"));
+            if (!hw) throw InputError("hardware", "Unknown hardware '" + in.str("hardware") + "'.");
+            return quantization_speedup(*hw, in.num("params"), static_cast<double>(in.integer("decode_batch")),
+                                        static_cast<double>(in.integer("prefill_tokens")),
+                                        static_cast<double>(in.integer("group_size")),
+                                        in.has("bandwidth_Bps") ? std::optional(in.num("bandwidth_Bps")) : std::nullopt);
+          });
 }
 
 }  // namespace mlsys::api

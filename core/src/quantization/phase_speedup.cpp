@@ -33,4 +33,32 @@ std::vector<SchemeCost> phase_costs(const Accelerator& hw, double params, double
   return out;
 }
 
+QuantizationSpeedup quantization_speedup(const Accelerator& hw, double params, double decode_batch,
+                                         double prefill_tokens, double group_size,
+                                         std::optional<double> bandwidth_Bps) {
+  const double p = params;
+  const auto dec = phase_costs(hw, p, decode_batch, group_size, bandwidth_Bps);
+  const auto pre = phase_costs(hw, p, prefill_tokens, group_size, bandwidth_Bps);
+  QuantizationSpeedup o{hw.id, {}};
+  for (std::size_t i = 0; i < dec.size(); ++i) {
+    SchemeSpeedup s;
+    s.scheme = dec[i].scheme;
+    s.weight_format = dec[i].weight_format;
+    s.math_dtype = dec[i].math_dtype;
+    s.bits_per_weight = dec[i].bits_per_weight;
+    s.weight_bytes = p * dec[i].bits_per_weight / 8;
+    s.available = dec[i].available;
+    if (dec[i].available) {
+      s.decode_time_s = dec[i].time_s;
+      s.decode_bound = dec[i].bound;
+      s.decode_speedup = dec[i].speedup;
+      s.prefill_time_s = pre[i].time_s;
+      s.prefill_bound = pre[i].bound;
+      s.prefill_speedup = pre[i].speedup;
+    }
+    o.schemes.push_back(s);
+  }
+  return o;
+}
+
 }  // namespace mlsys::quant

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/portable_math.hpp"
 #include "mlsys/foundations/splitmix.hpp"
 
@@ -181,6 +182,67 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s) {
   r.payload_bytes = dn * s.bits / 8.0;
   r.bits_per_value = (r.payload_bytes + r.scale_overhead_bytes) * 8 / dn;
   return r;
+}
+
+Matrix sample_matrix(Distribution d, long long samples, long long cols, std::uint64_t seed, double outlier_fraction,
+                     double outlier_scale) {
+  const long long rows = std::max(1LL, samples / cols);
+  return generate(d, rows, cols, seed, outlier_fraction, outlier_scale);
+}
+
+void check_group_size(const Scheme& s, long long cols) {
+  if (s.granularity == Granularity::Group && cols % s.group_size != 0)
+    throw InputError("group_size", "group_size (" + std::to_string(s.group_size) + ") must divide cols (" +
+                                       std::to_string(cols) + ").");
+  if (s.granularity == Granularity::Group && s.group_size > cols)
+    throw InputError("group_size", "group_size must not exceed cols.");
+}
+
+MatrixSummary summarize(const Matrix& m) {
+  double amax = 0;
+  for (double v : m.v) amax = std::max(amax, std::fabs(v));
+  return {m.rows, m.cols, m.rows * m.cols, static_cast<long long>(m.outlier_rows.size()), amax};
+}
+
+Staircase quantizer_staircase(int bits, double range_min, double range_max, bool symmetric, long long points,
+                              double margin, std::optional<double> value) {
+  const double lo = range_min, hi = range_max;
+  if (!(hi > lo)) throw InputError("range_max", "range_max must be greater than range_min.");
+  const bool sym = symmetric;
+  const double amax = std::max(std::fabs(lo), std::fabs(hi));
+  const Quantizer qz = sym ? symmetric_quantizer(bits, amax) : affine_quantizer(bits, lo, hi);
+  const double rlo = sym ? -amax : lo, rhi = sym ? amax : hi;
+  const double span = rhi - rlo, x0 = rlo - margin * span, x1 = rhi + margin * span;
+  const long long n = points;
+  Staircase o;
+  double max_in = 0;
+  for (long long i = 0; i < n; ++i) {
+    const double x = x0 + (x1 - x0) * static_cast<double>(i) / static_cast<double>(n - 1);
+    const double q = quantize_code(qz, x), v = dequantize(qz, q);
+    o.x.push_back(x);
+    o.q.push_back(q);
+    o.x_hat.push_back(v);
+    o.quantization_error.push_back(v - x);
+    if (x >= rlo && x <= rhi) max_in = std::max(max_in, std::fabs(v - x));
+  }
+  o.scale = qz.scale;
+  o.step = qz.scale;
+  o.zero_point = qz.zero_point;
+  o.qmin = qz.qmin;
+  o.qmax = qz.qmax;
+  o.max_error = qz.scale / 2;
+  o.max_abs_error_in_range = max_in;
+  o.range_lo = rlo;
+  o.range_hi = rhi;
+  o.representable_min = dequantize(qz, qz.qmin);
+  o.representable_max = dequantize(qz, qz.qmax);
+  if (value) {
+    const double q = quantize_code(qz, *value);
+    o.value_code = q;
+    o.value_dequantized = dequantize(qz, q);
+    o.value_error = dequantize(qz, q) - *value;
+  }
+  return o;
 }
 
 }  // namespace mlsys::quant

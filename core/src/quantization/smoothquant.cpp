@@ -149,4 +149,28 @@ SmoothQuantResult smoothquant(const SmoothQuantSetup& st, const std::vector<doub
   return r;
 }
 
+std::vector<double> smoothquant_alphas(long long points, double alpha) {
+  const long long n = points;
+  std::vector<double> alphas;
+  for (long long i = 0; i < n; ++i) alphas.push_back(static_cast<double>(i) / static_cast<double>(n - 1));
+  alphas.push_back(alpha);
+  return alphas;
+}
+
+SmoothQuantSweep smoothquant_sweep(const SmoothQuantSetup& setup, const std::vector<double>& alphas) {
+  const SmoothQuantResult r = smoothquant(setup, alphas);
+  SmoothQuantSweep o;
+  o.alpha = alphas.back();
+  o.smoothed = r.sweep.back();
+  o.baseline = r.baseline;
+  std::size_t best = 0;
+  for (std::size_t i = 0; i + 1 < r.sweep.size(); ++i) {
+    o.points.push_back({r.alphas[i], r.sweep[i]});
+    if (r.sweep[i].output_rel_mse < r.sweep[best].output_rel_mse) best = i;
+  }
+  o.best_alpha = r.alphas[best];
+  o.best_output_rel_mse = r.sweep[best].output_rel_mse;
+  return o;
+}
+
 }  // namespace mlsys::quant

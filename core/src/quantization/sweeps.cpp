@@ -10,6 +10,7 @@ std::vector<BitsPoint> mse_vs_bits(const Matrix& m, Scheme s, int bits_min, int 
   for (int b = bits_min; b <= bits_max; ++b) {
     s.bits = b;
     out.push_back({b, quantize_matrix(m, s)});
+    out.back().ratio_to_model = out.back().measured.mse / out.back().measured.mse_predicted;
   }
   return out;
 }
@@ -55,6 +56,7 @@ ClipSearch clip_search(const Matrix& m, Scheme s, double clip_min, int points) {
     r.best = f;
     r.best_clip = f1.mse < f2.mse ? c1 : c2;
   }
+  r.mse_gain = r.no_clip.mse / r.best.mse;
   return r;
 }
 

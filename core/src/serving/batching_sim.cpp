@@ -6,6 +6,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/portable_math.hpp"
 #include "mlsys/foundations/splitmix.hpp"
 
@@ -73,6 +74,7 @@ BatchingResult summarize(const std::string& policy, const std::vector<Request>& 
     n += e.second;
   }
   r.mean_in_system = area / makespan;
+  r.littles_law_in_system = r.requests_per_s * r.latency_mean_s;
   return r;
 }
 
@@ -180,6 +182,26 @@ BatchingResult simulate_batching(const std::vector<Request>& reqs, const StepMod
     running.swap(still);
   }
   return summarize(policy, reqs, done, steps, rows_sum, padded);
+}
+
+StepModel step_model(double params, const std::string& weight_dtype, double kv_bytes_per_token, double peak_flops,
+                     double bandwidth_Bps) {
+  return {params * dtype_bytes(weight_dtype), kv_bytes_per_token, 2 * params, peak_flops, bandwidth_Bps};
+}
+
+BatchingComparison compare_batching(int requests, double rate_rps, int prompt_mean, int output_mean,
+                                    std::uint64_t seed, const StepModel& model, int max_batch) {
+  const int n = requests;
+  const auto reqs = request_stream(n, rate_rps, prompt_mean, output_mean, seed);
+  BatchingComparison c;
+  c.static_batching = simulate_batching(reqs, model, max_batch, "static");
+  c.continuous = simulate_batching(reqs, model, max_batch, "continuous");
+  double out_tokens = 0;
+  for (const auto& r : reqs) out_tokens += r.output;
+  c.requests = n;
+  c.offered_tokens_per_s = rate_rps * out_tokens / n;
+  c.decode_step_s = model.step_time_s(1, 0);
+  return c;
 }
 
 }  // namespace mlsys

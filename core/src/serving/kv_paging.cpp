@@ -176,4 +176,20 @@ PagingResult simulate_paged(const std::vector<PagingRequest>& reqs, int pool_tok
   return tot.result("paged", B, pool);
 }
 
+PagingComparison compare_paging(int requests, int prompt_mean, int output_mean, int max_output, int pool_tokens,
+                                int block_size, std::uint64_t seed) {
+  const int pool = pool_tokens, bs = block_size;
+  const auto reqs = paging_stream(requests, prompt_mean, output_mean, seed);
+  PagingComparison c;
+  c.contiguous = simulate_contiguous(reqs, pool, max_output);
+  c.paged.result = simulate_paged(reqs, pool, bs);
+  for (int b = 1; b <= 256; b *= 2) {
+    const PagingResult p = b == bs ? c.paged.result : simulate_paged(reqs, pool, b);
+    c.series.push_back(
+        {b, p.waste_fraction, p.internal_fraction, p.used_fraction, p.mean_batch, p.steps, p.preemptions});
+  }
+  c.paged.slack_per_sequence_tokens = c.paged.result.internal_fraction * pool / c.paged.result.mean_batch;
+  return c;
+}
+
 }  // namespace mlsys

@@ -115,4 +115,50 @@ void make_spec_distributions(int vocab, double mismatch, double temperature, std
   q = softmax(zq, temperature);
 }
 
+SpeculativeEstimate speculative_estimate(double alpha, double gamma, double draft_cost) {
+  const double a = alpha, g = gamma, c = draft_cost;
+  double best_g = 1, best = 0;
+  for (int k = 1; k <= 64; ++k) {
+    const double s = speculative_speedup(a, k, c);
+    if (s > best + 1e-12) best = s, best_g = k;
+  }
+  return {speculative_expected_tokens(a, g), speculative_speedup(a, g, c), g * c + 1, best_g, best};
+}
+
+SpecSampleReport speculative_sample_report(int vocab, double mismatch, double temperature, int gamma, int rounds,
+                                           std::uint64_t seed) {
+  const int g = gamma;
+  SpecSampleReport o;
+  std::vector<double>& p = o.p;
+  make_spec_distributions(vocab, mismatch, temperature, seed, p, o.q);
+  const SpecSampleResult r = speculative_sample(p, o.q, g, rounds, seed);
+  std::vector<double> freq(p.size());
+  double chi2 = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    freq[i] = r.counts[i] / r.emitted_tokens;
+    const double expected = p[i] * r.emitted_tokens;
+    chi2 += (r.counts[i] - expected) * (r.counts[i] - expected) / expected;
+  }
+  const auto direct = direct_sample_counts(p, static_cast<int>(r.emitted_tokens), seed);
+  std::vector<double> direct_freq(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) direct_freq[i] = direct[i] / r.emitted_tokens;
+  const double tv = total_variation(p, o.q);
+  o.frequencies = freq;
+  o.counts = r.counts;
+  o.emitted_tokens = r.emitted_tokens;
+  o.rounds = r.rounds;
+  o.drafted = r.drafted;
+  o.accepted = r.accepted;
+  o.acceptance_measured = r.accepted / r.drafted;
+  o.acceptance_formula = 1 - tv;
+  o.tv_p_q = tv;
+  o.tv_empirical = total_variation(freq, p);
+  o.tv_direct = total_variation(direct_freq, p);
+  o.chi_square = chi2;
+  o.degrees_of_freedom = static_cast<double>(p.size() - 1);
+  o.tokens_per_round_measured = r.tokens_per_round;
+  o.tokens_per_round_formula = speculative_expected_tokens(1 - tv, g);
+  return o;
+}
+
 }  // namespace mlsys

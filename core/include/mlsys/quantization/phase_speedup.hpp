@@ -30,4 +30,25 @@ struct SchemeCost {
 std::vector<SchemeCost> phase_costs(const Accelerator& hw, double params, double tokens, double group_size,
                                     std::optional<double> bandwidth_Bps);
 
+// phase_costs for one decode step (decode_batch tokens) and one prefill step (prefill_tokens
+// tokens), per scheme; the times, bounds and speedups are there only when available.
+struct SchemeSpeedup {
+  std::string scheme, weight_format, math_dtype;
+  double bits_per_weight;
+  double weight_bytes;  // params · bits_per_weight / 8
+  bool available;
+  std::optional<double> decode_time_s;
+  std::optional<std::string> decode_bound;
+  std::optional<double> decode_speedup, prefill_time_s;
+  std::optional<std::string> prefill_bound;
+  std::optional<double> prefill_speedup;
+};
+struct QuantizationSpeedup {
+  std::string hardware;  // the accelerator's id
+  std::vector<SchemeSpeedup> schemes;
+};
+QuantizationSpeedup quantization_speedup(const Accelerator& hw, double params, double decode_batch,
+                                         double prefill_tokens, double group_size,
+                                         std::optional<double> bandwidth_Bps);
+
 }  // namespace mlsys::quant

@@ -5,6 +5,7 @@
 // Neural Network Quantization", arXiv:2106.08295).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,5 +93,34 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s);
 
 // 10·log10(r) with portable_log.
 double decibels(double ratio);
+
+// --- Calculator helpers ----------------------------------------------------------------
+// Seeded data of about `samples` values: max(1, floor(samples / cols)) rows × cols.
+Matrix sample_matrix(Distribution d, long long samples, long long cols, std::uint64_t seed, double outlier_fraction,
+                     double outlier_scale);
+// Throws InputError on "group_size" when granularity is group and group_size does not divide
+// cols or exceeds it.
+void check_group_size(const Scheme& s, long long cols);
+
+struct MatrixSummary {
+  long long rows, cols, elements;
+  long long outlier_rows;  // rows scaled as outlier channels
+  double max_abs;          // max |x|
+};
+MatrixSummary summarize(const Matrix& m);
+
+// The transfer curve of one b-bit quantizer over [range_min, range_max] (symmetric: over
+// ±max|range|), on `points` values of x spread from margin·span below the range to
+// margin·span above it, and optionally one value. Throws InputError on "range_max" unless
+// range_max > range_min.
+struct Staircase {
+  double scale, step, zero_point, qmin, qmax, max_error;  // step = scale, max_error = scale / 2
+  double max_abs_error_in_range;
+  double range_lo, range_hi, representable_min, representable_max;
+  std::vector<double> x, q, x_hat, quantization_error;
+  std::optional<double> value_code, value_dequantized, value_error;
+};
+Staircase quantizer_staircase(int bits, double range_min, double range_max, bool symmetric, long long points,
+                              double margin, std::optional<double> value);
 
 }  // namespace mlsys::quant

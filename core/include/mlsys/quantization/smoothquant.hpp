@@ -45,4 +45,22 @@ SmoothQuantResult smoothquant(const SmoothQuantSetup& setup, const std::vector<d
 // baseline, the reference and each alpha.
 double smoothquant_work(const SmoothQuantSetup& setup, std::size_t alphas);
 
+// `points` alphas evenly from 0 to 1, then `alpha` (the sweep and the chosen strength).
+std::vector<double> smoothquant_alphas(long long points, double alpha);
+
+// smoothquant over alphas (the last one is the chosen strength, the others the sweep): the
+// errors at the chosen alpha, without smoothing, at each sweep alpha, and the sweep alpha
+// with the least output error (the first of equals).
+struct SmoothQuantPoint {
+  double alpha;
+  SmoothQuantErrors errors;
+};
+struct SmoothQuantSweep {
+  double alpha;
+  SmoothQuantErrors smoothed, baseline;
+  std::vector<SmoothQuantPoint> points;
+  double best_alpha, best_output_rel_mse;
+};
+SmoothQuantSweep smoothquant_sweep(const SmoothQuantSetup& setup, const std::vector<double>& alphas);
+
 }  // namespace mlsys::quant

@@ -12,6 +12,7 @@ namespace mlsys::quant {
 struct BitsPoint {
   int bits;
   Measured measured;
+  double ratio_to_model = 0;  // measured mse / mse_predicted (the Δ²/12 model)
 };
 // One point per bit width in [bits_min, bits_max]; `s.bits` is ignored.
 std::vector<BitsPoint> mse_vs_bits(const Matrix& m, Scheme s, int bits_min, int bits_max);
@@ -25,6 +26,7 @@ struct ClipSearch {
   double best_clip;
   Measured best;
   Measured no_clip;  // clip = 1
+  double mse_gain = 0;  // no_clip.mse / best.mse
 };
 // Grid search over `points` clip fractions in [clip_min, 1], then a golden-section refinement
 // around the best grid point; `s.clip` is ignored.

@@ -38,6 +38,7 @@ struct BatchingResult {
   double tpot_mean_s;            // (latency − ttft) / (output − 1), over requests with output > 1
   double mean_batch;             // sequences per decode step, averaged over steps
   double mean_in_system;         // time average of requests arrived and not finished (integrated)
+  double littles_law_in_system;  // Little's law L = λ·W: requests_per_s · latency_mean_s
   double steps;
   double padded_tokens;          // static only: steps spent on sequences already finished
 };
@@ -46,6 +47,21 @@ struct BatchingResult {
 // or "continuous" (each step admits waiting requests up to max_batch and retires finished ones).
 BatchingResult simulate_batching(const std::vector<Request>& requests, const StepModel& model, int max_batch,
                                  const std::string& policy);
+
+// The step model of a model of `params` parameters (weights in `weight_dtype` streamed each
+// step, 2·params FLOPs per token).
+StepModel step_model(double params, const std::string& weight_dtype, double kv_bytes_per_token, double peak_flops,
+                     double bandwidth_Bps);
+
+// One seeded request stream (request_stream) served by both policies.
+struct BatchingComparison {
+  BatchingResult static_batching, continuous;
+  int requests;
+  double offered_tokens_per_s;  // rate_rps · mean output tokens of the stream
+  double decode_step_s;         // one sequence's step with nothing cached
+};
+BatchingComparison compare_batching(int requests, double rate_rps, int prompt_mean, int output_mean,
+                                    std::uint64_t seed, const StepModel& model, int max_batch);
 
 // p-quantile (0..1) of `values` by the nearest-rank method; values must be non-empty.
 double quantile_nearest_rank(std::vector<double> values, double p);

@@ -23,6 +23,20 @@ struct KvCapacity {
 KvCapacity kv_capacity(double hbm_bytes, double memory_fraction, double weights_bytes, double kv_bytes_per_token,
                        double context);
 
+// kv_capacity at contexts 256, 512, ..., 1,048,576.
+struct KvCapacityPoint {
+  double context, max_sequences, bytes_per_sequence;
+};
+std::vector<KvCapacityPoint> kv_capacity_series(double hbm_bytes, double memory_fraction, double weights_bytes,
+                                                double kv_bytes_per_token);
+
+// KV cache of `batch` sequences of `context` tokens.
+struct KvCacheSize {
+  double bytes_per_token, bytes_per_sequence, total_bytes;
+};
+KvCacheSize kv_cache_size(double layers, double kv_heads, double head_dim, double bytes_per_element, double context,
+                          double batch);
+
 // Paged KV storage of one sequence of `tokens` tokens in blocks of `block_size` tokens
 // (PagedAttention) against a contiguous reservation of `reserve_tokens` slots.
 struct KvBlocks {
@@ -32,5 +46,15 @@ struct KvBlocks {
   double contiguous_waste_tokens;  // reserve_tokens − tokens
 };
 KvBlocks kv_blocks(double tokens, double block_size, double reserve_tokens);
+
+// kv_blocks for `sequences` equal sequences, in tokens and bytes. Throws InputError on
+// "tokens" when tokens > reserve_tokens.
+struct KvPaging {
+  double blocks, paged_tokens, slack_tokens, slack_bytes, used_bytes, paged_bytes, contiguous_bytes,
+      contiguous_waste_bytes;
+  double paged_waste_fraction;       // slack / paged tokens
+  double contiguous_waste_fraction;  // unused share of the reservation
+};
+KvPaging kv_paging(double tokens, double block_size, double reserve_tokens, double bytes_per_token, double sequences);
 
 }  // namespace mlsys

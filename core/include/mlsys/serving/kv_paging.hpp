@@ -39,4 +39,22 @@ struct PagingResult {
 PagingResult simulate_contiguous(const std::vector<PagingRequest>& reqs, int pool_tokens, int max_output);
 PagingResult simulate_paged(const std::vector<PagingRequest>& reqs, int pool_tokens, int block_size);
 
+// One backlog (paging_stream) under both allocators, and the paged run again for block sizes
+// 1, 2, 4, ..., 256.
+struct PagingPoint {
+  int block_size;
+  double waste_fraction, internal_fraction, used_fraction, mean_batch, steps, preemptions;
+};
+struct PagedRun {
+  PagingResult result;
+  double slack_per_sequence_tokens;  // internal fragmentation per running sequence
+};
+struct PagingComparison {
+  PagingResult contiguous;
+  PagedRun paged;
+  std::vector<PagingPoint> series;
+};
+PagingComparison compare_paging(int requests, int prompt_mean, int output_mean, int max_output, int pool_tokens,
+                                int block_size, std::uint64_t seed);
+
 }  // namespace mlsys

@@ -42,4 +42,26 @@ std::vector<double> direct_sample_counts(const std::vector<double>& p, int token
 void make_spec_distributions(int vocab, double mismatch, double temperature, std::uint64_t seed, std::vector<double>& p,
                              std::vector<double>& q);
 
+// The closed forms at (alpha, gamma, c) and the gamma in 1..64 with the largest speedup (the
+// smallest such gamma; a gamma must beat the best so far by 1e-12).
+struct SpeculativeEstimate {
+  double expected_tokens, speedup;
+  double cost_per_round;  // gamma·c + 1, in target-token costs
+  double optimal_gamma, optimal_speedup;
+};
+SpeculativeEstimate speculative_estimate(double alpha, double gamma, double draft_cost);
+
+// Seeded distributions (make_spec_distributions), the executed sampler and its checks: the
+// emitted frequencies beside p, measured acceptance beside 1 − TV(p, q), a chi-square
+// statistic against p, and the TV distance of sampling p directly as many times.
+struct SpecSampleReport {
+  std::vector<double> p, q, frequencies, counts;
+  double emitted_tokens, rounds, drafted, accepted;
+  double acceptance_measured, acceptance_formula, tv_p_q, tv_empirical, tv_direct;
+  double chi_square, degrees_of_freedom;
+  double tokens_per_round_measured, tokens_per_round_formula;
+};
+SpecSampleReport speculative_sample_report(int vocab, double mismatch, double temperature, int gamma, int rounds,
+                                           std::uint64_t seed);
+
 }  // namespace mlsys
