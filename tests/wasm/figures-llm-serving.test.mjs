@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours, assertChartSubset } from './figure-harness.mjs';
 import { resolveParams } from '../../web/src/runtime/params.js';
-import kvCapacity, { MODELS, modelConfig } from '../../web/src/figures/kv-cache-capacity.js';
+import kvCapacity, { MODEL_IDS, modelConfig } from '../../web/src/figures/kv-cache-capacity.js';
 import decodeRoofline from '../../web/src/figures/decode-roofline.js';
 import ttftTpot from '../../web/src/figures/ttft-tpot.js';
 import continuousBatching from '../../web/src/figures/continuous-batching.js';
@@ -80,7 +80,7 @@ test('kv-cache-capacity: GQA fits heads/kv_heads times the MHA sequences; KV byt
   // Llama 3 70B in bf16 does not fit on one H100 but does on two.
   assert.ok(run(kvCapacity, { model: 'llama-3-70b' }).free_bytes < 0);
   assert.ok(run(kvCapacity, { model: 'llama-3-70b', gpus: 2 }).free_bytes > 0);
-  for (const id of Object.keys(MODELS)) assert.equal(modelConfig(id).heads % 8, 0);
+  for (const id of MODEL_IDS) assert.equal(modelConfig(engine, id).heads % 8, 0);
 });
 
 test('decode-roofline: memory-bound throughput grows almost linearly with the batch', () => {

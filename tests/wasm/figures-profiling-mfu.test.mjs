@@ -58,7 +58,7 @@ test('mfu-flops-counter: PaLM 540B at its published throughput is 46.2% MFU, 57.
 
 test('mfu-flops-counter: MFU is linear in throughput; a longer sequence raises the attention share', () => {
   close(run(mfuCounter, { tokens_per_s: 476600 }).mfu, 2 * run(mfuCounter).mfu, 1e-12);
-  const long = run(mfuCounter, { model: 'llama-7b', seq: 32768 });
+  const long = run(mfuCounter, { model: 'llama-2-7b', seq: 32768 });
   const att = 12 * 32 * 32 * 128 * 32768;
   close(long.attention_share, att / (6 * 6.5e9 + att), 1e-12);
   assert.ok(long.attention_share > 0.35);

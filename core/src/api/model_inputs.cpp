@@ -1,15 +1,25 @@
 // The transformer configuration's fields and reading (see model_inputs.hpp).
 #include "model_inputs.hpp"
 
+#include <optional>
+#include <stdexcept>
+
+#include "mlsys/transformer/published_models.hpp"
+
 namespace mlsys::api {
 
 std::vector<Field> transformer_fields(const json& defaults, long long max_layers) {
   const auto def = [&](const char* key) { return defaults.contains(key) ? defaults.at(key) : json(); };
   const auto wanted = [&](const char* key) { return defaults.contains(key); };
+  std::vector<std::string> ids;
+  for (const auto& m : published_models())
+    if (m.config.layers <= static_cast<double>(max_layers)) ids.push_back(m.id);
   std::vector<Field> f = {
-      integer_field("layers", "", "Transformer layers L", def("layers"), 1, max_layers),
-      integer_field("hidden", "", "Model width h", def("hidden"), 64, 131072),
-      integer_field("heads", "", "Attention (query) heads a", def("heads"), 1, 1024)};
+      optional(string_field("model", "Published model (content/data/models.json): its configuration for every field not given",
+                            json(), ids)),
+      optional(integer_field("layers", "", "Transformer layers L", def("layers"), 1, max_layers)),
+      optional(integer_field("hidden", "", "Model width h", def("hidden"), 64, 131072)),
+      optional(integer_field("heads", "", "Attention (query) heads a", def("heads"), 1, 1024))};
   const auto add = [&](Field field) {
     if (!wanted(field.name.c_str())) return;
     if (field.default_value.is_null()) field.required = false;
@@ -32,28 +42,75 @@ std::vector<Field> transformer_fields(const json& defaults, long long max_layers
   return f;
 }
 
+namespace {
+
+// The published model named by `model`, or nullptr without one.
+const PublishedModel* preset_of(const Inputs& in) {
+  if (!in.has("model")) return nullptr;
+  const std::string id = in.str("model");
+  const PublishedModel* m = find_published_model(id);
+  if (!m) throw InputError("model", "Unknown model '" + id + "'; the calculator `models` lists them.");
+  return m;
+}
+
+}  // namespace
+
 ModelConfig model_config_from(const Inputs& in) {
+  const PublishedModel* preset = preset_of(in);
+  // The caller's value, else the preset's, else the calculator's default; nullopt when none.
+  const auto integer = [&](const char* name, double ModelConfig::*member) -> std::optional<long long> {
+    if (in.given(name)) return in.integer(name);
+    if (preset) return static_cast<long long>(preset->config.*member);
+    if (in.has(name)) return in.integer(name);
+    return std::nullopt;
+  };
+  const auto flag = [&](const char* name, bool ModelConfig::*member) -> std::optional<bool> {
+    if (in.given(name)) return in.boolean(name);
+    if (preset) return preset->config.*member;
+    if (in.has(name)) return in.boolean(name);
+    return std::nullopt;
+  };
+  const auto required = [&](const char* name, double ModelConfig::*member) {
+    const auto v = integer(name, member);
+    if (!v) throw InputError(name, std::string("Field '") + name + "' is required.");
+    return *v;
+  };
   ModelConfig c;
-  const long long heads = in.integer("heads");
-  c.layers = static_cast<double>(in.integer("layers"));
-  c.hidden = static_cast<double>(in.integer("hidden"));
+  const long long layers = required("layers", &ModelConfig::layers);
+  const long long hidden = required("hidden", &ModelConfig::hidden);
+  const long long heads = required("heads", &ModelConfig::heads);
+  c.layers = static_cast<double>(layers);
+  c.hidden = static_cast<double>(hidden);
   c.heads = static_cast<double>(heads);
-  if (in.has("head_dim")) {
-    c.head_dim = static_cast<double>(in.integer("head_dim"));
+  if (const auto head_dim = integer("head_dim", &ModelConfig::head_dim)) {
+    c.head_dim = static_cast<double>(*head_dim);
   } else {
-    if (in.integer("hidden") % heads != 0)
+    if (hidden % heads != 0)
       throw InputError("heads", "'hidden' must be divisible by 'heads' (or give 'head_dim').");
     c.head_dim = c.hidden / c.heads;
   }
-  const long long kv_heads = in.has("kv_heads") ? in.integer("kv_heads") : heads;
+  const long long kv_heads = integer("kv_heads", &ModelConfig::kv_heads).value_or(heads);
   if (kv_heads > heads || heads % kv_heads != 0) throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");
   c.kv_heads = static_cast<double>(kv_heads);
-  c.ffn_hidden = in.has("ffn_hidden") ? static_cast<double>(in.integer("ffn_hidden")) : 4 * c.hidden;
-  if (in.has("seq")) c.seq = static_cast<double>(in.integer("seq"));
-  c.vocab = in.has("vocab") ? static_cast<double>(in.integer("vocab")) : 32000;
-  c.gated_mlp = in.has("gated_mlp") && in.boolean("gated_mlp");
-  c.tied_embeddings = !in.has("tied_embeddings") || in.boolean("tied_embeddings");
+  const auto ffn_hidden = integer("ffn_hidden", &ModelConfig::ffn_hidden);
+  c.ffn_hidden = ffn_hidden ? static_cast<double>(*ffn_hidden) : 4 * c.hidden;
+  if (const auto seq = integer("seq", &ModelConfig::seq)) c.seq = static_cast<double>(*seq);
+  const auto vocab = integer("vocab", &ModelConfig::vocab);
+  c.vocab = vocab ? static_cast<double>(*vocab) : 32000;
+  c.gated_mlp = flag("gated_mlp", &ModelConfig::gated_mlp).value_or(false);
+  c.tied_embeddings = flag("tied_embeddings", &ModelConfig::tied_embeddings).value_or(true);
   return c;
+}
+
+json model_defaults(const std::string& id) {
+  const PublishedModel* m = find_published_model(id);
+  if (!m) throw std::invalid_argument("model_defaults: no published model '" + id + "'");
+  const ModelConfig& c = m->config;
+  const auto n = [](double x) { return static_cast<long long>(x); };
+  return {{"layers", n(c.layers)},         {"hidden", n(c.hidden)},         {"heads", n(c.heads)},
+          {"kv_heads", n(c.kv_heads)},     {"head_dim", n(c.head_dim)},     {"ffn_hidden", n(c.ffn_hidden)},
+          {"vocab", n(c.vocab)},           {"seq", n(c.seq)},               {"gated_mlp", c.gated_mlp},
+          {"tied_embeddings", c.tied_embeddings}};
 }
 
 Field recompute_field(const std::string& default_value) {

@@ -7,17 +7,30 @@
 
 namespace mlsys::api {
 
-// Fields layers, hidden, heads, kv_heads, head_dim, ffn_hidden, seq, vocab, gated_mlp and
-// tied_embeddings, in that order, for the keys `defaults` names: a key with a value is that
+// Fields model, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, seq, vocab, gated_mlp
+// and tied_embeddings, in that order, for the keys `defaults` names: a key with a value is that
 // field's default, a key with null makes it optional without a default (the model's
-// convention below applies), a key left out leaves the field out. layers, hidden and heads
-// are always there. `max_layers` caps layers where a calculator's work grows with it.
+// convention below applies), a key left out leaves the field out. model, layers, hidden and
+// heads are always there; `model` (optional, no default) is a published model's id
+// (content/data/models.json), offered only for the models with at most `max_layers` layers.
+// layers, hidden and heads are never required by the schema (a model can give them);
+// model_config_from reports the one missing. `max_layers` caps layers where a calculator's
+// work grows with it.
 std::vector<Field> transformer_fields(const json& defaults, long long max_layers = 1024);
 
-// Absent optional fields take the model's conventions: head_dim = hidden / heads (which must
-// divide), kv_heads = heads (which it must divide), ffn_hidden = 4·hidden, vocab 32,000, an
-// ungated MLP and tied embeddings; seq keeps ModelConfig's default when the calculator has none.
+// With `model`, every configuration field the caller did not give (in.given) takes that
+// published model's value, whether or not the calculator has the field or a default for it;
+// fields the caller gave override the model's (its head_dim stays unless head_dim is given).
+// Without `model`, absent optional fields take the model's conventions: head_dim = hidden /
+// heads (which must divide), kv_heads = heads (which it must divide), ffn_hidden = 4·hidden,
+// vocab 32,000, an ungated MLP and tied embeddings; seq keeps ModelConfig's default when the
+// calculator has none. kv_heads must divide heads either way.
 ModelConfig model_config_from(const Inputs& in);
+
+// A published model's configuration as transformer_fields defaults: {layers, hidden, heads,
+// kv_heads, head_dim, ffn_hidden, vocab, seq, gated_mlp, tied_embeddings}, for calculators
+// whose defaults are that model. Throws std::invalid_argument for an id not in the table.
+json model_defaults(const std::string& id);
 
 // "recompute": none, selective (attention core) or full (layer input only), and its reading.
 Field recompute_field(const std::string& default_value);

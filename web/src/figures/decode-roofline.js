@@ -18,7 +18,7 @@ export default {
   ],
 
   data(engine, p) {
-    const r = engine.calc('decode-curve', { ...modelConfig(p.model), weight_dtype: p.weight_dtype, kv_dtype: 'bf16', context: p.context, max_batch: 1024, hardware: p.hardware });
+    const r = engine.calc('decode-curve', { ...modelConfig(engine, p.model), weight_dtype: p.weight_dtype, kv_dtype: 'bf16', context: p.context, max_batch: 1024, hardware: p.hardware });
     const points = r.series;
     const table = {
       columns: ['Batch (sequences)', 'Tokens/s', 'TPOT (s)', 'Memory time (s)', 'Compute time (s)', 'Bound'],

@@ -3,27 +3,22 @@
 // Three calls to calc('kv-capacity') (each returns the whole series over context).
 import { formatSI, logTick } from '../runtime/format.js';
 import { EngineError } from '../runtime/engine-api.js';
+import { modelOptions, publishedConfig } from './published-models.js';
 
-// Published configurations (each model's config.json). Shared by the serving figures.
-export const MODELS = {
-  'llama-3-8b': { label: 'Llama 3 8B (GQA, 8 KV heads)', layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn_hidden: 14336, vocab: 128256, gated_mlp: true, tied_embeddings: false },
-  'llama-2-7b': { label: 'Llama 2 7B (MHA)', layers: 32, hidden: 4096, heads: 32, kv_heads: 32, ffn_hidden: 11008, vocab: 32000, gated_mlp: true, tied_embeddings: false },
-  'mistral-7b': { label: 'Mistral 7B (GQA, 8 KV heads)', layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn_hidden: 14336, vocab: 32000, gated_mlp: true, tied_embeddings: false },
-  'llama-2-13b': { label: 'Llama 2 13B (MHA)', layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn_hidden: 13824, vocab: 32000, gated_mlp: true, tied_embeddings: false },
-  'opt-13b': { label: 'OPT-13B (MHA)', layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn_hidden: 20480, vocab: 50272, gated_mlp: false, tied_embeddings: true },
-  'llama-3-70b': { label: 'Llama 3 70B (GQA, 8 KV heads)', layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn_hidden: 28672, vocab: 128256, gated_mlp: true, tied_embeddings: false },
-};
+// Published configurations (content/data/models.json, through the engine's `models`
+// calculator). Shared by the serving figures.
+export const MODEL_IDS = ['llama-3-8b', 'llama-2-7b', 'mistral-7b', 'llama-2-13b', 'opt-13b', 'llama-3-70b'];
+const attention = (m) => (m.kv_heads === m.heads ? 'MHA' : m.kv_heads === 1 ? 'MQA' : `GQA, ${m.kv_heads} KV heads`);
 
 export const modelParam = (def = 'llama-3-8b') => ({
   key: 'model', label: 'Model', type: 'select', default: def,
-  options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })),
+  options: modelOptions(MODEL_IDS, (m) => `${m.name} (${attention(m)})`),
 });
 
 // The calculator fields of a preset (its own KV heads unless `kv_heads` is given).
-export function modelConfig(id, kv_heads) {
-  const m = MODELS[id];
-  if (!m) throw new EngineError('model', `Unknown model "${id}"; choose one of ${Object.keys(MODELS).join(', ')}.`);
-  const { label, ...cfg } = m;
+export function modelConfig(engine, id, kv_heads) {
+  if (!MODEL_IDS.includes(id)) throw new EngineError('model', `Unknown model "${id}"; choose one of ${MODEL_IDS.join(', ')}.`);
+  const cfg = publishedConfig(engine, id);
   return kv_heads === undefined ? cfg : { ...cfg, kv_heads };
 }
 
@@ -41,7 +36,7 @@ export default {
   ],
 
   data(engine, p) {
-    const cfg = modelConfig(p.model);
+    const cfg = modelConfig(engine, p.model);
     let hw;
     try {
       hw = engine.calc('hardware', { id: p.hardware });

@@ -2,12 +2,11 @@
 // GPU (training-memory model, first pipeline stage) against its estimated step time, whether it
 // fits in HBM, and the best layouts. One call: calc('layout', {...model, gpus, hardware, ...}).
 import { formatSI } from '../runtime/format.js';
+import { modelOptions, publishedConfig } from './published-models.js';
 
-const MODELS = {
-  'llama-2-70b': { label: 'Llama-2-70B-like (80 × 8192, GQA 8)', layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn_hidden: 28672, vocab: 32000, seq: 4096, gated_mlp: true, tied_embeddings: false },
-  'llama-2-13b': { label: 'Llama-2-13B-like (40 × 5120)', layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn_hidden: 13824, vocab: 32000, seq: 4096, gated_mlp: true, tied_embeddings: false },
-  'gpt-3-175b': { label: 'GPT-3-175B-like (96 × 12288)', layers: 96, hidden: 12288, heads: 96, kv_heads: 96, ffn_hidden: 49152, vocab: 51200, seq: 2048, gated_mlp: false, tied_embeddings: true },
-};
+// Published configurations (content/data/models.json, through the engine's `models` calculator).
+const MODEL_IDS = ['llama-2-70b', 'llama-2-13b', 'gpt-3-175b'];
+const shape = (m) => `${m.name} (${m.layers} × ${m.hidden}${m.kv_heads < m.heads ? `, GQA ${m.kv_heads}` : ''})`;
 const GPUS = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
 
 export default {
@@ -17,7 +16,7 @@ export default {
     'Every way to split the GPUs into tensor × pipeline × data parallel groups that Megatron can run (tensor parallelism inside a node, heads and layers divisible), placed by estimated step time and memory per GPU. Filled circles fit in HBM, crosses do not; the star is the fastest layout that fits. Many layouts sit within a few percent of each other in time but far apart in memory: look at the table for the runner-up with headroom. Try 32 GPUs, where the 70B model only fits with deeper model parallelism, or the H200 with more memory, where less tensor parallelism becomes possible.',
   params: [
     { key: 'model', label: 'Model', type: 'select', default: 'llama-2-70b',
-      options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })) },
+      options: modelOptions(MODEL_IDS, shape) },
     { key: 'gpus', label: 'GPUs', type: 'select', default: 64, options: [16, 32, 64, 128, 256, 512].map((v) => ({ value: v, label: String(v) })) },
     { key: 'hardware', label: 'Accelerator', from: ['layout', 'hardware'], options: GPUS },
     { key: 'global_batch', label: 'Global batch (sequences)', from: ['layout', 'global_batch'], min: 16, max: 4096, scale: 'log' },
@@ -25,7 +24,8 @@ export default {
   ],
 
   data(engine, p) {
-    const { label, ...config } = MODELS[p.model];
+    const config = publishedConfig(engine, p.model, { withSeq: true });
+    const label = modelOptions([p.model], shape)[0].label;
     const r = engine.calc('layout', { ...config, gpus: p.gpus, hardware: p.hardware, global_batch: p.global_batch, micro_batch: p.micro_batch });
     const layouts = r.layouts.map((l, rank) => ({ ...l, rank: rank + 1, name: `tp ${l.tp} · pp ${l.pp} · dp ${l.dp}` }));
     return {

@@ -2,14 +2,14 @@
 // model, a measured throughput and a number of devices; achieved FLOP/s per device against the
 // peak, split into the weight and attention terms, with HFU beside MFU. One `mfu` call.
 import { formatSI } from '../runtime/format.js';
+import { modelOptions, publishedModel } from './published-models.js';
 
-// Models as PaLM counts them: N non-embedding parameters, L layers, H heads of size Q.
-export const MODELS = {
-  'palm-540b': { label: 'PaLM 540B (118 layers, 48 × 256, T = 2048)', params: 540.35e9, layers: 118, heads: 48, head_dim: 256, seq: 2048 },
-  'gpt3-175b': { label: 'GPT-3 175B (96 layers, 96 × 128, T = 2048)', params: 174.6e9, layers: 96, heads: 96, head_dim: 128, seq: 2048 },
-  'llama-70b': { label: '70B (80 layers, 64 × 128, T = 4096)', params: 68.5e9, layers: 80, heads: 64, head_dim: 128, seq: 4096 },
-  'llama-7b': { label: '7B (32 layers, 32 × 128, T = 4096)', params: 6.5e9, layers: 32, heads: 32, head_dim: 128, seq: 4096 },
-};
+// Published models (content/data/models.json, through the engine's `models` calculator),
+// counted as PaLM counts its own: N the published total parameters, L layers, H heads of
+// size Q, T the trained context.
+const MODEL_IDS = ['palm-540b', 'gpt-3-175b', 'llama-2-70b', 'llama-2-7b'];
+const shape = (m) => `${m.name} (${m.layers} layers, ${m.heads} × ${m.head_dim}, T = ${m.seq})`;
+export const MODELS = Object.fromEntries(modelOptions(MODEL_IDS, shape).map((o) => [o.value, { label: o.label }]));
 
 export default {
   id: 'mfu-flops-counter',
@@ -18,7 +18,7 @@ export default {
     'Achieved FLOP/s per device against the peak, with PaLM’s accounting. The defaults are PaLM 540B’s published run (238.3K tokens/s on 6144 TPU v4 chips): 46.2% MFU. Switch to an H100 and find the throughput that gives the same MFU; then raise the sequence length and watch the attention slice grow.',
   params: [
     { key: 'model', label: 'Model', type: 'select', default: 'palm-540b',
-      options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })) },
+      options: modelOptions(MODEL_IDS, shape) },
     { key: 'hardware', label: 'Accelerator', from: ['mfu', 'hardware'], default: 'tpu-v4' },
     { key: 'devices', label: 'Devices', type: 'select', default: 6144,
       options: [8, 64, 256, 1024, 2048, 3072, 6144, 8192, 16384].map((v) => ({ value: v, label: String(v) })) },
@@ -30,7 +30,7 @@ export default {
   ],
 
   data(engine, p) {
-    const m = MODELS[p.model];
+    const m = { ...publishedModel(engine, p.model), label: MODELS[p.model]?.label };
     const seq = Number(p.seq) || m.seq;
     const r = engine.calc('mfu', {
       params: m.params, layers: m.layers, heads: m.heads, head_dim: m.head_dim, hidden: m.heads * m.head_dim, seq,

@@ -19,7 +19,7 @@ export default {
   ],
 
   data(engine, p) {
-    const cfg = modelConfig(p.model);
+    const cfg = modelConfig(engine, p.model);
     const points = PROMPTS.map((n) => {
       const r = engine.calc('decode', { ...cfg, weight_dtype: p.weight_dtype, batch: p.batch, prompt: n, context: n, hardware: p.hardware });
       return {
