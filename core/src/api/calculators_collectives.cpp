@@ -50,7 +50,7 @@ MLSYS_DESCRIBE(Crossover, MLSYS_OUT(algorithm, "", "The algorithm compared"),
                MLSYS_OUT(closed_form, "", "Linear costs: closed form (else a bisection on log S)"),
                MLSYS_OUT(exists, "", "The two times cross at a positive size"),
                MLSYS_OUT(faster_small, "", "The faster of the two at 1 byte"),
-               MLSYS_OUT(bytes, "B", "Size where the two take the same time; null when they do not cross"));
+               MLSYS_OUT_NULLABLE(bytes, "B", "Size where the two take the same time; null when they do not cross"));
 MLSYS_DESCRIBE(CollectiveSweep, MLSYS_OUT(op, "", "The collective"), MLSYS_OUT(ranks, "", "Number of ranks"),
                MLSYS_OUT(series, "", "Per algorithm, time against message size"),
                MLSYS_OUT(crossovers, "", "Where each algorithm crosses the ring"),
