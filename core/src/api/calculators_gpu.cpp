@@ -10,132 +10,118 @@
 namespace mlsys::api {
 
 // A std::optional member printed as null when empty (outputs.hpp leaves an empty optional out;
-// these outputs have always been null there). Local until outputs.hpp has such a field.
+// these outputs have always been null). Local until outputs.hpp has such a field.
 template <class S, class M>
 struct NullableField {
-  const char* name;
+  const char *name;
   std::optional<M> S::*member;
-  const char* unit;
-  const char* description;
+  const char *unit, *description;
 };
 template <class S, class M>
-constexpr NullableField<S, M> nullable_field(const char* name, std::optional<M> S::*member, const char* unit,
-                                             const char* description) {
-  return {name, member, unit, description};
+void put(json& j, const S& v, const NullableField<S, M>& f) {
+  j[f.name] = (v.*f.member) ? to_json_value(*(v.*f.member)) : json();
 }
 template <class S, class M>
-void put(json& j, const S& value, const NullableField<S, M>& field) {
-  const auto& m = value.*(field.member);
-  j[field.name] = m ? to_json_value(*m) : json();
+void describe(json& list, const NullableField<S, M>& f) {
+  json e = {{"name", f.name}, {"unit", f.unit}, {"description", f.description}, {"nullable", true}};
+  e.update(type_schema<M>());
+  list.push_back(std::move(e));
 }
-template <class S, class M>
-void describe(json& list, const NullableField<S, M>& field) {
-  json entry = {{"name", field.name}, {"unit", field.unit}, {"description", field.description}};
-  entry.update(type_schema<M>());
-  entry["nullable"] = true;
-  list.push_back(std::move(entry));
-}
-#define MLSYS_OUT_OR_NULL(member, unit, description) nullable_field(#member, &Self::member, unit, description)
+#define MLSYS_OUT_OR_NULL(m, unit, description) \
+  NullableField<Self, decltype(Self::m)::value_type>{#m, &Self::m, unit, description}
 
-MLSYS_DESCRIBE(Occupancy, MLSYS_OUT(blocks_per_sm, "", "Blocks resident per SM: the smallest of the four limits"),
-               MLSYS_OUT(active_warps, "", "Warps resident per SM: blocks_per_sm · warps_per_block"),
-               MLSYS_OUT(occupancy, "", "active_warps / max_warps_per_sm"),
-               MLSYS_OUT(limiter, "", "The resource that sets blocks_per_sm: threads, registers, smem or blocks"),
-               MLSYS_OUT(limiters, "", "Every resource whose limit equals blocks_per_sm"),
-               MLSYS_OUT(warps_per_block, "", "ceil(threads_per_block / 32)"),
-               MLSYS_OUT(registers_per_warp, "", "Registers allocated per warp, in 256-register units"),
-               MLSYS_OUT(registers_per_block, "", "registers_per_warp · warps_per_block"),
-               MLSYS_OUT_AS("smem_per_block_allocated_bytes", smem_per_block_bytes, "B",
-                            "Shared memory allocated per block: request plus reserve, in 128-byte units"));
-MLSYS_DESCRIBE(BlocksBy, MLSYS_OUT(threads, "", "Blocks per SM the warp slots allow"),
-               MLSYS_OUT(registers, "", "Blocks per SM the register file allows"),
-               MLSYS_OUT(smem, "", "Blocks per SM the shared memory allows"),
-               MLSYS_OUT(blocks, "", "The SM's block slots"));
-MLSYS_DESCRIBE(OccupancyOn, MLSYS_FLAT(o), MLSYS_OUT(active_threads, "", "Threads resident per SM"),
-               MLSYS_OUT(max_warps_per_sm, "", "Warp slots of one SM"),
-               MLSYS_OUT(idle_threads_per_block, "", "Thread slots left empty in the block's last warp"),
-               MLSYS_OUT(registers_used_per_sm, "", "Registers the resident blocks hold"),
-               MLSYS_OUT(registers_per_sm, "", "Register file of one SM (32-bit registers)"),
-               MLSYS_OUT(smem_used_per_sm_bytes, "B", "Shared memory the resident blocks hold"),
-               MLSYS_OUT(smem_per_sm_bytes, "B", "Shared memory of one SM"),
-               MLSYS_OUT(blocks_by, "", "Blocks per SM each limit allows on its own"));
-MLSYS_DESCRIBE(OccupancyPoint, MLSYS_OUT(x, "", "Value of the swept input"),
-               MLSYS_OUT(blocks_per_sm, "", "Blocks resident per SM (0: cannot launch)"),
+MLSYS_DESCRIBE(Occupancy, MLSYS_OUT(blocks_per_sm, "", "Blocks resident per SM"),
                MLSYS_OUT(active_warps, "", "Warps resident per SM"),
                MLSYS_OUT(occupancy, "", "active_warps / max_warps_per_sm"),
-               MLSYS_OUT(limiter, "", "The resource that sets blocks_per_sm"),
-               MLSYS_OUT(launchable, "", "Whether one block fits the per-block limits"));
+               MLSYS_OUT(limiter, "", "threads, registers, smem or blocks: the binding limit"),
+               MLSYS_OUT(limiters, "", "Every binding limit (ties)"),
+               MLSYS_OUT(warps_per_block, "", "ceil(threads_per_block / 32)"),
+               MLSYS_OUT(registers_per_warp, "", "Registers allocated per warp"),
+               MLSYS_OUT(registers_per_block, "", "registers_per_warp · warps_per_block"),
+               MLSYS_OUT_AS("smem_per_block_allocated_bytes", smem_per_block_bytes, "B",
+                            "Request + reserve, rounded up"));
+MLSYS_DESCRIBE(BlocksBy, MLSYS_OUT(threads, "", "By warp slots"), MLSYS_OUT(registers, "", "By registers"),
+               MLSYS_OUT(smem, "", "By shared memory"), MLSYS_OUT(blocks, "", "By block slots"));
+MLSYS_DESCRIBE(OccupancyOn, MLSYS_FLAT(o), MLSYS_OUT(active_threads, "", "Threads resident per SM"),
+               MLSYS_OUT(max_warps_per_sm, "", "Warp slots of one SM"),
+               MLSYS_OUT(idle_threads_per_block, "", "Empty lanes of the last warp"),
+               MLSYS_OUT(registers_used_per_sm, "", "Registers held on one SM"),
+               MLSYS_OUT(registers_per_sm, "", "Register file of one SM"),
+               MLSYS_OUT(smem_used_per_sm_bytes, "B", "Shared memory held on one SM"),
+               MLSYS_OUT(smem_per_sm_bytes, "B", "Shared memory of one SM"),
+               MLSYS_OUT(blocks_by, "", "Blocks per SM by each limit alone"));
+MLSYS_DESCRIBE(OccupancyPoint, MLSYS_OUT(x, "", "Value of the swept input"),
+               MLSYS_OUT(blocks_per_sm, "", "Blocks per SM (0: no launch)"),
+               MLSYS_OUT(active_warps, "", "Warps resident per SM"),
+               MLSYS_OUT(occupancy, "", "active_warps / max_warps_per_sm"), MLSYS_OUT(limiter, "", "The binding limit"),
+               MLSYS_OUT(launchable, "", "One block fits the per-block limits"));
 MLSYS_DESCRIBE(OccupancyCurve, MLSYS_OUT(vary, "", "The swept input"),
-               MLSYS_OUT(points, "", "Occupancy at each value of the swept input"),
+               MLSYS_OUT(points, "", "One point per value of vary"),
                MLSYS_OUT(current, "", "The point at the given value"),
                MLSYS_OUT(max_warps_per_sm, "", "Warp slots of one SM"));
 
-MLSYS_DESCRIBE(WaveResult, MLSYS_OUT(slots, "", "Blocks resident at once: SMs · blocks per SM"),
-               MLSYS_OUT(waves, "", "ceil(blocks / slots)"), MLSYS_OUT(full_waves, "", "floor(blocks / slots)"),
-               MLSYS_OUT(last_wave_blocks, "", "Blocks in the last wave"),
+MLSYS_DESCRIBE(WaveResult, MLSYS_OUT(slots, "", "SMs · blocks per SM"), MLSYS_OUT(waves, "", "ceil(blocks / slots)"),
+               MLSYS_OUT(full_waves, "", "floor(blocks / slots)"),
+               MLSYS_OUT(last_wave_blocks, "", "Blocks of the last wave"),
                MLSYS_OUT(last_wave_utilization, "", "last_wave_blocks / slots"),
-               MLSYS_OUT(utilization, "", "blocks / (waves · slots): busy share of the slot-time"),
-               MLSYS_OUT(blocks_high, "", "Most blocks one SM runs in the last wave (placed breadth first)"),
-               MLSYS_OUT(sms_high, "", "SMs running blocks_high blocks in the last wave; the rest run one fewer"),
-               MLSYS_OUT(sms_busy_last_wave, "", "SMs with at least one block in the last wave"));
+               MLSYS_OUT(utilization, "", "blocks / (waves · slots)"),
+               MLSYS_OUT(blocks_high, "", "Most blocks on one SM, last wave"),
+               MLSYS_OUT(sms_high, "", "SMs with blocks_high; others one less"),
+               MLSYS_OUT(sms_busy_last_wave, "", "SMs busy in the last wave"));
 MLSYS_DESCRIBE(WavePoint, MLSYS_OUT(blocks, "", "Grid size"), MLSYS_OUT(waves, "", "Waves it needs"),
                MLSYS_OUT(utilization, "", "blocks / (waves · slots)"));
 MLSYS_DESCRIBE(WavesOn, MLSYS_OUT(sms, "", "SMs the grid runs on"),
                MLSYS_OUT(blocks_per_sm, "", "Blocks each SM holds at once"), MLSYS_FLAT(r),
-               MLSYS_OUT(idle_fraction, "", "1 − utilization"),
-               MLSYS_OUT(curve, "", "Breakpoints of utilization against grid size"),
+               MLSYS_OUT(idle_fraction, "", "1 − utilization"), MLSYS_OUT(curve, "", "Utilization against grid size"),
                MLSYS_OUT(curve_waves, "", "Waves the curve covers"),
-               MLSYS_OUT(curve_truncated, "", "Whether the grid needs more waves than the curve covers"));
+               MLSYS_OUT(curve_truncated, "", "waves > curve_waves"));
 
 MLSYS_DESCRIBE(LatencyHiding,
-               MLSYS_OUT_AS("needed_bytes_in_flight", bytes_in_flight_needed, "B", "bandwidth · latency (Little's law)"),
+               MLSYS_OUT_AS("needed_bytes_in_flight", bytes_in_flight_needed, "B", "bandwidth · latency"),
                MLSYS_OUT_AS("needed_bytes_in_flight_per_sm", bytes_in_flight_needed_per_sm, "B",
                             "needed_bytes_in_flight / SMs"),
-               MLSYS_OUT_AS("warps_needed_per_sm_exact", warps_needed_per_sm, "",
-                            "needed_bytes_in_flight_per_sm / bytes_per_warp, fractional"),
+               MLSYS_OUT_AS("warps_needed_per_sm_exact", warps_needed_per_sm, "", "Per SM / bytes_per_warp"),
                MLSYS_OUT(bytes_in_flight_per_sm, "B", "warps_per_sm · bytes_per_warp"),
-               MLSYS_OUT(achieved_bandwidth_Bps, "B/s", "min(bandwidth, SMs · bytes_in_flight_per_sm / latency)"),
-               MLSYS_OUT(fraction_of_peak, "", "achieved_bandwidth_Bps / bandwidth_Bps"));
+               MLSYS_OUT(achieved_bandwidth_Bps, "B/s", "min(B, SMs · in flight / latency)"),
+               MLSYS_OUT(fraction_of_peak, "", "achieved / peak"));
 MLSYS_DESCRIBE(LatencyPoint, MLSYS_OUT(warps_per_sm, "", "Resident warps per SM"),
-               MLSYS_OUT(achieved_bandwidth_Bps, "B/s", "Bandwidth those warps sustain"),
-               MLSYS_OUT(fraction_of_peak, "", "achieved_bandwidth_Bps / bandwidth_Bps"));
+               MLSYS_OUT(achieved_bandwidth_Bps, "B/s", "Bandwidth sustained"),
+               MLSYS_OUT(fraction_of_peak, "", "achieved / peak"));
 MLSYS_DESCRIBE(LatencyHidingOn, MLSYS_OUT(bandwidth_Bps, "B/s", "Peak memory bandwidth"),
                MLSYS_OUT(latency_s, "s", "Memory latency"), MLSYS_OUT(sms, "", "Number of SMs"),
-               MLSYS_OUT(bytes_per_warp, "B", "Bytes one warp keeps in flight"), MLSYS_FLAT(r),
-               MLSYS_OUT(warps_needed_per_sm, "", "Whole warps per SM needed to reach peak bandwidth"),
+               MLSYS_OUT(bytes_per_warp, "B", "Bytes in flight per warp"), MLSYS_FLAT(r),
+               MLSYS_OUT(warps_needed_per_sm, "", "Whole warps per SM for peak"),
                MLSYS_OUT(max_warps_per_sm, "", "Warp slots of one SM"),
-               MLSYS_OUT(feasible, "", "Whether warps_needed_per_sm fits in an SM"),
-               MLSYS_OUT(curve, "", "Achieved bandwidth against warps per SM"));
+               MLSYS_OUT(feasible, "", "Needed warps fit an SM"), MLSYS_OUT(curve, "", "Against warps per SM"));
 
 MLSYS_DESCRIBE(MemoryLevel, MLSYS_OUT(id, "", "registers, l1, l2 or hbm"), MLSYS_OUT(name, "", "Name of the level"),
-               MLSYS_OUT(per_sm, "", "Whether each SM has its own (true) or the chip shares it"),
+               MLSYS_OUT(per_sm, "", "Private to each SM"),
                MLSYS_OUT(capacity_bytes, "B", "Capacity of the whole chip"),
-               MLSYS_OUT(capacity_per_sm_bytes, "B", "Capacity per SM for private levels, else the whole level"),
+               MLSYS_OUT(capacity_per_sm_bytes, "B", "Per SM if private, else whole"),
                MLSYS_OUT(bandwidth_Bps, "B/s", "Bandwidth of the whole chip"),
-               MLSYS_OUT_OR_NULL(latency_s, "s", "Load-to-use latency; null for registers"),
-               MLSYS_OUT(basis, "", "Where the bandwidth and latency come from"));
+               MLSYS_OUT_OR_NULL(latency_s, "s", "Load-to-use; null: registers"),
+               MLSYS_OUT(basis, "", "Source of bandwidth and latency"));
 MLSYS_DESCRIBE(MemoryLevelOn, MLSYS_FLAT(level),
-               MLSYS_OUT_OR_NULL(latency_cycles, "cycles", "latency_s · boost clock; null for registers"));
+               MLSYS_OUT_OR_NULL(latency_cycles, "cycles", "latency_s · boost clock; null: registers"));
 MLSYS_DESCRIBE(MemoryHierarchyOn, MLSYS_OUT(levels, "", "Memory levels, fastest first"),
                MLSYS_OUT(sms, "", "Number of SMs"), MLSYS_OUT(boost_clock_hz, "Hz", "SM boost clock"));
 
-MLSYS_DESCRIBE(ComputeRate, MLSYS_OUT(format, "", "Number format of the inputs"),
-               MLSYS_OUT(tensor_format, "", "Tensor-core format serving it (tf32 for fp32)"),
-               MLSYS_OUT_OR_NULL(cuda_core_flops, "FLOP/s", "Dense CUDA-core peak (int8: op/s); null if none"),
-               MLSYS_OUT_OR_NULL(tensor_core_flops, "FLOP/s", "Dense tensor-core peak (int8: op/s); null if none"),
-               MLSYS_OUT_OR_NULL(tensor_speedup, "", "tensor_core_flops / cuda_core_flops; null unless both"));
+MLSYS_DESCRIBE(ComputeRate, MLSYS_OUT(format, "", "Input format"),
+               MLSYS_OUT(tensor_format, "", "Tensor-core format (fp32: tf32)"),
+               MLSYS_OUT_OR_NULL(cuda_core_flops, "FLOP/s", "CUDA-core peak (int8: op/s)"),
+               MLSYS_OUT_OR_NULL(tensor_core_flops, "FLOP/s", "Tensor-core peak (int8: op/s)"),
+               MLSYS_OUT_OR_NULL(tensor_speedup, "", "tensor / CUDA-core peak"));
 MLSYS_DESCRIBE(ComputeSwitch, MLSYS_OUT(cuda_core_flops, "FLOP/s", "CUDA-core peak of cuda_format"),
                MLSYS_OUT(tensor_core_flops, "FLOP/s", "Tensor-core peak of tensor_format"),
-               MLSYS_OUT(matmul_speedup, "", "tensor_core_flops / cuda_core_flops"),
+               MLSYS_OUT(matmul_speedup, "", "tensor / CUDA-core peak"),
                MLSYS_OUT(step_time_s, "s", "Step time before the switch"),
-               MLSYS_OUT(new_step_time_s, "s", "t · (1 − f) + t · f / matmul_speedup"),
-               MLSYS_OUT(overall_speedup, "", "step_time_s / new_step_time_s (Amdahl's law)"));
-MLSYS_DESCRIBE(ComputeUnitsOn, MLSYS_OUT(formats, "", "Peaks of both units per number format"),
-               MLSYS_OUT_AS("switch", change, "", "Moving the step's matmuls to the tensor cores"),
-               MLSYS_OUT_OR_NULL(sms, "", "Number of SMs; null if not in the table"),
-               MLSYS_OUT_OR_NULL(fp32_cores_per_sm, "", "FP32 CUDA cores per SM; null if not in the table"),
-               MLSYS_OUT_OR_NULL(tensor_cores_per_sm, "", "Tensor cores per SM; null if not in the table"),
-               MLSYS_OUT_OR_NULL(boost_clock_hz, "Hz", "SM boost clock; null if not in the table"));
+               MLSYS_OUT(new_step_time_s, "s", "t·(1 − f) + t·f / speedup"),
+               MLSYS_OUT(overall_speedup, "", "step / new step time"));
+MLSYS_DESCRIBE(ComputeUnitsOn, MLSYS_OUT(formats, "", "Peaks per format"),
+               MLSYS_OUT_AS("switch", change, "", "Matmuls moved to tensor cores"), MLSYS_OUT_OR_NULL(sms, "", "SMs"),
+               MLSYS_OUT_OR_NULL(fp32_cores_per_sm, "", "FP32 cores per SM"),
+               MLSYS_OUT_OR_NULL(tensor_cores_per_sm, "", "Tensor cores per SM"),
+               MLSYS_OUT_OR_NULL(boost_clock_hz, "Hz", "SM boost clock"));
 
 namespace {
 
@@ -162,7 +148,9 @@ KernelResources resources_of(const Inputs& in) {
           in.integer("smem_per_block_bytes")};
 }
 
-Field sms_field() { return optional(integer_field("sms", "", "Number of SMs; overrides the hardware table", json(), 1, 4096)); }
+Field sms_field() {
+  return optional(integer_field("sms", "", "Number of SMs; overrides the hardware table", json(), 1, 4096));
+}
 
 }  // namespace
 
