@@ -9,27 +9,6 @@
 
 namespace mlsys::api {
 
-// A std::optional member printed as null when empty (outputs.hpp leaves an empty optional out;
-// these outputs have always been null). Local until outputs.hpp has such a field.
-template <class S, class M>
-struct NullableField {
-  const char *name;
-  std::optional<M> S::*member;
-  const char *unit, *description;
-};
-template <class S, class M>
-void put(json& j, const S& v, const NullableField<S, M>& f) {
-  j[f.name] = (v.*f.member) ? to_json_value(*(v.*f.member)) : json();
-}
-template <class S, class M>
-void describe(json& list, const NullableField<S, M>& f) {
-  json e = {{"name", f.name}, {"unit", f.unit}, {"description", f.description}, {"nullable", true}};
-  e.update(type_schema<M>());
-  list.push_back(std::move(e));
-}
-#define MLSYS_OUT_OR_NULL(m, unit, description) \
-  NullableField<Self, decltype(Self::m)::value_type>{#m, &Self::m, unit, description}
-
 MLSYS_DESCRIBE(Occupancy, MLSYS_OUT(blocks_per_sm, "", "Blocks resident per SM"),
                MLSYS_OUT(active_warps, "", "Warps resident per SM"),
                MLSYS_OUT(occupancy, "", "active_warps / max_warps_per_sm"),
@@ -99,18 +78,18 @@ MLSYS_DESCRIBE(MemoryLevel, MLSYS_OUT(id, "", "registers, l1, l2 or hbm"), MLSYS
                MLSYS_OUT(capacity_bytes, "B", "Capacity of the whole chip"),
                MLSYS_OUT(capacity_per_sm_bytes, "B", "Per SM if private, else whole"),
                MLSYS_OUT(bandwidth_Bps, "B/s", "Bandwidth of the whole chip"),
-               MLSYS_OUT_OR_NULL(latency_s, "s", "Load-to-use; null: registers"),
+               MLSYS_OUT_NULLABLE(latency_s, "s", "Load-to-use; null: registers"),
                MLSYS_OUT(basis, "", "Source of bandwidth and latency"));
 MLSYS_DESCRIBE(MemoryLevelOn, MLSYS_FLAT(level),
-               MLSYS_OUT_OR_NULL(latency_cycles, "cycles", "latency_s · boost clock; null: registers"));
+               MLSYS_OUT_NULLABLE(latency_cycles, "cycles", "latency_s · boost clock; null: registers"));
 MLSYS_DESCRIBE(MemoryHierarchyOn, MLSYS_OUT(levels, "", "Memory levels, fastest first"),
                MLSYS_OUT(sms, "", "Number of SMs"), MLSYS_OUT(boost_clock_hz, "Hz", "SM boost clock"));
 
 MLSYS_DESCRIBE(ComputeRate, MLSYS_OUT(format, "", "Input format"),
                MLSYS_OUT(tensor_format, "", "Tensor-core format (fp32: tf32)"),
-               MLSYS_OUT_OR_NULL(cuda_core_flops, "FLOP/s", "CUDA-core peak (int8: op/s)"),
-               MLSYS_OUT_OR_NULL(tensor_core_flops, "FLOP/s", "Tensor-core peak (int8: op/s)"),
-               MLSYS_OUT_OR_NULL(tensor_speedup, "", "tensor / CUDA-core peak"));
+               MLSYS_OUT_NULLABLE(cuda_core_flops, "FLOP/s", "CUDA-core peak (int8: op/s)"),
+               MLSYS_OUT_NULLABLE(tensor_core_flops, "FLOP/s", "Tensor-core peak (int8: op/s)"),
+               MLSYS_OUT_NULLABLE(tensor_speedup, "", "tensor / CUDA-core peak"));
 MLSYS_DESCRIBE(ComputeSwitch, MLSYS_OUT(cuda_core_flops, "FLOP/s", "CUDA-core peak of cuda_format"),
                MLSYS_OUT(tensor_core_flops, "FLOP/s", "Tensor-core peak of tensor_format"),
                MLSYS_OUT(matmul_speedup, "", "tensor / CUDA-core peak"),
@@ -118,10 +97,10 @@ MLSYS_DESCRIBE(ComputeSwitch, MLSYS_OUT(cuda_core_flops, "FLOP/s", "CUDA-core pe
                MLSYS_OUT(new_step_time_s, "s", "t·(1 − f) + t·f / speedup"),
                MLSYS_OUT(overall_speedup, "", "step / new step time"));
 MLSYS_DESCRIBE(ComputeUnitsOn, MLSYS_OUT(formats, "", "Peaks per format"),
-               MLSYS_OUT_AS("switch", change, "", "Matmuls moved to tensor cores"), MLSYS_OUT_OR_NULL(sms, "", "SMs"),
-               MLSYS_OUT_OR_NULL(fp32_cores_per_sm, "", "FP32 cores per SM"),
-               MLSYS_OUT_OR_NULL(tensor_cores_per_sm, "", "Tensor cores per SM"),
-               MLSYS_OUT_OR_NULL(boost_clock_hz, "Hz", "SM boost clock"));
+               MLSYS_OUT_AS("switch", change, "", "Matmuls moved to tensor cores"), MLSYS_OUT_NULLABLE(sms, "", "SMs"),
+               MLSYS_OUT_NULLABLE(fp32_cores_per_sm, "", "FP32 cores per SM"),
+               MLSYS_OUT_NULLABLE(tensor_cores_per_sm, "", "Tensor cores per SM"),
+               MLSYS_OUT_NULLABLE(boost_clock_hz, "Hz", "SM boost clock"));
 
 namespace {
 

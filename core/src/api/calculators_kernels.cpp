@@ -25,10 +25,10 @@ MLSYS_DESCRIBE(CoalescedLoad, MLSYS_OUT(lanes, "", "Threads per warp"), MLSYS_OU
                MLSYS_OUT(peak_bandwidth_Bps, "B/s", "Peak memory bandwidth"),
                MLSYS_OUT(effective_bandwidth_Bps, "B/s", "peak · efficiency"));
 
-MLSYS_DESCRIBE(TrafficBytes, MLSYS_OUT(global_read_bytes, "B", "Global loads (A, B)"),
+MLSYS_DESCRIBE(GlobalTrafficBytes, MLSYS_OUT(global_read_bytes, "B", "Global loads (A, B)"),
                MLSYS_OUT(global_write_bytes, "B", "Global stores (C)"), MLSYS_OUT(global_bytes, "B", "Loads + stores"),
-               MLSYS_OUT(a_read_bytes, "B", "Global reads of A"), MLSYS_OUT(b_read_bytes, "B", "Global reads of B"),
-               MLSYS_OUT(smem_read_bytes, "B", "Shared-memory reads"),
+               MLSYS_OUT(a_read_bytes, "B", "Global reads of A"), MLSYS_OUT(b_read_bytes, "B", "Global reads of B"));
+MLSYS_DESCRIBE(TrafficBytes, MLSYS_FLAT(global), MLSYS_OUT(smem_read_bytes, "B", "Shared-memory reads"),
                MLSYS_OUT(smem_write_bytes, "B", "Shared-memory writes"));
 MLSYS_DESCRIBE(TiledMatmulReport, MLSYS_OUT(executed, "", "Kernels were run"),
                MLSYS_OUT(executed_max_dim, "", "Largest executed M, N, K"),

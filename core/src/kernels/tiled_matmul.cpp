@@ -147,14 +147,11 @@ double tile_smem_bytes(double bm, double bn, double bk, double element_bytes, do
   return stages * (bm * bk + bk * bn) * element_bytes;
 }
 
-TrafficBytes traffic_bytes(const MatmulTraffic& t, double s, bool with_smem) {
-  TrafficBytes b{t.global_reads * s, t.global_writes * s, (t.global_reads + t.global_writes) * s, t.a_reads * s,
-                 t.b_reads * s, std::nullopt, std::nullopt};
-  if (with_smem) {
-    b.smem_read_bytes = t.smem_reads * s;
-    b.smem_write_bytes = t.smem_writes * s;
-  }
-  return b;
+TrafficBytes traffic_bytes(const MatmulTraffic& t, double s) {
+  return {{t.global_reads * s, t.global_writes * s, (t.global_reads + t.global_writes) * s, t.a_reads * s,
+           t.b_reads * s},
+          t.smem_reads * s,
+          t.smem_writes * s};
 }
 
 namespace {
@@ -206,8 +203,8 @@ TiledMatmulReport tiled_matmul_report(const TiledMatmulShape& shape, double s, c
   out.compulsory_bytes = compulsory;
   out.smem_per_block_bytes = smem;
   out.fits_smem = smem <= out.smem_limit_bytes;
-  out.formula = traffic_bytes(tiled_formula, s, true);
-  out.naive_formula = traffic_bytes(naive_formula, s, false);
+  out.formula = traffic_bytes(tiled_formula, s);
+  out.naive_formula = traffic_bytes(naive_formula, s).global;
   MatmulTraffic tiled = tiled_formula, naive = naive_formula;
   if (out.executed) {
     const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
@@ -236,13 +233,13 @@ TiledMatmulReport tiled_matmul_report(const TiledMatmulShape& shape, double s, c
       out.naive_counts_match_formula = same_traffic(naive, naive_formula, false);
     }
   }
-  out.tiled = traffic_bytes(tiled, s, true);
-  const TrafficBytes nv = traffic_bytes(naive, s, false);
+  out.tiled = traffic_bytes(tiled, s);
+  const GlobalTrafficBytes nv = traffic_bytes(naive, s).global;
   out.naive_global_read_bytes = nv.global_read_bytes;
   out.naive_global_write_bytes = nv.global_write_bytes;
   out.naive_global_bytes = nv.global_bytes;
-  out.traffic_reduction = nv.global_bytes / out.tiled.global_bytes;
-  out.tiled_intensity = flops / out.tiled.global_bytes;
+  out.traffic_reduction = nv.global_bytes / out.tiled.global.global_bytes;
+  out.tiled_intensity = flops / out.tiled.global.global_bytes;
   out.naive_intensity = flops / nv.global_bytes;
   out.compulsory_intensity = flops / compulsory;
   return out;

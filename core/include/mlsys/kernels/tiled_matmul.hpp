@@ -64,12 +64,15 @@ constexpr long long kExecMaxDim = 256;
 constexpr long long kExecMaxTileSteps = 1LL << 16;
 constexpr double kExecMaxLoads = 8388608;  // 2^23 elements
 
-// Traffic in bytes (element counts × element size); the shared-memory counts only with_smem.
-struct TrafficBytes {
+// Traffic in bytes (element counts × element size).
+struct GlobalTrafficBytes {
   double global_read_bytes, global_write_bytes, global_bytes, a_read_bytes, b_read_bytes;
-  std::optional<double> smem_read_bytes, smem_write_bytes;
 };
-TrafficBytes traffic_bytes(const MatmulTraffic& t, double element_bytes, bool with_smem);
+struct TrafficBytes {
+  GlobalTrafficBytes global;
+  double smem_read_bytes, smem_write_bytes;  // tiled kernel only
+};
+TrafficBytes traffic_bytes(const MatmulTraffic& t, double element_bytes);
 
 struct TiledMatmulShape {
   long long m, n, k, bm, bn, bk, stages;
@@ -88,7 +91,8 @@ struct TiledMatmulReport {
   double smem_per_block_bytes, smem_limit_bytes;
   std::string smem_limit_source;                  // smem_limit_bytes | max_smem_per_block_bytes | smem_per_sm_bytes
   bool fits_smem;
-  TrafficBytes formula, naive_formula;            // closed forms
+  TrafficBytes formula;                           // closed forms
+  GlobalTrafficBytes naive_formula;
   // Executed only: checksum, first and last element of C, counted traffic equals the formula.
   std::optional<double> c_sum, c_first, c_last;
   std::optional<bool> counts_match_formula;
