@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "test_support.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/kernels/coalescing.hpp"
@@ -125,4 +127,18 @@ TEST(Coalescing, ExerciseAgreesWithCalculator) {
     const json r = calc("coalescing", e.params);
     EXPECT_NEAR(r["effective_bandwidth_Bps"].get<double>() / 1e9, e.answer, 1e-9 * e.answer) << seed;
   }
+}
+
+// The load's bandwidth: effective = peak · bytes used / bytes moved (CUDA C++ Best Practices
+// Guide, "Coalesced Access to Global Memory": a stride of 2 fp32 elements uses half of each sector).
+TEST(Coalescing, ModelBandwidth) {
+  const auto unit = mlsys::coalesced_load(4, 1, 0, nullptr, 1e12);
+  EXPECT_DOUBLE_EQ(unit.effective_bandwidth_Bps, 1e12);
+  EXPECT_EQ(unit.lanes, 32);
+  const auto strided = mlsys::coalesced_load(4, 2, 0, nullptr, 1e12);
+  EXPECT_DOUBLE_EQ(strided.effective_bandwidth_Bps, 0.5e12);
+  const auto& h100 = *mlsys::find_accelerator("h100-sxm");
+  EXPECT_DOUBLE_EQ(mlsys::coalesced_load(4, 1, 0, &h100, std::nullopt).peak_bandwidth_Bps, h100.hbm_bandwidth_Bps);
+  EXPECT_THROW(mlsys::coalesced_load(3, 1, 0, nullptr, 1e12), mlsys::InputError);
+  EXPECT_THROW(mlsys::coalesced_load(4, 1, 0, nullptr, std::nullopt), mlsys::InputError);
 }

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/gpu/gpu_table.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/gpu/compute_units.hpp"
 #include "mlsys/gpu/memory_hierarchy.hpp"
 
@@ -99,4 +102,31 @@ TEST(ComputeUnits, Rejections) {
   EXPECT_THROW(calc("compute-units", {{"hardware", "a100-sxm-80gb"}, {"tensor_format", "fp8"}}), mlsys::InputError);
   EXPECT_THROW(calc("compute-units", {{"hardware", "l4"}, {"cuda_format", "bf16"}}), mlsys::InputError);
   EXPECT_THROW(calc("compute-units", {{"hardware", "h100-sxm"}, {"matmul_fraction", 1.5}}), mlsys::InputError);
+}
+
+// The models on a table row: latency in cycles = latency · boost clock (none for registers);
+// the switch by Amdahl's law, new = t·(1 − f) + t·f / (tensor / CUDA-core rate).
+TEST(MemoryHierarchy, ModelOnTableRow) {
+  const auto& a100 = *mlsys::find_accelerator("a100-sxm-80gb");
+  const auto h = mlsys::memory_hierarchy_on(a100);
+  ASSERT_EQ(h.levels.size(), 4u);
+  EXPECT_FALSE(h.levels[0].latency_cycles);
+  EXPECT_DOUBLE_EQ(*h.levels[1].latency_cycles, a100.json().at("l1_latency_s").get<double>() * h.boost_clock_hz);
+  EXPECT_THROW(mlsys::memory_hierarchy_on(*mlsys::find_accelerator("tpu-v4")), mlsys::InputError);
+}
+
+TEST(ComputeUnits, ModelOnTableRow) {
+  const auto& h100 = *mlsys::find_accelerator("h100-sxm");
+  const auto r = mlsys::compute_units_on(h100, "fp32", "bf16", 1.0, 0.8);
+  const double speedup = h100.peak_flops.at("bf16") / h100.json().at("cuda_core_flops").at("fp32").get<double>();
+  EXPECT_DOUBLE_EQ(r.change.matmul_speedup, speedup);
+  EXPECT_DOUBLE_EQ(r.change.new_step_time_s, 0.2 + 0.8 / speedup);
+  EXPECT_DOUBLE_EQ(r.change.overall_speedup, 1.0 / (0.2 + 0.8 / speedup));
+  EXPECT_TRUE(r.sms);
+  try {
+    mlsys::compute_units_on(h100, "fp32", "fp32", 1.0, 0.8);
+    ADD_FAILURE() << "fp32 is not a tensor-core format";
+  } catch (const mlsys::InputError& e) {
+    EXPECT_EQ(e.field, "tensor_format");
+  }
 }

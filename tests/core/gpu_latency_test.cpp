@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/gpu/gpu_table.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/gpu/latency_hiding.hpp"
 
 using mlsys::calc;
@@ -50,4 +53,23 @@ TEST(LatencyHiding, OverridesAndRejections) {
   EXPECT_THROW(calc("latency-hiding", {{"hardware", "tpu-v5e"}, {"latency_s", 1e-6}}), mlsys::InputError);
   EXPECT_THROW(calc("latency-hiding", {{"hardware", "l4"}, {"latency_s", 1e-6}, {"warps_per_sm", 49}}),
                mlsys::InputError);  // cc 8.9 holds 48 warps per SM
+}
+
+// The model on a table row with overrides (Little's law): 1 TB/s at 1 µs needs 1 MB in flight,
+// 10 kB per SM on 100 SMs, 19.53 warps of 512 B, so 20 whole warps; w warps sustain
+// min(1 TB/s, 100 · w · 512 B / 1 µs).
+TEST(LatencyHiding, ModelOnTableRow) {
+  const auto& h100 = *mlsys::find_accelerator("h100-sxm");
+  const auto r = mlsys::latency_hiding_on(h100, 32, 512, 1e-6, 1e12, 100.0);
+  EXPECT_DOUBLE_EQ(r.r.bytes_in_flight_needed, 1e6);
+  EXPECT_DOUBLE_EQ(r.r.warps_needed_per_sm, 19.53125);
+  EXPECT_DOUBLE_EQ(r.warps_needed_per_sm, 20.0);
+  EXPECT_TRUE(r.feasible);
+  ASSERT_EQ(r.curve.size(), 64u);
+  EXPECT_DOUBLE_EQ(r.curve[0].achieved_bandwidth_Bps, 100 * 512 / 1e-6);
+  EXPECT_DOUBLE_EQ(r.curve[63].fraction_of_peak, 1.0);
+  const auto table = mlsys::latency_hiding_on(h100, 32, 512, std::nullopt, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(table.bandwidth_Bps, h100.hbm_bandwidth_Bps);
+  EXPECT_DOUBLE_EQ(table.latency_s, h100.json().at("hbm_latency_s").get<double>());
+  EXPECT_THROW(mlsys::latency_hiding_on(h100, 65, 512, std::nullopt, std::nullopt, std::nullopt), mlsys::InputError);
 }

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/gpu/gpu_table.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/gpu/waves.hpp"
 
 using mlsys::calc;
@@ -92,4 +95,22 @@ TEST(Waves, SmsOverrideAndLimits) {
   EXPECT_THROW(calc("waves", {{"hardware", "mi300x"}, {"blocks", 25}}), mlsys::InputError);
   EXPECT_THROW(calc("waves", {{"hardware", "h100-sxm"}, {"blocks", 25}, {"blocks_per_sm", 33}}), mlsys::InputError);
   EXPECT_THROW(calc("waves", {{"hardware", "l4"}, {"blocks", 25}, {"blocks_per_sm", 25}}), mlsys::InputError);
+}
+
+// The model on a table row: the H100 SXM's 132 SMs take 264 one-per-SM blocks in two full waves;
+// the curve covers max(waves + 1, 4) waves, two breakpoints each, and at most 512.
+TEST(Waves, ModelOnTableRow) {
+  const auto& h100 = *mlsys::find_accelerator("h100-sxm");
+  const auto r = mlsys::waves_on(h100, 264, 1, std::nullopt);
+  EXPECT_EQ(r.sms, 132);
+  EXPECT_EQ(r.r.waves, 2);
+  EXPECT_DOUBLE_EQ(r.idle_fraction, 0.0);
+  EXPECT_EQ(r.curve_waves, 4);
+  EXPECT_EQ(r.curve.size(), 8u);
+  EXPECT_FALSE(r.curve_truncated);
+  const auto big = mlsys::waves_on(h100, 1000000, 1, 100);  // 10,000 waves on 100 SMs
+  EXPECT_EQ(big.r.waves, 10000);
+  EXPECT_EQ(big.curve_waves, mlsys::kMaxCurveWaves);
+  EXPECT_TRUE(big.curve_truncated);
+  EXPECT_THROW(mlsys::waves_on(*mlsys::find_accelerator("tpu-v4"), 10, 1, std::nullopt), mlsys::InputError);
 }

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "test_support.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/kernels/launch.hpp"
@@ -92,4 +94,17 @@ TEST(Launch, ExerciseAgreesWithCalculator) {
     const json r = calc("launch-overhead", e.params);
     EXPECT_NEAR(r["serial_overhead_fraction"].get<double>() * 100, e.answer, 1e-9 * e.answer) << seed;
   }
+}
+
+// 100 kernels of 1 MB at 1 TB/s (1 µs each), 5 µs launches, 1 µs graph nodes: serial
+// 100 · 6 µs, graph 5 µs + 100 · 2 µs; break-even 5 µs · 1 TB/s = 5 MB.
+TEST(Launch, ModelOverhead) {
+  const auto r = mlsys::launch_overhead(100, 1e6, 0, 5e-6, 1e-6, 1e15, 1e12);
+  EXPECT_DOUBLE_EQ(r.work_per_kernel_s, 1e-6);
+  EXPECT_EQ(r.work_bound, "memory");
+  EXPECT_DOUBLE_EQ(r.t.serial_s, 100 * 6e-6);
+  EXPECT_DOUBLE_EQ(r.t.graph_s, 5e-6 + 100 * 2e-6);
+  EXPECT_DOUBLE_EQ(r.graph_speedup, (100 * 6e-6) / (5e-6 + 100 * 2e-6));
+  EXPECT_DOUBLE_EQ(r.achieved_bandwidth_Bps, 1e8 / (100 * 6e-6));
+  EXPECT_DOUBLE_EQ(r.breakeven_bytes, 5e6);
 }

@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/gpu/gpu_table.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/gpu/occupancy.hpp"
 
 using mlsys::calc;
@@ -248,4 +251,40 @@ TEST(Occupancy, MatchesNvidiasOccupancyHeader) {
     for (const auto& l : o.limiters) mask |= l == "threads" ? 1 : l == "registers" ? 2 : l == "smem" ? 4 : 8;
     EXPECT_EQ(mask, r.factors) << r.a100 << " " << r.threads << " " << r.regs << " " << r.smem;
   }
+}
+
+// The model on a table row (gpu_table.hpp). H100 (cc 9.0): 256 threads = 8 warps and 32
+// registers per thread = 8,192 registers per block: 8 blocks fill the 64 warp slots and the
+// 65,536 registers; each block holds the 1 KiB shared-memory reserve.
+TEST(Occupancy, ModelOnTableRow) {
+  const auto& h100 = *mlsys::find_accelerator("h100-sxm");
+  const auto r = mlsys::occupancy_on(h100, {256, 32, 0});
+  EXPECT_EQ(r.o.blocks_per_sm, 8);
+  EXPECT_EQ(r.active_threads, 2048);
+  EXPECT_EQ(r.idle_threads_per_block, 0);
+  EXPECT_EQ(r.registers_used_per_sm, 65536);
+  EXPECT_EQ(r.smem_used_per_sm_bytes, 8 * 1024);
+  EXPECT_EQ(r.blocks_by.blocks, 32);
+  EXPECT_EQ(mlsys::occupancy_on(h100, {48, 32, 0}).idle_threads_per_block, 16);  // 2 warps, 64 slots
+  try {
+    mlsys::sm_limits_of(*mlsys::find_accelerator("tpu-v4"));
+    ADD_FAILURE() << "a TPU has no CUDA occupancy limits";
+  } catch (const mlsys::InputError& e) {
+    EXPECT_EQ(e.field, "hardware");
+  }
+  EXPECT_THROW(mlsys::occupancy_on(h100, {256, 32, 300000}), mlsys::InputError);
+}
+
+TEST(Occupancy, ModelCurveOnTableRow) {
+  const auto& h100 = *mlsys::find_accelerator("h100-sxm");
+  const auto t = mlsys::occupancy_curve_on(h100, {256, 32, 0}, "threads_per_block");
+  EXPECT_EQ(t.points.size(), 32u);  // 32, 64, ..., 1024
+  EXPECT_EQ(t.current.x, 256);
+  EXPECT_EQ(t.current.blocks_per_sm, 8);
+  EXPECT_EQ(t.max_warps_per_sm, 64);
+  // 1000 bytes is not on the 1 KiB grid: it is added as its own point, in order.
+  const auto s = mlsys::occupancy_curve_on(h100, {256, 32, 1000}, "smem_per_block_bytes");
+  EXPECT_EQ(s.points.size(), static_cast<std::size_t>(232448 / 1024 + 2));
+  EXPECT_EQ(s.points[1].x, 1000);
+  EXPECT_EQ(s.current.x, 1000);
 }

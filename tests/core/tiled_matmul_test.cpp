@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "test_support.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/kernels/tiled_matmul.hpp"
@@ -201,4 +203,28 @@ TEST(TiledMatmul, ExercisesAgreeWithCalculator) {
     p["bn"] = e.answer + 1;
     EXPECT_FALSE(calc("tiled-matmul", p)["fits_smem"]) << seed;
   }
+}
+
+// The report's closed forms (Hwu, Kirk & El Hajj, PMPP 4th ed., ch. 5): 64³ fp32 with 32×32
+// tiles reads A and B twice each, 2·64·64·2 = 16,384 elements, against the naive 2·M·N·K.
+TEST(TiledMatmul, ModelReport) {
+  const auto r = mlsys::tiled_matmul_report({64, 64, 64, 32, 32, 32, 1}, 4, nullptr, 49152.0, 1, true);
+  EXPECT_TRUE(r.executed);
+  EXPECT_EQ(r.blocks, 4);
+  EXPECT_EQ(r.tile_steps, 8);
+  EXPECT_DOUBLE_EQ(r.flops, 2.0 * 64 * 64 * 64);
+  EXPECT_DOUBLE_EQ(r.tiled.global.global_read_bytes, 16384.0 * 4);
+  EXPECT_DOUBLE_EQ(r.naive_global_read_bytes, 2.0 * 64 * 64 * 64 * 4);
+  EXPECT_DOUBLE_EQ(r.traffic_reduction, (2.0 * 64 * 64 * 64 + 4096) / (16384.0 + 4096));
+  EXPECT_DOUBLE_EQ(r.smem_per_block_bytes, (32 * 32 + 32 * 32) * 4.0);
+  EXPECT_TRUE(r.fits_smem);
+  EXPECT_EQ(r.smem_limit_source, "smem_limit_bytes");
+  EXPECT_TRUE(r.matches_reference.value_or(false));
+  EXPECT_TRUE(r.counts_match_formula.value_or(false));
+  const auto big = mlsys::tiled_matmul_report({4096, 4096, 4096, 128, 128, 32, 2}, 2, nullptr, 1e5, 1, true);
+  EXPECT_FALSE(big.executed);
+  EXPECT_FALSE(big.c_sum);
+  EXPECT_DOUBLE_EQ(big.tiled.global.global_bytes, big.formula.global.global_bytes);
+  EXPECT_THROW(mlsys::tiled_matmul_report({64, 64, 64, 32, 32, 32, 1}, 4, nullptr, std::nullopt, 1, false),
+               mlsys::InputError);
 }

@@ -8,6 +8,9 @@
 #include <map>
 #include <set>
 
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+
 namespace mlsys {
 
 WarpRequest warp_request(int element_bytes, std::int64_t stride_elements, std::int64_t offset_elements) {
@@ -34,6 +37,19 @@ WarpRequest warp_request(int element_bytes, std::int64_t stride_elements, std::i
   for (const auto& [bank, words] : words_per_bank)
     r.smem_wavefronts = std::max(r.smem_wavefronts, static_cast<int>(words.size()));
   return r;
+}
+
+CoalescedLoad coalesced_load(long long e, std::int64_t stride_elements, std::int64_t offset_elements,
+                             const Accelerator* hw, std::optional<double> bandwidth_Bps) {
+  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16)
+    throw InputError("element_bytes", "Field 'element_bytes' must be 1, 2, 4, 8 or 16 (a power of two up to a 16-byte vector).");
+  if (!bandwidth_Bps && !hw) throw InputError("hardware", "Give 'hardware' (an accelerator id) or 'bandwidth_Bps'.");
+  const double bandwidth = bandwidth_Bps ? *bandwidth_Bps : hw->hbm_bandwidth_Bps;
+  CoalescedLoad c;
+  c.r = warp_request(static_cast<int>(e), stride_elements, offset_elements);
+  c.peak_bandwidth_Bps = bandwidth;
+  c.effective_bandwidth_Bps = bandwidth * c.r.efficiency;
+  return c;
 }
 
 }  // namespace mlsys

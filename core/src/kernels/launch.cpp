@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "mlsys/gpu/roofline.hpp"
+
 namespace mlsys {
 
 LaunchTimes launch_times(double kernels, double work_per_kernel_s, double launch_s, double graph_node_s) {
@@ -19,6 +21,22 @@ LaunchTimes launch_times(double kernels, double work_per_kernel_s, double launch
   t.pipelined_lost = std::max(0.0, 1 - t.work_s / t.pipelined_s);
   t.graph_lost = std::max(0.0, 1 - t.work_s / t.graph_s);
   return t;
+}
+
+LaunchOverhead launch_overhead(double kernels, double bytes, double flops, double o, double g, double peak,
+                               double bw) {
+  const RooflineResult work = roofline(flops, bytes, peak, bw);
+  LaunchOverhead r;
+  r.work_per_kernel_s = work.time_s;
+  r.work_bound = work.bound;
+  r.t = launch_times(kernels, work.time_s, o, g);
+  r.graph_speedup = r.t.serial_s / r.t.graph_s;
+  r.achieved_bandwidth_Bps = kernels * bytes / r.t.serial_s;
+  r.graph_achieved_bandwidth_Bps = kernels * bytes / r.t.graph_s;
+  r.breakeven_bytes = o * bw;
+  r.bandwidth_Bps = bw;
+  r.vector_peak_flops = peak;
+  return r;
 }
 
 }  // namespace mlsys

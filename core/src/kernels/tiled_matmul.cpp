@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 
 namespace mlsys {
 
@@ -143,6 +145,104 @@ MatmulTraffic tiled_traffic(double m, double n, double k, double bm, double bn) 
 
 double tile_smem_bytes(double bm, double bn, double bk, double element_bytes, double stages) {
   return stages * (bm * bk + bk * bn) * element_bytes;
+}
+
+TrafficBytes traffic_bytes(const MatmulTraffic& t, double s) {
+  return {{t.global_reads * s, t.global_writes * s, (t.global_reads + t.global_writes) * s, t.a_reads * s,
+           t.b_reads * s},
+          t.smem_reads * s,
+          t.smem_writes * s};
+}
+
+namespace {
+
+bool same_traffic(const MatmulTraffic& a, const MatmulTraffic& b, bool with_smem) {
+  return a.global_reads == b.global_reads && a.global_writes == b.global_writes && a.a_reads == b.a_reads &&
+         a.b_reads == b.b_reads && (!with_smem || (a.smem_reads == b.smem_reads && a.smem_writes == b.smem_writes));
+}
+
+}  // namespace
+
+TiledMatmulReport tiled_matmul_report(const TiledMatmulShape& shape, double s, const Accelerator* hw,
+                                      std::optional<double> smem_limit_bytes, std::uint64_t seed, bool reference) {
+  const auto [m, n, k, bm, bn, bk, stages] = shape;
+  TiledMatmulReport out{};
+  if (smem_limit_bytes) {
+    out.smem_limit_bytes = *smem_limit_bytes;
+    out.smem_limit_source = "smem_limit_bytes";
+  } else {
+    if (!hw) throw InputError("hardware", "Give 'hardware' (an accelerator id) or 'smem_limit_bytes'.");
+    for (const char* key : {"max_smem_per_block_bytes", "smem_per_sm_bytes"})
+      if (out.smem_limit_source.empty() && hw->json().contains(key) && hw->json().at(key).is_number()) {
+        out.smem_limit_bytes = hw->json().at(key).get<double>();
+        out.smem_limit_source = key;
+      }
+    if (out.smem_limit_source.empty())
+      throw InputError("hardware", hw->name + " has no shared-memory size in the hardware table; choose a GPU or give "
+                                              "'smem_limit_bytes'.");
+  }
+  const double smem = tile_smem_bytes(static_cast<double>(bm), static_cast<double>(bn), static_cast<double>(bk), s,
+                                      static_cast<double>(stages));
+  const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
+  const auto ceil_div = [](long long a, long long b) { return (a + b - 1) / b; };
+  const long long blocks = ceil_div(m, bm) * ceil_div(n, bn);
+  const long long tile_steps = blocks * ceil_div(k, bk);
+
+  const MatmulTraffic tiled_formula = tiled_traffic(md, nd, kd, static_cast<double>(bm), static_cast<double>(bn));
+  const MatmulTraffic naive_formula = naive_traffic(md, nd, kd);
+  const double flops = 2 * md * nd * kd;
+  const double compulsory = (md * kd + kd * nd + md * nd) * s;
+  out.executed = m <= kExecMaxDim && n <= kExecMaxDim && k <= kExecMaxDim && tile_steps <= kExecMaxTileSteps &&
+                 tiled_formula.global_reads <= kExecMaxLoads;
+  out.element_bytes = s;
+  out.flops = flops;
+  out.blocks = blocks;
+  out.tile_steps = tile_steps;
+  out.a_passes = ceil_div(n, bn);
+  out.b_passes = ceil_div(m, bm);
+  out.compulsory_bytes = compulsory;
+  out.smem_per_block_bytes = smem;
+  out.fits_smem = smem <= out.smem_limit_bytes;
+  out.formula = traffic_bytes(tiled_formula, s);
+  out.naive_formula = traffic_bytes(naive_formula, s).global;
+  MatmulTraffic tiled = tiled_formula, naive = naive_formula;
+  if (out.executed) {
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    const auto a = seeded_matrix(mi, ki, 2 * seed), b = seeded_matrix(ki, ni, 2 * seed + 1);
+    const MatmulRun run = tiled_matmul(a, b, mi, ni, ki, static_cast<int>(std::min(bm, m)),
+                                       static_cast<int>(std::min(bn, n)), static_cast<int>(std::min(bk, k)));
+    tiled = run.traffic;
+    double checksum = 0;
+    for (float x : run.c) checksum += x;
+    out.c_sum = checksum;
+    out.c_first = run.c.front();
+    out.c_last = run.c.back();
+    out.counts_match_formula = same_traffic(tiled, tiled_formula, true);
+    if (reference) {
+      const MatmulRun ref = naive_matmul(a, b, mi, ni, ki);
+      naive = ref.traffic;
+      double err = 0;
+      for (std::size_t i = 0; i < ref.c.size(); ++i)
+        err = std::max(err, std::fabs(static_cast<double>(ref.c[i]) - static_cast<double>(run.c[i])));
+      // Inputs lie in [-1, 1), so |C| <= K; both kernels sum with k ascending, so they agree
+      // to well within K·2^-23 (one unit in the last place per addition).
+      const double tolerance = kd * 0x1.0p-23;
+      out.max_abs_error = err;
+      out.tolerance = tolerance;
+      out.matches_reference = err <= tolerance;
+      out.naive_counts_match_formula = same_traffic(naive, naive_formula, false);
+    }
+  }
+  out.tiled = traffic_bytes(tiled, s);
+  const GlobalTrafficBytes nv = traffic_bytes(naive, s).global;
+  out.naive_global_read_bytes = nv.global_read_bytes;
+  out.naive_global_write_bytes = nv.global_write_bytes;
+  out.naive_global_bytes = nv.global_bytes;
+  out.traffic_reduction = nv.global_bytes / out.tiled.global.global_bytes;
+  out.tiled_intensity = flops / out.tiled.global.global_bytes;
+  out.naive_intensity = flops / nv.global_bytes;
+  out.compulsory_intensity = flops / compulsory;
+  return out;
 }
 
 }  // namespace mlsys

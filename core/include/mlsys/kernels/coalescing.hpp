@@ -5,6 +5,7 @@
 // Also the same pattern as a shared-memory access: 32 banks of 4-byte words.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace mlsys {
@@ -31,5 +32,20 @@ struct WarpRequest {
 // array of element_bytes-sized elements (1, 2, 4, 8 or 16 bytes) whose base is aligned.
 // stride_elements >= 1, offset_elements >= 0.
 WarpRequest warp_request(int element_bytes, std::int64_t stride_elements, std::int64_t offset_elements);
+
+struct Accelerator;
+
+// The request with the geometry it is counted in and what it does to the bandwidth.
+struct CoalescedLoad {
+  WarpRequest r;
+  int lanes = kWarpLanes, sector_bytes = kSectorBytes, cache_line_bytes = kCacheLineBytes;
+  double peak_bandwidth_Bps = 0;       // bandwidth_Bps if given, else the row's HBM bandwidth
+  double effective_bandwidth_Bps = 0;  // peak × efficiency: the useful bytes per second
+};
+
+// InputError on "element_bytes" unless it is 1, 2, 4, 8 or 16, and on "hardware" when neither
+// a row nor bandwidth_Bps is given.
+CoalescedLoad coalesced_load(long long element_bytes, std::int64_t stride_elements, std::int64_t offset_elements,
+                             const Accelerator* hw, std::optional<double> bandwidth_Bps);
 
 }  // namespace mlsys

@@ -4,6 +4,7 @@
 // Holistic Trace Analysis documentation: "usually between 5-20 microseconds"), and a graph
 // replays its kernels with about a microsecond between them.
 #pragma once
+#include <string>
 
 namespace mlsys {
 
@@ -19,5 +20,20 @@ struct LaunchTimes {
 
 // kernels >= 1; work_per_kernel_s > 0; launch_s, graph_node_s >= 0 (seconds).
 LaunchTimes launch_times(double kernels, double work_per_kernel_s, double launch_s, double graph_node_s);
+
+// Each kernel's work on the roofline (peak FLOP/s, bandwidth), then launch_times.
+struct LaunchOverhead {
+  double work_per_kernel_s = 0;
+  std::string work_bound;
+  LaunchTimes t;
+  double graph_speedup = 0;                 // serial / graph time
+  double achieved_bandwidth_Bps = 0;        // kernels · bytes / serial time
+  double graph_achieved_bandwidth_Bps = 0;  // kernels · bytes / graph time
+  double breakeven_bytes = 0;               // launch_s · bandwidth: a kernel moving less spends longer launching
+  double bandwidth_Bps = 0, vector_peak_flops = 0;
+};
+
+LaunchOverhead launch_overhead(double kernels, double bytes_per_kernel, double flops_per_kernel, double launch_s,
+                               double graph_node_s, double peak, double bandwidth_Bps);
 
 }  // namespace mlsys

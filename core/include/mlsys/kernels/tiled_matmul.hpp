@@ -7,6 +7,8 @@
 // memory once and every thread of the block reads them from there.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace mlsys {
@@ -52,5 +54,61 @@ MatmulTraffic tiled_traffic(double m, double n, double k, double bm, double bn);
 
 // Shared memory one block needs for its tiles: stages × (BM·BK + BK·BN) × element_bytes.
 double tile_smem_bytes(double bm, double bn, double bk, double element_bytes, double stages);
+
+struct Accelerator;
+
+// Executed sizes: every matrix dimension at most 256, at most 2^16 tile steps (blocks ×
+// K-steps) and at most 2^23 elements loaded from global memory by the tiled kernel, so one call
+// (with its naive reference) stays under about 50 ms in the browser. Beyond, the closed form.
+constexpr long long kExecMaxDim = 256;
+constexpr long long kExecMaxTileSteps = 1LL << 16;
+constexpr double kExecMaxLoads = 8388608;  // 2^23 elements
+
+// Traffic in bytes (element counts × element size).
+struct GlobalTrafficBytes {
+  double global_read_bytes, global_write_bytes, global_bytes, a_read_bytes, b_read_bytes;
+};
+struct TrafficBytes {
+  GlobalTrafficBytes global;
+  double smem_read_bytes, smem_write_bytes;  // tiled kernel only
+};
+TrafficBytes traffic_bytes(const MatmulTraffic& t, double element_bytes);
+
+struct TiledMatmulShape {
+  long long m, n, k, bm, bn, bk, stages;
+};
+
+// The tiled kernel of one shape: its closed-form traffic and, at executed sizes, the kernel
+// run on seeded inputs (seeds 2·seed and 2·seed + 1) with its counted traffic, optionally
+// beside the naive reference.
+struct TiledMatmulReport {
+  bool executed;
+  long long executed_max_dim = kExecMaxDim, executed_max_tile_steps = kExecMaxTileSteps;
+  double executed_max_loads = kExecMaxLoads;
+  double element_bytes, flops;                    // flops = 2·M·N·K
+  long long blocks, tile_steps, a_passes, b_passes;  // a_passes = ceil(N/BN), b_passes = ceil(M/BM)
+  double compulsory_bytes;                        // (M·K + K·N + M·N) · element size
+  double smem_per_block_bytes, smem_limit_bytes;
+  std::string smem_limit_source;                  // smem_limit_bytes | max_smem_per_block_bytes | smem_per_sm_bytes
+  bool fits_smem;
+  TrafficBytes formula;                           // closed forms
+  GlobalTrafficBytes naive_formula;
+  // Executed only: checksum, first and last element of C, counted traffic equals the formula.
+  std::optional<double> c_sum, c_first, c_last;
+  std::optional<bool> counts_match_formula;
+  // With the reference: largest |naive − tiled| against K·2^-23, naive counts equal their formula.
+  std::optional<double> max_abs_error, tolerance;
+  std::optional<bool> matches_reference, naive_counts_match_formula;
+  TrafficBytes tiled;                             // counted when executed, else the formula
+  double naive_global_read_bytes, naive_global_write_bytes, naive_global_bytes;
+  double traffic_reduction;                       // naive / tiled global bytes
+  double tiled_intensity, naive_intensity, compulsory_intensity;  // flops per global byte
+};
+
+// smem_limit_bytes: shared memory one block may use; when not given, the row's per-block
+// maximum (what one block can allocate, e.g. 227 KiB of the H100's 228) or, for rows without
+// it, the per-SM size; InputError on "hardware" when there is neither.
+TiledMatmulReport tiled_matmul_report(const TiledMatmulShape& shape, double element_bytes, const Accelerator* hw,
+                                      std::optional<double> smem_limit_bytes, std::uint64_t seed, bool reference);
 
 }  // namespace mlsys
