@@ -97,7 +97,7 @@ TrainingSetup setup_from(const Inputs& in, const ModelConfig& c, bool with_pp) {
   st.sequence_parallel = in.boolean("sequence_parallel");
   st.recompute = recompute_from(in);
   st.flash_attention = in.boolean("flash_attention");
-  if (in.integer("heads") % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
+  if (static_cast<long long>(c.heads) % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
   if (st.pp > c.layers) throw InputError("pp", "'pp' cannot exceed 'layers'.");
   return st;
 }
@@ -157,7 +157,7 @@ void add_memory_calculators(Calculators& out) {
           "layers' training FLOPs (forward + backward = 3 × forward).",
           ck, [](const Inputs& in) {
             const ModelConfig c = model_config_from(in);
-            if (in.integer("heads") % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
+            if (static_cast<long long>(c.heads) % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
             return checkpointing(c, static_cast<double>(in.integer("micro_batch")),
                                  static_cast<double>(in.integer("tp")), in.boolean("sequence_parallel"),
                                  in.boolean("flash_attention"), in.str("strategy"), static_cast<double>(in.integer("k")));

@@ -12,8 +12,10 @@ std::vector<Field> transformer_fields(const json& defaults, long long max_layers
   const auto def = [&](const char* key) { return defaults.contains(key) ? defaults.at(key) : json(); };
   const auto wanted = [&](const char* key) { return defaults.contains(key); };
   std::vector<std::string> ids;
+  // Dense models only: these calculators model every layer's MLP as one dense MLP, which a
+  // mixture of experts is not.
   for (const auto& m : published_models())
-    if (m.config.layers <= static_cast<double>(max_layers)) ids.push_back(m.id);
+    if (!m.moe() && m.config.layers <= static_cast<double>(max_layers)) ids.push_back(m.id);
   std::vector<Field> f = {
       optional(string_field("model", "Published model (content/data/models.json): its configuration for every field not given",
                             json(), ids)),
