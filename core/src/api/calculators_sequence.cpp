@@ -78,16 +78,28 @@ MLSYS_DESCRIBE(ExpertParallelResult, MLSYS_OUT(dispatch_bytes, "B", "T·k·h·by
 
 namespace {
 
-// A result with the rank's peak and link used (from the table or the overrides).
+// A result with the link used (from the table or the overrides), and the rank's peak where
+// the model's time needs it.
+template <class R>
+struct WithLink {
+  R result;
+  double link_bandwidth_Bps;
+};
 template <class R>
 struct WithRank {
   R result;
-  std::optional<double> peak_flops;
+  double peak_flops;
   double link_bandwidth_Bps;
 };
 
 }  // namespace
 
+template <class R>
+struct Described<WithLink<R>> {
+  using Self = WithLink<R>;
+  static constexpr auto fields = std::make_tuple(
+      MLSYS_FLAT(result), MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth per direction between neighbouring ranks"));
+};
 template <class R>
 struct Described<WithRank<R>> {
   using Self = WithRank<R>;
@@ -235,7 +247,7 @@ void add_sequence_calculators(Calculators& out) {
          c.dtype_bytes = dtype_bytes(dtype);
          c.link_bandwidth_Bps = rk.link_Bps;
          c.latency_s = in.num("latency_s");
-         return WithRank<UlyssesResult>{ulysses(c), std::nullopt, c.link_bandwidth_Bps};
+         return WithLink<UlyssesResult>{ulysses(c), c.link_bandwidth_Bps};
        });
 
   out.add("moe-routing",

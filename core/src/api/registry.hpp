@@ -64,16 +64,6 @@ class Calculators {
   }
   std::vector<Calculator>& list() { return list_; }
 
-  // Transitional: a calculator not yet declared with an output struct (no outputs in its schema).
-  struct Untyped {
-    std::string name, description;
-    std::vector<Field> fields;
-    std::function<json(const Inputs&)> run;
-  };
-  void push_back(Untyped c) {
-    list_.push_back({std::move(c.name), std::move(c.description), std::move(c.fields), json::array(), std::move(c.run)});
-  }
-
  private:
   std::vector<Calculator> list_;
 };
