@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/kernels/attention_backward.hpp"

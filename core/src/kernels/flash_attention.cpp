@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "mlsys/kernels/online_softmax.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys {
 

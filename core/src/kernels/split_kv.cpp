@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/kernels/attention_naive.hpp"
 #include "mlsys/kernels/online_softmax.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys {
 
@@ -31,9 +31,9 @@ struct Kahan {
 std::vector<double> summation_addends(double value, long long count, bool uniform, std::uint64_t seed,
                                       const FloatFormat& fmt) {
   std::vector<double> x(static_cast<std::size_t>(count));
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  SeededStream rng(mix_seed(seed, 0x632BE59BD9B4E019ULL));
   for (auto& v : x) {
-    const double u = uniform ? 2.0 * static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53 : 1.0;
+    const double u = uniform ? 2.0 * rng.uniform() : 1.0;
     v = round_value(value * u, fmt);
   }
   return x;
