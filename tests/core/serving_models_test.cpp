@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
-#include "mlsys/foundations/splitmix.hpp"
 #include "mlsys/serving/batching_sim.hpp"
 #include "mlsys/serving/decode.hpp"
 #include "mlsys/serving/kv_cache.hpp"
@@ -232,13 +232,13 @@ TEST(ServingSpeculative, ClosedFormsOfLeviathanEtAl) {
 
 TEST(ServingSpeculative, MonteCarloTokensPerRoundMatchTheFormula) {
   // i.i.d. acceptance with probability α, stopping at the first rejection, plus one token.
-  std::uint64_t s = 12345;
+  mlsys::SeededStream s(12345);
   for (double a : {0.5, 0.8, 0.9}) {
     const int g = 4, rounds = 200000;
     double tokens = 0;
     for (int r = 0; r < rounds; ++r) {
       int k = 0;
-      while (k < g && static_cast<double>(mlsys::splitmix(s) >> 11) * 0x1.0p-53 < a) ++k;
+      while (k < g && s.uniform() < a) ++k;
       tokens += k + 1;
     }
     // Standard error of the mean is below 0.005 here; allow 5 of them.

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "mlsys/foundations/input_error.hpp"
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys {
 
@@ -266,10 +266,10 @@ ExecutedCollective execute_collective(Collective op, CollectiveAlgorithm algorit
   const int m = n / C;
 
   // Inputs: small integers, so every sum is exact in any order.
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  SeededStream rng(mix_seed(seed, 1));
   out.inputs.assign(p, std::vector<double>(n));
   for (auto& v : out.inputs)
-    for (auto& x : v) x = static_cast<double>(static_cast<int>(splitmix(state) % 17) - 8);
+    for (auto& x : v) x = rng.integer(-8, 8);
 
   Sim sim(out, C);
   auto& buf = sim.buf();

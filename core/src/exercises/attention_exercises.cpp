@@ -8,10 +8,10 @@
 #include <cmath>
 
 #include "generators.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/units.hpp"
 #include "mlsys/hardware/accelerator.hpp"
-#include "mlsys/kernels/online_softmax.hpp"
 
 namespace mlsys::exercises {
 

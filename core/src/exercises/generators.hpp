@@ -6,22 +6,17 @@
 #include <vector>
 
 #include "mlsys/exercises/exercise.hpp"
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys::exercises {
 
-// Seeded source of the exercises (SplitMix64, foundations/splitmix.hpp).
-class Rng {
+// Seeded source of the exercises: a SeededStream (foundations/deterministic.hpp; next,
+// uniform on [0, 1), integer in [lo, hi]) with a uniform pick from a list.
+class Rng : public SeededStream {
  public:
-  explicit Rng(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) {}
-  std::uint64_t next() { return splitmix(state_); }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  int integer(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+  explicit Rng(std::uint64_t seed) : SeededStream(mix_seed(seed, 0x632BE59BD9B4E019ULL)) {}
   template <class T>
   const T& pick(const std::vector<T>& items) { return items[static_cast<std::size_t>(integer(0, static_cast<int>(items.size()) - 1))]; }
-
- private:
-  std::uint64_t state_;
 };
 
 struct Generator {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/kernels/flash_attention.hpp"
 #include "mlsys/kernels/online_softmax.hpp"

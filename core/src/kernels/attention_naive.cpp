@@ -8,27 +8,20 @@
 
 #include "mlsys/kernels/online_softmax.hpp"
 
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys {
-
-namespace {
-// Uniform in [−1, 1) with 24 random bits: exactly representable in float.
-float uniform_pm1(std::uint64_t& state) {
-  return static_cast<float>(static_cast<double>(splitmix(state) >> 40) * 0x1.0p-23 - 1.0);
-}
-}  // namespace
 
 AttentionInputs make_attention_inputs(int n, int d, std::uint64_t seed) {
   if (n < 1 || d < 1) throw std::invalid_argument("make_attention_inputs: n and d must be >= 1");
   AttentionInputs in;
   in.n = n;
   in.d = d;
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  SeededStream rng(mix_seed(seed, 0x632BE59BD9B4E019ULL));
   const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(d);
   for (auto* m : {&in.q, &in.k, &in.v}) {
     m->resize(count);
-    for (auto& x : *m) x = uniform_pm1(state);
+    for (auto& x : *m) x = rng.uniform_pm1_float();  // [−1, 1), exact in float
   }
   return in;
 }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "mlsys/kernels/online_softmax.hpp"

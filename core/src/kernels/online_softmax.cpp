@@ -1,118 +1,26 @@
 // Softmax: unsafe, safe (three passes) and online (Milakov & Gimelshein 2018), with the
-// deterministic exp/log they share with the attention kernels.
+// deterministic exp/log of foundations/deterministic.hpp.
 #include "mlsys/kernels/online_softmax.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
-#include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys {
-
-namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-// ln 2 split so that k·kLn2Hi is exact for |k| < 2^20 (fdlibm's constants).
-constexpr double kLn2Hi = 6.93147180369123816490e-01;
-constexpr double kLn2Lo = 1.90821492927058770002e-10;
-constexpr double kLog2e = 1.44269504088896338700e+00;
-
-// ⌊t⌋ for |t| < 2^31 without a library call (baseline x86-64 has no rounding instruction).
-int floor_int(double t) {
-  const int i = static_cast<int>(t);  // truncates toward zero
-  return i > t ? i - 1 : i;
-}
-
-// 2^k for a normal exponent, -1022 <= k <= 1023.
-double pow2(int k) {
-  const std::uint64_t bits = static_cast<std::uint64_t>(k + 1023) << 52;
-  double x;
-  std::memcpy(&x, &bits, sizeof x);
-  return x;
-}
-}  // namespace
-
-double exp_det(double x) {
-  if (std::isnan(x)) return x;
-  if (x > 709.782712893384) return kInf;
-  if (x < -745.1332191019412) return 0.0;
-  // x = k·ln2 + r with |r| <= ln2/2; e^r by its Taylor polynomial of degree 13, whose
-  // truncation error (|r|^14/14! < 5e-18) is below half an ulp.
-  const int ki = floor_int(x * kLog2e + 0.5);
-  const double k = ki;
-  const double r = (x - k * kLn2Hi) - k * kLn2Lo;
-  double p = 1.0 / 6227020800.0;  // 1/13!
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  // Multiply by 2^k, built from its bits (exact); subnormal results go through two steps.
-  if (ki >= -1021 && ki <= 1023) return p * pow2(ki);
-  return ki > 0 ? p * pow2(ki - 1) * 2.0 : (p * pow2(ki + 64)) * pow2(-64);
-}
-
-double log_det(double x) {
-  if (std::isnan(x) || x < 0) return std::numeric_limits<double>::quiet_NaN();
-  if (x == 0) return -kInf;
-  if (std::isinf(x)) return kInf;
-  int e = 0;
-  double f = std::frexp(x, &e);  // x = f·2^e, f in [0.5, 1)
-  if (f < 0.70710678118654752440) {
-    f *= 2;
-    --e;
-  }
-  // ln f = 2·atanh(s) with s = (f − 1)/(f + 1), |s| <= 0.1716: the odd series to s^21.
-  const double s = (f - 1.0) / (f + 1.0);
-  const double z = s * s;
-  double q = 1.0 / 21.0;
-  for (int k = 19; k >= 1; k -= 2) q = q * z + 1.0 / k;
-  const double ln_f = 2.0 * s * q;
-  return e * kLn2Hi + (ln_f + e * kLn2Lo);
-}
-
-float expf_det(float xf) {
-  // Float accuracy is enough here, so a shorter polynomial (degree 8, truncation error
-  // |r|^9/9! < 3e-10, far below a float ulp) evaluated in Estrin's form for speed.
-  const double x = xf;
-  if (!(x == x)) return xf;  // NaN
-  if (x > 88.72283905206835) return std::numeric_limits<float>::infinity();  // above ln(FLT_MAX)
-  if (x < -104.0) return 0.0f;                                                  // below half the least subnormal
-  const int ki = floor_int(x * kLog2e + 0.5);
-  const double k = ki;
-  const double r = (x - k * kLn2Hi) - k * kLn2Lo;
-  const double r2 = r * r, r4 = r2 * r2;
-  const double p = (1.0 + r) + r2 * (0.5 + r * (1.0 / 6.0)) +
-                   r4 * ((1.0 / 24.0 + r * (1.0 / 120.0)) + r2 * (1.0 / 720.0 + r * (1.0 / 5040.0))) +
-                   r4 * r4 * (1.0 / 40320.0);
-  const double y = p * pow2(ki);
-  return y > std::numeric_limits<float>::max() ? std::numeric_limits<float>::infinity() : static_cast<float>(y);
-}
-
-namespace {
-double unit(std::uint64_t& state) { return static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53; }  // [0, 1)
-}  // namespace
 
 std::vector<float> make_scores(int n, const std::string& pattern, float scale, std::uint64_t seed) {
   if (n < 1) throw std::invalid_argument("make_scores: n must be >= 1");
   std::vector<float> x(static_cast<std::size_t>(n));
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL;
+  SeededStream rng(mix_seed(seed, 0x1234567ULL));
   for (int i = 0; i < n; ++i) {
     const double ramp = n == 1 ? 0.0 : -1.0 + 2.0 * i / (n - 1);
     double u;
-    if (pattern == "random") u = 2.0 * unit(state) - 1.0;
+    if (pattern == "random") u = 2.0 * rng.uniform() - 1.0;
     else if (pattern == "rising") u = ramp;
     else if (pattern == "falling") u = -ramp;
     else throw std::invalid_argument("make_scores: unknown pattern '" + pattern + "'");
@@ -123,8 +31,8 @@ std::vector<float> make_scores(int n, const std::string& pattern, float scale, s
 
 std::vector<float> make_values(int n, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(n));
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x7654321ULL;
-  for (auto& x : v) x = static_cast<float>(2.0 * unit(state) - 1.0);
+  SeededStream rng(mix_seed(seed, 0x7654321ULL));
+  for (auto& x : v) x = static_cast<float>(2.0 * rng.uniform() - 1.0);
   return v;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "mlsys/hardware/accelerator.hpp"

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
-#include "mlsys/foundations/splitmix.hpp"
 #include "mlsys/hardware/accelerator.hpp"
 
 namespace mlsys {
@@ -19,14 +19,10 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 }  // namespace
 
 std::vector<float> seeded_matrix(int rows, int cols, std::uint64_t seed) {
-  // SplitMix64 (Steele, Lea, Flood 2014): the same stream on every platform.
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+  // SplitMix64 (foundations/deterministic.hpp): the same stream on every platform.
+  SeededStream rng(mix_seed(seed, 0x2545F4914F6CDD1DULL));
   std::vector<float> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-  for (auto& x : out) {
-    const std::uint64_t z = splitmix(state);
-    // 24 random bits -> a float in [-1, 1), exactly representable.
-    x = static_cast<float>(static_cast<double>(z >> 40) * 0x1.0p-23 - 1.0);
-  }
+  for (auto& x : out) x = rng.uniform_pm1_float();  // 24 random bits: a float in [-1, 1), exact
   return out;
 }
 

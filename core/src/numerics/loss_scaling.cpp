@@ -6,14 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys {
 
 namespace {
-
-// Uniform in (0, 1).
-double uniform01(std::uint64_t& state) { return (static_cast<double>(splitmix(state) >> 11) + 0.5) * 0x1.0p-53; }
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
@@ -66,12 +63,11 @@ GradientFractions gradient_fractions(double mu_log2, double sigma_log2, double l
 GradientFractions sample_gradient_fractions(double mu_log2, double sigma_log2, double loss_scale,
                                             const FloatFormat& fmt, long long samples, std::uint64_t seed,
                                             std::vector<double>* log2_scaled) {
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  SeededStream rng(mix_seed(seed, 0x632BE59BD9B4E019ULL));
   long long zero = 0, sub = 0, normal = 0, over = 0;
   if (log2_scaled) log2_scaled->clear();
   for (long long i = 0; i < samples; ++i) {
-    const double u1 = uniform01(state), u2 = uniform01(state);
-    const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * kPi * u2);
+    const double z = rng.normal();  // polar method with log_det: identical natively and in WASM
     const double l = mu_log2 + sigma_log2 * z;
     const double g = std::exp2(l) * loss_scale;
     if (log2_scaled) log2_scaled->push_back(l + std::log2(loss_scale));
@@ -89,14 +85,14 @@ ScalerRun simulate_dynamic_loss_scale(double mu_log2, double sigma_log2, double 
                                       const FloatFormat& fmt, long long steps, double init_scale,
                                       long long growth_interval, double growth_factor, double backoff_factor,
                                       std::uint64_t seed) {
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  SeededStream rng(mix_seed(seed, 0x632BE59BD9B4E019ULL));
   ScalerRun run;
   double scale = init_scale;
   run.min_scale = run.max_scale = scale;
   long long clean = 0;
   for (long long s = 0; s < steps; ++s) {
     // max of n iid: CDF F^n, so F(max) = u^(1/n); 1 − u^(1/n) = −expm1(ln u / n) keeps precision.
-    const double tail = -std::expm1(std::log(uniform01(state)) / grads_per_step);
+    const double tail = -std::expm1(log_det(rng.uniform_open()) / grads_per_step);
     const double l = mu_log2 - sigma_log2 * normal_quantile(tail);
     const Rounded r = round_to_format(std::exp2(l) * scale, fmt);
     const bool overflow = r.special != FloatSpecial::None;

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
-#include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys {
 
@@ -32,9 +32,9 @@ struct Kahan {
 std::vector<double> summation_addends(double value, long long count, bool uniform, std::uint64_t seed,
                                       const FloatFormat& fmt) {
   std::vector<double> x(static_cast<std::size_t>(count));
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  SeededStream rng(mix_seed(seed, 0x632BE59BD9B4E019ULL));
   for (auto& v : x) {
-    const double u = uniform ? 2.0 * static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53 : 1.0;
+    const double u = uniform ? 2.0 * rng.uniform() : 1.0;
     v = round_value(value * u, fmt);
   }
   return x;

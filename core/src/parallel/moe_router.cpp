@@ -5,36 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
-#include "mlsys/foundations/portable_math.hpp"
-#include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys {
-
-namespace {
-
-// Standard normals from SplitMix64 by the polar method (identical natively and in WASM).
-class Normals {
- public:
-  explicit Normals(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ULL + 0x5851F42D4C957F2DULL) {}
-  double next() {
-    if (has_spare_) {
-      has_spare_ = false;
-      return spare_;
-    }
-    const NormalPair n = portable_normal_pair(state_);
-    spare_ = n.b;
-    has_spare_ = true;
-    return n.a;
-  }
-
- private:
-  std::uint64_t state_;
-  double spare_ = 0;
-  bool has_spare_ = false;
-};
-
-}  // namespace
 
 MoeRouterResult route_tokens(const MoeRouterConfig& c) {
   if (c.experts < 1) throw InputError("experts", "A mixture of experts needs at least one expert.");
@@ -45,9 +19,9 @@ MoeRouterResult route_tokens(const MoeRouterConfig& c) {
   const int E = c.experts, K = c.top_k, T = c.tokens;
 
   // Expert bias first (the same experts are popular for every token count), then tokens.
-  Normals rng(c.seed);
+  SeededStream rng(mix_seed(c.seed, 0x5851F42D4C957F2DULL));  // normals by the polar method
   std::vector<double> bias(E);
-  for (auto& b : bias) b = (1.0 - c.balance) * c.skew * rng.next();
+  for (auto& b : bias) b = (1.0 - c.balance) * c.skew * rng.normal();
 
   MoeRouterResult r;
   r.assignments = static_cast<double>(T) * K;
@@ -61,11 +35,11 @@ MoeRouterResult route_tokens(const MoeRouterConfig& c) {
   for (int t = 0; t < T; ++t) {
     double mx = -1e300;
     for (int e = 0; e < E; ++e) {
-      logits[e] = rng.next() + bias[e];
+      logits[e] = rng.normal() + bias[e];
       mx = std::max(mx, logits[e]);
     }
     double z = 0;
-    for (int e = 0; e < E; ++e) z += prob[e] = portable_exp(logits[e] - mx);
+    for (int e = 0; e < E; ++e) z += prob[e] = exp_det(logits[e] - mx);
     for (int e = 0; e < E; ++e) r.mean_prob_per_expert[e] += prob[e] / z / T;
     std::fill(taken.begin(), taken.end(), 0);
     for (int j = 0; j < K; ++j) {  // top-k by repeated arg-max (k ≤ 8)

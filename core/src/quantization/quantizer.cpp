@@ -5,20 +5,14 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
-#include "mlsys/foundations/portable_math.hpp"
-#include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys::quant {
 
 namespace {
 
 constexpr double kLn10 = 2.30258509299404568402;
-
-double uniform01(std::uint64_t& state) { return static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53; }  // [0,1)
-double uniform_open(std::uint64_t& state) {  // (0, 1]
-  return static_cast<double>((splitmix(state) >> 11) + 1) * 0x1.0p-53;
-}
 
 }  // namespace
 
@@ -51,10 +45,7 @@ ClosedForm closed_form(int bits, double lo, double hi) {
   return {q.scale, q.scale / 2, q.scale * q.scale / 12, q.scale, q.zero_point, q.qmin, q.qmax, q.qmax + 1};
 }
 
-// ln x = e·ln 2 + 2·atanh(t), t = (m − 1)/(m + 1), m in [√½, √2): |t| < 0.1716, so 14 terms
-// of the odd series reach double precision. Only + − × ÷ and frexp: bit-identical everywhere.
-
-double decibels(double ratio) { return 10 * portable_log(ratio) / kLn10; }
+double decibels(double ratio) { return 10 * log_det(ratio) / kLn10; }
 
 const std::vector<std::string>& distribution_names() {
   static const std::vector<std::string> names = {"uniform", "gaussian", "laplace", "gaussian-outliers"};
@@ -83,32 +74,26 @@ Matrix generate(Distribution d, long long rows, long long cols, std::uint64_t se
   m.cols = cols;
   const auto n = static_cast<std::size_t>(rows * cols);
   m.v.resize(n);
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+  SeededStream rng(mix_seed(seed, 0x2545F4914F6CDD1DULL));
   const double sqrt3 = 1.73205080756887729353, inv_sqrt2 = 0.70710678118654752440;
   std::size_t i = 0;
   while (i < n) {
     switch (d) {
       case Distribution::Uniform:
-        m.v[i++] = sqrt3 * (2 * uniform01(state) - 1);
+        m.v[i++] = sqrt3 * (2 * rng.uniform() - 1);
         break;
       case Distribution::Laplace: {
-        const double u = uniform01(state) - 0.5;  // [−½, ½)
-        const double mag = -inv_sqrt2 * portable_log(1 - 2 * std::fabs(u));
+        const double u = rng.uniform() - 0.5;  // [−½, ½)
+        const double mag = -inv_sqrt2 * log_det(1 - 2 * std::fabs(u));
         m.v[i++] = u < 0 ? -mag : mag;
         break;
       }
       case Distribution::Gaussian:
       case Distribution::GaussianOutliers: {
         // Marsaglia's polar method: two independent N(0, 1) values per accepted pair.
-        double u, v, s;
-        do {
-          u = 2 * uniform_open(state) - 1;
-          v = 2 * uniform_open(state) - 1;
-          s = u * u + v * v;
-        } while (s >= 1 || s == 0);
-        const double f = std::sqrt(-2 * portable_log(s) / s);
-        m.v[i++] = u * f;
-        if (i < n) m.v[i++] = v * f;
+        const NormalPair z = rng.normal_pair_open_closed();
+        m.v[i++] = z.a;
+        if (i < n) m.v[i++] = z.b;
         break;
       }
     }
@@ -119,7 +104,7 @@ Matrix generate(Distribution d, long long rows, long long cols, std::uint64_t se
     std::vector<long long> idx(static_cast<std::size_t>(rows));
     for (long long r = 0; r < rows; ++r) idx[static_cast<std::size_t>(r)] = r;
     for (long long j = 0; j < k; ++j) {  // partial Fisher–Yates shuffle
-      const auto pick = j + static_cast<long long>(splitmix(state) % static_cast<std::uint64_t>(rows - j));
+      const auto pick = j + static_cast<long long>(rng.below(static_cast<std::uint64_t>(rows - j)));
       std::swap(idx[static_cast<std::size_t>(j)], idx[static_cast<std::size_t>(pick)]);
     }
     m.outlier_rows.assign(idx.begin(), idx.begin() + k);

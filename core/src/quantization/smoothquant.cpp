@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/quantization/quantizer.hpp"
 
 namespace mlsys::quant {
@@ -98,9 +98,10 @@ std::vector<double> smoothing_factors(const std::vector<double>& x_absmax, const
                                       double alpha) {
   std::vector<double> s(x_absmax.size());
   for (std::size_t j = 0; j < s.size(); ++j) {
-    // s = exp(α·ln a − (1 − α)·ln b), with the portable log and a series exp (std::pow and
-    // std::exp differ in the last bit between libms; these use + − × ÷ only).
-    const double la = portable_log(x_absmax[j]), lb = portable_log(w_absmax[j]);
+    // s = exp(α·ln a − (1 − α)·ln b), with log_det and a series exp (std::pow and std::exp
+    // differ in the last bit between libms; these use + − × ÷ only; exp_det here would change
+    // the last digits of the outputs).
+    const double la = log_det(x_absmax[j]), lb = log_det(w_absmax[j]);
     const double l = alpha * la - (1 - alpha) * lb;
     // exp(l) = 2^n · exp(r), r = l − n·ln2 in [−ln2/2, ln2/2]; Taylor series to 20 terms.
     const double ln2 = 0.69314718055994530942;
@@ -126,12 +127,12 @@ SmoothQuantResult smoothquant(const SmoothQuantSetup& st, const std::vector<doub
   // activations, Dettmers et al. 2022); W: N(0, 1/c), no outliers (weights are easy).
   Matrix xm = generate(Distribution::Gaussian, t, c, st.seed, 0, 1);
   Matrix wm = generate(Distribution::Gaussian, c, o, st.seed + 0x5EEDULL, 0, 1);
-  std::uint64_t state = st.seed * 0xD1B54A32D192ED03ULL + 7;
+  SeededStream rng(mix_seed(st.seed, 7, 0xD1B54A32D192ED03ULL));
   std::vector<long long> cols(static_cast<std::size_t>(c));
   for (long long j = 0; j < c; ++j) cols[static_cast<std::size_t>(j)] = j;
   const long long k_out = std::min(st.outlier_channels, c);
   for (long long j = 0; j < k_out; ++j) {
-    const auto pick = j + static_cast<long long>(splitmix(state) % static_cast<std::uint64_t>(c - j));
+    const auto pick = j + static_cast<long long>(rng.below(static_cast<std::uint64_t>(c - j)));
     std::swap(cols[static_cast<std::size_t>(j)], cols[static_cast<std::size_t>(pick)]);
     for (long long i = 0; i < t; ++i) xm.v[static_cast<std::size_t>(i * c + cols[static_cast<std::size_t>(j)])] *= st.outlier_scale;
   }

@@ -6,18 +6,12 @@
 #include <deque>
 #include <stdexcept>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/dtype.hpp"
-#include "mlsys/foundations/portable_math.hpp"
-#include "mlsys/foundations/splitmix.hpp"
 
 namespace mlsys {
 
 namespace {
-
-double uniform01(std::uint64_t& s) { return static_cast<double>(splitmix(s) >> 11) * 0x1.0p-53; }
-int uniform_int(std::uint64_t& s, int lo, int hi) {
-  return lo + static_cast<int>(splitmix(s) % static_cast<std::uint64_t>(hi - lo + 1));
-}
 
 struct Done {
   double first_token_s = 0;
@@ -81,13 +75,13 @@ BatchingResult summarize(const std::string& policy, const std::vector<Request>& 
 }  // namespace
 
 std::vector<Request> request_stream(int count, double rate_rps, int prompt_mean, int output_mean, std::uint64_t seed) {
-  std::uint64_t s = seed ^ 0x5EEDBA7C4ULL;
+  SeededStream rng(xor_seed(seed, 0x5EEDBA7C4ULL));
   std::vector<Request> out;
   double t = 0;
   for (int i = 0; i < count; ++i) {
-    t += -portable_log(1.0 - uniform01(s)) / rate_rps;  // exponential gaps: a Poisson process
-    const int prompt = uniform_int(s, 1, 2 * prompt_mean - 1);
-    const int output = uniform_int(s, 1, 2 * output_mean - 1);
+    t += -log_det(1.0 - rng.uniform()) / rate_rps;  // exponential gaps: a Poisson process
+    const int prompt = rng.integer(1, 2 * prompt_mean - 1);
+    const int output = rng.integer(1, 2 * output_mean - 1);
     out.push_back({t, prompt, output});
   }
   return out;

@@ -6,15 +6,11 @@
 #include <deque>
 #include <stdexcept>
 
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys {
 
 namespace {
-
-int uniform_int(std::uint64_t& s, int lo, int hi) {
-  return lo + static_cast<int>(splitmix(s) % static_cast<std::uint64_t>(hi - lo + 1));
-}
 
 struct Totals {
   double steps = 0, batch_sum = 0, max_batch = 0, used = 0, reserved = 0, internal = 0, external = 0, free = 0;
@@ -53,11 +49,11 @@ double step_cap(const std::vector<PagingRequest>& reqs) {
 }  // namespace
 
 std::vector<PagingRequest> paging_stream(int count, int prompt_mean, int output_mean, std::uint64_t seed) {
-  std::uint64_t s = seed ^ 0x9A6ED4B10C5ULL;
+  SeededStream rng(xor_seed(seed, 0x9A6ED4B10C5ULL));
   std::vector<PagingRequest> out;
   for (int i = 0; i < count; ++i) {
-    const int prompt = uniform_int(s, 1, 2 * prompt_mean - 1);
-    const int output = uniform_int(s, 1, 2 * output_mean - 1);
+    const int prompt = rng.integer(1, 2 * prompt_mean - 1);
+    const int output = rng.integer(1, 2 * output_mean - 1);
     out.push_back({prompt, output});
   }
   return out;

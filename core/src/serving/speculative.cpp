@@ -5,14 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mlsys/foundations/portable_math.hpp"
-#include "mlsys/foundations/splitmix.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 
 namespace mlsys {
 
 namespace {
-
-double uniform01(std::uint64_t& s) { return static_cast<double>(splitmix(s) >> 11) * 0x1.0p-53; }
 
 // Cumulative sums of a distribution, the last forced to 1.
 std::vector<double> cdf_of(const std::vector<double>& p) {
@@ -24,8 +21,8 @@ std::vector<double> cdf_of(const std::vector<double>& p) {
   return c;
 }
 
-std::size_t draw(const std::vector<double>& cdf, std::uint64_t& s) {
-  const double u = uniform01(s);
+std::size_t draw(const std::vector<double>& cdf, SeededStream& s) {
+  const double u = s.uniform();
   const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
   return std::min(static_cast<std::size_t>(it - cdf.begin()), cdf.size() - 1);
 }
@@ -34,13 +31,13 @@ std::vector<double> softmax(const std::vector<double>& z, double temperature) {
   const double mx = *std::max_element(z.begin(), z.end());
   std::vector<double> p(z.size());
   double sum = 0;
-  for (std::size_t i = 0; i < z.size(); ++i) sum += p[i] = portable_exp((z[i] - mx) / temperature);
+  for (std::size_t i = 0; i < z.size(); ++i) sum += p[i] = exp_det((z[i] - mx) / temperature);
   for (auto& x : p) x /= sum;
   return p;
 }
 
-// Standard normal on SplitMix64 uniforms (polar method; the second value is not used).
-double normal(std::uint64_t& s) { return portable_normal_pair(s).a; }
+// Standard normal by the polar method (the second value is not used).
+double normal(SeededStream& s) { return s.normal_pair().a; }
 
 }  // namespace
 
@@ -63,7 +60,7 @@ double total_variation(const std::vector<double>& p, const std::vector<double>& 
 
 SpecSampleResult speculative_sample(const std::vector<double>& p, const std::vector<double>& q, int gamma, int rounds,
                                     std::uint64_t seed) {
-  std::uint64_t s = seed ^ 0x5BEC0DE5ULL;
+  SeededStream s(xor_seed(seed, 0x5BEC0DE5ULL));
   const std::size_t v = p.size();
   const auto p_cdf = cdf_of(p), q_cdf = cdf_of(q);
   std::vector<double> residual(v);
@@ -80,7 +77,7 @@ SpecSampleResult speculative_sample(const std::vector<double>& p, const std::vec
     for (int k = 0; k < gamma; ++k) {
       const std::size_t x = draw(q_cdf, s);  // the draft proposes x ~ q
       r.drafted += 1;
-      if (uniform01(s) < std::min(1.0, p[x] / q[x])) {  // the target keeps it
+      if (s.uniform() < std::min(1.0, p[x] / q[x])) {  // the target keeps it
         r.accepted += 1;
         r.counts[x] += 1;
         continue;
@@ -98,7 +95,7 @@ SpecSampleResult speculative_sample(const std::vector<double>& p, const std::vec
 }
 
 std::vector<double> direct_sample_counts(const std::vector<double>& p, int tokens, std::uint64_t seed) {
-  std::uint64_t s = seed ^ 0xD12EC7ULL;
+  SeededStream s(xor_seed(seed, 0xD12EC7ULL));
   const auto cdf = cdf_of(p);
   std::vector<double> counts(p.size(), 0.0);
   for (int i = 0; i < tokens; ++i) counts[draw(cdf, s)] += 1;
@@ -107,7 +104,7 @@ std::vector<double> direct_sample_counts(const std::vector<double>& p, int token
 
 void make_spec_distributions(int vocab, double mismatch, double temperature, std::uint64_t seed, std::vector<double>& p,
                              std::vector<double>& q) {
-  std::uint64_t s = seed ^ 0xD157ULL;
+  SeededStream s(xor_seed(seed, 0xD157ULL));
   std::vector<double> z(static_cast<std::size_t>(vocab)), zq(static_cast<std::size_t>(vocab));
   for (auto& x : z) x = normal(s);
   for (std::size_t i = 0; i < z.size(); ++i) zq[i] = z[i] + mismatch * normal(s);

@@ -4,9 +4,8 @@
 // running sum l, rescaling l by e^(m_old − m_new) whenever the maximum grows. Run block by
 // block with a running output o = Σ e^(x − m)·v, it is the inner loop of FlashAttention.
 //
-// Every exponential and logarithm here goes through exp_det / log_det: range reduction and a
-// fixed polynomial in plain IEEE arithmetic, so native code and WebAssembly give identical bits
-// (the C libraries' expf/exp may differ in the last place).
+// Every exponential and logarithm here goes through exp_det / log_det / expf_det
+// (foundations/deterministic.hpp), so native code and WebAssembly give identical bits.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,13 +14,6 @@
 #include <vector>
 
 namespace mlsys {
-
-// e^x in double, within about 1 ulp; 0 for x below −745.2, +inf above 709.8, NaN for NaN.
-double exp_det(double x);
-// ln x in double, within about 1 ulp, for x > 0 (−inf for 0, NaN for negative or NaN).
-double log_det(double x);
-// e^x for the float kernels: within about half a float ulp; +inf above ln(FLT_MAX), 0 below −104.
-float expf_det(float x);
 
 // Seeded scores for the stepper: "random" (uniform in [−scale, scale)), "rising" (a ramp from
 // −scale to scale: the maximum grows in every block) or "falling" (the reverse: the maximum is

@@ -7,7 +7,7 @@
 // arXiv:2006.16668); the rest are dropped. The load-balancing loss is Switch Transformer's
 // (Fedus, Zoph, Shazeer 2021, arXiv:2101.03961, eq. 4): α·E·Σ_i f_i·P_i, with f_i the fraction
 // of routed assignments that chose expert i and P_i the mean router probability of expert i.
-// Random numbers come from SplitMix64 (foundations/splitmix.hpp), normals by Box-Muller.
+// Random numbers come from SplitMix64, normals by the polar method (foundations/deterministic.hpp).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "mlsys/foundations/portable_math.hpp"
-
 namespace mlsys::quant {
 
 // q = clamp(round(x / scale) + zero_point, qmin, qmax); x̂ = scale · (q − zero_point).
@@ -91,7 +89,7 @@ struct Measured {
 // std::invalid_argument when group_size does not divide m.cols.
 Measured quantize_matrix(const Matrix& m, const Scheme& s);
 
-// 10·log10(r) with portable_log.
+// 10·log10(r) with log_det (foundations/deterministic.hpp).
 double decibels(double ratio);
 
 // --- Calculator helpers ----------------------------------------------------------------
