@@ -7,6 +7,8 @@
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/hardware/accelerator.hpp"
+#include "generators.hpp"
+#include "registry.hpp"
 
 namespace {
 
@@ -47,6 +49,16 @@ std::string check_exercise(const std::string& id, double seed, const std::string
   return guarded([&] { return mlsys::check_exercise(id, static_cast<std::uint32_t>(seed), answer).dump(); });
 }
 
+// {"calculators": {name: group}, "exercises": {id: group}}: the group (calculators_<group>.cpp,
+// <group>_exercises.cpp) of everything this engine holds. The build reads it from the full
+// engine to plan the parts (web/scripts/engine-plan.mjs).
+std::string engine_groups() {
+  return guarded([] {
+    return nlohmann::json{{"calculators", mlsys::api::calculator_groups()},
+                          {"exercises", mlsys::exercises::exercise_groups()}}.dump();
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mlsys_engine) {
@@ -57,4 +69,5 @@ EMSCRIPTEN_BINDINGS(mlsys_engine) {
   emscripten::function("exerciseIds", &exercise_ids);
   emscripten::function("exercise", &exercise);
   emscripten::function("checkExercise", &check_exercise);
+  emscripten::function("engineGroups", &engine_groups);
 }

@@ -105,6 +105,12 @@ int nesting_depth(const std::string& text) {
 
 }  // namespace
 
+json calculator_groups() {
+  json out = json::object();
+  for (const auto& c : registry()) out[c.name] = c.group;
+  return out;
+}
+
 Field number_field(std::string name, std::string unit, std::string description, json default_value,
                    std::optional<double> min, std::optional<double> max, bool min_exclusive) {
   Field f;

@@ -48,6 +48,7 @@ struct Calculator {
   std::vector<Field> fields;
   json outputs;  // [{name, type, unit, description, ...}] (outputs.hpp)
   std::function<json(const Inputs&)> run;
+  std::string group;  // the calculators_<group>.cpp that declares it (set by the generated registry)
 };
 
 // The calculators of one group. `add` declares a calculator from its inputs and a function of
@@ -60,18 +61,25 @@ class Calculators {
     using R = std::decay_t<std::invoke_result_t<F, const Inputs&>>;
     static_assert(is_described<R>::value, "a calculator returns a struct described with MLSYS_DESCRIBE");
     list_.push_back({std::move(name), std::move(description), std::move(fields), output_fields<R>(),
-                     [run](const Inputs& in) { return to_json(run(in)); }});
+                     [run](const Inputs& in) { return to_json(run(in)); }, group_});
   }
   std::vector<Calculator>& list() { return list_; }
+  // The group of the calculators added next (the generated registry calls it before each group).
+  void group(std::string name) { group_ = std::move(name); }
 
  private:
   std::vector<Calculator> list_;
+  std::string group_;
 };
 
 // Registration: each core/src/api/calculators_<group>.cpp defines add_<group>_calculators;
 // the build generates the file that calls them (core/cmake/groups.cmake), so a new group is
 // its own file and nothing else.
 void add_calculator_groups(Calculators& out);
+
+// {calculator name: its group}, of the calculators this engine holds (the WASM build's plan
+// of the engine parts reads it from the full engine: wasm/bindings.cpp).
+json calculator_groups();
 
 // Field builders shared by calculators.
 Field optional(Field f);  // not required, no default: the calculator decides when absent

@@ -22,10 +22,18 @@ class Rng : public SeededStream {
 struct Generator {
   std::string id;
   std::function<Exercise(Rng&)> make;
+  std::string group{};  // the <group>_exercises.cpp that adds it (set by the generated registry)
 };
 
 // Registration: each core/src/exercises/<group>_exercises.cpp defines add_<group>_exercises;
-// the build generates the file that calls them (core/cmake/groups.cmake).
+// the build generates the file that calls them (core/cmake/groups.cmake), and names the
+// group of the generators each call added.
 void add_exercise_groups(std::vector<Generator>& out);
+inline void set_group(std::vector<Generator>& out, std::size_t first, const char* group) {
+  for (std::size_t i = first; i < out.size(); ++i) out[i].group = group;
+}
+
+// {exercise id: its group}, of the exercises this engine holds (wasm/bindings.cpp).
+nlohmann::json exercise_groups();
 
 }  // namespace mlsys::exercises

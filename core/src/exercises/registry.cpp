@@ -20,6 +20,12 @@ const std::vector<exercises::Generator>& generators() {
 }
 }  // namespace
 
+nlohmann::json exercises::exercise_groups() {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& g : generators()) out[g.id] = g.group;
+  return out;
+}
+
 std::vector<std::string> exercise_ids() {
   std::vector<std::string> ids;
   for (const auto& g : generators()) ids.push_back(g.id);
