@@ -11,9 +11,9 @@
 // The engine's own table ({calculator: group}, {exercise: group}: engineGroups in
 // wasm/bindings.cpp) turns names into groups. The build (wasm/CMakeLists.txt) runs it after
 // linking the full engine:
-//   node web/scripts/engine-plan.mjs <engine dir> <output dir>
-// and it writes <output dir>/parts-plan.json (read by the site build, engine-parts.js) and
-// <output dir>/parts/<part>.h, the defines each part compiles its group registries with; a
+//   node web/scripts/engine-plan.mjs <engine dir> <header dir>
+// and it writes <engine dir>/parts-plan.json (read by the site build, engine-parts.js) and
+// <header dir>/<part>.h, the defines each part compiles its group registries with; a
 // file is rewritten only when its content changes, so the parts relink only when the plan does.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -187,18 +187,18 @@ function writeIfChanged(file, text) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const [engineDir, outDir] = process.argv.slice(2);
-  if (!engineDir || !outDir) {
-    console.error('usage: node web/scripts/engine-plan.mjs <engine dir> <output dir>');
+  const [engineDir, headerDir] = process.argv.slice(2);
+  if (!engineDir || !headerDir) {
+    console.error('usage: node web/scripts/engine-plan.mjs <engine dir> <header dir>');
     process.exit(2);
   }
   const { engine, raw } = await loadNodeEngine(path.resolve(engineDir), 'engine');
   const plan = await computePlan(engine, raw);
   const changed = [];
   for (const [part, p] of Object.entries(plan.parts)) {
-    if (writeIfChanged(path.join(outDir, 'parts', `${part}.h`), partHeader(part, p))) changed.push(`parts/${part}.h`);
+    if (writeIfChanged(path.join(headerDir, `${part}.h`), partHeader(part, p))) changed.push(`${part}.h`);
     console.log(`engine-${part}: calculators ${p.calculatorGroups.join(' ')}; exercises ${p.exerciseGroups.join(' ')}`);
   }
-  if (writeIfChanged(path.join(outDir, 'parts-plan.json'), `${JSON.stringify(plan, null, 1)}\n`)) changed.push('parts-plan.json');
+  if (writeIfChanged(path.join(engineDir, 'parts-plan.json'), `${JSON.stringify(plan, null, 1)}\n`)) changed.push('parts-plan.json');
   console.log(changed.length ? `engine plan: wrote ${changed.join(', ')}` : 'engine plan: unchanged');
 }
