@@ -142,7 +142,7 @@ void add_collectives_calculators(Calculators& out) {
                                                "all-to-all); a multiple of the chunk count; default 2 per chunk",
                                                json(), 1, 4096)));
   exec_fields.push_back(integer_field("chunks", "", "Pipeline chunks of the ring (chain) broadcast and reduce", 4, 1, 64));
-  exec_fields.push_back(integer_field("seed", "", "Seed of the random inputs", 1, 0, 1000000000));
+  exec_fields.push_back(seed_field());
   out.add("collective-execute",
           "Runs a collective step by step on simulated ranks holding real buffers: messages and which rank holds which "
           "chunk after every step, counted steps and bytes against the model, and the result checked against the "

@@ -276,7 +276,7 @@ json calc_schema(const std::string& name) {
     if (!f.options.empty()) jf["options"] = f.options;
     fields.push_back(std::move(jf));
   }
-  return {{"name", c.name}, {"description", c.description}, {"fields", fields}, {"outputs", c.outputs}};
+  return {{"name", c.name}, {"description", c.description}, {"fields", fields}, {"outputs", c.outputs()}};
 }
 
 CalcText calc_text(const std::string& name, const std::string& input_text) {

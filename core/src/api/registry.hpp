@@ -46,7 +46,7 @@ struct Calculator {
   std::string name;
   std::string description;
   std::vector<Field> fields;
-  json outputs;  // [{name, type, unit, description, ...}] (outputs.hpp)
+  json (*outputs)();  // [{name, type, unit, description, ...}] (outputs.hpp), built when asked for
   std::function<json(const Inputs&)> run;
   std::string group;  // the calculators_<group>.cpp that declares it (set by the generated registry)
 };
@@ -60,7 +60,7 @@ class Calculators {
   void add(std::string name, std::string description, std::vector<Field> fields, F run) {
     using R = std::decay_t<std::invoke_result_t<F, const Inputs&>>;
     static_assert(is_described<R>::value, "a calculator returns a struct described with MLSYS_DESCRIBE");
-    list_.push_back({std::move(name), std::move(description), std::move(fields), output_fields<R>(),
+    list_.push_back({std::move(name), std::move(description), std::move(fields), &output_fields<R>,
                      [run](const Inputs& in) { return to_json(run(in)); }, group_});
   }
   std::vector<Calculator>& list() { return list_; }

@@ -3,7 +3,7 @@
 // Three calls to calc('kv-capacity') (each returns the whole series over context).
 import { formatSI, logTick } from '../runtime/format.js';
 import { EngineError } from '../runtime/engine-api.js';
-import { modelOptions, publishedConfig } from './published-models.js';
+import { modelOptions, publishedConfig } from './shared/published-models.js';
 
 // Published configurations (content/data/models.json, through the engine's `models`
 // calculator). Shared by the serving figures.

@@ -2,7 +2,7 @@
 // GPU (training-memory model, first pipeline stage) against its estimated step time, whether it
 // fits in HBM, and the best layouts. One call: calc('layout', {...model, gpus, hardware, ...}).
 import { formatSI } from '../runtime/format.js';
-import { modelOptions, publishedConfig } from './published-models.js';
+import { modelOptions, publishedConfig } from './shared/published-models.js';
 
 // Published configurations (content/data/models.json, through the engine's `models` calculator).
 const MODEL_IDS = ['llama-2-70b', 'llama-2-13b', 'gpt-3-175b'];

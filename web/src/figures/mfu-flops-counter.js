@@ -2,7 +2,7 @@
 // model, a measured throughput and a number of devices; achieved FLOP/s per device against the
 // peak, split into the weight and attention terms, with HFU beside MFU. One `mfu` call.
 import { formatSI } from '../runtime/format.js';
-import { modelOptions, publishedModel } from './published-models.js';
+import { modelOptions, publishedModel } from './shared/published-models.js';
 
 // Published models (content/data/models.json, through the engine's `models` calculator),
 // counted as PaLM counts its own: N the published total parameters, L layers, H heads of

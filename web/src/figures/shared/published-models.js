@@ -2,8 +2,8 @@
 // names) come from content/data/models.json, imported at build time, because a figure's
 // params are static at module load; the numbers come from the engine's `models` calculator,
 // which compiles the same file in.
-import table from '../../../content/data/models.json' with { type: 'json' };
-import { EngineError } from '../runtime/engine-api.js';
+import table from '../../../../content/data/models.json' with { type: 'json' };
+import { EngineError } from '../../runtime/engine-api.js';
 
 const ROWS = new Map(table.models.map((m) => [m.id, m]));
 
