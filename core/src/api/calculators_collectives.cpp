@@ -113,11 +113,7 @@ std::vector<Field> collective_fields(bool with_auto) {
 // Intra-node bandwidth per direction: given, or half the table's scale-up bandwidth (it sums both directions).
 double intra_bandwidth_from(const Inputs& in) {
   if (in.has("bandwidth_Bps")) return in.num("bandwidth_Bps");
-  const Accelerator* hw = find_accelerator(in.str("hardware"));
-  const auto& row = hw->json();
-  if (!row.contains("scaleup_bandwidth_Bps") || !row["scaleup_bandwidth_Bps"].is_number())
-    throw InputError("hardware", hw->name + " has no scale-up bandwidth in the hardware table; give 'bandwidth_Bps'.");
-  return row["scaleup_bandwidth_Bps"].get<double>() / 2;
+  return find_accelerator(in.str("hardware"))->scaleup_per_direction_Bps("bandwidth_Bps");
 }
 
 }  // namespace

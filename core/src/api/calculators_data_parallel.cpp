@@ -99,11 +99,7 @@ DpNetwork network_from(const Inputs& in) {
   if (in.has("intra_bandwidth_Bps")) {
     n.intra_bandwidth_Bps = in.num("intra_bandwidth_Bps");
   } else {
-    const Accelerator* hw = find_accelerator(in.str("hardware"));
-    const auto& row = hw->json();
-    if (!row.contains("scaleup_bandwidth_Bps") || !row["scaleup_bandwidth_Bps"].is_number())
-      throw InputError("hardware", hw->name + " has no scale-up bandwidth in the hardware table; give 'intra_bandwidth_Bps'.");
-    n.intra_bandwidth_Bps = row["scaleup_bandwidth_Bps"].get<double>() / 2;
+    n.intra_bandwidth_Bps = find_accelerator(in.str("hardware"))->scaleup_per_direction_Bps("intra_bandwidth_Bps");
   }
   return n;
 }

@@ -82,16 +82,6 @@ namespace {
 constexpr double kInterBandwidth = 50e9;  // 400 Gb/s NDR InfiniBand per GPU per direction (DGX H100)
 
 
-// Per-direction bandwidth of the scale-up link (NVLink-class) of a GPU: the table quotes both
-// directions summed.
-double scaleup_per_direction(const Accelerator& hw) {
-  const auto it = hw.json().find("scaleup_bandwidth_Bps");
-  const double both = it != hw.json().end() && it->is_number() ? it->get<double>() : 0.0;
-  if (!(both > 0))
-    throw InputError("hardware", hw.name + " has no scale-up (NVLink-class) link in the hardware table; choose another "
-                                           "accelerator or give 'link_bandwidth_Bps'.");
-  return both / 2;
-}
 
 const Accelerator& accelerator(const Inputs& in) { return *find_accelerator(in.str("hardware")); }
 
@@ -113,9 +103,10 @@ TensorParallelOut tensor_parallel_run(const Inputs& in) {
   const double peak = in.has("peak_flops") ? in.num("peak_flops") : bf16_peak(hw);
   // Inside a node the all-reduces run on the scale-up link, beyond it on the inter-node one.
   const bool in_node = l.tp <= in.integer("gpus_per_node");
-  const Link link = in_node ? Link{in.num("latency_s"), in.has("link_bandwidth_Bps") ? in.num("link_bandwidth_Bps")
-                                                                                      : scaleup_per_direction(hw)}
-                            : Link{in.num("inter_latency_s"), in.num("inter_bandwidth_Bps")};
+  const auto scaleup = [&] {
+    return in.has("link_bandwidth_Bps") ? in.num("link_bandwidth_Bps") : hw.scaleup_per_direction_Bps("link_bandwidth_Bps");
+  };
+  const Link link = in_node ? Link{in.num("latency_s"), scaleup()} : Link{in.num("inter_latency_s"), in.num("inter_bandwidth_Bps")};
   return {tensor_parallel_layer(l, peak, link), in_node ? "intra-node" : "inter-node", link.bandwidth_Bps, peak};
 }
 
@@ -193,7 +184,8 @@ LayoutSearch layout_run(const Inputs& in) {
   pr.peak_flops = bf16_peak(hw);
   pr.hbm_bytes = hw.hbm_bytes;
   pr.matmul_efficiency = in.num("matmul_efficiency");
-  pr.intra = {in.num("latency_s"), pr.gpus_per_node > 1 ? scaleup_per_direction(hw) : in.num("inter_bandwidth_Bps")};
+  pr.intra = {in.num("latency_s"),
+              pr.gpus_per_node > 1 ? hw.scaleup_per_direction_Bps("link_bandwidth_Bps") : in.num("inter_bandwidth_Bps")};
   pr.inter = {in.num("inter_latency_s"), in.num("inter_bandwidth_Bps")};
   pr.zero_stage = static_cast<int>(in.integer("zero_stage"));
   pr.sequence_parallel = in.boolean("sequence_parallel");

@@ -139,10 +139,7 @@ Rank rank_from(const Inputs& in, const std::string& dtype) {
   } else if (!hw) {
     throw InputError("hardware", "Give 'hardware' (an accelerator id) or 'peak_flops' and 'link_bandwidth_Bps'.");
   } else {
-    const json& bw = hw->json()["scaleup_bandwidth_Bps"];
-    if (!bw.is_number())
-      throw InputError("hardware", hw->name + " has no scale-up bandwidth in the hardware table; give 'link_bandwidth_Bps'.");
-    r.link_Bps = bw.get<double>() / 2;  // both directions summed in the table
+    r.link_Bps = hw->scaleup_per_direction_Bps("link_bandwidth_Bps");
   }
   return r;
 }

@@ -2,6 +2,7 @@
 #include "mlsys/hardware/accelerator.hpp"
 
 #include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/input_error.hpp"
 
 namespace mlsys {
 
@@ -12,6 +13,15 @@ std::optional<double> Accelerator::peak_for(const std::string& dtype) const {
   auto it = peak_flops.find(dtype_peak_key(dtype));
   if (it == peak_flops.end()) return std::nullopt;
   return it->second;
+}
+
+double Accelerator::scaleup_per_direction_Bps(const std::string& override_field) const {
+  const auto it = json().find("scaleup_bandwidth_Bps");
+  const double both = it != json().end() && it->is_number() ? it->get<double>() : 0.0;
+  if (!(both > 0))
+    throw InputError("hardware", name + " has no scale-up (NVLink-class) link in the hardware table; choose another "
+                                        "accelerator or give '" + override_field + "'.");
+  return both / 2;
 }
 
 const nlohmann::json& Accelerator::json() const {

@@ -21,6 +21,10 @@ struct Accelerator {
 
   // Peak FLOP/s for an API dtype; std::nullopt when the chip has no rate for it.
   std::optional<double> peak_for(const std::string& dtype) const;
+  // Bandwidth of the scale-up link (NVLink-class) in one direction: half the table's
+  // scaleup_bandwidth_Bps, which sums both. Without one, an InputError on `hardware` that
+  // names `override_field`, the input that gives the bandwidth instead.
+  double scaleup_per_direction_Bps(const std::string& override_field) const;
   // The full row as stored, for the API and the less common columns.
   const nlohmann::json& json() const;
 };
