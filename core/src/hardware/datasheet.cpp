@@ -18,7 +18,7 @@ void read(const nlohmann::json& row, const char* key, std::optional<T>& out) {
 
 }  // namespace
 
-AcceleratorEntry accelerator_entry(const Accelerator& a) {
+static AcceleratorEntry read_entry(const Accelerator& a) {
   const nlohmann::json& j = a.json();
   AcceleratorEntry e;
 #define MLSYS_READ(col) read(j, #col, e.col)
@@ -37,10 +37,15 @@ AcceleratorEntry accelerator_entry(const Accelerator& a) {
   return e;
 }
 
-std::vector<AcceleratorEntry> accelerator_entries() {
-  std::vector<AcceleratorEntry> out;
-  for (const auto& a : accelerators()) out.push_back(accelerator_entry(a));
-  return out;
+const std::vector<AcceleratorEntry>& accelerator_entries() {
+  static const std::vector<AcceleratorEntry> entries = [] {
+    std::vector<AcceleratorEntry> out;
+    for (const auto& a : accelerators()) out.push_back(read_entry(a));
+    return out;
+  }();
+  return entries;
 }
+
+const AcceleratorEntry& accelerator_entry(const Accelerator& a) { return accelerator_entries().at(a.row); }
 
 }  // namespace mlsys

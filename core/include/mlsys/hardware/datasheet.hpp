@@ -34,10 +34,10 @@ struct AcceleratorEntry {
   std::string source, notes;
 };
 
-// The row of `a`, read from the stored table.
-AcceleratorEntry accelerator_entry(const Accelerator& a);
+// The row of `a`, read from the stored table (once, the first time a row is asked for).
+const AcceleratorEntry& accelerator_entry(const Accelerator& a);
 
 // Every row, in table order.
-std::vector<AcceleratorEntry> accelerator_entries();
+const std::vector<AcceleratorEntry>& accelerator_entries();
 
 }  // namespace mlsys
