@@ -61,9 +61,7 @@ namespace {
 
 // The transformer configuration (defaults: a 7B-class model of width 4096).
 std::vector<Field> config_fields() {
-  return transformer_fields({{"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"kv_heads", nullptr},
-                             {"head_dim", nullptr}, {"ffn_hidden", nullptr}, {"seq", 2048}, {"vocab", 32000},
-                             {"gated_mlp", false}, {"tied_embeddings", true}});
+  return transformer_fields(training_defaults());
 }
 
 std::vector<Field> training_fields(bool with_pp) {

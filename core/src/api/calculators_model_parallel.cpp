@@ -147,11 +147,13 @@ PipelineResult pipeline_run(const Inputs& in) {
 
 // --- layout ----------------------------------------------------------------------------
 
-// The transformer fields of `training-memory`, with a Llama-2-70B-like default.
+// The transformer fields of `training-memory`, with Llama 2 70B as the default.
 std::vector<Field> layout_fields() {
-  std::vector<Field> f = transformer_fields({{"layers", 80}, {"hidden", 8192}, {"heads", 64}, {"kv_heads", 8},
-                                             {"head_dim", nullptr}, {"ffn_hidden", 28672}, {"seq", 4096},
-                                             {"vocab", 32000}, {"gated_mlp", true}, {"tied_embeddings", false}});
+  // Llama 2 70B's configuration, its 8 KV heads and 4,096-token sequences included; head_dim
+  // follows hidden / heads.
+  json defaults = model_defaults("llama-2-70b");
+  defaults["head_dim"] = nullptr;
+  std::vector<Field> f = transformer_fields(defaults);
   for (Field g : {integer_field("gpus", "", "GPUs to lay out", 64, 1, 4096),
                   integer_field("gpus_per_node", "", "GPUs per node (joined by NVLink); tensor parallelism stays inside",
                                 8, 1, 256),

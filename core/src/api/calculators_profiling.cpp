@@ -83,10 +83,9 @@ namespace {
 // The fields of a transformer configuration, as in the training-memory calculators.
 std::vector<Field> config_fields(long long max_layers, long long layers = 32, long long hidden = 4096,
                                  long long heads = 32) {
-  return transformer_fields({{"layers", layers}, {"hidden", hidden}, {"heads", heads}, {"kv_heads", nullptr},
-                             {"head_dim", nullptr}, {"ffn_hidden", nullptr}, {"seq", 2048}, {"vocab", 32000},
-                             {"gated_mlp", false}, {"tied_embeddings", true}},
-                            max_layers);
+  json defaults = training_defaults();
+  defaults.update({{"layers", layers}, {"hidden", hidden}, {"heads", heads}});
+  return transformer_fields(defaults, max_layers);
 }
 
 // Peak FLOP/s of one device: explicit peak_flops, else the table's dense rate for dtype.

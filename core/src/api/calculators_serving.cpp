@@ -159,15 +159,7 @@ namespace {
 // A decoder-only transformer (defaults: Llama-2-7B, multi-head attention), or `params`, and
 // the weight and KV types.
 std::vector<Field> served_fields() {
-  std::vector<Field> f = transformer_fields({{"layers", 32},
-                                             {"hidden", 4096},
-                                             {"heads", 32},
-                                             {"kv_heads", nullptr},
-                                             {"head_dim", nullptr},
-                                             {"ffn_hidden", 11008},
-                                             {"vocab", 32000},
-                                             {"gated_mlp", true},
-                                             {"tied_embeddings", false}});
+  std::vector<Field> f = transformer_fields(published_defaults("llama-2-7b"));
   f.push_back(optional(number_field("params", "",
                                     "Parameter count; overrides the config's count (layers, kv_heads and head_dim "
                                     "still set the KV cache)",

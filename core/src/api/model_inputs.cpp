@@ -115,6 +115,20 @@ json model_defaults(const std::string& id) {
           {"tied_embeddings", c.tied_embeddings}};
 }
 
+json training_defaults() {
+  return {{"layers", 32},        {"hidden", 4096},   {"heads", 32},          {"kv_heads", nullptr},
+          {"head_dim", nullptr}, {"ffn_hidden", nullptr}, {"seq", 2048},   {"vocab", 32000},
+          {"gated_mlp", false},  {"tied_embeddings", true}};
+}
+
+json published_defaults(const std::string& id) {
+  json d = model_defaults(id);
+  d["kv_heads"] = nullptr;
+  d["head_dim"] = nullptr;
+  d.erase("seq");
+  return d;
+}
+
 Field recompute_field(const std::string& default_value) {
   return string_field("recompute", "Activation recomputation: none, selective (attention core) or full (layer input only)",
                       default_value, {"none", "selective", "full"});

@@ -32,6 +32,15 @@ ModelConfig model_config_from(const Inputs& in);
 // whose defaults are that model. Throws std::invalid_argument for an id not in the table.
 json model_defaults(const std::string& id);
 
+// The same with kv_heads and head_dim left optional (so they follow heads and hidden when a
+// caller changes those) and without seq.
+json published_defaults(const std::string& id);
+
+// The defaults of the training calculators (memory, profiling): a 7B-class model of width
+// 4096, 32 layers and heads, sequences of 2,048 tokens, a non-gated MLP of 4·hidden (the
+// optional fields follow the conventions above) and tied embeddings.
+json training_defaults();
+
 // "recompute": none, selective (attention core) or full (layer input only), and its reading.
 Field recompute_field(const std::string& default_value);
 Recompute recompute_from(const Inputs& in);
