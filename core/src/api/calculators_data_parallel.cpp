@@ -104,14 +104,6 @@ DpNetwork network_from(const Inputs& in) {
   return n;
 }
 
-double peak_from(const Inputs& in) {
-  if (in.has("peak_flops")) return in.num("peak_flops");
-  const Accelerator* hw = find_accelerator(in.str("hardware"));
-  const std::string dtype = in.str("dtype");
-  if (auto peak = hw->peak_for(dtype)) return *peak;
-  throw InputError("dtype", hw->name + " has no dense " + dtype + " rate in the hardware table; choose another dtype or give 'peak_flops'.");
-}
-
 }  // namespace
 
 void add_data_parallel_calculators(Calculators& out) {
@@ -140,7 +132,7 @@ void add_data_parallel_calculators(Calculators& out) {
          c.accumulation = static_cast<double>(in.integer("accumulation"));
          const double mb = static_cast<double>(in.integer("micro_batch"));
          c.tokens_per_gpu = dp_tokens_per_gpu(static_cast<double>(in.integer("seq")), mb, c.accumulation);
-         c.peak_flops = peak_from(in);
+         c.peak_flops = peak_from(in, in.str("dtype"));
          c.mfu = in.num("mfu");
          return dp_training(c, mb, dtype_bytes(in.str("grad_dtype")), in.num("bucket_bytes"), in.boolean("overlap"),
                             static_cast<int>(in.integer("gpus")), network_from(in),
@@ -188,7 +180,7 @@ void add_data_parallel_calculators(Calculators& out) {
          c.params = in.num("params");
          c.tokens_per_gpu = static_cast<double>(in.integer("tokens_per_gpu"));
          c.accumulation = 1;
-         c.peak_flops = peak_from(in);
+         c.peak_flops = peak_from(in, in.str("dtype"));
          c.mfu = in.num("mfu");
          return fsdp_overlap(c, dtype_bytes(in.str("param_dtype")), static_cast<int>(in.integer("units")),
                              in.boolean("prefetch"), static_cast<int>(in.integer("gpus")), network_from(in));

@@ -106,13 +106,6 @@ namespace {
 
 const Accelerator& accelerator_of(const Inputs& in) { return *find_accelerator(in.str("hardware")); }
 
-template <class T>
-std::optional<T> given(const Inputs& in, const char* name) {
-  if (!in.has(name)) return std::nullopt;
-  if constexpr (std::is_integral_v<T>) return in.integer(name);
-  else return in.num(name);
-}
-
 std::vector<Field> occupancy_fields() {
   return {hardware_field(true),
           integer_field("threads_per_block", "", "Threads per block (need not be a multiple of the 32-thread warp)",
@@ -159,7 +152,7 @@ void add_gpu_calculators(Calculators& out) {
            sms_field()},
           [](const Inputs& in) {
             return waves_on(accelerator_of(in), in.integer("blocks"), in.integer("blocks_per_sm"),
-                            given<long long>(in, "sms"));
+                            in.integer_if("sms"));
           });
 
   out.add("latency-hiding",
@@ -177,8 +170,8 @@ void add_gpu_calculators(Calculators& out) {
            sms_field()},
           [](const Inputs& in) {
             return latency_hiding_on(accelerator_of(in), static_cast<double>(in.integer("warps_per_sm")),
-                                     in.num("bytes_per_warp"), given<double>(in, "latency_s"),
-                                     given<double>(in, "bandwidth_Bps"), given<long long>(in, "sms"));
+                                     in.num("bytes_per_warp"), in.num_if("latency_s"),
+                                     in.num_if("bandwidth_Bps"), in.integer_if("sms"));
           });
 
   out.add("memory-hierarchy",

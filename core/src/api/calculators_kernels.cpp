@@ -99,10 +99,6 @@ const Accelerator* hardware_of(const Inputs& in) {
   return in.has("hardware") ? find_accelerator(in.str("hardware")) : nullptr;
 }
 
-std::optional<double> given(const Inputs& in, const char* name) {
-  return in.has(name) ? std::optional<double>(in.num(name)) : std::nullopt;
-}
-
 // Peak and bandwidth of the machine, the peak at the vector units (fusion.hpp: vector_peak).
 Machine vector_machine(const Inputs& in) {
   const Machine m = machine_from(in, in.str("dtype"));
@@ -125,7 +121,7 @@ void add_kernels_calculators(Calculators& out) {
                                  0.0, 1e16, true))},
           [](const Inputs& in) {
             return coalesced_load(in.integer("element_bytes"), in.integer("stride"), in.integer("offset"),
-                                  hardware_of(in), given(in, "bandwidth_Bps"));
+                                  hardware_of(in), in.num_if("bandwidth_Bps"));
           });
 
   out.add("tiled-matmul",
@@ -152,7 +148,7 @@ void add_kernels_calculators(Calculators& out) {
             const TiledMatmulShape shape{in.integer("m"),  in.integer("n"),  in.integer("k"),     in.integer("bm"),
                                          in.integer("bn"), in.integer("bk"), in.integer("stages")};
             return tiled_matmul_report(shape, dtype_bytes(in.str("dtype")), hardware_of(in),
-                                       given(in, "smem_limit_bytes"), static_cast<std::uint64_t>(in.integer("seed")),
+                                       in.num_if("smem_limit_bytes"), static_cast<std::uint64_t>(in.integer("seed")),
                                        in.boolean("reference"));
           });
 

@@ -88,17 +88,6 @@ std::vector<Field> config_fields(long long max_layers, long long layers = 32, lo
   return transformer_fields(defaults, max_layers);
 }
 
-// Peak FLOP/s of one device: explicit peak_flops, else the table's dense rate for dtype.
-double peak_from(const Inputs& in) {
-  if (in.has("peak_flops")) return in.num("peak_flops");
-  if (!in.has("hardware")) throw InputError("hardware", "Give 'hardware' (an accelerator id) or 'peak_flops'.");
-  const Accelerator* hw = find_accelerator(in.str("hardware"));
-  const std::string dtype = in.str("dtype");
-  if (auto peak = hw->peak_for(dtype)) return *peak;
-  throw InputError("dtype", hw->name + " has no dense " + dtype +
-                                " rate in the hardware table; choose another dtype or give 'peak_flops'.");
-}
-
 Field peak_field() {
   return optional(number_field("peak_flops", "FLOP/s", "Peak FLOP/s of one device; overrides the hardware table", json(),
                                0.0, 1e21, true));
@@ -172,7 +161,7 @@ void add_profiling_calculators(Calculators& out) {
           mf, [](const Inputs& in) {
             const ModelConfig c = model_config_from(in);
             return model_mfu(c, in.has("params") ? std::optional<double>(in.num("params")) : std::nullopt,
-                             in.num("tokens_per_s"), static_cast<double>(in.integer("devices")), peak_from(in),
+                             in.num("tokens_per_s"), static_cast<double>(in.integer("devices")), peak_from(in, in.str("dtype")),
                              in.num("recompute_fraction"));
           });
 
@@ -187,7 +176,7 @@ void add_profiling_calculators(Calculators& out) {
                         1e18)},
           [](const Inputs& in) {
             return training_time(in.num("params"), in.num("tokens"), static_cast<double>(in.integer("devices")),
-                                 peak_from(in), in.num("mfu"), in.num("attention_flops_per_token"));
+                                 peak_from(in, in.str("dtype")), in.num("mfu"), in.num("attention_flops_per_token"));
           });
 
   out.add("chinchilla",

@@ -110,12 +110,6 @@ struct Described<WithRank<R>> {
 
 namespace {
 
-Field optional_number(std::string name, std::string unit, std::string description, double min, double max) {
-  Field f = number_field(std::move(name), std::move(unit), std::move(description), json(), min, max, true);
-  f.required = false;
-  return f;
-}
-
 // Compute peak and link of one rank: `hardware` (dense peak of `dtype`; scale-up bandwidth
 // halved, since the table sums both directions), overridden by `peak_flops` and
 // `link_bandwidth_Bps` (per direction).
@@ -124,16 +118,7 @@ struct Rank {
 };
 Rank rank_from(const Inputs& in, const std::string& dtype) {
   const Accelerator* hw = in.has("hardware") ? find_accelerator(in.str("hardware")) : nullptr;
-  Rank r{0, 0};
-  if (in.has("peak_flops")) {
-    r.peak_flops = in.num("peak_flops");
-  } else if (!hw) {
-    throw InputError("hardware", "Give 'hardware' (an accelerator id) or 'peak_flops' and 'link_bandwidth_Bps'.");
-  } else if (auto peak = hw->peak_for(dtype)) {
-    r.peak_flops = *peak;
-  } else {
-    throw InputError("dtype", hw->name + " has no dense " + dtype + " rate in the hardware table; give 'peak_flops'.");
-  }
+  Rank r{peak_from(in, dtype, "'peak_flops' and 'link_bandwidth_Bps'"), 0};
   if (in.has("link_bandwidth_Bps")) {
     r.link_Bps = in.num("link_bandwidth_Bps");
   } else if (!hw) {
@@ -145,11 +130,12 @@ Rank rank_from(const Inputs& in, const std::string& dtype) {
 }
 
 std::vector<Field> link_fields() {
-  return {optional_number("peak_flops", "FLOP/s", "Peak FLOP/s of one rank; overrides the hardware table", 0.0, 1e21),
-          optional_number("link_bandwidth_Bps", "B/s",
-                          "Bandwidth per direction between neighbouring ranks; overrides half the table's scale-up "
-                          "bandwidth",
-                          0.0, 1e15),
+  return {optional(number_field("peak_flops", "FLOP/s", "Peak FLOP/s of one rank; overrides the hardware table", json(),
+                                0.0, 1e21, true)),
+          optional(number_field("link_bandwidth_Bps", "B/s",
+                                "Bandwidth per direction between neighbouring ranks; overrides half the table's "
+                                "scale-up bandwidth",
+                                json(), 0.0, 1e15, true)),
           number_field("latency_s", "s", "Latency α of one message", 5e-6, 0.0, 1.0)};
 }
 

@@ -190,25 +190,24 @@ std::vector<Field> with_machine(std::vector<Field> fields) {
   return fields;
 }
 
+double peak_from(const Inputs& in, const std::string& dtype, const std::string& instead) {
+  if (in.has("peak_flops")) return in.num("peak_flops");
+  if (!in.has("hardware")) throw InputError("hardware", "Give 'hardware' (an accelerator id) or " + instead + ".");
+  const Accelerator* hw = find_accelerator(in.str("hardware"));
+  if (auto peak = hw->peak_for(dtype)) return *peak;
+  throw InputError("dtype", hw->name + " has no dense " + dtype +
+                                " rate in the hardware table; choose another dtype or give 'peak_flops'.");
+}
+
 Machine machine_from(const Inputs& in, const std::string& dtype) {
-  const Accelerator* hw = in.has("hardware") ? find_accelerator(in.str("hardware")) : nullptr;
-  Machine m{0, 0};
-  if (in.has("peak_flops")) {
-    m.peak_flops = in.num("peak_flops");
-  } else if (!hw) {
-    throw InputError("hardware", "Give 'hardware' (an accelerator id) or both 'peak_flops' and 'bandwidth_Bps'.");
-  } else if (auto peak = hw->peak_for(dtype)) {
-    m.peak_flops = *peak;
-  } else {
-    throw InputError("dtype", hw->name + " has no dense " + dtype +
-                                  " rate in the hardware table; choose another dtype or give 'peak_flops'.");
-  }
+  const std::string instead = "both 'peak_flops' and 'bandwidth_Bps'";
+  Machine m{peak_from(in, dtype, instead), 0};
   if (in.has("bandwidth_Bps")) {
     m.bandwidth_Bps = in.num("bandwidth_Bps");
-  } else if (!hw) {
-    throw InputError("hardware", "Give 'hardware' (an accelerator id) or both 'peak_flops' and 'bandwidth_Bps'.");
+  } else if (!in.has("hardware")) {
+    throw InputError("hardware", "Give 'hardware' (an accelerator id) or " + instead + ".");
   } else {
-    m.bandwidth_Bps = hw->hbm_bandwidth_Bps;
+    m.bandwidth_Bps = find_accelerator(in.str("hardware"))->hbm_bandwidth_Bps;
   }
   return m;
 }

@@ -35,6 +35,13 @@ class Inputs {
   long long integer(const std::string& name) const { return values_.at(name).get<long long>(); }
   std::string str(const std::string& name) const { return values_.at(name).get<std::string>(); }
   bool boolean(const std::string& name) const { return values_.at(name).get<bool>(); }
+  // An optional field without a default: its value, or nullopt when absent.
+  std::optional<double> num_if(const std::string& name) const {
+    return has(name) ? std::optional<double>(num(name)) : std::nullopt;
+  }
+  std::optional<long long> integer_if(const std::string& name) const {
+    return has(name) ? std::optional<long long>(integer(name)) : std::nullopt;
+  }
   const json& raw() const { return values_; }
 
  private:
@@ -101,6 +108,9 @@ struct Machine {
   double bandwidth_Bps;
 };
 Machine machine_from(const Inputs& in, const std::string& dtype);
+// Peak FLOP/s for `dtype` alone: `peak_flops` if given, else the table's dense rate of
+// `hardware`; without either, an InputError naming `instead`, the inputs that replace hardware.
+double peak_from(const Inputs& in, const std::string& dtype, const std::string& instead = "'peak_flops'");
 std::vector<Field> machine_override_fields();
 std::vector<Field> with_machine(std::vector<Field> fields);  // fields + machine_override_fields()
 
