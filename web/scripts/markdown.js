@@ -1,12 +1,12 @@
-// The lesson Markdown pipeline: markdown-it + KaTeX (rendered at build time) + the course's
-// directives:
+// The lesson Markdown pipeline: markdown-it + mathematics (math.js: KaTeX at build time) + the
+// course's directives:
 //   ::: figure ID        -> <mlsys-figure data-id="ID"> (title and reserved space at build time)
 //   ::: exercise ID      -> <mlsys-exercise data-id="ID">
 //   [text](g:TERM)       -> a glossary link with its definition shown on hover/focus/tap
 // and {{calc NAME {json} PATH UNIT:DECIMALS}} (replaced before parsing by calcValues()).
 import MarkdownIt from 'markdown-it';
 import container from 'markdown-it-container';
-import katexModule from '@vscode/markdown-it-katex';
+import { mathPlugin } from './math.js';
 import { formatQuantity } from '../src/runtime/format.js';
 
 export const esc = (s) =>
@@ -45,7 +45,7 @@ export function figureShell(id, fig, attrs = '') {
 //       usedFigures: [], usedExercises: [], usedTerms: Set, where}
 export function createMarkdown(ctx) {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: true });
-  md.use(katexModule.default ?? katexModule, { throwOnError: true, output: 'htmlAndMathml' });
+  md.use(mathPlugin, { where: ctx.where });
 
   md.use(container, 'figure', {
     validate: (params) => /^figure\s+[a-z0-9-]+$/.test(params.trim()),

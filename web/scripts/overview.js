@@ -2,16 +2,8 @@
 // and equations (KaTeX, at build time), checks its lesson slugs and calculators against the
 // course and the engine, and computes each calculator's first result so the page shows real
 // numbers before the engine loads in the browser.
-import katex from 'katex';
+import { renderTex } from './math.js';
 import { formatOutput } from '../src/runtime/calc-format.js';
-
-function renderTex(tex, where) {
-  try {
-    return katex.renderToString(tex, { displayMode: true, output: 'htmlAndMathml', throwOnError: true });
-  } catch (err) {
-    throw new Error(`${where}: formula does not render: ${err.message}`);
-  }
-}
 
 // doc: parsed YAML; md: a markdown-it with KaTeX; outline: Map slug -> course.yaml entry;
 // engine: the WASM engine. Returns the page data; throws with the file and field on bad input.
@@ -46,7 +38,7 @@ export function buildOverview(doc, { md, outline, engine, where = 'content/syste
     }
     return {
       ...e, inputs, values: e.values ?? {}, result,
-      texHtml: renderTex(e.tex, `${where}: ${at}`),
+      texHtml: renderTex(e.tex, { display: true, where: `${where}: ${at}` }),
       textHtml: md.renderInline(e.text),
       lessons: checkLessons(e.lessons, at),
     };
