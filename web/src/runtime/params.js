@@ -98,12 +98,17 @@ export function encodeState(figureId, specs, params) {
   return query ? `${figureId}:${query}` : figureId;
 }
 
-// Never throws: a malformed escape ("%E0%A4%A") leaves the hash as written, so the figure
-// starts and reports the bad values like any other rejected state.
+// The settings are read from the hash as written (URLSearchParams decodes them: "1e%2B300" is
+// 1e+300, where decoding first would turn its "+" into a space); a hash whose id itself is
+// percent-encoded is decoded once. Never throws: a malformed escape ("%E0%A4%A") leaves the
+// hash as written, so the figure starts and reports the bad values like any other rejected state.
 export function decodeHash(hash, figureId) {
   const raw = String(hash).replace(/^#/, '');
+  const names = (h) => h === figureId || h.startsWith(`${figureId}:`);
   let h = raw;
-  try { h = decodeURIComponent(raw); } catch { /* kept as written */ }
-  if (h !== figureId && !h.startsWith(`${figureId}:`)) return null;
+  if (!names(raw)) {
+    try { h = decodeURIComponent(raw); } catch { /* kept as written */ }
+    if (!names(h)) return null;
+  }
   return Object.fromEntries(new URLSearchParams(h.slice(figureId.length + 1)));
 }

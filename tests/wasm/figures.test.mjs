@@ -1,0 +1,119 @@
+// The generic figure suite: every figure module of the course (web/src/figures/index.js), with
+// no per-figure code, so a new figure is tested by being listed. For each one:
+// - its parameters resolve against the engine's schemas: every default is an accepted value,
+//   and so is every option of a select, both states of a checkbox, a number's min and max;
+//   the permalink of the defaults is the bare id, and a permalink of moved settings restores them;
+// - data(engine, params) is pure (frozen params, same result twice) and finite (no NaN or
+//   infinity anywhere in what it returns), and its table is rectangular;
+// - draw(data, theme) builds a config the runtime can render (a Chart.js config in the course's
+//   subset, or an SVG scene);
+// - every value of every control, moved alone from the defaults, draws or is rejected with a
+//   message on one of the figure's own controls (a message naming a field the reader cannot see
+//   would leave them stuck);
+// - each control changes what the reader sees (the drawing or the data table) for at least one
+//   of its other values: at the defaults, or else with one other control moved (sequence
+//   parallelism does nothing at one tensor-parallel GPU; it must do something at two).
+// The lesson's own tests (figures-<lesson>.test.mjs) check what each figure says.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as harness from './figure-harness.mjs';
+import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState } from '../../web/src/runtime/params.js';
+import { EngineError } from '../../web/src/runtime/engine-api.js';
+import { figureLoaders } from '../../web/src/figures/index.js';
+
+const { engine, THEME } = harness;
+
+// The values a reader can set a control to, the default first left out.
+const settings = (s) => {
+  if (s.type === 'select') return s.options.map((o) => o.value);
+  if (s.type === 'boolean') return [true, false];
+  return [s.min, s.max, s.min !== undefined && s.max !== undefined && s.scale !== 'log' ? (s.min + s.max) / 2 : undefined]
+    .filter((v) => v !== undefined)
+    .map((v) => (s.type === 'integer' ? Math.round(v) : v));
+};
+
+// Paths of every number that is not finite, in anything data() returns.
+function notFinite(value, path = 'data', out = []) {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) out.push(`${path} = ${value}`);
+  } else if (Array.isArray(value)) value.forEach((v, i) => notFinite(v, `${path}[${i}]`, out));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) notFinite(v, `${path}.${k}`, out);
+  return out;
+}
+
+// What is drawn, as text: the config or scene without its callbacks.
+const drawn = (out) => JSON.stringify(out, (k, v) => (typeof v === 'function' ? undefined : v));
+
+function checkDrawing(id, out) {
+  assert.ok(out && typeof out === 'object' && typeof out.type === 'string', `${id}: draw returned ${out}`);
+  if (out.type === 'svg') {
+    assert.ok(typeof harness.assertSceneSubset === 'function', `${id}: an SVG scene, but the harness has no scene check`);
+    harness.assertSceneSubset(id, out);
+  } else harness.assertChartSubset(id, out);
+}
+
+for (const id of Object.keys(figureLoaders)) {
+  test(`${id}: parameters, pure and finite data, a drawing, and controls that each change it`, async () => {
+    const fig = (await figureLoaders[id]()).default;
+    assert.equal(fig.id, id, 'the module names its own id');
+    assert.ok(fig.title && fig.caption && fig.caption.length > 40, 'a title and a caption');
+    const specs = resolveParams(fig, engine);
+    const keys = new Set(specs.map((s) => s.key));
+    assert.equal(keys.size, specs.length, 'parameter keys are distinct');
+    const start = Object.freeze(defaults(specs));
+
+    for (const s of specs) {
+      for (const v of [s.default, ...settings(s)]) {
+        const r = coerce(s, v);
+        assert.ok(!r.error && r.value === v, `${s.key} = ${JSON.stringify(v)} is not accepted: ${r.error}`);
+      }
+    }
+    assert.equal(encodeState(id, specs, start), id, 'the defaults make the bare permalink');
+
+    const data = fig.data(engine, start);
+    assert.deepEqual(fig.data(engine, start), data, 'data() gives the same result twice');
+    assert.deepEqual(notFinite(data), []);
+    assert.ok(data.table?.columns?.length > 0 && data.table.rows.length > 0, 'a data table');
+    for (const row of data.table.rows) assert.equal(row.length, data.table.columns.length, 'table rows as wide as its columns');
+    checkDrawing(id, fig.draw(data, THEME));
+
+    // What the reader sees at these settings, or the rejection's message.
+    const seen = (params) => {
+      try {
+        const d = fig.data(engine, params);
+        return drawn(fig.draw(d, THEME)) + JSON.stringify(d.table);
+      } catch (err) {
+        return `rejected: ${err.message}`;
+      }
+    };
+    for (const s of specs) {
+      for (const value of settings(s).filter((v) => v !== s.default)) {
+        const where = `${s.key} = ${JSON.stringify(value)}`;
+        const params = Object.freeze({ ...start, [s.key]: value });
+        try {
+          const d = fig.data(engine, params);
+          assert.deepEqual(notFinite(d), [], where);
+          checkDrawing(`${id} (${where})`, fig.draw(d, THEME));
+          // The permalink of these settings restores them.
+          const state = decodeHash(`#${encodeState(id, specs, params)}`, id);
+          assert.deepEqual(applyState(specs, start, state), { params: { ...params }, errors: [] }, `${where}: permalink`);
+        } catch (err) {
+          assert.ok(err instanceof EngineError, `${where}: ${err.stack}`);
+          assert.ok(keys.has(err.field), `${where}: rejected on "${err.field}", not a control: ${err.message}`);
+          assert.ok(err.message.length > 10, `${where}: a message`);
+        }
+      }
+    }
+    for (const s of specs) {
+      const values = settings(s).filter((v) => v !== s.default);
+      if (values.length === 0) continue;
+      const contexts = [start, ...specs.filter((t) => t !== s)
+        .flatMap((t) => settings(t).filter((v) => v !== t.default).map((v) => ({ ...start, [t.key]: v })))];
+      const matters = contexts.some((c) => {
+        const here = seen({ ...c, [s.key]: s.default });
+        return values.some((v) => seen({ ...c, [s.key]: v }) !== here);
+      });
+      assert.ok(matters, `${s.key}: no other value of this control changes the drawing or the data, at the defaults or with one other control moved`);
+    }
+  });
+}
