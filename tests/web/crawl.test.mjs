@@ -1,14 +1,17 @@
 // Every page of the built site (all .html files, not a sample): no broken internal links or
 // anchors; loads with no console errors, failed requests or CSP violations; preloads exactly
 // the KaTeX fonts it uses; every figure, exercise and calculator on it draws (the all-figures
-// page is scrolled through). Accessibility in each colour scheme and width is
-// tests/web/a11y.test.mjs, over the same page list.
+// page is scrolled through); axe-core finds no accessibility violations and the page is not
+// wider than the screen (light, 1280 px; the other views on a sample: tests/web/a11y.test.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, startServer, openPage, drawAll, paintedPixels, sitePages } from '../../web/test/browser.js';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { launch, startServer, openPage, drawAll, paintedPixels, sitePages, axeViolations } from '../../web/test/browser.js';
 import { brokenLinks } from '../../web/test/links.js';
 import { siteDir } from '../../web/scripts/paths.js';
 
+const axePath = createRequire(path.resolve('web/package.json')).resolve('axe-core/axe.min.js');
 let browser, server, base;
 before(async () => {
   ({ server, url: base } = await startServer(0));
@@ -32,7 +35,7 @@ test('no broken internal links or anchors on any page', () => {
   assert.deepEqual(brokenLinks(siteDir), []);
 });
 
-test(`every page (${pages.length}) loads cleanly and draws all its figures`, async () => {
+test(`every page (${pages.length}) loads cleanly, draws all its figures and passes axe`, async () => {
   const { context, page, problems } = await openPage(browser);
   const found = [];
   for (const p of pages) {
@@ -58,6 +61,9 @@ test(`every page (${pages.length}) loads cleanly and draws all its figures`, asy
       const blank = (await fig.$('canvas')) ? await paintedPixels(fig) <= 2000 : await fig.$$eval('svg *', (els) => els.length) < 3;
       if (blank) found.push(`${p}: figure ${await fig.getAttribute('data-id')} looks blank`);
     }
+    for (const v of await axeViolations(page, axePath)) found.push(`${p}: ${v}`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (overflow > 0) found.push(`${p}: the page is ${overflow}px wider than the screen`);
     found.push(...problems.map((x) => `${p}: ${x}`));
   }
   assert.deepEqual(found, []);
