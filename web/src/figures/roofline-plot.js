@@ -1,7 +1,8 @@
 // Roofline of one accelerator and dtype: attainable FLOP/s = min(peak, intensity x bandwidth)
 // on log-log axes, with standard kernels and a reader-movable custom kernel placed on it.
 // Every number comes from the engine's `roofline` and `matmul` calculators.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, colours, series, line } from './shared/chart-config.js';
 
 const N = 2 ** 26; // elements of the elementwise kernels
 // Elementwise kernels: FLOPs per element and elements moved (read + written) per element.
@@ -67,52 +68,33 @@ export default {
   },
 
   draw(data, theme) {
-    const pts = (pred) => data.kernels.filter(pred).map((k) => ({ x: k.intensity, y: k.attainable, name: k.name, k }));
+    const pts = (pred) => data.kernels.filter(pred).map((k) => ({ x: k.intensity, y: k.attainable, name: k.name, k, label: k.name.split(' (')[0] }));
     const custom = data.kernels.find((k) => k.custom);
     const bottom = data.memoryRoof[0].y;
-    const line = (label, points, color, dash) => ({
-      label, data: points, showLine: true, borderColor: color, backgroundColor: color,
-      borderDash: dash, borderWidth: 2, pointStyle: 'line', pointRadius: 0, pointHoverRadius: 0,
-    });
+    const pick = colours(theme);
+    const [memory, compute, muted] = [pick('memory'), pick('compute'), pick('muted')];
+    // A kernel's colour is its roof's: memory- or compute-bound (group names that meaning).
+    const dots = { pointLabels: true };
     const datasets = [
-      line(`Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data.memoryRoof, theme.memory, []),
-      line(`Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype})`, data.computeRoof, theme.compute, []),
-      line(`Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], theme.muted, [4, 4]),
-      { label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle',
-        pointRadius: 6, borderColor: theme.memory, backgroundColor: theme.memory },
-      { label: 'Compute-bound kernels', data: pts((k) => !k.custom && k.bound === 'compute'), pointStyle: 'rectRot',
-        pointRadius: 7, borderColor: theme.compute, backgroundColor: theme.compute },
-      { label: `Custom kernel (${custom.bound}-bound)`, data: pts((k) => k.custom), pointStyle: 'star', pointRadius: 11,
-        borderWidth: 3, borderColor: theme[custom.bound], backgroundColor: theme[custom.bound] },
+      line(memory, { label: `Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data: data.memoryRoof, group: 'memory' }),
+      line(compute, { label: `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype})`, data: data.computeRoof, group: 'compute' }),
+      line(muted, { label: `Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, data: [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], borderDash: [4, 4] }),
+      series(memory, { ...dots, label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, group: 'memory' }),
+      series(compute, { ...dots, label: 'Compute-bound kernels', data: pts((k) => !k.custom && k.bound === 'compute'), pointStyle: 'rectRot', pointRadius: 7, group: 'compute' }),
+      series(theme[custom.bound], { ...dots, label: `Custom kernel (${custom.bound}-bound)`, data: pts((k) => k.custom), pointStyle: 'star', pointRadius: 11,
+        borderWidth: 3, group: custom.bound }),
     ];
-    const axis = (title, unit) => ({
-      type: 'logarithmic',
-      title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) },
-      grid: { color: theme.grid },
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { ...axis('Arithmetic intensity (FLOP/B)', ''), min: data.range[0], max: data.range[1] },
-          y: axis('Attainable performance (FLOP/s)', 'FLOP/s'),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const k = ctx.raw.k;
-                if (!k) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
-                return `${k.name}: ${formatSI(k.intensity, 'FLOP/B')}, ${formatSI(k.attainable, 'FLOP/s')}, ${formatSI(k.time, 's')}, ${k.bound}-bound`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Arithmetic intensity (FLOP/B)', { unit: '', range: data.range }),
+        y: log('Attainable performance (FLOP/s)', { unit: 'FLOP/s' }),
       },
-    };
+      tooltip: (ctx) => {
+        const k = ctx.raw.k;
+        if (!k) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
+        return `${k.name}: ${formatSI(k.intensity, 'FLOP/B')}, ${formatSI(k.attainable, 'FLOP/s')}, ${formatSI(k.time, 's')}, ${k.bound}-bound`;
+      },
+    });
   },
 };
