@@ -2,7 +2,8 @@
 // reads the N×N scores and probabilities) and FlashAttention's Algorithm 1 with the block
 // sizes its SRAM allows. Both come from calc('flash-attention'): counted by executing the
 // kernels where the size allows (the markers), by the closed form of the same count beyond.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, colours, series, line } from './shared/chart-config.js';
 
 // N from 64 to 2^20: powers of two (executed when small) and the points between them.
 const SEQS = Array.from({ length: 29 }, (_, i) => Math.round(64 * 2 ** (i / 2)));
@@ -47,46 +48,30 @@ export default {
 
   draw(data, theme) {
     const pts = (key, filter = () => true) => data.points.filter(filter).map((q) => ({ x: q.seq, y: q[key], q }));
-    const line = (label, points, color, dash = []) => ({
-      label, data: points, showLine: true, borderColor: color, backgroundColor: color, borderDash: dash,
-      borderWidth: 2, pointRadius: 0, pointHoverRadius: 3, pointStyle: 'line',
-    });
-    const marks = (label, points, color, style) => ({
-      label, data: points, showLine: false, pointStyle: style, pointRadius: 6, borderWidth: 2,
-      borderColor: color, backgroundColor: color,
+    const curve = (label, points, colour, extra) => line(colour, { label, data: points, pointHoverRadius: 3, ...extra });
+    // The executed counts are marks on their own formula's curve: the same colour (group).
+    const marks = (label, points, colour, style, group) => series(colour, {
+      label, data: points, showLine: false, pointStyle: style, pointRadius: 6, borderWidth: 2, group,
     });
     const executed = (q) => q.executed;
+    const pick = colours(theme);
+    const [standard, flash] = [pick('memory'), pick('compute')];
     const datasets = [
-      line('Standard attention: 4N² + 4Nd elements', pts('standard'), theme.memory),
-      line(`FlashAttention, ${data.blocks[0]} × ${data.blocks[1]} tiles (${formatSI(data.long_ratio, '', 3)}× less at 1M)`,
-        pts('flash'), theme.compute),
-      line('N×N score matrix alone', pts('scores'), theme.muted, [5, 4]),
-      marks('Standard, executed count', pts('standard', executed), theme.memory, 'rect'),
-      marks('FlashAttention, executed count', pts('flash', executed), theme.compute, 'triangle'),
+      curve('Standard attention: 4N² + 4Nd elements', pts('standard'), standard, { group: 'standard' }),
+      curve(`FlashAttention, ${data.blocks[0]} × ${data.blocks[1]} tiles (${formatSI(data.long_ratio, '', 3)}× less at 1M)`,
+        pts('flash'), flash, { group: 'flash' }),
+      curve('N×N score matrix alone', pts('scores'), pick('muted'), { borderDash: [5, 4] }),
+      marks('Standard, executed count', pts('standard', executed), standard, 'rect', 'standard'),
+      marks('FlashAttention, executed count', pts('flash', executed), flash, 'triangle', 'flash'),
     ];
-    const axis = (title, unit) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid },
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: axis('Sequence length N (tokens)', ''), y: axis('HBM traffic per head (B)', 'B') },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                return `N = ${q.seq}: standard ${formatSI(q.standard, 'B')}, flash ${formatSI(q.flash, 'B')} ` +
-                  `(${formatSI(q.ratio, '', 3)}×)${q.executed ? `, executed, max error ${q.error.toExponential(1)}` : ''}`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: { x: log('Sequence length N (tokens)', { unit: '' }), y: log('HBM traffic per head (B)', { unit: 'B' }) },
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        return `N = ${q.seq}: standard ${formatSI(q.standard, 'B')}, flash ${formatSI(q.flash, 'B')} ` +
+          `(${formatSI(q.ratio, '', 3)}×)${q.executed ? `, executed, max error ${q.error.toExponential(1)}` : ''}`;
       },
-    };
+    });
   },
 };
