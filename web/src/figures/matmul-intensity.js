@@ -2,7 +2,7 @@
 // ridge point on the chosen accelerator: I = 2/(s(1/m + 1/n + 1/k)). Intensities come from
 // calc('matmul'), ridge points from calc('roofline').
 import { formatSI } from '../runtime/format.js';
-import { chart, log, colours, series, line } from './shared/chart-config.js';
+import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 
 const DTYPES = ['fp32', 'bf16', 'fp8-e4m3'];
 const STYLES = ['circle', 'triangle', 'rect']; // one point style per dtype (not colour alone)
@@ -51,6 +51,12 @@ export default {
       return { dtype, points, ridge, crossing };
     });
 
+    // The y axis spans the square shape's intensities (n = 1 to N_MAX), which bound every
+    // shape's, and the ridges: fixed across shape and m, so the fixed-m lines are seen to flatten.
+    const square = (n, dtype) => engine.calc('matmul', { m: n, n, k: n, dtype }).intensity;
+    const ends = DTYPES.flatMap((d) => [square(1, d), square(N_MAX, d)]);
+    const yRange = span([...ends, ...series.map((s) => s.ridge).filter((r) => r !== null)], { log: true, pad: 1.5 });
+
     const table = {
       columns: ['n', 'm', 'k', ...DTYPES.map((d) => `Intensity ${d} (FLOP/B)`)],
       rows: NS.map((n, i) => {
@@ -58,7 +64,7 @@ export default {
         return [n, d.m, d.k, ...series.map((s) => s.points[i].y)];
       }),
     };
-    return { shape: p.shape, m: p.m, hardware: p.hardware, series, table };
+    return { shape: p.shape, m: p.m, hardware: p.hardware, series, yRange, table };
   },
 
   draw(data, theme) {
@@ -82,7 +88,7 @@ export default {
     const xTitle = data.shape === 'square' ? 'Matrix size n = m = k (elements)' : `Matrix size n = k (elements; m = ${data.m})`;
     return chart(theme, {
       datasets,
-      scales: { x: log(xTitle, { unit: '', range: [1, N_MAX] }), y: log('Arithmetic intensity (FLOP/B)', { unit: '' }) },
+      scales: { x: log(xTitle, { unit: '', range: [1, N_MAX] }), y: log('Arithmetic intensity (FLOP/B)', { unit: '', range: data.yRange }) },
       tooltip: (ctx) => (ctx.raw.dtype
         ? `${ctx.raw.dtype} reaches its ridge at n = ${ctx.raw.x} (${formatSI(ctx.raw.y, 'FLOP/B')})`
         : `${ctx.dataset.label}: n = ${ctx.raw.x}, ${formatSI(ctx.raw.y, 'FLOP/B')}`),

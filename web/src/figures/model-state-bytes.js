@@ -29,11 +29,15 @@ export default {
       const label = `${formatSI(params, '', 3).replace(' ', '')}`;
       return { params, label, parts: PARTS.map(([k]) => r[k]), total: r.model_states_bytes };
     });
+    // The y axis keeps stage 0's height (the largest model's 16 B/param) at every stage, so
+    // raising the stage shows the bars shrink instead of the axis rescaling under them.
+    const top = calcFor(engine, 'training-memory', { params: SIZES.at(-1), zero_stage: 0, dp: p.dp,
+      optimizer: p.optimizer, dtype: p.dtype }, fields, 'dp').model_states_bytes;
     const table = {
       columns: ['Parameters', ...PARTS.map(([, l]) => `${l} per GPU (B)`), 'Total per GPU (B)', 'Bytes per parameter per GPU'],
       rows: bars.map((b) => [b.params, ...b.parts, b.total, b.total / b.params]),
     };
-    return { view: p.view, zero_stage: Number(p.zero_stage), dp: p.dp, bars, table };
+    return { view: p.view, zero_stage: Number(p.zero_stage), dp: p.dp, bars, stage0_top: { bytes: top, per_param: top / SIZES.at(-1) }, table };
   },
 
   draw(data, theme) {
@@ -50,7 +54,7 @@ export default {
       scales: {
         x: category({ title: 'Model size (parameters)', stacked: true }),
         y: linear(perParam ? 'Bytes per parameter on each GPU (B)' : `Model states per GPU (GB), ZeRO ${data.zero_stage}, ${data.dp} GPUs`,
-          { stacked: true, min: 0 }),
+          { stacked: true, range: [0, 1.05 * (perParam ? data.stage0_top.per_param : data.stage0_top.bytes / 1e9)] }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${ctx.dataset.label}: ${perParam ? `${Number(ctx.raw.toPrecision(3))} B/param` : `${Number(ctx.raw.toPrecision(4))} GB`}`,

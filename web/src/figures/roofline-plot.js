@@ -4,6 +4,7 @@
 import { formatSI } from '../runtime/format.js';
 import { chart, log, colours, series, line } from './shared/chart-config.js';
 
+const DTYPES = ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'int8'];
 const N = 2 ** 26; // elements of the elementwise kernels
 // Elementwise kernels: FLOPs per element and elements moved (read + written) per element.
 const ELEMENTWISE = [
@@ -25,7 +26,7 @@ export default {
     'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets the flat compute roof at the ridge point, and each kernel sits on one of them. Switch to fp32 and watch the flat roof drop while the slanted one stays; then drag the custom kernel across the ridge.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['roofline', 'hardware'] },
-    { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'int8'] },
+    { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: DTYPES },
     { key: 'flops', label: 'Custom kernel work', type: 'number', unit: 'FLOP', min: 1e3, max: 1e18, default: 1e12, scale: 'log' },
     { key: 'bytes', label: 'Custom kernel traffic', type: 'number', unit: 'B', min: 1e3, max: 1e15, default: 1e10, scale: 'log' },
   ],
@@ -60,11 +61,23 @@ export default {
     const memoryRoof = [lo, ridge].map(point);
     const computeRoof = [ridge, hi].map(point);
 
+    // The y axis reaches above the chip's highest peak of any dtype, fixed across dtypes, so
+    // switching to fp32 shows the flat roof drop instead of the axis rescaling under it.
+    const peakOf = (d) => {
+      try {
+        return 1e12 / engine.calc('roofline', { hardware, dtype: d, flops: 1e12, bytes: 1 }).compute_time_s;
+      } catch (e) {
+        if (e?.field !== 'dtype') throw e;
+        return 0; // the chip has no rate for this format
+      }
+    };
+    const yMax = 2 * Math.max(peak, ...DTYPES.map(peakOf));
+
     const table = {
       columns: ['Kernel', 'Work (FLOP)', 'Traffic (B)', 'Intensity (FLOP/B)', 'Attainable (FLOP/s)', 'Time (s)', 'Bound'],
       rows: kernels.map((k) => [k.name, k.flops, k.bytes, k.intensity, k.attainable, k.time, k.bound]),
     };
-    return { hardware, dtype, size, ridge, peak, bandwidth, memoryRoof, computeRoof, kernels, range: [lo, hi], table };
+    return { hardware, dtype, size, ridge, peak, bandwidth, memoryRoof, computeRoof, kernels, range: [lo, hi], yMax, table };
   },
 
   draw(data, theme) {
@@ -88,7 +101,7 @@ export default {
       datasets,
       scales: {
         x: log('Arithmetic intensity (FLOP/B)', { unit: '', range: data.range }),
-        y: log('Attainable performance (FLOP/s)', { unit: 'FLOP/s' }),
+        y: log('Attainable performance (FLOP/s)', { unit: 'FLOP/s', max: data.yMax }),
       },
       tooltip: (ctx) => {
         const k = ctx.raw.k;

@@ -6,8 +6,9 @@
 // background around the glyphs) keeps the text readable over grid lines and other series.
 //
 // placeLabel is pure (node-tested): it picks the first of right, left, above, below of the
-// point (clear of its marker, radius pt.r) whose box lies inside the plot area and overlaps no label placed before; failing
-// that, the right-hand box clamped into the area.
+// point (clear of its marker, radius pt.r) whose box lies inside the plot area and overlaps
+// no label placed before; failing that, the first of them moved into the area that overlaps
+// none; failing that, the right-hand one moved into the area.
 const GAP = 6; // px between the point and its text
 
 export function placeLabel(pt, size, area, placed) {
@@ -21,10 +22,14 @@ export function placeLabel(pt, size, area, placed) {
   ];
   const inside = (b) => b.x >= area.left && b.x + w <= area.right && b.y >= area.top && b.y + h <= area.bottom;
   const overlaps = (b) => placed.some((p) => b.x < p.x + p.w && p.x < b.x + w && b.y < p.y + p.h && p.y < b.y + h);
-  const box = candidates.find((b) => inside(b) && !overlaps(b)) ?? {
-    x: Math.min(Math.max(candidates[0].x, area.left), area.right - w),
-    y: Math.min(Math.max(candidates[0].y, area.top), area.bottom - h),
-  };
+  // Moved into the area (the left/top edge wins when the text is wider than the area).
+  const clamp = (b) => ({
+    x: Math.max(area.left, Math.min(b.x, area.right - w)),
+    y: Math.max(area.top, Math.min(b.y, area.bottom - h)),
+  });
+  const box = candidates.find((b) => inside(b) && !overlaps(b))
+    ?? candidates.map(clamp).find((b) => !overlaps(b))
+    ?? clamp(candidates[0]);
   return { x: box.x, y: box.y, w, h };
 }
 
