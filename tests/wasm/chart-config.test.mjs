@@ -9,6 +9,7 @@ import { placeLabel, labelText } from '../../web/src/runtime/point-labels.js';
 import rooflinePlot from '../../web/src/figures/roofline-plot.js';
 import matmulIntensity from '../../web/src/figures/matmul-intensity.js';
 import modelStateBytes from '../../web/src/figures/model-state-bytes.js';
+import flashHbm from '../../web/src/figures/flash-hbm-traffic.js';
 
 test('chart: the shared options and theme colours on every axis, the figure keeps its own', () => {
   const cfg = chart(THEME, {
@@ -93,5 +94,14 @@ test('model-state-bytes: the y axis keeps stage 0 height at every ZeRO stage', (
     const bars = run(modelStateBytes, { view }).bars;
     const tallest = Math.max(...bars.map((b) => (view === 'param' ? b.total / b.params : b.total / 1e9)));
     assert.ok(tallest <= top[1] && tallest > 0.9 * top[1], `${view}: the stage-0 bars fill the axis`);
+  }
+});
+
+test('flash-hbm-traffic: the y axis stays put when the SRAM size changes, and holds every line', () => {
+  const start = axisOf(flashHbm, {}, 'y');
+  for (const sram_bytes of [4096, 1048576]) {
+    assert.deepEqual(axisOf(flashHbm, { sram_bytes }, 'y'), start, `M = ${sram_bytes}`);
+    const ys = run(flashHbm, { sram_bytes }).points.flatMap((q) => [q.standard, q.flash, q.scores]);
+    assert.ok(Math.min(...ys) >= start[0] && Math.max(...ys) <= start[1], `M = ${sram_bytes}: inside the axis`);
   }
 });

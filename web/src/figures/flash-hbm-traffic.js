@@ -3,9 +3,10 @@
 // sizes its SRAM allows. Both come from calc('flash-attention'): counted by executing the
 // kernels where the size allows (the markers), by the closed form of the same count beyond.
 import { formatSI } from '../runtime/format.js';
-import { chart, log, colours, series, line } from './shared/chart-config.js';
+import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 
 // N from 64 to 2^20: powers of two (executed when small) and the points between them.
+const [SRAM_MIN, SRAM_MAX] = [4096, 1048576];
 const SEQS = Array.from({ length: 29 }, (_, i) => Math.round(64 * 2 ** (i / 2)));
 
 export default {
@@ -15,7 +16,7 @@ export default {
   caption:
     'Bytes one attention head moves between HBM and the chip, against sequence length. Standard attention grows as N² whatever the SRAM; FlashAttention as N²d²/M. Markers are counts from executing both kernels, lines the closed forms. Double the SRAM and watch the FlashAttention line drop by half at long sequences; raise the head dimension to 256 and see the advantage, about M/(3d²), vanish.',
   params: [
-    { key: 'sram_bytes', label: 'On-chip SRAM M', from: ['flash-attention', 'sram_bytes'], min: 4096, max: 1048576, scale: 'log' },
+    { key: 'sram_bytes', label: 'On-chip SRAM M', from: ['flash-attention', 'sram_bytes'], min: SRAM_MIN, max: SRAM_MAX, scale: 'log' },
     { key: 'head_dim', label: 'Head dimension d', type: 'select', default: 64,
       options: [16, 32, 64, 128, 256].map((v) => ({ value: v, label: String(v) })) },
     { key: 'dtype', label: 'Data type', from: ['flash-attention', 'dtype'], options: ['fp32', 'bf16', 'fp8-e4m3'] },
@@ -36,13 +37,20 @@ export default {
       };
     });
     const last = points.at(-1);
+    // The y axis holds the lines at every SRAM size (flash traffic only falls as M grows), so
+    // changing M moves the FlashAttention line and leaves the standard one where it was.
+    const flashAt = (seq, sram_bytes) => engine.calc('flash-attention', {
+      seq, head_dim: p.head_dim, sram_bytes, dtype: p.dtype, causal: p.causal, execute: false,
+    }).flash_hbm_bytes;
+    const yRange = span([...points.flatMap((q) => [q.standard, q.flash, q.scores]),
+      flashAt(SEQS[0], SRAM_MAX), flashAt(SEQS.at(-1), SRAM_MIN)], { log: true, pad: 1.5 });
     const table = {
       columns: ['N', 'Standard (B)', 'FlashAttention (B)', 'Standard ÷ Flash', 'Executed', 'Max |O_flash − O_naive|',
         'B_r', 'B_c', 'Passes T_c'],
       rows: points.map((q) => [q.seq, q.standard, q.flash, q.ratio, q.executed ? 'yes' : 'no (closed form)',
         q.error ?? '–', q.block_rows, q.block_cols, q.passes]),
     };
-    return { points, table, head_dim: p.head_dim, sram_bytes: p.sram_bytes, long_ratio: last.ratio,
+    return { points, table, yRange, head_dim: p.head_dim, sram_bytes: p.sram_bytes, long_ratio: last.ratio,
       blocks: [last.block_rows, last.block_cols] };
   },
 
@@ -66,7 +74,7 @@ export default {
     ];
     return chart(theme, {
       datasets,
-      scales: { x: log('Sequence length N (tokens)', { unit: '' }), y: log('HBM traffic per head (B)', { unit: 'B' }) },
+      scales: { x: log('Sequence length N (tokens)', { unit: '' }), y: log('HBM traffic per head (B)', { unit: 'B', range: data.yRange }) },
       tooltip: (ctx) => {
         const q = ctx.raw.q;
         return `N = ${q.seq}: standard ${formatSI(q.standard, 'B')}, flash ${formatSI(q.flash, 'B')} ` +
