@@ -43,6 +43,7 @@ export default {
   draw(data, theme) {
     const perParam = data.view === 'param';
     const patterns = [[], [6, 3], [2, 2]];
+    const top = perParam ? data.stage0_top.per_param : data.stage0_top.bytes / 1e9; // stage 0's tallest bar
     const pick = colours(theme);
     const datasets = PARTS.map(([, label], i) => series(pick(), {
       label,
@@ -54,7 +55,7 @@ export default {
       scales: {
         x: category({ title: 'Model size (parameters)', stacked: true }),
         y: linear(perParam ? 'Bytes per parameter on each GPU (B)' : `Model states per GPU (GB), ZeRO ${data.zero_stage}, ${data.dp} GPUs`,
-          { stacked: true, range: [0, 1.05 * (perParam ? data.stage0_top.per_param : data.stage0_top.bytes / 1e9)] }),
+          { stacked: true, range: [0, 1.05 * top], ticks: { includeBounds: false } }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${ctx.dataset.label}: ${perParam ? `${Number(ctx.raw.toPrecision(3))} B/param` : `${Number(ctx.raw.toPrecision(4))} GB`}`,
