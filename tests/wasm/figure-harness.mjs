@@ -8,10 +8,10 @@ import { EngineError } from '../../web/src/runtime/engine-api.js';
 export const { engine } = await loadNodeEngine();
 
 export const THEME = {
-  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0',
-  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006'], memory: '#0000aa', compute: '#aa5500',
+  dark: false, text: '#101010', muted: '#606060', grid: '#e0e0e0', background: '#fefefe',
+  palette: ['#aa0001', '#aa0002', '#aa0003', '#aa0004', '#aa0005', '#aa0006', '#aa0007', '#aa0008'], memory: '#0000aa', compute: '#aa5500',
 };
-export const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.memory, THEME.compute, ...THEME.palette]);
+export const THEME_COLOURS = new Set([THEME.text, THEME.muted, THEME.grid, THEME.background, THEME.memory, THEME.compute, ...THEME.palette]);
 
 // The figure's defaults (resolved against the engine's schemas) with `over` applied.
 export const params = (fig, over = {}) => ({ ...defaults(resolveParams(fig, engine)), ...over });

@@ -2,8 +2,9 @@
 // al. 2022): the 34·s·b·h linear part and the 5·a·s²·b attention part, with and without
 // FlashAttention / selective recomputation, and with full recomputation. One call of
 // calc('training-memory') per point (about 40 per redraw).
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
 import { PRESETS, presetOptions, presetOf, calcFor } from './training-fit.js';
+import { chart, log, colours, series } from './shared/chart-config.js';
 
 const SEQS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
 const CASES = [
@@ -44,24 +45,15 @@ export default {
 
   draw(data, theme) {
     const styles = [['circle', []], ['triangle', [6, 3]], ['rect', [2, 3]]];
-    const datasets = data.series.map((s, i) => ({
+    const pick = colours(theme);
+    const datasets = data.series.map((s, i) => series(pick(), {
       label: s.label, data: s.points.map((q) => ({ x: q.seq, y: q.bytes })), showLine: true,
       pointStyle: styles[i][0], pointRadius: 3, borderDash: styles[i][1], borderWidth: 2,
-      borderColor: theme.palette[i], backgroundColor: theme.palette[i],
     }));
-    const axis = (text, unit) => ({ type: 'logarithmic', title: { display: true, text, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid } });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: axis('Sequence length s (tokens)', ''), y: axis(`Activations per layer (B), ${data.model}`, 'B') },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: s = ${ctx.raw.x}, ${formatSI(ctx.raw.y, 'B')}` } },
-        },
-      },
-    };
+    return chart(theme, {
+      datasets,
+      scales: { x: log('Sequence length s (tokens)', { unit: '' }), y: log(`Activations per layer (B), ${data.model}`, { unit: 'B' }) },
+      tooltip: (ctx) => `${ctx.dataset.label}: s = ${ctx.raw.x}, ${formatSI(ctx.raw.y, 'B')}`,
+    });
   },
 };

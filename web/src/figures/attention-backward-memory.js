@@ -3,7 +3,8 @@
 // V, O both keep and the accelerator's HBM; and the FLOPs of recomputing S = Q·Kᵀ. All from
 // calc('attention-backward-memory'); one extra call executes both backward passes on a small
 // head and reports how far apart their gradients are.
-import { formatSI, formatQuantity, formatFixed, logTick } from '../runtime/format.js';
+import { formatSI, formatQuantity, formatFixed } from '../runtime/format.js';
+import { chart, log, colours, series } from './shared/chart-config.js';
 
 const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
 const SEQS = Array.from({ length: 11 }, (_, i) => 2 ** (9 + i)); // 512 .. 524,288
@@ -50,50 +51,35 @@ export default {
 
   draw(data, theme) {
     const pts = (key) => data.points.map((q) => ({ x: q.seq, y: q[key], q }));
-    const line = (label, points, color, style, extra = {}) => ({
-      label, data: points, showLine: true, borderColor: color, backgroundColor: color, borderWidth: 2,
-      pointStyle: style, pointRadius: 4, yAxisID: 'y', ...extra,
+    const curve = (label, points, colour, style, extra = {}) => series(colour, {
+      label, data: points, showLine: true, borderWidth: 2, pointStyle: style, pointRadius: 4, yAxisID: 'y', ...extra,
     });
     const first = data.points[0].seq, last = data.points.at(-1).seq;
+    const pick = colours(theme);
     const datasets = [
-      line(`Stored P${data.overflow_seq ? ` (> HBM from N = ${formatFixed(data.overflow_seq, 0)})` : ''}`,
-        pts('store_p'), theme.memory, 'rect'),
-      line(data.check_executed ? `Logsumexp L (grads match to ${sci(data.check_diff)})` : 'Logsumexp L (backward passes run only for d ≤ 128)',
-        pts('lse'), theme.compute, 'triangle'),
-      line('Q, K, V, O (both keep)', pts('qkvo'), theme.palette[2], 'circle', { pointRadius: 3 }),
-      line(`HBM capacity ${formatQuantity(data.hbm, 'GiB', 0)}`, [{ x: first, y: data.hbm }, { x: last, y: data.hbm }], theme.muted, 'line',
+      curve(`Stored P${data.overflow_seq ? ` (> HBM from N = ${formatFixed(data.overflow_seq, 0)})` : ''}`,
+        pts('store_p'), pick('memory'), 'rect'),
+      curve(data.check_executed ? `Logsumexp L (grads match to ${sci(data.check_diff)})` : 'Logsumexp L (backward passes run only for d ≤ 128)',
+        pts('lse'), pick('compute'), 'triangle'),
+      curve('Q, K, V, O (both keep)', pts('qkvo'), pick(), 'circle', { pointRadius: 3 }),
+      curve(`HBM capacity ${formatQuantity(data.hbm, 'GiB', 0)}`, [{ x: first, y: data.hbm }, { x: last, y: data.hbm }], pick('muted'), 'line',
         { borderDash: [2, 3], pointRadius: 0 }),
-      line('Extra FLOPs to recompute (right axis)', pts('extra_flops'), theme.palette[3], 'crossRot',
-      { yAxisID: 'y1', borderDash: [6, 3], pointRadius: 4 }),
+      curve('Extra FLOPs to recompute (right axis)', pts('extra_flops'), pick(), 'crossRot',
+        { yAxisID: 'y1', borderDash: [6, 3], pointRadius: 4 }),
     ];
-    const axis = (title, unit, extra = {}) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: axis('Sequence length N (tokens)', ''),
-          y: axis('Kept for the backward pass (B)', 'B', { position: 'left' }),
-          y1: axis('Extra FLOPs (FLOP)', 'FLOP', { position: 'right', grid: { drawOnChartArea: false } }),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                if (!q) return ctx.dataset.label;
-                return `N = ${q.seq}: P ${formatSI(q.store_p, 'B')}, L ${formatSI(q.lse, 'B')}, recompute ` +
-                  `${formatSI(q.extra_flops, 'FLOP')} (${formatSI(q.recompute_s, 's')}) vs reading P ${formatSI(q.read_p_s, 's')}`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Sequence length N (tokens)', { unit: '' }),
+        y: log('Kept for the backward pass (B)', { unit: 'B', position: 'left' }),
+        y1: log('Extra FLOPs (FLOP)', { unit: 'FLOP', position: 'right', grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        return `N = ${q.seq}: P ${formatSI(q.store_p, 'B')}, L ${formatSI(q.lse, 'B')}, recompute ` +
+          `${formatSI(q.extra_flops, 'FLOP')} (${formatSI(q.recompute_s, 's')}) vs reading P ${formatSI(q.read_p_s, 's')}`;
+      },
+    });
   },
 };

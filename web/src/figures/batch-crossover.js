@@ -1,7 +1,8 @@
 // One weight matmul [b × d]·[d × d_out] fed b tokens: roofline time per token and achieved
 // FLOP/s against b, and the crossover batch where it turns compute-bound. All numbers from
 // calc('matmul', {m: b, k: d, n: d_out, dtype, hardware}) and calc('roofline').
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, colours, series, line } from './shared/chart-config.js';
 
 const B_MAX = 4096;
 // About 60 log-spaced integer batch sizes from 1 to 4096.
@@ -65,47 +66,31 @@ export default {
     const ys = data.points.map((q) => q.per_token_s);
     const [yLo, yHi] = [Math.min(...ys), Math.max(...ys)];
     const c = data.crossover_batch;
+    const pick = colours(theme);
     const datasets = [
-      { label: 'Time per token, memory-bound', data: tpt('memory'), yAxisID: 'y', showLine: true, pointStyle: 'circle',
-        pointRadius: 3, borderWidth: 2, borderColor: theme.memory, backgroundColor: theme.memory },
-      { label: 'Time per token, compute-bound', data: tpt('compute'), yAxisID: 'y', showLine: true, pointStyle: 'triangle',
-        pointRadius: 4, borderWidth: 2, borderColor: theme.compute, backgroundColor: theme.compute },
-      { label: 'Achieved FLOP/s (right axis)', data: data.points.map((q) => ({ x: q.b, y: q.achieved_flops, q })),
-        yAxisID: 'y1', showLine: true, pointStyle: 'rect', pointRadius: 2, borderWidth: 2, borderDash: [6, 3],
-        borderColor: theme.palette[2], backgroundColor: theme.palette[2] },
-      { label: `Peak ${formatSI(data.peak, 'FLOP/s')} (right axis)`, data: [{ x: 1, y: data.peak }, { x: 4096, y: data.peak }],
-        yAxisID: 'y1', showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 1, borderDash: [2, 3], borderColor: theme.muted, backgroundColor: theme.muted },
-      { label: c ? `Crossover: b = ${c} (ridge ${formatSI(data.ridge, 'FLOP/B')})` : 'No crossover up to b = 4096',
-        data: c ? [{ x: c, y: yLo }, { x: c, y: yHi }] : [], yAxisID: 'y', showLine: true, pointStyle: 'line', pointRadius: 0,
-        borderWidth: 2, borderDash: [8, 4], borderColor: theme.text, backgroundColor: theme.text },
+      series(pick('memory'), { label: 'Time per token, memory-bound', data: tpt('memory'), yAxisID: 'y', showLine: true, pointStyle: 'circle',
+        pointRadius: 3, borderWidth: 2 }),
+      series(pick('compute'), { label: 'Time per token, compute-bound', data: tpt('compute'), yAxisID: 'y', showLine: true, pointStyle: 'triangle',
+        pointRadius: 4, borderWidth: 2 }),
+      series(pick(), { label: 'Achieved FLOP/s (right axis)', data: data.points.map((q) => ({ x: q.b, y: q.achieved_flops, q })),
+        yAxisID: 'y1', showLine: true, pointStyle: 'rect', pointRadius: 2, borderWidth: 2, borderDash: [6, 3] }),
+      line(pick('muted'), { label: `Peak ${formatSI(data.peak, 'FLOP/s')} (right axis)`, data: [{ x: 1, y: data.peak }, { x: B_MAX, y: data.peak }],
+        yAxisID: 'y1', borderWidth: 1, borderDash: [2, 3] }),
+      line(pick('text'), { label: c ? `Crossover: b = ${c} (ridge ${formatSI(data.ridge, 'FLOP/B')})` : 'No crossover up to b = 4096',
+        data: c ? [{ x: c, y: yLo }, { x: c, y: yHi }] : [], yAxisID: 'y', borderDash: [8, 4] }),
     ];
-    const axis = (title, unit, extra = {}) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: axis('Batch size b (tokens)', '', { min: 1, max: 4096 }),
-          y: axis('Time per token (s/token)', 's', { position: 'left', min: yLo / 1.5, max: yHi * 1.5 }),
-          y1: axis('Achieved performance (FLOP/s)', 'FLOP/s', { position: 'right', grid: { drawOnChartArea: false } }),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                if (!q) return ctx.dataset.label;
-                return `b = ${q.b}: ${formatSI(q.per_token_s, 's')}/token, ${formatSI(q.achieved_flops, 'FLOP/s')}, ${formatSI(q.intensity, 'FLOP/B')}, ${q.bound}-bound`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Batch size b (tokens)', { unit: '', range: [1, B_MAX] }),
+        y: log('Time per token (s/token)', { unit: 's', position: 'left', range: [yLo / 1.5, yHi * 1.5] }),
+        y1: log('Achieved performance (FLOP/s)', { unit: 'FLOP/s', position: 'right', grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        return `b = ${q.b}: ${formatSI(q.per_token_s, 's')}/token, ${formatSI(q.achieved_flops, 'FLOP/s')}, ${formatSI(q.intensity, 'FLOP/B')}, ${q.bound}-bound`;
+      },
+    });
   },
 };

@@ -1,8 +1,9 @@
 // Activation checkpointing strategies as memory against recompute: no checkpointing,
 // selective recomputation, keeping every k-th layer input (k = 1 ... L, Chen et al. 2016) and
 // full recomputation (k = 1). One calc('activation-checkpointing') per strategy or k.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
 import { PRESETS, presetOptions, presetOf, calcFor } from './training-fit.js';
+import { chart, linear, log, colours, series } from './shared/chart-config.js';
 
 export default {
   id: 'checkpointing-tradeoff',
@@ -38,32 +39,25 @@ export default {
   },
 
   draw(data, theme) {
-    const pt = (q) => ({ x: q.recompute_pct, y: q.peak, q });
-    const ds = (label, pts, i, style, radius = 6) => ({ label, data: pts, pointStyle: style, pointRadius: radius,
-      borderColor: theme.palette[i], backgroundColor: theme.palette[i] });
+    const pt = (q) => ({ x: q.recompute_pct, y: q.peak, q, label: q.name });
+    const pick = colours(theme);
+    // The named strategies are labelled on the chart; the k sweep is a cloud (hover for k).
+    const ds = (label, pts, style, radius = 6, named = true) => series(pick(), { label, data: pts, pointStyle: style, pointRadius: radius,
+      pointLabels: named });
     const datasets = [
-      ds('No checkpointing', [pt(data.none)], 0, 'circle', 7),
-      ds('Selective recompute', [pt(data.selective)], 1, 'triangle', 8),
-      ds('Full recompute (k = 1)', [pt(data.full)], 2, 'rect', 7),
-      ds('Every k layers (k = 2 … L)', data.ks.map(pt), 3, 'crossRot', 5),
-      ds(`Lowest peak: ${data.best.name}`, [pt(data.best)], 4, 'star', 10),
+      ds('No checkpointing', [pt(data.none)], 'circle', 7),
+      ds('Selective recompute', [pt(data.selective)], 'triangle', 8),
+      ds('Full recompute (k = 1)', [pt(data.full)], 'rect', 7),
+      ds('Every k layers (k = 2 … L)', data.ks.map(pt), 'crossRot', 5, false),
+      ds(`Lowest peak: ${data.best.name}`, [pt(data.best)], 'star', 10, false),
     ];
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: -2, max: 40, title: { display: true, text: 'Extra compute (% of training FLOPs)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: `Peak activation memory per micro-batch (B), ${data.model}`, color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('B') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => { const q = ctx.raw.q; return `${q.name}: peak ${formatSI(q.peak, 'B')}, +${q.recompute_pct.toFixed(1)}% FLOPs`; } } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Extra compute (% of training FLOPs)', { range: [-2, 40] }),
+        y: log(`Peak activation memory per micro-batch (B), ${data.model}`, { unit: 'B' }),
       },
-    };
+      tooltip: (ctx) => { const q = ctx.raw.q; return `${q.name}: peak ${formatSI(q.peak, 'B')}, +${q.recompute_pct.toFixed(1)}% FLOPs`; },
+    });
   },
 };

@@ -3,6 +3,7 @@
 // bytes used / bytes moved. The chosen stride is highlighted. All numbers from
 // calc('coalescing').
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const STRIDES = Array.from({ length: 32 }, (_, i) => i + 1);
 const SIZES = [
@@ -57,45 +58,34 @@ export default {
   draw(data, theme) {
     const c = data.chosen;
     const bars = (pred) => data.points.map((q) => (pred(q) ? q.sectors : null));
+    const pick = colours(theme);
     const datasets = [
-      { type: 'bar', label: 'Sectors per warp load', data: bars((q) => q.stride !== c.stride), yAxisID: 'y',
-        backgroundColor: theme.memory, borderColor: theme.memory, borderWidth: 1, grouped: false, order: 2 },
-      { type: 'bar', label: `Stride ${c.stride}: ${c.sectors} sectors, ${c.moved} B moved for ${c.used} B used (${Math.round(100 * c.efficiency)}%)`,
-        data: bars((q) => q.stride === c.stride), yAxisID: 'y', backgroundColor: theme.compute, borderColor: theme.text,
-        borderWidth: 2, grouped: false, order: 2 },
-      { type: 'line', label: `Effective bandwidth (right axis; peak ${formatSI(data.peak, 'B/s')})`,
-        data: data.points.map((q) => q.effective / 1e12), yAxisID: 'y1', borderColor: theme.text,
-        backgroundColor: theme.text, borderWidth: 2, borderDash: [6, 3], pointStyle: 'rectRot', pointRadius: 3, order: 1 },
+      series(pick('memory'), { type: 'bar', label: 'Sectors per warp load', data: bars((q) => q.stride !== c.stride), yAxisID: 'y',
+        borderWidth: 1, grouped: false, order: 2 }),
+      series(pick('compute'), { type: 'bar', label: `Stride ${c.stride}: ${c.sectors} sectors, ${c.moved} B moved for ${c.used} B used (${Math.round(100 * c.efficiency)}%)`,
+        data: bars((q) => q.stride === c.stride), yAxisID: 'y', borderColor: theme.text, borderWidth: 2, grouped: false, order: 2 }),
+      series(pick('text'), { type: 'line', label: `Effective bandwidth (right axis; peak ${formatSI(data.peak, 'B/s')})`,
+        data: data.points.map((q) => q.effective / 1e12), yAxisID: 'y1', borderWidth: 2, borderDash: [6, 3], pointStyle: 'rectRot', pointRadius: 3, order: 1 }),
     ];
-    return {
-      type: 'bar',
-      data: { labels: data.points.map((q) => String(q.stride)), datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', title: { display: true, text: `Stride between threads (elements of ${data.element_bytes} B)`, color: theme.text },
-            ticks: { color: theme.muted, maxRotation: 0, autoSkip: true }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, max: 36, position: 'left',
-            title: { display: true, text: '32-byte sectors per warp load (count)', color: theme.text },
-            ticks: { color: theme.muted, stepSize: 4 }, grid: { color: theme.grid } },
-          y1: { type: 'linear', min: 0, max: Number((data.peak / 1e12).toPrecision(3)) * 1.05, position: 'right',
-            title: { display: true, text: 'Effective bandwidth (TB/s)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: {
-            filter: (ctx) => ctx.raw !== null,
-            callbacks: {
-              label: (ctx) => {
-                const q = data.points[ctx.dataIndex];
-                if (ctx.dataset.yAxisID === 'y1') return `Effective bandwidth ${formatSI(q.effective, 'B/s')} (${Math.round(100 * q.efficiency)}% of peak)`;
-                return `${q.sectors} sectors in ${q.lines} line${q.lines === 1 ? '' : 's'}: ${q.moved} B moved for ${q.used} B used`;
-              },
-            },
+    return chart(theme, {
+      type: 'bar', labels: data.points.map((q) => String(q.stride)), datasets,
+      scales: {
+        x: category({ title: `Stride between threads (elements of ${data.element_bytes} B)`, ticks: { maxRotation: 0, autoSkip: true } }),
+        y: linear('32-byte sectors per warp load (count)', { range: [0, 36], position: 'left', ticks: { stepSize: 4 } }),
+        y1: linear('Effective bandwidth (TB/s)', { range: [0, Number((data.peak / 1e12).toPrecision(3)) * 1.05], position: 'right',
+          grid: { drawOnChartArea: false } }),
+      },
+      legend: { usePointStyle: false },
+      tooltip: {
+        filter: (ctx) => ctx.raw !== null,
+        callbacks: {
+          label: (ctx) => {
+            const q = data.points[ctx.dataIndex];
+            if (ctx.dataset.yAxisID === 'y1') return `Effective bandwidth ${formatSI(q.effective, 'B/s')} (${Math.round(100 * q.efficiency)}% of peak)`;
+            return `${q.sectors} sectors in ${q.lines} line${q.lines === 1 ? '' : 's'}: ${q.moved} B moved for ${q.used} B used`;
           },
         },
       },
-    };
+    });
   },
 };

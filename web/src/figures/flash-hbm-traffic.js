@@ -2,9 +2,11 @@
 // reads the N×N scores and probabilities) and FlashAttention's Algorithm 1 with the block
 // sizes its SRAM allows. Both come from calc('flash-attention'): counted by executing the
 // kernels where the size allows (the markers), by the closed form of the same count beyond.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 
 // N from 64 to 2^20: powers of two (executed when small) and the points between them.
+const [SRAM_MIN, SRAM_MAX] = [4096, 1048576];
 const SEQS = Array.from({ length: 29 }, (_, i) => Math.round(64 * 2 ** (i / 2)));
 
 export default {
@@ -14,7 +16,7 @@ export default {
   caption:
     'Bytes one attention head moves between HBM and the chip, against sequence length. Standard attention grows as N² whatever the SRAM; FlashAttention as N²d²/M. Markers are counts from executing both kernels, lines the closed forms. Double the SRAM and watch the FlashAttention line drop by half at long sequences; raise the head dimension to 256 and see the advantage, about M/(3d²), vanish.',
   params: [
-    { key: 'sram_bytes', label: 'On-chip SRAM M', from: ['flash-attention', 'sram_bytes'], min: 4096, max: 1048576, scale: 'log' },
+    { key: 'sram_bytes', label: 'On-chip SRAM M', from: ['flash-attention', 'sram_bytes'], min: SRAM_MIN, max: SRAM_MAX, scale: 'log' },
     { key: 'head_dim', label: 'Head dimension d', type: 'select', default: 64,
       options: [16, 32, 64, 128, 256].map((v) => ({ value: v, label: String(v) })) },
     { key: 'dtype', label: 'Data type', from: ['flash-attention', 'dtype'], options: ['fp32', 'bf16', 'fp8-e4m3'] },
@@ -35,58 +37,49 @@ export default {
       };
     });
     const last = points.at(-1);
+    // The y axis holds the lines at every SRAM size (flash traffic only falls as M grows), so
+    // changing M moves the FlashAttention line and leaves the standard one where it was.
+    const flashAt = (seq, sram_bytes) => engine.calc('flash-attention', {
+      seq, head_dim: p.head_dim, sram_bytes, dtype: p.dtype, causal: p.causal, execute: false,
+    }).flash_hbm_bytes;
+    const yRange = span([...points.flatMap((q) => [q.standard, q.flash, q.scores]),
+      flashAt(SEQS[0], SRAM_MAX), flashAt(SEQS.at(-1), SRAM_MIN)], { log: true, pad: 1.5 });
     const table = {
       columns: ['N', 'Standard (B)', 'FlashAttention (B)', 'Standard ÷ Flash', 'Executed', 'Max |O_flash − O_naive|',
         'B_r', 'B_c', 'Passes T_c'],
       rows: points.map((q) => [q.seq, q.standard, q.flash, q.ratio, q.executed ? 'yes' : 'no (closed form)',
         q.error ?? '–', q.block_rows, q.block_cols, q.passes]),
     };
-    return { points, table, head_dim: p.head_dim, sram_bytes: p.sram_bytes, long_ratio: last.ratio,
+    return { points, table, yRange, head_dim: p.head_dim, sram_bytes: p.sram_bytes, long_ratio: last.ratio,
       blocks: [last.block_rows, last.block_cols] };
   },
 
   draw(data, theme) {
     const pts = (key, filter = () => true) => data.points.filter(filter).map((q) => ({ x: q.seq, y: q[key], q }));
-    const line = (label, points, color, dash = []) => ({
-      label, data: points, showLine: true, borderColor: color, backgroundColor: color, borderDash: dash,
-      borderWidth: 2, pointRadius: 0, pointHoverRadius: 3, pointStyle: 'line',
-    });
-    const marks = (label, points, color, style) => ({
-      label, data: points, showLine: false, pointStyle: style, pointRadius: 6, borderWidth: 2,
-      borderColor: color, backgroundColor: color,
+    const curve = (label, points, colour, extra) => line(colour, { label, data: points, pointHoverRadius: 3, ...extra });
+    // The executed counts are marks on their own formula's curve: the same colour (group).
+    const marks = (label, points, colour, style, group) => series(colour, {
+      label, data: points, showLine: false, pointStyle: style, pointRadius: 6, borderWidth: 2, group,
     });
     const executed = (q) => q.executed;
+    const pick = colours(theme);
+    const [standard, flash] = [pick('memory'), pick('compute')];
     const datasets = [
-      line('Standard attention: 4N² + 4Nd elements', pts('standard'), theme.memory),
-      line(`FlashAttention, ${data.blocks[0]} × ${data.blocks[1]} tiles (${formatSI(data.long_ratio, '', 3)}× less at 1M)`,
-        pts('flash'), theme.compute),
-      line('N×N score matrix alone', pts('scores'), theme.muted, [5, 4]),
-      marks('Standard, executed count', pts('standard', executed), theme.memory, 'rect'),
-      marks('FlashAttention, executed count', pts('flash', executed), theme.compute, 'triangle'),
+      curve('Standard attention: 4N² + 4Nd elements', pts('standard'), standard, { group: 'standard' }),
+      curve(`FlashAttention, ${data.blocks[0]} × ${data.blocks[1]} tiles (${formatSI(data.long_ratio, '', 3)}× less at 1M)`,
+        pts('flash'), flash, { group: 'flash' }),
+      curve('N×N score matrix alone', pts('scores'), pick('muted'), { borderDash: [5, 4] }),
+      marks('Standard, executed count', pts('standard', executed), standard, 'rect', 'standard'),
+      marks('FlashAttention, executed count', pts('flash', executed), flash, 'triangle', 'flash'),
     ];
-    const axis = (title, unit) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid },
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: axis('Sequence length N (tokens)', ''), y: axis('HBM traffic per head (B)', 'B') },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                return `N = ${q.seq}: standard ${formatSI(q.standard, 'B')}, flash ${formatSI(q.flash, 'B')} ` +
-                  `(${formatSI(q.ratio, '', 3)}×)${q.executed ? `, executed, max error ${q.error.toExponential(1)}` : ''}`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: { x: log('Sequence length N (tokens)', { unit: '' }), y: log('HBM traffic per head (B)', { unit: 'B', range: data.yRange }) },
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        return `N = ${q.seq}: standard ${formatSI(q.standard, 'B')}, flash ${formatSI(q.flash, 'B')} ` +
+          `(${formatSI(q.ratio, '', 3)}×)${q.executed ? `, executed, max error ${q.error.toExponential(1)}` : ''}`;
       },
-    };
+    });
   },
 };

@@ -1,6 +1,7 @@
 // The six floating-point formats side by side: each one's subnormal and normal range as
 // floating bars on a log axis, the number the reader types marked across them, and the
 // chosen format's rounding of it (value, bits, error, ulp). calc('float') does the rounding.
+import { chart, log, category, colours, series } from './shared/chart-config.js';
 const FORMATS = ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'fp8-e5m2'];
 
 const show = (x) => (x === null ? '–' : Number(x.toPrecision(8)).toString());
@@ -44,38 +45,30 @@ export default {
     const v = Math.abs(data.value);
     const c = data.chosen;
     const marker = v > 0 && v >= 1e-46 && v <= 1e40;
+    const pick = colours(theme);
+    const range = { borderWidth: 1, grouped: false };
     const datasets = [
-      { label: 'Subnormal range', data: data.ranges.map((r) => [r.min_subnormal, r.min_normal]), backgroundColor: theme.palette[1],
-        borderColor: theme.palette[1], borderWidth: 1, barPercentage: 0.35, grouped: false, order: 2 },
-      { label: 'Normal range (min normal to max)', data: data.ranges.map((r) => [r.min_normal, r.max]), backgroundColor: theme.palette[0],
-        borderColor: theme.text, borderWidth: 1, barPercentage: 0.8, grouped: false, order: 3 },
-      { label: marker ? `|value| = ${show(v)}` : `|value| = ${show(v)} (off the axis)`,
-        data: marker ? data.ranges.map(() => [v / 2.5, v * 2.5]) : [], backgroundColor: theme.text,
-        borderColor: theme.text, borderWidth: 1, barPercentage: 1, grouped: false, order: 0 },
-      { label: `${c.format}: ${rounding(c)} = ${c.bits}${c.rel_error !== null ? `, rel. error ${Number(c.rel_error.toPrecision(3))}` : ''}${c.subnormal ? ', subnormal' : ''}${c.underflow ? ', underflow to 0' : ''}`,
-        data: [], backgroundColor: theme.muted, borderColor: theme.muted },
+      series(pick(), { ...range, label: 'Subnormal range', data: data.ranges.map((r) => [r.min_subnormal, r.min_normal]), barPercentage: 0.35, order: 2 }),
+      series(pick(), { ...range, label: 'Normal range (min normal to max)', data: data.ranges.map((r) => [r.min_normal, r.max]),
+        borderColor: theme.text, barPercentage: 0.8, order: 3 }),
+      series(pick('text'), { ...range, label: marker ? `|value| = ${show(v)}` : `|value| = ${show(v)} (off the axis)`,
+        data: marker ? data.ranges.map(() => [v / 2.5, v * 2.5]) : [], barPercentage: 1, order: 0 }),
+      series(pick('muted'), { label: `${c.format}: ${rounding(c)} = ${c.bits}${c.rel_error !== null ? `, rel. error ${Number(c.rel_error.toPrecision(3))}` : ''}${c.subnormal ? ', subnormal' : ''}${c.underflow ? ', underflow to 0' : ''}`,
+        data: [] }),
     ];
-    return {
-      type: 'bar',
-      data: { labels, datasets },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', min: 1e-46, max: 1e40,
-            title: { display: true, text: 'Magnitude (dimensionless, log scale)', color: theme.text },
-            afterBuildTicks: (axis) => { axis.ticks = [-40, -30, -20, -10, 0, 10, 20, 30, 40].map((e) => ({ value: 10 ** e })); },
-            ticks: { color: theme.muted, maxRotation: 0, callback: (t) => `1e${Math.round(Math.log10(t))}` },
-            grid: { color: theme.grid } },
-          y: { type: 'category', ticks: { color: theme.text }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => {
-            const [a, b] = ctx.raw;
-            return `${ctx.dataset.label}: ${a.toPrecision(4)} to ${b.toPrecision(4)}`;
-          } } },
-        },
+    return chart(theme, {
+      type: 'bar', labels, datasets, indexAxis: 'y',
+      scales: {
+        x: log('Magnitude (dimensionless, log scale)', { range: [1e-46, 1e40],
+          afterBuildTicks: (axis) => { axis.ticks = [-40, -30, -20, -10, 0, 10, 20, 30, 40].map((e) => ({ value: 10 ** e })); },
+          ticks: { callback: (t) => `1e${Math.round(Math.log10(t))}` } }),
+        y: category(),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => {
+        const [a, b] = ctx.raw;
+        return `${ctx.dataset.label}: ${a.toPrecision(4)} to ${b.toPrecision(4)}`;
+      },
+    });
   },
 };

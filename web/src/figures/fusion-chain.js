@@ -2,6 +2,7 @@
 // from HBM and writing its output back) against fused (one kernel): HBM bytes as bars and
 // roofline time as lines, for L = 1 … 16. All numbers from calc('fusion').
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const CHAIN = Array.from({ length: 16 }, (_, i) => i + 1);
 const BINARY = {
@@ -46,56 +47,46 @@ export default {
   },
 
   draw(data, theme) {
-    const [cu, cf] = [theme.palette[0], theme.palette[2]];
+    // Unfused in one colour, fused in another: the bytes bar and the time line of each share it.
+    const pick = colours(theme);
+    const [cu, cf] = [pick(), pick()];
     const fusedTime = (bound) => data.points.map((q) => (q.fused_bound === bound ? q.fused_s : null));
     const datasets = [
-      { type: 'bar', label: 'HBM bytes, unfused (left axis)', data: data.points.map((q) => q.unfused_bytes), yAxisID: 'y',
-        backgroundColor: theme.grid, borderColor: cu, borderWidth: 2, order: 3 },
-      { type: 'bar', label: 'HBM bytes, fused (left axis)', data: data.points.map((q) => q.fused_bytes), yAxisID: 'y',
-        backgroundColor: cf, borderColor: cf, borderWidth: 2, order: 3 },
-      { type: 'line', label: 'Time, unfused: L kernels (right axis)', data: data.points.map((q) => q.unfused_s), yAxisID: 'y1',
-        borderColor: cu, backgroundColor: cu, borderWidth: 2, pointStyle: 'circle', pointRadius: 3, order: 1 },
-      { type: 'line', label: 'Time, fused: 1 kernel, memory-bound (right axis)', data: fusedTime('memory'), yAxisID: 'y1',
-        borderColor: cf, backgroundColor: cf, borderWidth: 2, borderDash: [6, 3], pointStyle: 'triangle', pointRadius: 4,
-        spanGaps: false, order: 1 },
-      { type: 'line', label: 'Time, fused, compute-bound (right axis)', data: fusedTime('compute'), yAxisID: 'y1',
-        borderColor: theme.compute, backgroundColor: theme.compute, borderWidth: 2, pointStyle: 'star', pointRadius: 7,
-        order: 1 },
+      series(theme.grid, { type: 'bar', label: 'HBM bytes, unfused (left axis)', data: data.points.map((q) => q.unfused_bytes), yAxisID: 'y',
+        borderColor: cu, borderWidth: 2, order: 3, group: 'unfused' }),
+      series(cf, { type: 'bar', label: 'HBM bytes, fused (left axis)', data: data.points.map((q) => q.fused_bytes), yAxisID: 'y',
+        borderWidth: 2, order: 3, group: 'fused' }),
+      series(cu, { type: 'line', label: 'Time, unfused: L kernels (right axis)', data: data.points.map((q) => q.unfused_s), yAxisID: 'y1',
+        borderWidth: 2, pointStyle: 'circle', pointRadius: 3, order: 1, group: 'unfused' }),
+      series(cf, { type: 'line', label: 'Time, fused: 1 kernel, memory-bound (right axis)', data: fusedTime('memory'), yAxisID: 'y1',
+        borderWidth: 2, borderDash: [6, 3], pointStyle: 'triangle', pointRadius: 4, spanGaps: false, order: 1, group: 'fused' }),
+      series(pick('compute'), { type: 'line', label: 'Time, fused, compute-bound (right axis)', data: fusedTime('compute'), yAxisID: 'y1',
+        borderWidth: 2, pointStyle: 'star', pointRadius: 7, order: 1 }),
     ];
     const maxBytes = Math.max(...data.points.map((q) => q.unfused_bytes));
     const maxTime = Math.max(...data.points.map((q) => Math.max(q.unfused_s, q.fused_s)));
-    return {
-      type: 'bar',
-      data: { labels: data.points.map((q) => String(q.ops)), datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', title: { display: true, text: 'Ops in the chain, L (count)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, max: maxBytes * 1.08, position: 'left',
-            title: { display: true, text: 'HBM traffic (B)', color: theme.text },
-            ticks: { color: theme.muted, includeBounds: false, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
-          y1: { type: 'linear', min: 0, max: maxTime * 1.08, position: 'right',
-            title: { display: true, text: 'Roofline time (s)', color: theme.text },
-            ticks: { color: theme.muted, includeBounds: false, callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            filter: (ctx) => ctx.raw !== null,
-            callbacks: {
-              label: (ctx) => {
-                const q = data.points[ctx.dataIndex];
-                if (ctx.dataset.type === 'bar') return `${ctx.dataset.label.split(' (')[0]}: ${formatSI(ctx.raw, 'B')}`;
-                const fused = ctx.datasetIndex > 2;
-                return fused
-                  ? `Fused: ${formatSI(q.fused_s, 's')}, ${q.fused_bound}-bound, ${q.speedup.toFixed(2)}× faster`
-                  : `Unfused: ${formatSI(q.unfused_s, 's')} over ${q.ops} kernel${q.ops === 1 ? '' : 's'}`;
-              },
-            },
+    return chart(theme, {
+      type: 'bar', labels: data.points.map((q) => String(q.ops)), datasets,
+      scales: {
+        x: category({ title: 'Ops in the chain, L (count)' }),
+        y: linear('HBM traffic (B)', { range: [0, maxBytes * 1.08], position: 'left',
+          ticks: { includeBounds: false, callback: (v) => formatSI(v, 'B') } }),
+        y1: linear('Roofline time (s)', { range: [0, maxTime * 1.08], position: 'right',
+          ticks: { includeBounds: false, callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } }),
+      },
+      tooltip: {
+        filter: (ctx) => ctx.raw !== null,
+        callbacks: {
+          label: (ctx) => {
+            const q = data.points[ctx.dataIndex];
+            if (ctx.dataset.type === 'bar') return `${ctx.dataset.label.split(' (')[0]}: ${formatSI(ctx.raw, 'B')}`;
+            const fused = ctx.datasetIndex > 2;
+            return fused
+              ? `Fused: ${formatSI(q.fused_s, 's')}, ${q.fused_bound}-bound, ${q.speedup.toFixed(2)}× faster`
+              : `Unfused: ${formatSI(q.unfused_s, 's')} over ${q.ops} kernel${q.ops === 1 ? '' : 's'}`;
           },
         },
       },
-    };
+    });
   },
 };

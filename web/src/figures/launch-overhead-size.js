@@ -2,7 +2,8 @@
 // does (HBM bytes moved), for launches that wait for each other (serial), launches the CPU
 // queues ahead (pipelined) and one CUDA graph. The overheads are parameters, not datasheet
 // values. All numbers from calc('launch-overhead').
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 const LO = 1e3, HI = 1e10;
 // Bytes per kernel from 1 KB to 10 GB, eight points per decade.
@@ -55,51 +56,34 @@ export default {
   },
 
   draw(data, theme) {
-    const line = (key, label, color, style, dash) => ({
-      label, data: data.points.map((q) => ({ x: q.bytes, y: q[key], q })), showLine: true, borderColor: color,
-      backgroundColor: color, borderWidth: 2, borderDash: dash, pointStyle: style, pointRadius: 2.5,
+    const pick = colours(theme);
+    const curve = (key, label, style, dash) => series(pick(), {
+      label, data: data.points.map((q) => ({ x: q.bytes, y: q[key], q })), showLine: true, borderWidth: 2, borderDash: dash,
+      pointStyle: style, pointRadius: 2.5,
     });
     const datasets = [
-      line('serial', `Eager, each launch waits: ${data.launch_us} µs per kernel`, theme.palette[0], 'circle', []),
-      line('pipelined', 'Eager, CPU launches ahead (lost only while the GPU waits)', theme.palette[1], 'triangle', [6, 3]),
-      line('graph', `One CUDA graph: ${data.graph_us} µs per kernel`, theme.palette[2], 'rect', [2, 2]),
+      curve('serial', `Eager, each launch waits: ${data.launch_us} µs per kernel`, 'circle', []),
+      curve('pipelined', 'Eager, CPU launches ahead (lost only while the GPU waits)', 'triangle', [6, 3]),
+      curve('graph', `One CUDA graph: ${data.graph_us} µs per kernel`, 'rect', [2, 2]),
     ];
     const b = data.breakeven_bytes;
     if (b >= LO && b <= HI) {
-      datasets.push({
-        label: `Break-even: ${formatSI(b, 'B')} per kernel (work = launch overhead)`,
-        data: [{ x: b, y: 0 }, { x: b, y: 100 }], showLine: true, borderColor: theme.text, backgroundColor: theme.text,
-        borderDash: [8, 4], borderWidth: 2, pointRadius: 0, pointStyle: 'line',
-      });
+      datasets.push(line(pick('text'), { label: `Break-even: ${formatSI(b, 'B')} per kernel (work = launch overhead)`,
+        data: [{ x: b, y: 0 }, { x: b, y: 100 }], borderDash: [8, 4] }));
     }
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', min: LO, max: HI,
-            title: { display: true, text: 'HBM bytes moved by each kernel (B)', color: theme.text },
-            ticks: { color: theme.muted, maxRotation: 0, callback: logTick('B') }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, max: 100,
-            title: { display: true, text: 'Time lost to launch overhead (%)', color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => `${v}%` }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                if (!q) return ctx.dataset.label;
-                const per = { 0: q.serial_s, 1: q.pipelined_s, 2: q.graph_s }[ctx.datasetIndex];
-                return `${formatSI(q.bytes, 'B')} per kernel: ${ctx.raw.y.toFixed(1)}% lost, ${formatSI(per, 's')} per kernel ` +
-                  `(work ${formatSI(q.work_s, 's')})`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('HBM bytes moved by each kernel (B)', { unit: 'B', range: [LO, HI] }),
+        y: linear('Time lost to launch overhead (%)', { range: [0, 100], ticks: { callback: (v) => `${v}%` } }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        const per = { 0: q.serial_s, 1: q.pipelined_s, 2: q.graph_s }[ctx.datasetIndex];
+        return `${formatSI(q.bytes, 'B')} per kernel: ${ctx.raw.y.toFixed(1)}% lost, ${formatSI(per, 's')} per kernel ` +
+          `(work ${formatSI(q.work_s, 's')})`;
+      },
+    });
   },
 };

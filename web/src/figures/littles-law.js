@@ -2,6 +2,7 @@
 // several amounts of data each warp keeps in flight. Each curve is one calc('latency-hiding')
 // call: min(peak, SMs × warps × bytes per warp / latency).
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, colours, series, line } from './shared/chart-config.js';
 
 const LOADS = [
   { value: 128, label: '128 B: one 4-byte load per thread (float)', short: '128 B (float)' },
@@ -49,36 +50,26 @@ export default {
   },
 
   draw(data, theme) {
-    const datasets = data.series.map((s) => ({
+    // One colour per load width (its point style and dash too); the selected one is drawn thicker.
+    const pick = colours(theme);
+    const datasets = data.series.map((s) => series(theme.palette[s.style], {
       label: `${s.label} per warp: ${s.feasible ? `peak from ${s.needed} warps` : `needs ${s.needed} > ${data.maxWarps} warps`}`,
       data: s.points, showLine: true, pointStyle: STYLES[s.style], pointRadius: 0, pointHoverRadius: 4,
-      borderWidth: s.selected ? 3 : 1.5, borderDash: DASHES[s.style],
-      borderColor: s.selected ? theme.memory : theme.palette[5], backgroundColor: s.selected ? theme.memory : theme.palette[5],
+      borderWidth: s.selected ? 3.5 : 1.5, borderDash: DASHES[s.style],
     }));
     datasets.push(
-      { label: `Peak ${formatSI(data.peak, 'B/s')} × latency ${formatSI(data.latency, 's')} = ${formatSI(data.neededPerSm, 'B')} in flight per SM`, data: [{ x: 1, y: data.peak }, { x: data.maxWarps, y: data.peak }],
-        showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 1, borderDash: [4, 4], borderColor: theme.text, backgroundColor: theme.text },
-      { label: `Your kernel: ${data.warps} warps → ${formatSI(data.achieved, 'B/s')} (${(100 * data.fraction).toFixed(0)}% of peak)`,
-        data: [{ x: data.warps, y: data.achieved }], pointStyle: 'star', pointRadius: 11, borderWidth: 3,
-        borderColor: theme.compute, backgroundColor: theme.compute },
+      line(pick('text'), { label: `Peak ${formatSI(data.peak, 'B/s')} × latency ${formatSI(data.latency, 's')} = ${formatSI(data.neededPerSm, 'B')} in flight per SM`,
+        data: [{ x: 1, y: data.peak }, { x: data.maxWarps, y: data.peak }], borderWidth: 1, borderDash: [4, 4] }),
+      series(pick('compute'), { label: `Your kernel: ${data.warps} warps → ${formatSI(data.achieved, 'B/s')} (${(100 * data.fraction).toFixed(0)}% of peak)`,
+        data: [{ x: data.warps, y: data.achieved }], pointStyle: 'star', pointRadius: 11, borderWidth: 3 }),
     );
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, max: data.maxWarps,
-            title: { display: true, text: 'Resident warps per SM (count)', color: theme.text },
-            ticks: { color: theme.muted, stepSize: 8 }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, title: { display: true, text: 'Achieved bandwidth (B/s)', color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B/s') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.raw.x} warps: ${formatSI(ctx.raw.y, 'B/s')}` } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Resident warps per SM (count)', { range: [0, data.maxWarps], ticks: { stepSize: 8 } }),
+        y: linear('Achieved bandwidth (B/s)', { min: 0, ticks: { callback: (v) => formatSI(v, 'B/s') } }),
       },
-    };
+      tooltip: (ctx) => `${ctx.raw.x} warps: ${formatSI(ctx.raw.y, 'B/s')}`,
+    });
   },
 };

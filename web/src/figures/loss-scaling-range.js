@@ -2,6 +2,7 @@
 // the subnormal, normal and overflow limits; the fractions lost to zero or overflow as the
 // loss scale sweeps; and a dynamic loss scaler over training steps. calc('loss-scaling')
 // and calc('dynamic-loss-scale') do the sampling, rounding and simulation.
+import { chart, linear, colours, series, line } from './shared/chart-config.js';
 const pct = (x) => `${Number((100 * x).toPrecision(3))}%`;
 
 export default {
@@ -52,49 +53,55 @@ export default {
   },
 
   draw(data, theme) {
-    const axis = (text, extra = {}) => ({ type: 'linear', title: { display: true, text, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0 }, grid: { color: theme.grid }, ...extra });
-    const base = { responsive: true, maintainAspectRatio: false, animation: false };
-    const legend = { legend: { labels: { color: theme.text, usePointStyle: true } } };
-    const vline = (x, y0, y1, label, colour, dash) => ({ label, data: [{ x, y: y0 }, { x, y: y1 }], showLine: true,
-      pointRadius: 0, pointStyle: 'line', borderWidth: 2, borderDash: dash, borderColor: colour, backgroundColor: colour, order: 0 });
+    const axis = (text, extra = {}) => linear(text, { ticks: { maxRotation: 0 }, ...extra });
+    const pick = colours(theme);
+    const vline = (x, y0, y1, label, colour, dash) => line(colour, { label, data: [{ x, y: y0 }, { x, y: y1 }], borderDash: dash, order: 0 });
     const L = data.limits;
     if (data.view === 'dynamic') {
       const s = data.dynamic.series;
-      return { type: 'scatter', data: { datasets: [
-        { label: `log2 loss scale (final 2^${Math.log2(data.dynamic.final_scale)})`, data: s.map((q) => ({ x: q.step, y: q.log2_scale })),
-          showLine: true, stepped: true, pointRadius: 0, borderWidth: 2, borderColor: theme.compute, backgroundColor: theme.compute },
-        { label: 'log2 of the step’s largest |gradient| × scale', data: s.map((q) => ({ x: q.step, y: q.log2_max_grad + q.log2_scale })),
-          pointRadius: 1.5, pointStyle: 'circle', borderColor: theme.memory, backgroundColor: theme.memory },
-        { label: `Overflow, step skipped (${data.dynamic.skipped_steps} of ${data.dynamic.steps})`,
-          data: s.filter((q) => q.overflow).map((q) => ({ x: q.step, y: q.log2_max_grad + q.log2_scale })),
-          pointRadius: 6, pointStyle: 'crossRot', borderWidth: 2, borderColor: theme.text, backgroundColor: theme.text },
-        vline(0, L.max, L.max, `log2 max of ${data.format} = ${L.max.toFixed(2)}`, theme.muted, [6, 3]),
-      ].map((d, i) => (i === 3 ? { ...d, data: [{ x: 0, y: L.max }, { x: data.dynamic.steps, y: L.max }] } : d)) },
-      options: { ...base, scales: { x: axis('Training step (count)'), y: axis('log2 of value (binades)') }, plugins: legend } };
+      return chart(theme, {
+        datasets: [
+          line(pick('compute'), { label: `log2 loss scale (final 2^${Math.log2(data.dynamic.final_scale)})`, data: s.map((q) => ({ x: q.step, y: q.log2_scale })),
+            stepped: true }),
+          series(pick('memory'), { label: 'log2 of the step’s largest |gradient| × scale', data: s.map((q) => ({ x: q.step, y: q.log2_max_grad + q.log2_scale })),
+            pointRadius: 1.5, pointStyle: 'circle' }),
+          series(pick('text'), { label: `Overflow, step skipped (${data.dynamic.skipped_steps} of ${data.dynamic.steps})`,
+            data: s.filter((q) => q.overflow).map((q) => ({ x: q.step, y: q.log2_max_grad + q.log2_scale })),
+            pointRadius: 6, pointStyle: 'crossRot', borderWidth: 2 }),
+          line(pick('muted'), { label: `log2 max of ${data.format} = ${L.max.toFixed(2)}`, data: [{ x: 0, y: L.max }, { x: data.dynamic.steps, y: L.max }],
+            borderDash: [6, 3], order: 0 }),
+        ],
+        scales: { x: axis('Training step (count)'), y: axis('log2 of value (binades)') },
+      });
     }
     if (data.view === 'sweep') {
       const sw = data.sweep;
-      const line = (label, key, colour, style, dash = []) => ({ label, data: sw.map((q) => ({ x: q.log2_scale, y: 100 * q[key] })),
-        showLine: true, pointRadius: 2, pointStyle: style, borderWidth: 2, borderDash: dash, borderColor: colour, backgroundColor: colour });
-      return { type: 'scatter', data: { datasets: [
-        line('Rounds to zero', 'zero', theme.memory, 'circle'),
-        line('Subnormal (precision lost)', 'subnormal', theme.palette[2], 'rect', [3, 3]),
-        line('Overflows', 'overflow', theme.compute, 'triangle'),
-        vline(Math.log2(data.loss_scale), 0, 100, `Chosen scale 2^${Math.log2(data.loss_scale).toFixed(1)}`, theme.text, [6, 3]),
-        vline(data.best_log2_scale, 0, 100, `Fewest lost: 2^${data.best_log2_scale}`, theme.muted, [2, 3]),
-      ] }, options: { ...base, scales: { x: axis('log2 of the loss scale (binades)'), y: axis('Share of gradients (%)', { min: 0, max: 100 }) }, plugins: legend } };
+      const curve = (label, key, colour, style, dash = []) => series(colour, { label, data: sw.map((q) => ({ x: q.log2_scale, y: 100 * q[key] })),
+        showLine: true, pointRadius: 2, pointStyle: style, borderWidth: 2, borderDash: dash });
+      return chart(theme, {
+        datasets: [
+          curve('Rounds to zero', 'zero', pick('memory'), 'circle'),
+          curve('Subnormal (precision lost)', 'subnormal', pick(), 'rect', [3, 3]),
+          curve('Overflows', 'overflow', pick('compute'), 'triangle'),
+          vline(Math.log2(data.loss_scale), 0, 100, `Chosen scale 2^${Math.log2(data.loss_scale).toFixed(1)}`, pick('text'), [6, 3]),
+          vline(data.best_log2_scale, 0, 100, `Fewest lost: 2^${data.best_log2_scale}`, pick('muted'), [2, 3]),
+        ],
+        scales: { x: axis('log2 of the loss scale (binades)'), y: axis('Share of gradients (%)', { range: [0, 100] }) },
+      });
     }
     const h = data.histogram;
     const top = Math.max(...h.map((b) => b.fraction)) * 100;
     const f = data.fractions;
-    return { type: 'scatter', data: { datasets: [
-      { label: `Scaled gradients: ${pct(f.zero)} zero, ${pct(f.subnormal)} subnormal, ${pct(f.overflow)} overflow`,
-        data: h.flatMap((b) => [{ x: b.log2_lo, y: 100 * b.fraction }, { x: b.log2_hi, y: 100 * b.fraction }]),
-        showLine: true, fill: 'origin', pointRadius: 0, borderWidth: 2, borderColor: theme.memory, backgroundColor: theme.palette[4], order: 10 },
-      vline(L.sub, 0, top, `Smallest subnormal 2^${L.sub}`, theme.text, [2, 3]),
-      vline(L.normal, 0, top, `Smallest normal 2^${L.normal}`, theme.muted, [6, 3]),
-      vline(L.max, 0, top, `Max ≈ 2^${L.max.toFixed(2)}`, theme.compute, [10, 3]),
-    ] }, options: { ...base, scales: { x: axis('log2 |gradient × loss scale| (binades)'), y: axis('Share of gradients per bin (%)', { min: 0 }) }, plugins: legend } };
+    return chart(theme, {
+      datasets: [
+        line(pick('memory'), { label: `Scaled gradients: ${pct(f.zero)} zero, ${pct(f.subnormal)} subnormal, ${pct(f.overflow)} overflow`,
+          data: h.flatMap((b) => [{ x: b.log2_lo, y: 100 * b.fraction }, { x: b.log2_hi, y: 100 * b.fraction }]),
+          fill: 'origin', backgroundColor: pick(), order: 10 }),
+        vline(L.sub, 0, top, `Smallest subnormal 2^${L.sub}`, pick('text'), [2, 3]),
+        vline(L.normal, 0, top, `Smallest normal 2^${L.normal}`, pick('muted'), [6, 3]),
+        vline(L.max, 0, top, `Max ≈ 2^${L.max.toFixed(2)}`, pick('compute'), [10, 3]),
+      ],
+      scales: { x: axis('log2 |gradient × loss scale| (binades)'), y: axis('Share of gradients per bin (%)', { min: 0 }) },
+    });
   },
 };

@@ -1,7 +1,8 @@
 // Arithmetic intensity of C[m,n] = A[m,k]·B[k,n] against n, per dtype, with each dtype's
 // ridge point on the chosen accelerator: I = 2/(s(1/m + 1/n + 1/k)). Intensities come from
 // calc('matmul'), ridge points from calc('roofline').
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 
 const DTYPES = ['fp32', 'bf16', 'fp8-e4m3'];
 const STYLES = ['circle', 'triangle', 'rect']; // one point style per dtype (not colour alone)
@@ -50,6 +51,12 @@ export default {
       return { dtype, points, ridge, crossing };
     });
 
+    // The y axis spans the square shape's intensities (n = 1 to N_MAX), which bound every
+    // shape's, and the ridges: fixed across shape and m, so the fixed-m lines are seen to flatten.
+    const square = (n, dtype) => engine.calc('matmul', { m: n, n, k: n, dtype }).intensity;
+    const ends = DTYPES.flatMap((d) => [square(1, d), square(N_MAX, d)]);
+    const yRange = span([...ends, ...series.map((s) => s.ridge).filter((r) => r !== null)], { log: true, pad: 1.5 });
+
     const table = {
       columns: ['n', 'm', 'k', ...DTYPES.map((d) => `Intensity ${d} (FLOP/B)`)],
       rows: NS.map((n, i) => {
@@ -57,50 +64,34 @@ export default {
         return [n, d.m, d.k, ...series.map((s) => s.points[i].y)];
       }),
     };
-    return { shape: p.shape, m: p.m, hardware: p.hardware, series, table };
+    return { shape: p.shape, m: p.m, hardware: p.hardware, series, yRange, table };
   },
 
   draw(data, theme) {
+    const pick = colours(theme);
     const datasets = [];
     data.series.forEach((s, i) => {
-      const color = theme.palette[i % theme.palette.length];
-      datasets.push({
-        label: `${s.dtype} intensity`, data: s.points, showLine: true, borderColor: color, backgroundColor: color,
-        borderWidth: 2, pointStyle: STYLES[i], pointRadius: 2.5,
-      });
+      const colour = pick();
+      const group = s.dtype; // a dtype's line and its ridge share the colour
+      datasets.push(series(colour, { label: `${s.dtype} intensity`, data: s.points, showLine: true, borderWidth: 2,
+        pointStyle: STYLES[i], pointRadius: 2.5, group }));
       datasets.push(s.ridge === null
-        ? { label: `${s.dtype}: no peak on this chip`, data: [], pointStyle: 'line', borderColor: color, backgroundColor: color, borderDash: [6, 4] }
-        : { label: `${s.dtype} ridge (${formatSI(s.ridge, 'FLOP/B')})`, showLine: true, pointStyle: 'line', pointRadius: 0,
-          data: [{ x: 1, y: s.ridge }, { x: N_MAX, y: s.ridge }], borderColor: color, backgroundColor: color,
-          borderDash: [6, 4], borderWidth: 1.5 });
+        ? series(colour, { label: `${s.dtype}: no peak on this chip`, data: [], pointStyle: 'line', borderDash: [6, 4], group })
+        : line(colour, { label: `${s.dtype} ridge (${formatSI(s.ridge, 'FLOP/B')})`, data: [{ x: 1, y: s.ridge }, { x: N_MAX, y: s.ridge }],
+          borderDash: [6, 4], borderWidth: 1.5, group }));
     });
     const crossings = data.series.filter((s) => s.crossing)
       .map((s) => ({ x: s.crossing.n, y: s.crossing.intensity, dtype: s.dtype }));
-    datasets.push({ label: crossings.length ? 'Clears its ridge' : 'No line clears its ridge', data: crossings, pointStyle: 'crossRot', pointRadius: 9,
-      borderWidth: 3, borderColor: theme.text, backgroundColor: theme.text });
+    datasets.push(series(pick('text'), { label: crossings.length ? 'Clears its ridge' : 'No line clears its ridge', data: crossings,
+      pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3 }));
 
-    const axis = (title, unit) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid },
-    });
     const xTitle = data.shape === 'square' ? 'Matrix size n = m = k (elements)' : `Matrix size n = k (elements; m = ${data.m})`;
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: { ...axis(xTitle, ''), min: 1, max: N_MAX }, y: axis('Arithmetic intensity (FLOP/B)', '') },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => (ctx.raw.dtype
-                ? `${ctx.raw.dtype} reaches its ridge at n = ${ctx.raw.x} (${formatSI(ctx.raw.y, 'FLOP/B')})`
-                : `${ctx.dataset.label}: n = ${ctx.raw.x}, ${formatSI(ctx.raw.y, 'FLOP/B')}`),
-            },
-          },
-        },
-      },
-    };
+    return chart(theme, {
+      datasets,
+      scales: { x: log(xTitle, { unit: '', range: [1, N_MAX] }), y: log('Arithmetic intensity (FLOP/B)', { unit: '', range: data.yRange }) },
+      tooltip: (ctx) => (ctx.raw.dtype
+        ? `${ctx.raw.dtype} reaches its ridge at n = ${ctx.raw.x} (${formatSI(ctx.raw.y, 'FLOP/B')})`
+        : `${ctx.dataset.label}: n = ${ctx.raw.x}, ${formatSI(ctx.raw.y, 'FLOP/B')}`),
+    });
   },
 };

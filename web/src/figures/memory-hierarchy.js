@@ -1,7 +1,8 @@
 // The memory hierarchy and compute units of one GPU: bandwidth against capacity for registers,
 // L1/shared memory, L2 and HBM (log-log), the latency of each level, and tensor-core against
 // CUDA-core peaks per number format. calc('memory-hierarchy') and calc('compute-units').
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, category, colours, series, line } from './shared/chart-config.js';
 
 const GPUS = ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'h100-pcie'];
 const STYLES = ['circle', 'rect', 'triangle', 'rectRot'];
@@ -56,83 +57,57 @@ export default {
   },
 
   draw(data, theme) {
-    const colours = [theme.palette[3], theme.palette[2], theme.palette[1], theme.memory];
-    const logAxis = (title, unit, extra = {}) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
-    });
+    // One colour per level, the same in every view (HBM in the memory colour).
+    const pick = colours(theme);
+    const levelColours = [pick(), pick(), pick(), pick('memory')];
     if (data.view === 'pyramid') {
-      const datasets = data.levels.map((l, i) => ({
+      const datasets = data.levels.map((l, i) => series(levelColours[i], {
         label: `${l.name}: ${bytes(l.capacity_bytes)}${l.per_sm ? ` (${bytes(l.capacity_per_sm_bytes)} per SM)` : ''}, ${formatSI(l.bandwidth_Bps, 'B/s')}`,
-        data: [{ x: l.capacity_bytes, y: l.bandwidth_Bps, l }], pointStyle: STYLES[i], pointRadius: 9,
-        borderColor: colours[i], backgroundColor: colours[i],
+        data: [{ x: l.capacity_bytes, y: l.bandwidth_Bps, l, label: l.name }], pointStyle: STYLES[i], pointRadius: 9, pointLabels: true,
       }));
-      datasets.push({ label: 'From the arithmetic units outwards', data: data.levels.map((l) => ({ x: l.capacity_bytes, y: l.bandwidth_Bps, l })),
-        showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 1, borderDash: [4, 4], borderColor: theme.muted, backgroundColor: theme.muted });
+      datasets.push(line(pick('muted'), { label: 'From the arithmetic units outwards', data: data.levels.map((l) => ({ x: l.capacity_bytes, y: l.bandwidth_Bps, l })),
+        borderWidth: 1, borderDash: [4, 4] }));
       const xs = data.levels.map((l) => l.capacity_bytes), ys = data.levels.map((l) => l.bandwidth_Bps);
-      return {
-        type: 'scatter',
-        data: { datasets },
-        options: {
-          responsive: true, maintainAspectRatio: false, animation: false,
-          scales: {
-            x: logAxis('Capacity, whole GPU (B)', 'B', { min: Math.min(...xs) / 4, max: Math.max(...xs) * 4 }),
-            y: logAxis('Bandwidth (B/s)', 'B/s', { min: Math.min(...ys) / 3, max: Math.max(...ys) * 3 }),
-          },
-          plugins: {
-            legend: { labels: { color: theme.text, usePointStyle: true } },
-            tooltip: { callbacks: { label: (ctx) => `${ctx.raw.l.name}: ${bytes(ctx.raw.x)}, ${formatSI(ctx.raw.y, 'B/s')}` } },
-          },
+      return chart(theme, {
+        datasets,
+        scales: {
+          x: log('Capacity, whole GPU (B)', { unit: 'B', range: [Math.min(...xs) / 4, Math.max(...xs) * 4] }),
+          y: log('Bandwidth (B/s)', { unit: 'B/s', range: [Math.min(...ys) / 3, Math.max(...ys) * 3] }),
         },
-      };
+        tooltip: (ctx) => `${ctx.raw.l.name}: ${bytes(ctx.raw.x)}, ${formatSI(ctx.raw.y, 'B/s')}`,
+      });
     }
     if (data.view === 'latency') {
       const levels = data.levels.filter((l) => l.latency_s !== null);
-      const ts = levels.map((l) => l.latency_s);
-      return {
-        type: 'bar',
-        data: {
-          labels: levels.map((l) => `${l.name}: ${formatSI(l.latency_s, 's')} (${Math.round(l.latency_cycles)} cycles)`),
-          datasets: [{ label: 'Load-to-use latency, unloaded (registers are read within the instruction)', data: ts,
-            backgroundColor: levels.map((l) => colours[data.levels.indexOf(l)]), borderColor: theme.text, borderWidth: 1 }],
+      return chart(theme, {
+        type: 'bar', indexAxis: 'y',
+        labels: levels.map((l) => `${l.name}: ${formatSI(l.latency_s, 's')} (${Math.round(l.latency_cycles)} cycles)`),
+        datasets: [{ label: 'Load-to-use latency, unloaded (registers are read within the instruction)', data: levels.map((l) => l.latency_s),
+          backgroundColor: levels.map((l) => levelColours[data.levels.indexOf(l)]), borderColor: theme.text, borderWidth: 1 }],
+        scales: {
+          x: log('Load-to-use latency, unloaded (s)', { unit: 's', range: [1e-9, 1e-6] }),
+          y: category({ grid: { display: false } }),
         },
-        options: {
-          indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-          scales: {
-            x: logAxis('Load-to-use latency, unloaded (s)', 's', { min: 1e-9, max: 1e-6 }),
-            y: { type: 'category', ticks: { color: theme.text }, grid: { display: false } },
-          },
-          plugins: {
-            legend: { display: false },
-            tooltip: { callbacks: { label: (ctx) => `${formatSI(ctx.raw, 's')}` } },
-          },
-        },
-      };
+        legend: false,
+        tooltip: (ctx) => `${formatSI(ctx.raw, 's')}`,
+      });
     }
     const values = (key) => data.formats.map((f) => f[key]);
     const all = data.formats.flatMap((f) => [f.cuda_core_flops, f.tensor_core_flops]).filter((v) => v !== null);
-    return {
-      type: 'bar',
-      data: {
-        labels: data.formats.map((f) => (f.tensor_speedup ? `${f.label}: ${f.tensor_speedup.toFixed(1)}×` : `${f.label}: tensor cores only`)),
-        datasets: [
-          { label: 'CUDA cores', data: values('cuda_core_flops'), backgroundColor: theme.memory, borderColor: theme.memory, borderWidth: 0 },
-          { label: 'Tensor cores', data: values('tensor_core_flops'), backgroundColor: theme.compute, borderColor: theme.text, borderWidth: 1 },
-        ],
+    return chart(theme, {
+      type: 'bar', indexAxis: 'y',
+      labels: data.formats.map((f) => (f.tensor_speedup ? `${f.label}: ${f.tensor_speedup.toFixed(1)}×` : `${f.label}: tensor cores only`)),
+      datasets: [
+        { label: 'CUDA cores', data: values('cuda_core_flops'), backgroundColor: theme.memory, borderColor: theme.memory, borderWidth: 0 },
+        { label: 'Tensor cores', data: values('tensor_core_flops'), backgroundColor: theme.compute, borderColor: theme.text, borderWidth: 1 },
+      ],
+      scales: {
+        x: log('Dense peak (FLOP/s)', { unit: 'FLOP/s',
+          range: [10 ** Math.floor(Math.log10(Math.min(...all) / 1.5)), 10 ** Math.ceil(Math.log10(Math.max(...all) * 1.2))] }),
+        y: category({ grid: { display: false } }),
       },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: logAxis('Dense peak (FLOP/s)', 'FLOP/s', {
-            min: 10 ** Math.floor(Math.log10(Math.min(...all) / 1.5)), max: 10 ** Math.ceil(Math.log10(Math.max(...all) * 1.2)),
-          }),
-          y: { type: 'category', ticks: { color: theme.text }, grid: { display: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { filter: (ctx) => ctx.raw !== null, callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw, 'FLOP/s')}` } },
-        },
-      },
-    };
+      legend: { usePointStyle: false },
+      tooltip: { filter: (ctx) => ctx.raw !== null, callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw, 'FLOP/s')}` } },
+    });
   },
 };

@@ -3,6 +3,7 @@
 // GPUs. One calc('training-memory', {params, ...}) per model size.
 import { formatSI } from '../runtime/format.js';
 import { calcFor } from './training-fit.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const SIZES = [1.3e9, 7e9, 13e9, 30e9, 70e9, 175e9];
 const PARTS = [['weights_bytes', 'Weights'], ['grads_bytes', 'Gradients'], ['optimizer_bytes', 'Optimizer states']];
@@ -28,39 +29,36 @@ export default {
       const label = `${formatSI(params, '', 3).replace(' ', '')}`;
       return { params, label, parts: PARTS.map(([k]) => r[k]), total: r.model_states_bytes };
     });
+    // The y axis keeps stage 0's height (the largest model's 16 B/param) at every stage, so
+    // raising the stage shows the bars shrink instead of the axis rescaling under them.
+    const top = calcFor(engine, 'training-memory', { params: SIZES.at(-1), zero_stage: 0, dp: p.dp,
+      optimizer: p.optimizer, dtype: p.dtype }, fields, 'dp').model_states_bytes;
     const table = {
       columns: ['Parameters', ...PARTS.map(([, l]) => `${l} per GPU (B)`), 'Total per GPU (B)', 'Bytes per parameter per GPU'],
       rows: bars.map((b) => [b.params, ...b.parts, b.total, b.total / b.params]),
     };
-    return { view: p.view, zero_stage: Number(p.zero_stage), dp: p.dp, bars, table };
+    return { view: p.view, zero_stage: Number(p.zero_stage), dp: p.dp, bars, stage0_top: { bytes: top, per_param: top / SIZES.at(-1) }, table };
   },
 
   draw(data, theme) {
     const perParam = data.view === 'param';
     const patterns = [[], [6, 3], [2, 2]];
-    const datasets = PARTS.map(([, label], i) => ({
+    const top = perParam ? data.stage0_top.per_param : data.stage0_top.bytes / 1e9; // stage 0's tallest bar
+    const pick = colours(theme);
+    const datasets = PARTS.map(([, label], i) => series(pick(), {
       label,
       data: data.bars.map((b) => (perParam ? b.parts[i] / b.params : b.parts[i] / 1e9)),
-      backgroundColor: theme.palette[i], borderColor: theme.text, borderWidth: 1, borderDash: patterns[i],
-      stack: 'states',
+      borderColor: theme.text, borderWidth: 1, borderDash: patterns[i], stack: 'states',
     }));
-    return {
-      type: 'bar',
-      data: { labels: data.bars.map((b) => `${b.label} params`), datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', stacked: true, title: { display: true, text: 'Model size (parameters)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', stacked: true, min: 0,
-            title: { display: true, text: perParam ? 'Bytes per parameter on each GPU (B)' : `Model states per GPU (GB), ZeRO ${data.zero_stage}, ${data.dp} GPUs`, color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${perParam ? `${Number(ctx.raw.toPrecision(3))} B/param` : `${Number(ctx.raw.toPrecision(4))} GB`}` } },
-        },
+    return chart(theme, {
+      type: 'bar', labels: data.bars.map((b) => `${b.label} params`), datasets,
+      scales: {
+        x: category({ title: 'Model size (parameters)', stacked: true }),
+        y: linear(perParam ? 'Bytes per parameter on each GPU (B)' : `Model states per GPU (GB), ZeRO ${data.zero_stage}, ${data.dp} GPUs`,
+          { stacked: true, range: [0, 1.05 * top], ticks: { includeBounds: false } }),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => `${ctx.dataset.label}: ${perParam ? `${Number(ctx.raw.toPrecision(3))} B/param` : `${Number(ctx.raw.toPrecision(4))} GB`}`,
+    });
   },
 };

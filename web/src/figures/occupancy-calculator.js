@@ -2,6 +2,8 @@
 // registers, shared memory, block slots) for one launch configuration, or occupancy as one
 // input sweeps its range with each point marked by the resource that limits it.
 // calc('occupancy') and calc('occupancy-curve') do all the arithmetic.
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
+
 const NVIDIA = ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'b200', 'h100-pcie', 'l4'];
 const LIMITS = [
   { key: 'threads', label: 'Warp slots (threads)' },
@@ -74,61 +76,45 @@ export default {
   draw(data, theme) {
     const headline = `${data.blocks} block${data.blocks === 1 ? '' : 's'} × ${data.warpsPerBlock} warps = ${data.warps} of ${data.maxWarps} warps, occupancy ${(100 * data.occupancy).toFixed(1)}%`;
     const limitedBy = data.limiters.join(' and ');
+    const pick = colours(theme);
     if (data.view === 'limits') {
       const cap = data.maxBlocks * 1.25;
       const labels = data.limits.map((l) => `${l.label}: ${l.blocks > 9999 ? 'no limit' : l.blocks}${l.limiting ? '  ◀ limits' : ''}`);
       const values = (limiting) => data.limits.map((l) => (l.limiting === limiting ? Math.min(l.blocks, cap) : null));
-      return {
-        type: 'bar',
-        data: {
-          labels,
-          datasets: [
-            { label: `Limiting: ${limitedBy}, ${data.warps} of ${data.maxWarps} warps (${(100 * data.occupancy).toFixed(1)}%)`, data: values(true), backgroundColor: theme.compute, borderColor: theme.compute, borderWidth: 0, grouped: false },
-            { label: 'Other limits (bars past the axis are cut)', data: values(false), backgroundColor: theme.palette[0], borderColor: theme.palette[0], borderWidth: 0, grouped: false },
-          ],
+      return chart(theme, {
+        type: 'bar', labels, indexAxis: 'y',
+        datasets: [
+          series(pick('compute'), { label: `Limiting: ${limitedBy}, ${data.warps} of ${data.maxWarps} warps (${(100 * data.occupancy).toFixed(1)}%)`, data: values(true), borderWidth: 0, grouped: false }),
+          series(pick(), { label: 'Other limits (bars past the axis are cut)', data: values(false), borderWidth: 0, grouped: false }),
+        ],
+        scales: {
+          x: linear('Blocks per SM allowed (count)', { range: [0, cap] }),
+          y: category({ grid: { display: false } }),
         },
-        options: {
-          indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-          scales: {
-            x: { type: 'linear', min: 0, max: cap, title: { display: true, text: 'Blocks per SM allowed (count)', color: theme.text },
-              ticks: { color: theme.muted }, grid: { color: theme.grid } },
-            y: { type: 'category', ticks: { color: theme.text }, grid: { display: false } },
-          },
-          plugins: {
-            legend: { labels: { color: theme.text } },
-            tooltip: { filter: (ctx) => ctx.raw !== null, callbacks: { label: (ctx) => `${data.limits[ctx.dataIndex].blocks} blocks` } },
-          },
-        },
-      };
+        legend: { usePointStyle: false },
+        tooltip: { filter: (ctx) => ctx.raw !== null, callbacks: { label: (ctx) => `${data.limits[ctx.dataIndex].blocks} blocks` } },
+      });
     }
     const byLimiter = (key) => data.points.filter((q) => q.launchable && q.limiter === key);
-    const datasets = LIMITS.map((l, i) => ({
+    // Each limiter keeps its colour whichever of them appear.
+    const limiterColours = LIMITS.map(() => pick());
+    const datasets = LIMITS.map((l, i) => series(limiterColours[i], {
       label: `Limited by ${l.label.toLowerCase()}`, data: byLimiter(l.key), pointStyle: STYLES[l.key], pointRadius: 3, clip: false,
-      borderColor: theme.palette[[0, 1, 2, 3][i]], backgroundColor: theme.palette[[0, 1, 2, 3][i]],
     })).filter((d) => d.data.length > 0);
     const blocked = data.points.filter((q) => !q.launchable);
+    const muted = pick('muted');
     if (blocked.length) {
-      datasets.push({ label: 'Cannot launch (block exceeds a per-block limit)', data: blocked, pointStyle: 'crossRot', pointRadius: 4,
-        borderColor: theme.muted, backgroundColor: theme.muted });
+      datasets.push(series(muted, { label: 'Cannot launch (block exceeds a per-block limit)', data: blocked, pointStyle: 'crossRot', pointRadius: 4 }));
     }
-    datasets.push({ label: `Your kernel, limited by ${limitedBy}: ${headline}`, data: [data.current], pointStyle: 'star', pointRadius: 11, borderWidth: 3, clip: false,
-      borderColor: theme.text, backgroundColor: theme.text });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, max: data.points.at(-1).x, title: { display: true, text: data.axis, color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, max: 100, title: { display: true, text: 'Occupancy (%)', color: theme.text },
-            ticks: { color: theme.muted, stepSize: 20, callback: (v) => `${v}%` }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => (ctx.raw.limiter ? `${ctx.raw.x}: ${ctx.raw.y.toFixed(1)}% (${ctx.raw.blocks} blocks, ${ctx.raw.launchable ? `limited by ${ctx.raw.limiter}` : 'cannot launch'})` : ctx.dataset.label) } },
-        },
+    datasets.push(series(pick('text'), { label: `Your kernel, limited by ${limitedBy}: ${headline}`, data: [data.current], pointStyle: 'star',
+      pointRadius: 11, borderWidth: 3, clip: false }));
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear(data.axis, { range: [0, data.points.at(-1).x] }),
+        y: linear('Occupancy (%)', { range: [0, 100], ticks: { stepSize: 20, callback: (v) => `${v}%` } }),
       },
-    };
+      tooltip: (ctx) => (ctx.raw.limiter ? `${ctx.raw.x}: ${ctx.raw.y.toFixed(1)}% (${ctx.raw.blocks} blocks, ${ctx.raw.launchable ? `limited by ${ctx.raw.limiter}` : 'cannot launch'})` : ctx.dataset.label),
+    });
   },
 };

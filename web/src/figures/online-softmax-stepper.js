@@ -1,6 +1,7 @@
 // The online softmax, one block of scores at a time: the scores read so far, the running
 // maximum after each block, and the weights e^(x − m) that the running sum l adds up, before
 // and after this step's rescale by e^(m_old − m_new). One call to calc('online-softmax').
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
 const fmt = (x, digits = 4) => (x === null || x === undefined ? '−∞' : Number(x.toPrecision(digits)).toString());
@@ -46,7 +47,7 @@ export default {
 
   draw(data, theme) {
     const labels = data.keys.map((q) => String(q.index));
-    const pick = (state) => data.keys.map((q) => (q.state === state ? q.score : null));
+    const scores = (state) => data.keys.map((q) => (q.state === state ? q.score : null));
     // The running max after each block read, drawn over that block's keys: a staircase.
     const stair = data.keys.map((q) => {
       const s = data.steps.find((t) => q.index > t.begin && q.index <= t.end);
@@ -54,57 +55,40 @@ export default {
     });
     const c = data.current;
     const grew = c.m_old !== null && c.m_new > c.m_old;
-    const line = (label, values, color, style, radius, extra = {}) => ({
-      type: 'line', label, data: values, yAxisID: 'y', showLine: false, pointStyle: style, pointRadius: radius,
-      borderColor: color, backgroundColor: color, order: 0, ...extra,
+    const pick = colours(theme);
+    const marks = (label, values, colour, style, radius, extra = {}) => series(colour, {
+      type: 'line', label, data: values, yAxisID: 'y', showLine: false, pointStyle: style, pointRadius: radius, order: 0, ...extra,
     });
+    const weights = { type: 'bar', yAxisID: 'y1', order: 1, barPercentage: 0.9, categoryPercentage: 0.9 };
     const datasets = [
-      line('Scores read', pick('read'), theme.palette[0], 'circle', 3),
-      line(`Block ${data.step} (now)`, pick('current'), theme.compute, 'triangle', 6),
-      line('Not yet read', pick('unread'), theme.muted, 'crossRot', 4, { borderWidth: 1 }),
-      line(`Running max (m = ${fmt(c.m_new)})`, stair, theme.text, 'line', 0,
+      marks('Scores read', scores('read'), pick(), 'circle', 3),
+      marks(`Block ${data.step} (now)`, scores('current'), pick('compute'), 'triangle', 6),
+      marks('Not yet read', scores('unread'), pick('muted'), 'crossRot', 4, { borderWidth: 1 }),
+      marks(`Running max (m = ${fmt(c.m_new)})`, stair, pick('text'), 'line', 0,
         { showLine: true, stepped: 'middle', borderWidth: 2, spanGaps: false }),
-      {
-        type: 'bar', label: `Weights before the rescale${grew ? '' : ' (m unchanged)'}`,
-        data: data.keys.map((q) => q.before), yAxisID: 'y1', backgroundColor: theme.grid, borderColor: theme.muted,
-        borderWidth: 1.5, order: 1, barPercentage: 0.9, categoryPercentage: 0.9,
-      },
-      {
-        type: 'bar', label: `Weights e^(x − m) now (sum l = ${fmt(c.l)})`,
-        data: data.keys.map((q) => q.weight), yAxisID: 'y1', backgroundColor: theme.palette[1],
-        borderColor: theme.palette[1], borderWidth: 1, order: 1, barPercentage: 0.9, categoryPercentage: 0.9,
-      },
+      series(theme.grid, { ...weights, label: `Weights before the rescale${grew ? '' : ' (m unchanged)'}`,
+        data: data.keys.map((q) => q.before), borderColor: theme.muted, borderWidth: 1.5 }),
+      series(pick(), { ...weights, label: `Weights e^(x − m) now (sum l = ${fmt(c.l)})`, data: data.keys.map((q) => q.weight), borderWidth: 1 }),
     ];
     const rescale = c.m_old === null ? 'first block' : `l, o × ${fmt(c.rescale, 3)}`;
     const xTitle = `Key (step ${data.step}/${data.blocks}: ${rescale}; o/l = ${fmt(c.estimate, 5)}, error ${sci(c.error)})`;
-    return {
-      type: 'bar',
-      data: { labels, datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', title: { display: true, text: xTitle, color: theme.text },
-            ticks: { color: theme.muted, autoSkip: true, maxRotation: 0 }, grid: { display: false } },
-          y: { type: 'linear', position: 'left', title: { display: true, text: 'Score x (logit)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y1: { type: 'linear', position: 'right', min: 0, max: 1,
-            title: { display: true, text: 'Weight e^(x − m) (0 to 1)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            filter: (ctx) => ctx.raw !== null,
-            callbacks: {
-              label: (ctx) => {
-                const q = data.keys[ctx.dataIndex];
-                if (ctx.dataset.type === 'bar') return `${ctx.dataset.label.split(' (')[0]}: ${fmt(ctx.raw)}`;
-                return `key ${q.index}: score ${fmt(q.score)}, value ${fmt(q.value)} (${q.state})`;
-              },
-            },
+    return chart(theme, {
+      type: 'bar', labels, datasets,
+      scales: {
+        x: category({ title: xTitle, ticks: { color: theme.muted, autoSkip: true, maxRotation: 0 }, grid: { display: false } }),
+        y: linear('Score x (logit)', { position: 'left' }),
+        y1: linear('Weight e^(x − m) (0 to 1)', { position: 'right', range: [0, 1], grid: { drawOnChartArea: false } }),
+      },
+      tooltip: {
+        filter: (ctx) => ctx.raw !== null,
+        callbacks: {
+          label: (ctx) => {
+            const q = data.keys[ctx.dataIndex];
+            if (ctx.dataset.type === 'bar') return `${ctx.dataset.label.split(' (')[0]}: ${fmt(ctx.raw)}`;
+            return `key ${q.index}: score ${fmt(q.score)}, value ${fmt(q.value)} (${q.state})`;
           },
         },
       },
-    };
+    });
   },
 };

@@ -3,6 +3,7 @@
 // (working weights, gradients, fp32 master copy, fp32 optimizer state) from
 // calc('mixed-precision-recipe').
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 export default {
   id: 'precision-throughput',
@@ -30,34 +31,28 @@ export default {
 
   draw(data, theme) {
     const labels = data.formats.map((f) => (f.available ? f.compute_dtype : `${f.compute_dtype} (no rate)`));
-    const stackPart = (label, key, colour, i) => ({ label, data: data.formats.map((f) => f[key]), yAxisID: 'y1', stack: 'bytes',
-      backgroundColor: colour, borderColor: theme.text, borderWidth: 1, borderDash: i % 2 ? [3, 3] : [] });
-    return {
-      type: 'bar',
-      data: { labels, datasets: [
-        { label: 'Dense peak (left axis)', data: data.formats.map((f) => (f.available ? f.peak_flops : 0)), yAxisID: 'y', stack: 'peak',
-          backgroundColor: theme.muted, borderColor: theme.text, borderWidth: 2 },
-        stackPart('Working weights (right)', 'weight_bytes_per_param', theme.memory, 0),
-        stackPart('Gradients (right)', 'grad_bytes_per_param', theme.compute, 1),
-        stackPart('fp32 master weights (right)', 'master_bytes_per_param', theme.palette[2], 2),
-        stackPart(`fp32 optimizer state, ${data.optimizer} (right)`, 'optimizer_bytes_per_param', theme.palette[3], 3),
-      ] },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
-          y: { type: 'linear', position: 'left', stacked: false, title: { display: true, text: 'Dense peak (FLOP/s)', color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'FLOP/s') }, grid: { color: theme.grid } },
-          y1: { type: 'linear', position: 'right', stacked: true, min: 0, title: { display: true, text: 'Bytes per parameter (B)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => (ctx.dataset.yAxisID === 'y'
-            ? `${formatSI(ctx.raw, 'FLOP/s')}, step ${formatSI(data.formats[ctx.dataIndex].step_time_s ?? NaN, 's')}`
-            : `${ctx.dataset.label}: ${ctx.raw} B/param`) } },
-        },
+    const pick = colours(theme);
+    const stackPart = (label, key, colour, i) => series(colour, { label, data: data.formats.map((f) => f[key]), yAxisID: 'y1', stack: 'bytes',
+      borderColor: theme.text, borderWidth: 1, borderDash: i % 2 ? [3, 3] : [] });
+    return chart(theme, {
+      type: 'bar', labels,
+      datasets: [
+        series(pick('muted'), { label: 'Dense peak (left axis)', data: data.formats.map((f) => (f.available ? f.peak_flops : 0)), yAxisID: 'y', stack: 'peak',
+          borderColor: theme.text, borderWidth: 2 }),
+        stackPart('Working weights (right)', 'weight_bytes_per_param', pick('memory'), 0),
+        stackPart('Gradients (right)', 'grad_bytes_per_param', pick('compute'), 1),
+        stackPart('fp32 master weights (right)', 'master_bytes_per_param', pick(), 2),
+        stackPart(`fp32 optimizer state, ${data.optimizer} (right)`, 'optimizer_bytes_per_param', pick(), 3),
+      ],
+      scales: {
+        x: category({ stacked: true }),
+        y: linear('Dense peak (FLOP/s)', { position: 'left', stacked: false, ticks: { callback: (v) => formatSI(v, 'FLOP/s') } }),
+        y1: linear('Bytes per parameter (B)', { position: 'right', stacked: true, min: 0, grid: { drawOnChartArea: false } }),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => (ctx.dataset.yAxisID === 'y'
+        ? `${formatSI(ctx.raw, 'FLOP/s')}, step ${formatSI(data.formats[ctx.dataIndex].step_time_s ?? NaN, 's')}`
+        : `${ctx.dataset.label}: ${ctx.raw} B/param`),
+    });
   },
 };

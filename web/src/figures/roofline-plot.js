@@ -1,8 +1,10 @@
 // Roofline of one accelerator and dtype: attainable FLOP/s = min(peak, intensity x bandwidth)
 // on log-log axes, with standard kernels and a reader-movable custom kernel placed on it.
 // Every number comes from the engine's `roofline` and `matmul` calculators.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, colours, series, line } from './shared/chart-config.js';
 
+const DTYPES = ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'int8'];
 const N = 2 ** 26; // elements of the elementwise kernels
 // Elementwise kernels: FLOPs per element and elements moved (read + written) per element.
 const ELEMENTWISE = [
@@ -24,7 +26,7 @@ export default {
     'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets the flat compute roof at the ridge point, and each kernel sits on one of them. Switch to fp32 and watch the flat roof drop while the slanted one stays; then drag the custom kernel across the ridge.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['roofline', 'hardware'] },
-    { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'int8'] },
+    { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: DTYPES },
     { key: 'flops', label: 'Custom kernel work', type: 'number', unit: 'FLOP', min: 1e3, max: 1e18, default: 1e12, scale: 'log' },
     { key: 'bytes', label: 'Custom kernel traffic', type: 'number', unit: 'B', min: 1e3, max: 1e15, default: 1e10, scale: 'log' },
   ],
@@ -59,60 +61,53 @@ export default {
     const memoryRoof = [lo, ridge].map(point);
     const computeRoof = [ridge, hi].map(point);
 
+    // The y axis reaches above the chip's highest peak of any dtype, fixed across dtypes, so
+    // switching to fp32 shows the flat roof drop instead of the axis rescaling under it.
+    const peakOf = (d) => {
+      try {
+        return 1e12 / engine.calc('roofline', { hardware, dtype: d, flops: 1e12, bytes: 1 }).compute_time_s;
+      } catch (e) {
+        if (e?.field !== 'dtype') throw e;
+        return 0; // the chip has no rate for this format
+      }
+    };
+    const yMax = 2 * Math.max(peak, ...DTYPES.map(peakOf));
+
     const table = {
       columns: ['Kernel', 'Work (FLOP)', 'Traffic (B)', 'Intensity (FLOP/B)', 'Attainable (FLOP/s)', 'Time (s)', 'Bound'],
       rows: kernels.map((k) => [k.name, k.flops, k.bytes, k.intensity, k.attainable, k.time, k.bound]),
     };
-    return { hardware, dtype, size, ridge, peak, bandwidth, memoryRoof, computeRoof, kernels, range: [lo, hi], table };
+    return { hardware, dtype, size, ridge, peak, bandwidth, memoryRoof, computeRoof, kernels, range: [lo, hi], yMax, table };
   },
 
   draw(data, theme) {
-    const pts = (pred) => data.kernels.filter(pred).map((k) => ({ x: k.intensity, y: k.attainable, name: k.name, k }));
+    const pts = (pred) => data.kernels.filter(pred).map((k) => ({ x: k.intensity, y: k.attainable, name: k.name, k, label: k.name.split(' (')[0] }));
     const custom = data.kernels.find((k) => k.custom);
     const bottom = data.memoryRoof[0].y;
-    const line = (label, points, color, dash) => ({
-      label, data: points, showLine: true, borderColor: color, backgroundColor: color,
-      borderDash: dash, borderWidth: 2, pointStyle: 'line', pointRadius: 0, pointHoverRadius: 0,
-    });
+    const pick = colours(theme);
+    const [memory, compute, muted] = [pick('memory'), pick('compute'), pick('muted')];
+    // A kernel's colour is its roof's: memory- or compute-bound (group names that meaning).
+    const dots = { pointLabels: true };
     const datasets = [
-      line(`Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data.memoryRoof, theme.memory, []),
-      line(`Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype})`, data.computeRoof, theme.compute, []),
-      line(`Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], theme.muted, [4, 4]),
-      { label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle',
-        pointRadius: 6, borderColor: theme.memory, backgroundColor: theme.memory },
-      { label: 'Compute-bound kernels', data: pts((k) => !k.custom && k.bound === 'compute'), pointStyle: 'rectRot',
-        pointRadius: 7, borderColor: theme.compute, backgroundColor: theme.compute },
-      { label: `Custom kernel (${custom.bound}-bound)`, data: pts((k) => k.custom), pointStyle: 'star', pointRadius: 11,
-        borderWidth: 3, borderColor: theme[custom.bound], backgroundColor: theme[custom.bound] },
+      line(memory, { label: `Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data: data.memoryRoof, group: 'memory' }),
+      line(compute, { label: `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype})`, data: data.computeRoof, group: 'compute' }),
+      line(muted, { label: `Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, data: [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], borderDash: [4, 4] }),
+      series(memory, { ...dots, label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, group: 'memory' }),
+      series(compute, { ...dots, label: 'Compute-bound kernels', data: pts((k) => !k.custom && k.bound === 'compute'), pointStyle: 'rectRot', pointRadius: 7, group: 'compute' }),
+      series(theme[custom.bound], { ...dots, label: `Custom kernel (${custom.bound}-bound)`, data: pts((k) => k.custom), pointStyle: 'star', pointRadius: 11,
+        borderWidth: 3, group: custom.bound }),
     ];
-    const axis = (title, unit) => ({
-      type: 'logarithmic',
-      title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) },
-      grid: { color: theme.grid },
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { ...axis('Arithmetic intensity (FLOP/B)', ''), min: data.range[0], max: data.range[1] },
-          y: axis('Attainable performance (FLOP/s)', 'FLOP/s'),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const k = ctx.raw.k;
-                if (!k) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
-                return `${k.name}: ${formatSI(k.intensity, 'FLOP/B')}, ${formatSI(k.attainable, 'FLOP/s')}, ${formatSI(k.time, 's')}, ${k.bound}-bound`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Arithmetic intensity (FLOP/B)', { unit: '', range: data.range }),
+        y: log('Attainable performance (FLOP/s)', { unit: 'FLOP/s', max: data.yMax }),
       },
-    };
+      tooltip: (ctx) => {
+        const k = ctx.raw.k;
+        if (!k) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
+        return `${k.name}: ${formatSI(k.intensity, 'FLOP/B')}, ${formatSI(k.attainable, 'FLOP/s')}, ${formatSI(k.time, 's')}, ${k.bound}-bound`;
+      },
+    });
   },
 };

@@ -3,6 +3,7 @@
 // the merge kernel), with the SMs that the first wave keeps busy, and the executed logsumexp
 // merge of the chosen split count against one pass. One call to calc('split-kv').
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 const MAX_SPLITS = 128;
 const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
@@ -41,53 +42,38 @@ export default {
   draw(data, theme) {
     const us = (s) => s * 1e6;
     const pts = (key) => data.series.map((q) => ({ x: q.splits, y: us(q[key]), q }));
-    const line = (label, points, color, style, extra = {}) => ({
-      label, data: points, showLine: true, borderColor: color, backgroundColor: color, borderWidth: 2,
-      pointStyle: style, pointRadius: 0, pointHoverRadius: 4, yAxisID: 'y', ...extra,
+    const curve = (label, points, colour, style, extra = {}) => series(colour, {
+      label, data: points, showLine: true, borderWidth: 2, pointStyle: style, pointRadius: 0, pointHoverRadius: 4, yAxisID: 'y', ...extra,
     });
     const merge = data.executed ? `merge exact to ${sci(data.merge_diff)}` : 'merge not executed at this size';
+    const pick = colours(theme);
     const datasets = [
-      line(`Attention time (best s = ${data.best.splits}, ${formatSI(data.no_split_s / data.best.time_s, '', 3)}× vs s = 1)`,
-        pts('time_s'), theme.compute, 'circle'),
-      line('Split kernel', pts('main_time_s'), theme.memory, 'rect', { borderWidth: 1.5, borderDash: [6, 3] }),
-      line('Merge kernel', pts('merge_time_s'), theme.palette[3], 'triangle', { borderWidth: 1.5, borderDash: [2, 3] }),
-      line(`Bandwidth floor: ${formatSI(data.ideal_s, 's')}`,
-        [{ x: 1, y: us(data.ideal_s) }, { x: data.series.length, y: us(data.ideal_s) }], theme.muted, 'line', { borderDash: [1, 3] }),
-      { label: `s = ${data.chosen.splits}: ${formatSI(data.chosen.time_s, 's')}, ${merge}`,
+      curve(`Attention time (best s = ${data.best.splits}, ${formatSI(data.no_split_s / data.best.time_s, '', 3)}× vs s = 1)`,
+        pts('time_s'), pick('compute'), 'circle'),
+      curve('Split kernel', pts('main_time_s'), pick('memory'), 'rect', { borderWidth: 1.5, borderDash: [6, 3] }),
+      curve('Merge kernel', pts('merge_time_s'), pick(), 'triangle', { borderWidth: 1.5, borderDash: [2, 3] }),
+      curve(`Bandwidth floor: ${formatSI(data.ideal_s, 's')}`,
+        [{ x: 1, y: us(data.ideal_s) }, { x: data.series.length, y: us(data.ideal_s) }], pick('muted'), 'line', { borderDash: [1, 3] }),
+      series(pick('text'), { label: `s = ${data.chosen.splits}: ${formatSI(data.chosen.time_s, 's')}, ${merge}`,
         data: [{ x: data.chosen.splits, y: us(data.chosen.time_s) }], showLine: false, pointStyle: 'star', pointRadius: 10,
-        borderWidth: 2, borderColor: theme.text, backgroundColor: theme.text, yAxisID: 'y' },
-      { label: 'Busy SMs (right axis)', data: data.series.map((q) => ({ x: q.splits, y: q.active_sms, q })),
-        showLine: true, stepped: true, pointRadius: 0, borderWidth: 1.5, borderColor: theme.palette[2], backgroundColor: theme.palette[2],
-        yAxisID: 'y1', pointStyle: 'line' },
+        borderWidth: 2, yAxisID: 'y' }),
+      line(pick(), { label: 'Busy SMs (right axis)', data: data.series.map((q) => ({ x: q.splits, y: q.active_sms, q })),
+        stepped: true, borderWidth: 1.5, yAxisID: 'y1' }),
     ];
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 1, max: data.series.length, title: { display: true, text: 'Splits s of the KV cache (chunks)', color: theme.text },
-            ticks: { color: theme.muted, maxRotation: 0 }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', position: 'left', title: { display: true, text: 'Time of one decode step’s attention (µs)', color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => (Number.isInteger(Math.log10(v)) || [2, 5].includes(v / 10 ** Math.floor(Math.log10(v))) ? formatSI(v, '') : '') },
-            grid: { color: theme.grid } },
-          y1: { type: 'linear', position: 'right', min: 0, max: data.sms, title: { display: true, text: 'Busy SMs (count)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                if (!q) return ctx.dataset.label;
-                return `s = ${q.splits}: ${formatSI(q.time_s, 's')} (split ${formatSI(q.main_time_s, 's')}, merge ` +
-                  `${formatSI(q.merge_time_s, 's')}), ${q.blocks} blocks, ${q.waves} wave${q.waves > 1 ? 's' : ''}, ${q.active_sms} SMs busy`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Splits s of the KV cache (chunks)', { range: [1, data.series.length], ticks: { maxRotation: 0 } }),
+        y: log('Time of one decode step’s attention (µs)', { position: 'left',
+          ticks: { callback: (v) => (Number.isInteger(Math.log10(v)) || [2, 5].includes(v / 10 ** Math.floor(Math.log10(v))) ? formatSI(v, '') : '') } }),
+        y1: linear('Busy SMs (count)', { position: 'right', range: [0, data.sms], grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        return `s = ${q.splits}: ${formatSI(q.time_s, 's')} (split ${formatSI(q.main_time_s, 's')}, merge ` +
+          `${formatSI(q.merge_time_s, 's')}), ${q.blocks} blocks, ${q.waves} wave${q.waves > 1 ? 's' : ''}, ${q.active_sms} SMs busy`;
+      },
+    });
   },
 };

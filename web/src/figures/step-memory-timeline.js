@@ -3,6 +3,7 @@
 // grow, then the optimizer step and zero_grad. One calc('training-memory-timeline') per redraw.
 import { formatSI } from '../runtime/format.js';
 import { PRESETS, presetOptions, presetOf, calcFor } from './training-fit.js';
+import { chart, linear, colours, series } from './shared/chart-config.js';
 
 const LAYERS = [['weights_bytes', 'Weights'], ['optimizer_bytes', 'Optimizer states'], ['grads_bytes', 'Gradients'], ['activations_bytes', 'Activations']];
 
@@ -34,28 +35,21 @@ export default {
 
   draw(data, theme) {
     const dashes = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
-    const datasets = LAYERS.map(([k, label], i) => ({
+    const pick = colours(theme);
+    const datasets = LAYERS.map(([k, label], i) => series(pick(), {
       label, data: data.points.map((q) => ({ x: q.i, y: q[k], q })), showLine: true, stepped: false,
       fill: i === 0 ? 'origin' : '-1', pointRadius: 0, borderWidth: 2, borderDash: dashes[i],
-      borderColor: theme.palette[i], backgroundColor: theme.palette[i],
     }));
-    return {
-      type: 'line',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        interaction: { mode: 'nearest', axis: 'x', intersect: false },
-        scales: {
-          x: { type: 'linear', min: 0, max: data.points.length - 1, title: { display: true, text: `Event in the step (index): forward, backward, optimizer; peak ${formatSI(data.peak, 'B')} (${data.peak_phase})`, color: theme.text },
-            ticks: { color: theme.muted, precision: 0 }, grid: { color: theme.grid } },
-          y: { type: 'linear', stacked: true, min: 0, title: { display: true, text: `Bytes on the GPU (B), ${data.model}`, color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { title: (items) => items[0]?.raw.q.name ?? '', label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'B')}` } },
-        },
+    return chart(theme, {
+      type: 'line', datasets,
+      scales: {
+        x: linear(`Event in the step (index): forward, backward, optimizer; peak ${formatSI(data.peak, 'B')} (${data.peak_phase})`,
+          { range: [0, data.points.length - 1], ticks: { precision: 0 } }),
+        y: linear(`Bytes on the GPU (B), ${data.model}`, { stacked: true, min: 0, ticks: { callback: (v) => formatSI(v, 'B') } }),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: { callbacks: { title: (items) => items[0]?.raw.q.name ?? '', label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'B')}` } },
+      options: { interaction: { mode: 'nearest', axis: 'x', intersect: false } },
+    });
   },
 };

@@ -1,6 +1,7 @@
 // A running sum kept in a low-precision accumulator stops growing: naive summation in bf16
 // or fp16 against fp32 accumulation, Kahan's compensated sum and pairwise summation in the
 // same low format, all executed with rounding after every addition by calc('summation').
+import { chart, log, colours, series } from './shared/chart-config.js';
 export default {
   id: 'sum-stagnation',
   title: 'A low-precision sum that stops growing',
@@ -33,32 +34,20 @@ export default {
     const pts = (key) => data.series.filter((s) => s[key] !== null).map((s) => ({ x: s.step, y: s[key] }));
     const f = data.format;
     const stall = data.stall_count !== null ? `, stuck at ${data.stall_sum} after ${data.stall_count} additions` : '';
-    const line = (label, key, colour, style, dash = []) => ({
+    const pick = colours(theme);
+    const curve = (label, key, colour, style, dash = []) => series(colour, {
       label, data: pts(key), showLine: true, pointStyle: style, pointRadius: 2, borderWidth: 2, borderDash: dash,
-      borderColor: colour, backgroundColor: colour,
     });
-    return {
-      type: 'scatter',
-      data: { datasets: [
-        line('Exact sum', 'exact', theme.text, 'line', [6, 4]),
-        line(`Naive in ${f}${stall}`, 'naive', theme.memory, 'circle'),
-        line('fp32 accumulator', 'fp32', theme.compute, 'triangle'),
-        line(`Kahan in ${f}`, 'kahan', theme.palette[2], 'rect', [2, 2]),
-        line(`Pairwise in ${f}`, 'pairwise', theme.palette[3], 'rectRot', [8, 3]),
-      ] },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', title: { display: true, text: 'Additions done (count)', color: theme.text },
-            ticks: { color: theme.muted, maxRotation: 0 }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: 'Running sum (dimensionless)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.split(',')[0]}: ${ctx.raw.y} after ${ctx.raw.x} additions` } },
-        },
-      },
-    };
+    return chart(theme, {
+      datasets: [
+        curve('Exact sum', 'exact', pick('text'), 'line', [6, 4]),
+        curve(`Naive in ${f}${stall}`, 'naive', pick('memory'), 'circle'),
+        curve('fp32 accumulator', 'fp32', pick('compute'), 'triangle'),
+        curve(`Kahan in ${f}`, 'kahan', pick(), 'rect', [2, 2]),
+        curve(`Pairwise in ${f}`, 'pairwise', pick(), 'rectRot', [8, 3]),
+      ],
+      scales: { x: log('Additions done (count)'), y: log('Running sum (dimensionless)') },
+      tooltip: (ctx) => `${ctx.dataset.label.split(',')[0]}: ${ctx.raw.y} after ${ctx.raw.x} additions`,
+    });
   },
 };

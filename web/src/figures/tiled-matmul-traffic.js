@@ -3,7 +3,8 @@
 // the closed form s·(M·K·ceil(N/T) + K·N·ceil(M/T) + M·N), beside the naive kernel's traffic
 // and the compulsory minimum. Tiles whose shared memory, stages·(2·T·BK)·s, exceeds what one
 // block may use on the GPU are marked. All numbers from calc('tiled-matmul').
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 const TILES = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const CHECKED_TILE = 32; // the call that also runs the naive kernel and compares values
@@ -81,64 +82,46 @@ export default {
     const ys = [data.naive, data.compulsory, ...data.points.map((q) => q.formula)];
     const [yLo, yHi] = [Math.min(...ys) / 2, Math.max(...ys) * 2];
     const xLo = lx(data.points[0].t), xHi = lx(data.points.at(-1).t);
-    const flat = (label, y, color, dash) => ({
-      label, data: [{ x: xLo, y }, { x: xHi, y }], showLine: true, borderColor: color, backgroundColor: color,
-      borderDash: dash, borderWidth: 2, pointRadius: 0, pointStyle: 'line',
-    });
+    const pick = colours(theme);
+    const flat = (label, y, colour, dash) => line(colour, { label, data: [{ x: xLo, y }, { x: xHi, y }], borderDash: dash });
     const check = data.reference ? (data.reference.matches ? '; values match the naive kernel' : '; VALUES DIFFER from the naive kernel') : '';
     const datasets = [
-      { label: 'Formula: s·(M·K·⌈N/T⌉ + K·N·⌈M/T⌉ + M·N)', data: data.points.map((q) => ({ x: lx(q.t), y: q.formula, q })),
-        showLine: true, borderColor: theme.memory, backgroundColor: theme.memory, borderWidth: 2, pointRadius: 2, pointStyle: 'circle',
-        order: 0 },
-      { label: `Counted by running the loop${check}`,
+      series(pick('memory'), { label: 'Formula: s·(M·K·⌈N/T⌉ + K·N·⌈M/T⌉ + M·N)', data: data.points.map((q) => ({ x: lx(q.t), y: q.formula, q })),
+        showLine: true, borderWidth: 2, pointRadius: 2, pointStyle: 'circle', order: 0 }),
+      // Hollow rings (grid fill) around the formula's dots, so both show where they agree.
+      series(pick('text'), { label: `Counted by running the loop${check}`,
         data: data.points.filter((q) => q.executed).map((q) => ({ x: lx(q.t), y: q.counted, q })),
-        showLine: false, pointStyle: 'circle', pointRadius: 8, borderWidth: 2, borderColor: theme.text, backgroundColor: theme.grid,
-        order: 1 },
-      { label: 'Tiles exceed shared memory', data: over.map((q) => ({ x: lx(q.t), y: q.formula, q })),
-        showLine: false, pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3, borderColor: theme.compute, backgroundColor: theme.compute },
-      flat(`Naive kernel: ${formatSI(data.naive, 'B')}`, data.naive, theme.palette[4], [6, 4]),
-      flat(`Compulsory minimum: ${formatSI(data.compulsory, 'B')}`, data.compulsory, theme.muted, [2, 3]),
+        showLine: false, pointStyle: 'circle', pointRadius: 8, borderWidth: 2, backgroundColor: theme.grid, order: 1 }),
+      series(pick('compute'), { label: 'Tiles exceed shared memory', data: over.map((q) => ({ x: lx(q.t), y: q.formula, q })),
+        showLine: false, pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3 }),
+      flat(`Naive kernel: ${formatSI(data.naive, 'B')}`, data.naive, pick(), [6, 4]),
+      flat(`Compulsory minimum: ${formatSI(data.compulsory, 'B')}`, data.compulsory, pick('muted'), [2, 3]),
     ];
+    const limit = pick();
     if (data.t_max >= data.points[0].t && data.t_max <= data.points.at(-1).t) {
-      datasets.push({
+      datasets.push(line(limit, {
         label: `Shared-memory limit: T ≤ ${data.t_max} (${Math.round(data.smem_limit / 1024)} KiB per ${data.smem_per_sm ? 'SM' : 'block'})`,
-        data: [{ x: lx(data.t_max), y: yLo }, { x: lx(data.t_max), y: yHi }], showLine: true, borderColor: theme.text,
-        backgroundColor: theme.text, borderDash: [8, 4], borderWidth: 2, pointRadius: 0, pointStyle: 'line',
-      });
+        data: [{ x: lx(data.t_max), y: yLo }, { x: lx(data.t_max), y: yHi }], borderDash: [8, 4],
+      }));
     } else if (fits.length === data.points.length) {
-      datasets.push({ ...flat(`Every tile shown fits (limit T ≤ ${data.t_max})`, yLo, theme.text, [8, 4]), data: [] });
+      datasets.push({ ...flat(`Every tile shown fits (limit T ≤ ${data.t_max})`, yLo, limit, [8, 4]), data: [] });
     }
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: xLo - 0.3, max: xHi + 0.3,
-            title: { display: true, text: 'Tile width T = BM = BN (elements, log scale)', color: theme.text },
-            // One tick per tile width (a power of two), whatever Chart.js would pick.
-            afterBuildTicks: (axis) => { axis.ticks = data.points.map((q) => ({ value: lx(q.t) })); },
-            ticks: { color: theme.muted, callback: (v) => String(2 ** Math.round(v)) },
-            grid: { color: theme.grid } },
-          y: { type: 'logarithmic', min: yLo, max: yHi,
-            title: { display: true, text: 'Global-memory traffic (B)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('B') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                if (!q) return ctx.dataset.label;
-                const how = ctx.datasetIndex === 1 ? 'counted' : 'formula';
-                return `T = ${q.t}: ${formatSI(ctx.raw.y, 'B')} (${how}), ${formatSI(q.intensity, 'FLOP/B')}, ` +
-                  `${formatSI(q.smem, 'B')} of shared memory${q.fits ? '' : ' — too much'}`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Tile width T = BM = BN (elements, log scale)', { range: [xLo - 0.3, xHi + 0.3],
+          // One tick per tile width (a power of two), whatever Chart.js would pick.
+          afterBuildTicks: (axis) => { axis.ticks = data.points.map((q) => ({ value: lx(q.t) })); },
+          ticks: { callback: (v) => String(2 ** Math.round(v)) } }),
+        y: log('Global-memory traffic (B)', { unit: 'B', range: [yLo, yHi] }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        const how = ctx.datasetIndex === 1 ? 'counted' : 'formula';
+        return `T = ${q.t}: ${formatSI(ctx.raw.y, 'B')} (${how}), ${formatSI(q.intensity, 'FLOP/B')}, ` +
+          `${formatSI(q.smem, 'B')} of shared memory${q.fits ? '' : ' — too much'}`;
+      },
+    });
   },
 };

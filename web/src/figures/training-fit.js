@@ -3,6 +3,7 @@
 // the accelerator's HBM capacity. One calc('training-memory', ...) call per redraw.
 import { formatSI } from '../runtime/format.js';
 import { EngineError } from '../runtime/engine-api.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 // Published configurations (GPT-2 XL: Radford et al. 2019; GPT-3: Brown et al. 2020 Table 2.1;
 // Llama 2: Touvron et al. 2023) as inputs of the `transformer` / `training-memory` calculators.
@@ -80,33 +81,26 @@ export default {
   },
 
   draw(data, theme) {
-    const colours = [theme.palette[0], theme.palette[1], theme.palette[2], theme.palette[3]];
     const patterns = [[], [6, 3], [2, 2], [8, 2, 2, 2]];
     const rows = ['Needed', 'HBM capacity'];
-    const datasets = data.segments.map((s, i) => ({
+    const pick = colours(theme);
+    const datasets = data.segments.map((s, i) => series(pick(), {
       label: `${s.label}: ${formatSI(s.bytes, 'B')}`,
       data: [[s.start, s.end], null],
-      backgroundColor: colours[i], borderColor: theme.text, borderWidth: 1, borderDash: patterns[i], borderSkipped: false,
+      borderColor: theme.text, borderWidth: 1, borderDash: patterns[i], borderSkipped: false,
     }));
-    datasets.push({
+    datasets.push(series(pick('muted'), {
       label: `HBM capacity ${formatSI(data.hbm, 'B')}: ${data.fits ? 'fits' : 'does NOT fit'} (total ${formatSI(data.total, 'B')})`,
-      data: [null, [0, data.hbm]], backgroundColor: theme.muted, borderColor: theme.text, borderWidth: 2, borderSkipped: false,
-    });
-    return {
-      type: 'bar',
-      data: { labels: rows, datasets },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, grace: '5%', title: { display: true, text: `Bytes per GPU (B), ${data.model}`, color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
-          y: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => ctx.dataset.label } },
-        },
+      data: [null, [0, data.hbm]], borderColor: theme.text, borderWidth: 2, borderSkipped: false,
+    }));
+    return chart(theme, {
+      type: 'bar', labels: rows, datasets, indexAxis: 'y',
+      scales: {
+        x: linear(`Bytes per GPU (B), ${data.model}`, { min: 0, grace: '5%', ticks: { callback: (v) => formatSI(v, 'B') } }),
+        y: category({ stacked: true }),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => ctx.dataset.label,
+    });
   },
 };

@@ -2,6 +2,7 @@
 // roofline time beside its share of the FLOPs, coloured and labelled by what bounds it.
 // One call to calc('transformer-ops'); the engine counts FLOPs, bytes, time and bound.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 // Readable names for the engine's op ids; an unknown id is shown as it is.
 const NAMES = {
@@ -48,44 +49,34 @@ export default {
 
   draw(data, theme) {
     const share = (bound) => data.ops.map((o) => (o.bound === bound ? o.time_pct : null));
-    const bar = (label, values, color, stack) => ({
-      label, data: values, stack, backgroundColor: color, borderColor: color, borderWidth: 1, barPercentage: 0.9,
-    });
+    const bar = (label, values, colour, stack) => series(colour, { label, data: values, stack, borderWidth: 1, barPercentage: 0.9 });
+    const pick = colours(theme);
     const datasets = [
-      bar('Share of time, memory-bound', share('memory'), theme.memory, 'time'),
-      bar('Share of time, compute-bound', share('compute'), theme.compute, 'time'),
+      bar('Share of time, memory-bound', share('memory'), pick('memory'), 'time'),
+      bar('Share of time, compute-bound', share('compute'), pick('compute'), 'time'),
       // FLOP share: a pale bar with a strong outline, in its own stack beside the time bar.
       { ...bar('Share of FLOPs', data.ops.map((o) => o.flops_pct), theme.grid, 'flops'), borderColor: theme.muted, borderWidth: 2 },
     ];
     const phase = data.phase === 'decode' ? 'one decode step' : 'prefill';
-    return {
-      type: 'bar',
-      data: { labels: data.ops.map((o) => o.name), datasets },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: {
-            type: 'linear', stacked: true, beginAtZero: true,
-            title: { display: true, text: `Share of block (%) — ${phase} takes ${formatSI(data.total_time_s, 's')}`, color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => `${v}%` }, grid: { color: theme.grid },
-          },
-          y: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: {
-            filter: (ctx) => ctx.raw !== null,
-            callbacks: {
-              label: (ctx) => {
-                const o = data.ops[ctx.dataIndex];
-                if (ctx.dataset.stack === 'flops') return `${o.flops_pct.toFixed(1)}% of FLOPs (${formatSI(o.flops, 'FLOP')})`;
-                return `${o.time_pct.toFixed(1)}% of time (${formatSI(o.time_s, 's')}), ` +
-                  `intensity ${formatSI(o.intensity, 'FLOP/B')}, ${o.bound}-bound`;
-              },
-            },
+    return chart(theme, {
+      type: 'bar', labels: data.ops.map((o) => o.name), datasets, indexAxis: 'y',
+      scales: {
+        x: linear(`Share of block (%) — ${phase} takes ${formatSI(data.total_time_s, 's')}`,
+          { stacked: true, beginAtZero: true, ticks: { callback: (v) => `${v}%` } }),
+        y: category({ stacked: true }),
+      },
+      legend: { usePointStyle: false },
+      tooltip: {
+        filter: (ctx) => ctx.raw !== null,
+        callbacks: {
+          label: (ctx) => {
+            const o = data.ops[ctx.dataIndex];
+            if (ctx.dataset.stack === 'flops') return `${o.flops_pct.toFixed(1)}% of FLOPs (${formatSI(o.flops, 'FLOP')})`;
+            return `${o.time_pct.toFixed(1)}% of time (${formatSI(o.time_s, 's')}), ` +
+              `intensity ${formatSI(o.intensity, 'FLOP/B')}, ${o.bound}-bound`;
           },
         },
       },
-    };
+    });
   },
 };

@@ -3,6 +3,7 @@
 // that peaks at whole waves), and a timeline of the chosen grid, one bar row per SM, with the
 // last, partial wave placed breadth first.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series, line } from './shared/chart-config.js';
 
 const NVIDIA = ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'b200', 'h100-pcie', 'l4'];
 
@@ -66,35 +67,23 @@ export default {
   draw(data, theme) {
     const pct = (x) => `${x.toFixed(1)}%`;
     const summary = `${data.blocks} blocks on ${data.sms} SMs × ${data.perSm}: ${data.waves} wave${data.waves === 1 ? '' : 's'}, ${pct(100 * data.utilization)} busy`;
+    const pick = colours(theme);
     if (data.view === 'curve') {
       const here = { x: data.blocks, y: 100 * data.utilization };
       const fullWaveGrids = data.curve.filter((q) => q.y === 100);
-      return {
-        type: 'scatter',
-        data: {
-          datasets: [
-            { label: `Utilization (busy share of slot-time), ${data.slots} slots per wave`, data: data.curve, showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 2,
-              borderColor: theme.palette[0], backgroundColor: theme.palette[0] },
-            { label: 'Grids of whole waves (100%)', data: fullWaveGrids, pointStyle: 'triangle', pointRadius: 5, clip: false,
-              borderColor: theme.palette[2], backgroundColor: theme.palette[2] },
-            { label: `Your grid: ${summary}${data.truncated ? ' (beyond the plotted waves)' : ''}`, data: [here],
-              pointStyle: 'star', pointRadius: 11, borderWidth: 3, clip: false, borderColor: theme.palette[1], backgroundColor: theme.palette[1] },
-          ],
+      return chart(theme, {
+        datasets: [
+          line(pick(), { label: `Utilization (busy share of slot-time), ${data.slots} slots per wave`, data: data.curve }),
+          series(pick(), { label: 'Grids of whole waves (100%)', data: fullWaveGrids, pointStyle: 'triangle', pointRadius: 5, clip: false }),
+          series(pick(), { label: `Your grid: ${summary}${data.truncated ? ' (beyond the plotted waves)' : ''}`, data: [here],
+            pointStyle: 'star', pointRadius: 11, borderWidth: 3, clip: false }),
+        ],
+        scales: {
+          x: linear('Blocks in the grid (count)', { range: [0, Math.max(data.curve.at(-1).x, data.blocks)] }),
+          y: linear('Utilization (%)', { range: [0, 100], ticks: { stepSize: 20, callback: (v) => `${v}%` } }),
         },
-        options: {
-          responsive: true, maintainAspectRatio: false, animation: false,
-          scales: {
-            x: { type: 'linear', min: 0, max: Math.max(data.curve.at(-1).x, data.blocks), title: { display: true, text: 'Blocks in the grid (count)', color: theme.text },
-              ticks: { color: theme.muted }, grid: { color: theme.grid } },
-            y: { type: 'linear', min: 0, max: 100, title: { display: true, text: 'Utilization (%)', color: theme.text },
-              ticks: { color: theme.muted, stepSize: 20, callback: (v) => `${v}%` }, grid: { color: theme.grid } },
-          },
-          plugins: {
-            legend: { labels: { color: theme.text, usePointStyle: true } },
-            tooltip: { callbacks: { label: (ctx) => `${ctx.raw.x} blocks: ${pct(ctx.raw.y)} busy` } },
-          },
-        },
-      };
+        tooltip: (ctx) => `${ctx.raw.x} blocks: ${pct(ctx.raw.y)} busy`,
+      });
     }
     // Timeline: horizontal floating bars, one row per SM.
     const labels = Array.from({ length: data.sms }, (_, s) => `SM ${s}`);
@@ -102,45 +91,36 @@ export default {
     const rows = (pred, span) => labels.map((_, s) => (pred(s) ? span : null));
     const last = [data.lastStart, W];
     const n = (s) => data.lastBySm[s];
-    const bar = (label, values, fill, border, width) => ({
-      label, data: values, backgroundColor: fill, borderColor: border, borderWidth: width, grouped: false,
-      barPercentage: 1, categoryPercentage: 1,
+    const bar = (label, values, fill, group) => series(fill, {
+      label, data: values, borderWidth: 0, grouped: false, barPercentage: 1, categoryPercentage: 1, group,
     });
-    const datasets = [
-      bar('Full waves: every slot busy', rows(() => data.fullWaves > 0, [0, data.lastStart]),
-        theme.palette[0], theme.palette[0], 0),
-    ];
+    const busy = pick(); // full waves and the full SMs of the last wave: every slot busy
+    const datasets = [bar('Full waves: every slot busy', rows(() => data.fullWaves > 0, [0, data.lastStart]), busy, 'busy')];
     if (data.partial) {
       datasets.push(
-        bar('Last wave: every slot busy', rows((s) => n(s) === data.perSm, last), theme.palette[0], theme.palette[0], 0),
-        bar('Last wave: some slots idle', rows((s) => n(s) > 0 && n(s) < data.perSm, last), theme.palette[1], theme.palette[1], 0),
-        bar('Last wave: SM idle', rows((s) => n(s) === 0, last), theme.grid, theme.grid, 0),
+        bar('Last wave: every slot busy', rows((s) => n(s) === data.perSm, last), busy, 'busy'),
+        bar('Last wave: some slots idle', rows((s) => n(s) > 0 && n(s) < data.perSm, last), pick()),
+        bar('Last wave: SM idle', rows((s) => n(s) === 0, last), theme.grid),
       );
     }
-    return {
-      type: 'bar',
-      data: { labels, datasets },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, max: W, title: { display: true, text: `Time (block durations): ${data.waves} wave${data.waves === 1 ? '' : 's'}, ${pct(100 * data.utilization)} busy`, color: theme.text },
-            ticks: { color: theme.muted, precision: 0 }, grid: { color: theme.grid } },
-          y: { type: 'category', reverse: false, ticks: { color: theme.muted, autoSkip: true, maxTicksLimit: 12 }, grid: { display: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: {
-            filter: (ctx) => ctx.raw !== null,
-            callbacks: {
-              label: (ctx) => {
-                const s = ctx.dataIndex;
-                if (ctx.datasetIndex === 0) return `${labels[s]}: ${data.fullWaves} full wave${data.fullWaves === 1 ? '' : 's'}`;
-                return `${labels[s]}: ${n(s)} of ${data.perSm} slots busy in the last wave (${formatSI(100 * data.lastUtilization, '')}% of all slots)`;
-              },
-            },
+    return chart(theme, {
+      type: 'bar', labels, datasets, indexAxis: 'y',
+      scales: {
+        x: linear(`Time (block durations): ${data.waves} wave${data.waves === 1 ? '' : 's'}, ${pct(100 * data.utilization)} busy`,
+          { range: [0, W], ticks: { precision: 0 } }),
+        y: category({ reverse: false, ticks: { color: theme.muted, autoSkip: true, maxTicksLimit: 12 }, grid: { display: false } }),
+      },
+      legend: { usePointStyle: false },
+      tooltip: {
+        filter: (ctx) => ctx.raw !== null,
+        callbacks: {
+          label: (ctx) => {
+            const s = ctx.dataIndex;
+            if (ctx.datasetIndex === 0) return `${labels[s]}: ${data.fullWaves} full wave${data.fullWaves === 1 ? '' : 's'}`;
+            return `${labels[s]}: ${n(s)} of ${data.perSm} slots busy in the last wave (${formatSI(100 * data.lastUtilization, '')}% of all slots)`;
           },
         },
       },
-    };
+    });
   },
 };

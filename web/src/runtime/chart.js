@@ -4,9 +4,11 @@ import {
   CategoryScale, PointElement, LineElement, BarElement, Legend, Tooltip, Filler, Ticks,
 } from 'chart.js';
 import { formatFixed } from './format.js';
+import { pointLabelsPlugin } from './point-labels.js';
 
+// pointLabelsPlugin: text beside the points a figure names (a dataset's pointLabels).
 Chart.register(LineController, ScatterController, BarController, LinearScale, LogarithmicScale,
-  CategoryScale, PointElement, LineElement, BarElement, Legend, Tooltip, Filler);
+  CategoryScale, PointElement, LineElement, BarElement, Legend, Tooltip, Filler, pointLabelsPlugin);
 
 // Charts appear drawn at once: no entry animation (less main-thread work, no motion).
 Chart.defaults.animation = false;

@@ -1,5 +1,7 @@
 // Chart colours read from the page's CSS custom properties, so figures follow the light or
-// dark colour scheme.
+// dark colour scheme. The fallbacks are the light scheme's (web/src/styles/site.css).
+const PALETTE = ['#8250df', '#1a7f37', '#bf3989', '#0a7480', '#b42318', '#7a6400', '#6f4e37', '#3b4cc0'];
+
 export function readTheme(el) {
   const css = getComputedStyle(el);
   const v = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
@@ -8,8 +10,9 @@ export function readTheme(el) {
     text: v('--fig-text', '#1b1f24'),
     muted: v('--fig-muted', '#57606a'),
     grid: v('--fig-grid', '#d0d7de'),
-    palette: [1, 2, 3, 4, 5, 6].map((i) => v(`--fig-c${i}`, '#0969da')),
-    memory: v('--fig-memory', '#0969da'),
-    compute: v('--fig-compute', '#bc4c00'),
+    background: v('--bg', '#ffffff'),
+    palette: PALETTE.map((fallback, i) => v(`--fig-c${i + 1}`, fallback)),
+    memory: v('--fig-memory', '#0b5cad'),
+    compute: v('--fig-compute', '#b35900'),
   };
 }
