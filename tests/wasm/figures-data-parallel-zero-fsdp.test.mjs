@@ -114,6 +114,13 @@ test('fsdp-tokens-to-hide: bandwidth term is b(p−1)/p·peak·mfu/(2B), indepen
   assert.ok(small.points[20].tokens_min / small.points[20].tokens_min_bandwidth > d.points[20].tokens_min / d.points[20].tokens_min_bandwidth);
 });
 
+test('fsdp-tokens-to-hide: the NVLink and InfiniBand marks the lesson compares are named on the chart', () => {
+  const d = run(fsdpTokens);
+  const cfg = fsdpTokens.draw(d, THEME);
+  const named = cfg.data.datasets.filter((ds) => ds.pointLabels).flatMap((ds) => ds.data.map((q) => [q.label, q.x]));
+  assert.deepEqual(named, [['NVLink', d.marks[0].bw], ['InfiniBand', 5e10]]);
+});
+
 test('invalid parameters throw EngineError on the right field', () => {
   assert.throws(() => run(dpStep, { micro_batch: 0 }), isEngineError('micro_batch'));
   assert.throws(() => run(dpStep, { inter_bandwidth_Bps: -1 }), isEngineError('inter_bandwidth_Bps'));
