@@ -2,7 +2,8 @@
 // watch something grow, shrink or move, the axes it is read against keep their range over
 // those settings: the data moves, not the axis. Each case names a figure, its axes, a view
 // (fixed overrides) and the controls to move, one at a time from the defaults: every option
-// of a select, or a number's min and max.
+// of a select, or a number's min and max. An axis fixes its range with min/max, or with
+// suggestedMax (Chart.js then rounds the top up to a round tick) above everything it shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engine, THEME, params } from './figure-harness.mjs';
@@ -38,6 +39,34 @@ function values(spec) {
   return [spec.min, spec.max];
 }
 
+// The largest value drawn against a vertical axis (stacked bars summed per category).
+function highest(cfg, axis) {
+  const sums = new Map();
+  let top = -Infinity;
+  for (const ds of cfg.data.datasets) {
+    if ((ds.yAxisID ?? 'y') !== axis) continue;
+    ds.data.forEach((v, i) => {
+      const y = typeof v === 'number' ? v : v?.y;
+      if (!Number.isFinite(y)) return;
+      const key = ds.stack === undefined ? null : `${ds.stack}:${i}`;
+      const total = key === null ? y : (sums.get(key) ?? 0) + y;
+      if (key !== null) sums.set(key, total);
+      top = Math.max(top, total);
+    });
+  }
+  return top;
+}
+
+// [lo, hi] of an axis: min/max, else suggestedMin/suggestedMax, which must then hold the data.
+function range(cfg, axis, where) {
+  const s = cfg.options.scales[axis];
+  const r = [s.min ?? s.suggestedMin, s.max ?? s.suggestedMax];
+  if (s.max === undefined && s.suggestedMax !== undefined) {
+    assert.ok(highest(cfg, axis) <= s.suggestedMax, `${where}: data above suggestedMax ${s.suggestedMax} on ${axis} would move it`);
+  }
+  return r;
+}
+
 export function axisRanges(fig, view, vary, axes) {
   const specs = resolveParams(fig, engine);
   const out = [];
@@ -46,7 +75,8 @@ export function axisRanges(fig, view, vary, axes) {
     assert.ok(spec, `${fig.id} has a control "${key}"`);
     for (const v of values(spec)) {
       const cfg = fig.draw(fig.data(engine, params(fig, { ...view, [key]: v })), THEME);
-      out.push({ where: `${key} = ${v}`, ranges: axes.map((a) => [cfg.options.scales[a].min, cfg.options.scales[a].max]) });
+      const where = `${key} = ${v}`;
+      out.push({ where, ranges: axes.map((a) => range(cfg, a, where)) });
     }
   }
   return out;

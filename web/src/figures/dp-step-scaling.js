@@ -72,7 +72,8 @@ export default {
       type: 'bar', labels, datasets,
       scales: {
         x: category({ title: 'Data-parallel GPUs (8 per node)', stacked: true, ticks: { color: theme.muted } }),
-        y: linear('Step time per GPU (s)', { stacked: true, range: [0, data.stepTop * 1.05], position: 'left', ticks: { callback: (v) => formatSI(v, 's') } }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear('Step time per GPU (s)', { stacked: true, min: 0, suggestedMax: data.stepTop, position: 'left', ticks: { callback: (v) => formatSI(v, 's') } }),
         y1: linear('Scaling efficiency (%)', { range: [0, 100], position: 'right', grid: { drawOnChartArea: false } }),
       },
       tooltip: (ctx) => {

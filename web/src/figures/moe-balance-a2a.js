@@ -82,7 +82,8 @@ export default {
       scales: {
         x: log('Expert-parallel degree EP (GPUs)', { unit: '' }),
         y: linear('Sent per GPU (B)', { min: 0, ticks: { callback: (v) => formatSI(v, 'B') } }),
-        y1: linear('Time per layer (s)', { range: [0, data.timeTop * 1.05], position: 'right', ticks: { callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y1: linear('Time per layer (s)', { min: 0, suggestedMax: data.timeTop, position: 'right', ticks: { callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } }),
       },
       tooltip: (ctx) => `${ctx.dataset.label.split(' (')[0]}: ${formatSI(ctx.raw.y, ctx.dataset.yAxisID === 'y1' ? 's' : 'B')} at EP = ${ctx.raw.x}`,
     });

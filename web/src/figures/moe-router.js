@@ -42,7 +42,7 @@ export default {
     // expert, if higher), so that moving the capacity, skew or balance moves the bars and the
     // line, not the axis.
     const mean = data.assignments / data.experts.length;
-    const top = Math.max(MAX_CAPACITY_FACTOR * mean, data.capacity, ...data.experts.map((e) => e.routed)) * 1.05;
+    const top = Math.max(MAX_CAPACITY_FACTOR * mean, data.capacity, ...data.experts.map((e) => e.routed));
     return chart(theme, {
       type: 'bar', labels,
       datasets: [
@@ -54,7 +54,8 @@ export default {
       ],
       scales: {
         x: category({ title: 'Expert', stacked: true, ticks: { color: theme.muted } }),
-        y: linear('Token assignments (count)', { stacked: true, range: [0, top] }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear('Token assignments (count)', { stacked: true, min: 0, suggestedMax: top }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${ctx.dataset.label.split(':')[0].split(' (')[0]}: ${formatSI(ctx.raw, '')}`,

@@ -77,7 +77,8 @@ export default {
       datasets,
       scales: {
         x: linear('Acceptance rate α (fraction)', { range: [0, 1] }),
-        y: linear(`Expected speedup at c = ${data.draft_cost} (×)`, { range: [0, data.topSpeedup * 1.05] }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear(`Expected speedup at c = ${data.draft_cost} (×)`, { min: 0, suggestedMax: data.topSpeedup }),
       },
       tooltip: (ctx) => (ctx.raw.q ? `${ctx.dataset.label}, α = ${ctx.raw.q.alpha}: ${ctx.raw.q.speedup.toFixed(2)}× (${ctx.raw.q.expected_tokens.toFixed(2)} tokens per round)` : ctx.dataset.label),
     });

@@ -47,8 +47,9 @@ export default {
       ],
       scales: {
         x: category(),
-        y: linear('Bytes sent per GPU per step (B)', { range: [0, data.top.bytes * 1.05], position: 'left', ticks: { callback: (v) => formatSI(v, 'B') } }),
-        y1: linear('Communication time per step (s)', { range: [0, data.top.time_s * 1.05], position: 'right', ticks: { callback: (v) => formatSI(v, 's') },
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear('Bytes sent per GPU per step (B)', { min: 0, suggestedMax: data.top.bytes, position: 'left', ticks: { callback: (v) => formatSI(v, 'B') } }),
+        y1: linear('Communication time per step (s)', { min: 0, suggestedMax: data.top.time_s, position: 'right', ticks: { callback: (v) => formatSI(v, 's') },
           grid: { drawOnChartArea: false } }),
       },
       legend: { usePointStyle: false },
