@@ -71,7 +71,7 @@ export default {
     return chart(theme, {
       type: 'bar', labels, datasets,
       scales: {
-        x: category({ title: 'Data-parallel GPUs (8 per node)', stacked: true, ticks: { color: theme.muted } }),
+        x: category({ title: 'Data-parallel GPUs (8 per node)', stacked: true }),
         // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
         y: linear('Step time per GPU (s)', { stacked: true, min: 0, suggestedMax: data.stepTop, position: 'left', ticks: { callback: (v) => formatSI(v, 's') } }),
         y1: linear('Scaling efficiency (%)', { range: [0, 100], position: 'right', grid: { drawOnChartArea: false } }),

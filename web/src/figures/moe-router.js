@@ -53,7 +53,7 @@ export default {
           data: labels.map(() => data.capacity), borderDash: [6, 4], borderWidth: 2, pointRadius: 0 }),
       ],
       scales: {
-        x: category({ title: 'Expert', stacked: true, ticks: { color: theme.muted } }),
+        x: category({ title: 'Expert', stacked: true }),
         // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
         y: linear('Token assignments (count)', { stacked: true, min: 0, suggestedMax: top }),
       },

@@ -55,7 +55,7 @@ export default {
     return chart(theme, {
       type: 'bar', labels, datasets,
       scales: {
-        x: category({ ticks: { color: theme.muted, autoSkip: false, maxRotation: 40 } }),
+        x: category({ ticks: { autoSkip: false, maxRotation: 40 } }),
         y: log('Mean-squared error (value units²)', { unit: '' }),
         y1: linear('Stored bits per value (bit)', { position: 'right', range: [data.bits - pad, Math.max(...bpv) + pad], grid: { drawOnChartArea: false } }),
       },

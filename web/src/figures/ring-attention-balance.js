@@ -74,7 +74,7 @@ export default {
             data: z.flops, borderColor: theme.text, borderWidth: 1 }),
         ],
         scales: {
-          x: category({ title: 'GPU of the ring', ticks: { color: theme.muted } }),
+          x: category({ title: 'GPU of the ring' }),
           y: linear('Attention work per GPU (FLOP)', { min: 0, ticks: { callback: (v) => formatSI(v, 'FLOP') } }),
         },
         tooltip: (ctx) => `${ctx.dataset.label.split(':')[0]}: ${formatSI(ctx.raw, 'FLOP')}`,

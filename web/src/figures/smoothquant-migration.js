@@ -68,7 +68,7 @@ export default {
           series(pick('compute'), { label: 'Prefill, 4096 tokens (speedup ×)', data: avail.map((s) => s.prefill), borderWidth: 1, borderDash: [4, 2] }),
         ],
         scales: {
-          x: category({ ticks: { color: theme.muted, autoSkip: false, maxRotation: 40 } }),
+          x: category({ ticks: { autoSkip: false, maxRotation: 40 } }),
           y: linear('Speedup over bf16 (×, roofline bound)', { min: 0 }),
         },
         tooltip: (ctx) => {

@@ -58,7 +58,7 @@ export default {
         set('TP + SP + selective recomputation', 'tp_sp_selective'),
       ],
       scales: {
-        x: category({ title: 'Tensor-parallel degree', ticks: { color: theme.muted } }),
+        x: category({ title: 'Tensor-parallel degree' }),
         y: log('Activations per layer per micro-batch (B)', { unit: 'B' }),
       },
       legend: { usePointStyle: false },

@@ -60,7 +60,7 @@ export default {
             borderColor: theme.muted, borderWidth: 2, pointStyle: 'rectRot' }),
         ],
         scales: {
-          x: category({ title: 'Vocabulary token', ticks: { color: theme.muted } }),
+          x: category({ title: 'Vocabulary token' }),
           y: linear('Probability (fraction)', { min: 0 }),
         },
         tooltip: (ctx) => `${ctx.dataset.label.split(' (')[0]}: ${ctx.parsed.y.toFixed(4)}`,
