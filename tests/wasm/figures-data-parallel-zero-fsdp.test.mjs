@@ -90,6 +90,14 @@ test('zero-memory-per-gpu: ZeRO Figure 1 (7.5B, N_d = 64): 120, 31.4, 16.6, 1.9 
   assert.equal(d.fitsAt[3], 2);
 });
 
+test('zero-memory-per-gpu: each stage is named on the chart at N = 64 only, with its bytes', () => {
+  const cfg = zeroMemory.draw(run(zeroMemory), THEME);
+  const named = cfg.data.datasets.filter((ds) => typeof ds.pointLabels === 'function')
+    .flatMap((ds) => ds.data.map((q, i) => [q.x, ds.pointLabels(q, i)]).filter(([, text]) => text));
+  assert.deepEqual(named.map(([x]) => x), [64, 64, 64, 64]);
+  assert.deepEqual(named.map(([, text]) => text.replace(/\s/g, ' ')), ['120 GB', '31.4 GB', '16.6 GB', '1.88 GB']);
+});
+
 test('zero-communication: 2Ψ, 2Ψ, 2Ψ, 3Ψ elements, times 1 : 1 : 1 : 1.5', () => {
   const d = run(zeroComm, { params: 1e10, dp: 32 });
   assert.deepEqual(d.stages.map((s) => s.psi), [2, 2, 2, 3]);

@@ -50,11 +50,13 @@ export default {
     }));
     const all = data.series.flatMap((s) => s.points.map((q) => q.time_s)).filter((t) => t > 0);
     const [lo, hi] = [Math.min(...all), Math.max(...all)];
-    // A crossover with the ring is drawn in the colour of the algorithm that meets it.
+    // A crossover with the ring is drawn in the colour of the algorithm that meets it, its size
+    // written at the top of the line (the lesson quotes these sizes).
     for (const c of data.crossovers.filter((x) => x.inRange)) {
       datasets.push(line(colour[c.algorithm], {
         label: `Crossover with ${NAMES[c.algorithm].toLowerCase()}: ${formatSI(c.bytes, 'B')}`,
-        data: [{ x: c.bytes, y: lo }, { x: c.bytes, y: hi }], borderWidth: 1.5, borderDash: [2, 3], group: c.algorithm,
+        data: [{ x: c.bytes, y: lo }, { x: c.bytes, y: hi, label: formatSI(c.bytes, 'B') }], borderWidth: 1.5, borderDash: [2, 3], group: c.algorithm,
+        pointLabels: true,
       }));
     }
     return chart(theme, {

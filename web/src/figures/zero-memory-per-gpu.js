@@ -5,6 +5,7 @@ import { chart, log, span, colours, series, line } from './shared/chart-config.j
 
 const DPS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 const PARAMS = [1e8, 1e13]; // the parameter control's range
+const PAPER_DP = 64; // ZeRO's Figure 1: Ψ = 7.5B on 64 GPUs
 const NAMES = ['Stage 0: plain data parallelism', 'Stage 1: optimizer states sharded', 'Stage 2: + gradients', 'Stage 3: + parameters'];
 const STYLES = [['circle', []], ['triangle', [6, 3]], ['rect', [2, 2]], ['rectRot', [10, 4]]];
 
@@ -41,9 +42,11 @@ export default {
 
   draw(data, theme) {
     const pick = colours(theme);
+    // Each stage's bytes named at N = 64, the degree of the paper's Figure 1 that the lesson quotes.
+    const atPaper = (q) => (q.x === PAPER_DP ? formatSI(q.y, 'B') : '');
     const datasets = data.series.map((pts, s) => series(pick(), {
       label: `${NAMES[s]}${data.fitsAt[s] ? ` (fits from ${data.fitsAt[s]} GPUs)` : ' (never fits)'}`,
-      data: pts, showLine: true, pointStyle: STYLES[s][0], pointRadius: 4, borderDash: STYLES[s][1], borderWidth: 2,
+      data: pts, showLine: true, pointStyle: STYLES[s][0], pointRadius: 4, borderDash: STYLES[s][1], borderWidth: 2, pointLabels: atPaper,
     }));
     datasets.push(line(pick('text'), { label: `HBM ${formatSI(data.hbm, 'B')}`, data: [{ x: 1, y: data.hbm }, { x: 4096, y: data.hbm }],
       borderDash: [3, 3] }));
