@@ -44,19 +44,20 @@ export default {
     const pick = colours(theme);
     // One colour per chunk when interleaved (forward and backward told apart by bar height),
     // else one for forward and one for backward.
-    const chunkColours = Array.from({ length: data.chunks }, () => (data.chunks > 1 ? pick() : null));
-    const passColours = data.chunks > 1 ? null : { F: pick(), B: pick() };
+    const interleaved = data.chunks > 1;
+    const byChunk = interleaved ? Array.from({ length: data.chunks }, () => pick()) : [];
+    const byPass = interleaved ? {} : { F: pick(), B: pick() };
     const datasets = [];
     for (let c = 0; c < data.chunks; c += 1) {
       for (const kind of ['F', 'B']) {
-        const chunkText = data.chunks > 1 ? `, chunk ${c}` : '';
-        datasets.push(series(passColours ? passColours[kind] : chunkColours[c], {
+        const chunkText = interleaved ? `, chunk ${c}` : '';
+        datasets.push(series(interleaved ? byChunk[c] : byPass[kind], {
           label: `${kind === 'F' ? 'Forward (tall)' : 'Backward (thin)'}${chunkText}`,
           data: data.ops.filter((o) => o.kind === kind && o.chunk === c)
             .map((o) => ({ x: [o.start_s * 1e3, o.end_s * 1e3], y: `Stage ${o.stage}`, o })),
           borderColor: theme.text, borderWidth: kind === 'F' ? 1 : 2,
           barPercentage: kind === 'F' ? 0.95 : 0.5, categoryPercentage: 0.9, grouped: false,
-          ...(passColours ? {} : { group: `chunk ${c}` }),
+          ...(interleaved ? { group: `chunk ${c}` } : {}),
         }));
       }
     }
