@@ -61,7 +61,7 @@ export default {
       scales: {
         x: log('Ranks p (GPUs)', { unit: '', range: [2, 1024] }),
         // The same left axis for every collective, so that all-gather's limit is seen to halve.
-        y: linear('Bytes sent per rank (multiples of S)', { range: [0, 2 * 1.15], position: 'left' }),
+        y: linear('Bytes sent per rank (multiples of S)', { range: [0, 2 * 1.15], position: 'left', ticks: { includeBounds: false } }),
         y1: log('Bandwidth (B/s)', { unit: 'B/s', position: 'right', range: [Math.min(...bws) / 1.5, Math.max(...bws) * 1.5], grid: { drawOnChartArea: false } }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: p = ${ctx.raw.x}, ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.raw.y, 'B/s') : `${ctx.raw.y.toFixed(3)} S`}`,
