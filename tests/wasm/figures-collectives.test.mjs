@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
 import { resolveParams } from '../../web/src/runtime/params.js';
+import { formatSI } from '../../web/src/runtime/format.js';
 import collectiveSteps from '../../web/src/figures/collective-steps.js';
 import timeVsSize from '../../web/src/figures/collective-time-vs-size.js';
 import ringBytes from '../../web/src/figures/ring-allreduce-bytes.js';
@@ -100,6 +101,17 @@ test('collective-time-vs-size: closed forms and the recursive-doubling crossover
   assert.ok(!run(timeVsSize, { ranks: 12 }).series.some((s) => s.algorithm === 'recursive-doubling'));
   assert.ok(run(timeVsSize, { ranks: 64 }).crossovers.find((c) => c.algorithm === 'recursive-doubling').bytes > rd.bytes);
   assert.throws(() => run(timeVsSize, { bandwidth_Bps: 0 }), isEngineError('bandwidth_Bps'));
+});
+
+test('collective-time-vs-size: each crossover line carries its size at its top', () => {
+  const d = run(timeVsSize);
+  const lines = timeVsSize.draw(d, THEME).data.datasets.filter((ds) => ds.label.startsWith('Crossover'));
+  assert.ok(lines.length >= 2);
+  for (const ds of lines) {
+    assert.ok(ds.pointLabels);
+    const c = d.crossovers.find((x) => ds.label.includes(x.algorithm === 'tree' ? 'tree' : 'doubling'));
+    assert.deepEqual(ds.data.map((q) => q.label), [undefined, formatSI(c.bytes, 'B')]);
+  }
 });
 
 test('ring-allreduce-bytes: 2(p−1)/p, counted equals model, busbw = B at zero latency', () => {

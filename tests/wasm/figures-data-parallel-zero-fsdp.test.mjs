@@ -90,6 +90,14 @@ test('zero-memory-per-gpu: ZeRO Figure 1 (7.5B, N_d = 64): 120, 31.4, 16.6, 1.9 
   assert.equal(d.fitsAt[3], 2);
 });
 
+test('zero-memory-per-gpu: each stage is named on the chart at N = 64 only, with its bytes', () => {
+  const cfg = zeroMemory.draw(run(zeroMemory), THEME);
+  const named = cfg.data.datasets.filter((ds) => typeof ds.pointLabels === 'function')
+    .flatMap((ds) => ds.data.map((q, i) => [q.x, ds.pointLabels(q, i)]).filter(([, text]) => text));
+  assert.deepEqual(named.map(([x]) => x), [64, 64, 64, 64]);
+  assert.deepEqual(named.map(([, text]) => text.replace(/\s/g, ' ')), ['120 GB', '31.4 GB', '16.6 GB', '1.88 GB']);
+});
+
 test('zero-communication: 2Ψ, 2Ψ, 2Ψ, 3Ψ elements, times 1 : 1 : 1 : 1.5', () => {
   const d = run(zeroComm, { params: 1e10, dp: 32 });
   assert.deepEqual(d.stages.map((s) => s.psi), [2, 2, 2, 3]);
@@ -112,6 +120,13 @@ test('fsdp-tokens-to-hide: bandwidth term is b(p−1)/p·peak·mfu/(2B), indepen
   // Latency matters more for a small model: its full threshold sits further above the bandwidth line.
   const small = run(fsdpTokens, { params: 1e9 });
   assert.ok(small.points[20].tokens_min / small.points[20].tokens_min_bandwidth > d.points[20].tokens_min / d.points[20].tokens_min_bandwidth);
+});
+
+test('fsdp-tokens-to-hide: the NVLink and InfiniBand marks the lesson compares are named on the chart', () => {
+  const d = run(fsdpTokens);
+  const cfg = fsdpTokens.draw(d, THEME);
+  const named = cfg.data.datasets.filter((ds) => ds.pointLabels).flatMap((ds) => ds.data.map((q) => [q.label, q.x]));
+  assert.deepEqual(named, [['NVLink', d.marks[0].bw], ['InfiniBand', 5e10]]);
 });
 
 test('invalid parameters throw EngineError on the right field', () => {

@@ -105,6 +105,13 @@ test('clip-tradeoff: the best clip is below max|x| at 4 bits and beats no clippi
   assert.ok(run(clip, { bits: 8 }).best_clip > d.best_clip);
 });
 
+test('clip-tradeoff: the marked best clip is named on the chart with its value', () => {
+  const d = run(clip);
+  const star = clip.draw(d, THEME).data.datasets.find((ds) => ds.pointStyle === 'star');
+  assert.ok(star.pointLabels);
+  assert.deepEqual(star.data.map((q) => [q.x, q.label]), [[d.best_clip, `best clip ${Number(d.best_clip.toPrecision(3))}`]]);
+});
+
 test('clip-tradeoff: an unknown distribution is an EngineError on distribution', () => {
   assert.throws(() => run(clip, { distribution: 'cauchy' }), isEngineError('distribution'));
 });

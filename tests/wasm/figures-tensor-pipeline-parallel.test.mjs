@@ -145,6 +145,13 @@ test('layout-search: 70B on 64 H100s lists valid layouts, the best fits, ranking
   assert.ok(d.layouts.some((l) => !l.fits));
 });
 
+test('layout-search: the star (the best layout that fits) carries its name on the chart', () => {
+  const d = run(layoutSearch);
+  const star = layoutSearch.draw(d, THEME).data.datasets.find((ds) => ds.pointStyle === 'star');
+  assert.ok(star.pointLabels);
+  assert.deepEqual(star.data.map((q) => q.label), [d.best.name]);
+});
+
 test('layout-search: more memory per GPU lets more layouts fit', () => {
   const h100 = run(layoutSearch, { hardware: 'h100-sxm' }).layouts.filter((l) => l.fits).length;
   const h200 = run(layoutSearch, { hardware: 'h200-sxm' }).layouts.filter((l) => l.fits).length;

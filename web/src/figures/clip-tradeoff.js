@@ -2,7 +2,7 @@
 // max|x|; rounding error falls as the step shrinks, clipping error rises as more values are
 // cut off, and the search finds the clip with the least total MSE. One call to
 // calc('clip-search').
-import { logTick } from '../runtime/format.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 
@@ -37,44 +37,29 @@ export default {
 
   draw(data, theme) {
     const pos = (v) => Math.max(v, 1e-12); // a log axis cannot show zero clipping error
-    const series = (label, key, colour, dash, style) => ({
-      label, data: data.points.map((q) => ({ x: q.clip, y: pos(q[key]), q })), showLine: true, pointRadius: 0,
-      borderWidth: 2, borderDash: dash, pointStyle: style, borderColor: colour, backgroundColor: colour,
-    });
+    const pick = colours(theme);
+    const curve = (label, key, dash) => line(pick(), { label, data: data.points.map((q) => ({ x: q.clip, y: pos(q[key]), q })), borderDash: dash });
     const ys = data.points.flatMap((q) => [q.mse, q.rounding]).filter((v) => v > 0);
-    const yMin = Math.min(...ys) / 3, yMax = Math.max(...ys) * 3;
     const datasets = [
-      series('Total MSE', 'mse', theme.palette[0], [], 'line'),
-      series('Rounding part', 'rounding', theme.palette[1], [6, 3], 'line'),
-      series('Clipping part', 'clipping', theme.palette[2], [2, 2], 'line'),
-      { label: `Best clip ${fmt(data.best_clip)} × max|x| (MSE ÷${fmt(data.gain)} vs no clipping)`,
-        data: [{ x: data.best_clip, y: data.best_mse }], showLine: false, pointRadius: 8, pointStyle: 'star',
-        borderWidth: 2, borderColor: theme.text, backgroundColor: theme.text },
+      curve('Total MSE', 'mse', []),
+      curve('Rounding part', 'rounding', [6, 3]),
+      curve('Clipping part', 'clipping', [2, 2]),
+      // The caption's marker, named on the chart.
+      series(pick('text'), { label: `Best clip ${fmt(data.best_clip)} × max|x| (MSE ÷${fmt(data.gain)} vs no clipping)`,
+        data: [{ x: data.best_clip, y: data.best_mse, label: `best clip ${fmt(data.best_clip)}` }], showLine: false, pointRadius: 8, pointStyle: 'star',
+        borderWidth: 2, pointLabels: true }),
     ];
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'Clip (fraction of max |x|)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', min: yMin, max: yMax, title: { display: true, text: 'Mean-squared error (value units²)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                if (!q) return ctx.dataset.label;
-                return `clip ${fmt(q.clip)}: total ${fmt(q.mse)} = rounding ${fmt(q.rounding)} + clipping ${fmt(q.clipping)} (${fmt(100 * q.clipped)} % clipped)`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Clip (fraction of max |x|)', { range: [0, 1] }),
+        y: log('Mean-squared error (value units²)', { unit: '', range: [Math.min(...ys) / 3, Math.max(...ys) * 3] }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        return `clip ${fmt(q.clip)}: total ${fmt(q.mse)} = rounding ${fmt(q.rounding)} + clipping ${fmt(q.clipping)} (${fmt(100 * q.clipped)} % clipped)`;
+      },
+    });
   },
 };

@@ -2,6 +2,7 @@
 // each step, and how many ranks' inputs each chunk already contains. One call of
 // calc('collective-execute') returns every step's messages and holdings; the slider replays it.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, colours, series } from './shared/chart-config.js';
 
 const OPS = [
   { value: 'allreduce', label: 'All-reduce' }, { value: 'reducescatter', label: 'Reduce-scatter' },
@@ -78,44 +79,31 @@ export default {
   },
 
   draw(data, theme) {
-    const styles = {
-      own: ['rect', theme.palette[0]], partial: ['triangle', theme.palette[1]], complete: ['rectRot', theme.compute],
-      received: ['circle', theme.memory], empty: ['rect', theme.grid],
-    };
+    const pick = colours(theme);
+    const styles = { own: ['rect', pick()], partial: ['triangle', pick()], complete: ['rectRot', pick()], received: ['circle', pick()], empty: ['rect', pick('grid')] };
     const size = Math.max(4, 13 - Math.max(data.ranks, data.chunks) / 2);
-    const datasets = Object.entries(styles).map(([key, [shape, colour]]) => ({
+    const datasets = Object.entries(styles).map(([key, [shape, colour]]) => series(colour, {
       label: LABELS[key],
       data: data.cells.filter((c) => c.state === key).map((c) => ({ x: c.chunk, y: c.rank, c })),
       pointStyle: shape, pointRadius: key === 'empty' ? size * 0.6 : size, pointHoverRadius: size + 2,
-      borderColor: colour, backgroundColor: colour,
     })).filter((d) => d.data.length > 0);
-    datasets.push({
+    datasets.push(series(pick('text'), {
       label: `Written in step ${data.step}`, data: data.cells.filter((c) => c.written).map((c) => ({ x: c.chunk, y: c.rank, c })),
-      pointStyle: 'crossRot', pointRadius: size * 1.1, borderWidth: 2.5, borderColor: theme.text, backgroundColor: theme.text,
-    });
+      pointStyle: 'crossRot', pointRadius: size * 1.1, borderWidth: 2.5,
+    }));
     const check = data.equals_direct ? 'result equals the direct computation' : 'result differs from the direct computation';
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: -0.5, max: data.chunks - 0.5, afterBuildTicks: integerTicks(data.chunks),
-            title: { display: true, color: theme.text,
-              text: `Chunk (each ${formatSI(data.bytes / data.chunks, 'B')}) · step ${data.step} of ${data.steps}` },
-            ticks: { color: theme.muted, autoSkip: false }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: -0.5, max: data.ranks - 0.5, reverse: true, afterBuildTicks: integerTicks(data.ranks),
-            title: { display: true, color: theme.text, text: `Rank (GPU; ${check})` },
-            ticks: { color: theme.muted, autoSkip: false }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => {
-            const c = ctx.raw.c;
-            return `rank ${c.rank}, chunk ${c.chunk}: ${LABELS[c.state].toLowerCase()}, ${c.inputs} rank input${c.inputs === 1 ? '' : 's'}${c.written ? ', written in this step' : ''}`;
-          } } },
-        },
+    // One tick per chunk and rank; the grid lines fall between the markers.
+    const grid = (n) => ({ range: [-0.5, n - 0.5], afterBuildTicks: integerTicks(n), ticks: { autoSkip: false } });
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear(`Chunk (each ${formatSI(data.bytes / data.chunks, 'B')}) · step ${data.step} of ${data.steps}`, grid(data.chunks)),
+        y: linear(`Rank (GPU; ${check})`, { ...grid(data.ranks), reverse: true }),
       },
-    };
+      tooltip: (ctx) => {
+        const c = ctx.raw.c;
+        return `rank ${c.rank}, chunk ${c.chunk}: ${LABELS[c.state].toLowerCase()}, ${c.inputs} rank input${c.inputs === 1 ? '' : 's'}${c.written ? ', written in this step' : ''}`;
+      },
+    });
   },
 };

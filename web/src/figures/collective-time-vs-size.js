@@ -1,6 +1,9 @@
 // Alpha-beta time against message size for every algorithm that can run the collective on
 // p ranks, with the sizes where each crosses the ring. One calc('collective-sweep') call.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, colours, series, line } from './shared/chart-config.js';
+
+const SIZES = [1e3, 1e10]; // the swept message sizes (B)
 
 const NAMES = {
   ring: 'Ring', tree: 'Binomial tree', 'recursive-doubling': 'Recursive doubling', 'halving-doubling': 'Halving-doubling',
@@ -22,7 +25,7 @@ export default {
 
   data(engine, p) {
     const r = engine.calc('collective-sweep', {
-      op: p.op, ranks: p.ranks, latency_s: p.latency_s, bandwidth_Bps: p.bandwidth_Bps, min_bytes: 1e3, max_bytes: 1e10, points: 57,
+      op: p.op, ranks: p.ranks, latency_s: p.latency_s, bandwidth_Bps: p.bandwidth_Bps, min_bytes: SIZES[0], max_bytes: SIZES[1], points: 57,
     });
     const series = r.series.map((s) => ({ algorithm: s.algorithm, points: s.points }));
     const crossovers = r.crossovers.filter((c) => c.exists).map((c) => {
@@ -39,33 +42,30 @@ export default {
 
   draw(data, theme) {
     const shapes = ['circle', 'triangle', 'rect', 'rectRot'];
-    const colours = [theme.memory, theme.compute, theme.palette[2], theme.palette[3]];
-    const datasets = data.series.map((s, i) => ({
+    const pick = colours(theme);
+    const colour = Object.fromEntries(data.series.map((s) => [s.algorithm, pick()]));
+    const datasets = data.series.map((s, i) => series(colour[s.algorithm], {
       label: NAMES[s.algorithm], data: s.points.map((q) => ({ x: q.bytes, y: q.time_s })), showLine: true,
-      pointStyle: shapes[i], pointRadius: 2, borderWidth: 2, borderDash: i === 0 ? [] : [6, 3 * i],
-      borderColor: colours[i], backgroundColor: colours[i],
+      pointStyle: shapes[i], pointRadius: 2, borderWidth: 2, borderDash: i === 0 ? [] : [6, 3 * i], group: s.algorithm,
     }));
     const all = data.series.flatMap((s) => s.points.map((q) => q.time_s)).filter((t) => t > 0);
     const [lo, hi] = [Math.min(...all), Math.max(...all)];
+    // A crossover with the ring is drawn in the colour of the algorithm that meets it, its size
+    // written at the top of the line (the lesson quotes these sizes).
     for (const c of data.crossovers.filter((x) => x.inRange)) {
-      datasets.push({
+      datasets.push(line(colour[c.algorithm], {
         label: `Crossover with ${NAMES[c.algorithm].toLowerCase()}: ${formatSI(c.bytes, 'B')}`,
-        data: [{ x: c.bytes, y: lo }, { x: c.bytes, y: hi }], showLine: true, pointRadius: 0, pointStyle: 'line',
-        borderWidth: 1.5, borderDash: [2, 3], borderColor: theme.text, backgroundColor: theme.text,
-      });
+        data: [{ x: c.bytes, y: lo }, { x: c.bytes, y: hi, label: formatSI(c.bytes, 'B') }], borderWidth: 1.5, borderDash: [2, 3], group: c.algorithm,
+        pointLabels: true,
+      }));
     }
-    const axis = (text, unit) => ({ type: 'logarithmic', title: { display: true, text, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid } });
-    return {
-      type: 'scatter', data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: axis('Message size S (B)', 'B'), y: { ...axis('Time (s)', 's'), min: lo / 1.5, max: hi * 1.5 } },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw.x, 'B')} in ${formatSI(ctx.raw.y, 's')}` } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Message size S (B)', { unit: 'B', range: [SIZES[0], SIZES[1]] }), // fixed: the crossovers move, not the axis
+        y: log('Time (s)', { unit: 's', range: [lo / 1.5, hi * 1.5] }),
       },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw.x, 'B')} in ${formatSI(ctx.raw.y, 's')}`,
+    });
   },
 };

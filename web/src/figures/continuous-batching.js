@@ -1,7 +1,8 @@
 // Static against continuous batching on one simulated request stream, as the arrival rate
 // grows: throughput and a latency percentile of both policies. Each point is one
 // calc('batching-sim') (an event-driven simulation of 300 requests under both policies).
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, colours, series } from './shared/chart-config.js';
 
 // Arrival rates as fractions of a rough continuous-batching capacity.
 const LOADS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5];
@@ -43,33 +44,28 @@ export default {
   },
 
   draw(data, theme) {
-    const ds = (label, get, axis, colour, style, dash) => ({
+    // One colour per policy: its throughput solid, its latency dashed (group: the policy).
+    const pick = colours(theme);
+    const [continuous, fixed] = [pick(), pick()];
+    const ds = (colour, group, label, get, axis, style, dash) => series(colour, {
       label, data: data.points.map((q) => ({ x: q.rate, y: get(q), q })), yAxisID: axis, showLine: true,
-      pointStyle: style, pointRadius: 3, borderWidth: 2, borderDash: dash, borderColor: colour, backgroundColor: colour,
+      pointStyle: style, pointRadius: 3, borderWidth: 2, borderDash: dash, group,
     });
     const datasets = [
-      ds('Continuous: tokens/s', (q) => q.continuous.tokens_per_s, 'y', theme.palette[0], 'circle', []),
-      ds('Static: tokens/s', (q) => q.static.tokens_per_s, 'y', theme.palette[1], 'triangle', []),
-      ds(`Continuous: ${data.metricLabel} (right axis)`, (q) => q.continuous[data.metric], 'y1', theme.palette[0], 'circle', [6, 3]),
-      ds(`Static: ${data.metricLabel} (right axis)`, (q) => q.static[data.metric], 'y1', theme.palette[1], 'triangle', [6, 3]),
-      ds('Offered load', (q) => q.offered, 'y', theme.muted, 'line', [2, 3]),
+      ds(continuous, 'continuous', 'Continuous: tokens/s', (q) => q.continuous.tokens_per_s, 'y', 'circle', []),
+      ds(fixed, 'static', 'Static: tokens/s', (q) => q.static.tokens_per_s, 'y', 'triangle', []),
+      ds(continuous, 'continuous', `Continuous: ${data.metricLabel} (right axis)`, (q) => q.continuous[data.metric], 'y1', 'circle', [6, 3]),
+      ds(fixed, 'static', `Static: ${data.metricLabel} (right axis)`, (q) => q.static[data.metric], 'y1', 'triangle', [6, 3]),
+      { ...ds(pick('muted'), undefined, 'Offered load', (q) => q.offered, 'y', 'line', [2, 3]), pointRadius: 0 },
     ];
-    datasets[4].pointRadius = 0;
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, title: { display: true, text: 'Arrival rate (requests/s)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, position: 'left', title: { display: true, text: 'Throughput (output tokens/s)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y1: { type: 'logarithmic', position: 'right', title: { display: true, text: `${data.metricLabel} (s)`, color: theme.text }, ticks: { color: theme.muted, callback: logTick('s') }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.replace(' (right axis)', '')} at ${ctx.raw.q.rate} req/s: ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.parsed.y, 's') : `${formatSI(ctx.parsed.y)} tokens/s`}` } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Arrival rate (requests/s)', { min: 0 }),
+        y: linear('Throughput (output tokens/s)', { min: 0, position: 'left' }),
+        y1: log(`${data.metricLabel} (s)`, { unit: 's', position: 'right', grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label.replace(' (right axis)', '')} at ${ctx.raw.q.rate} req/s: ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.parsed.y, 's') : `${formatSI(ctx.parsed.y)} tokens/s`}`,
+    });
   },
 };

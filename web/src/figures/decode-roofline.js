@@ -2,7 +2,8 @@
 // weight once plus the batch's KV cache, so tokens/s grows almost linearly with the batch
 // while the step stays memory-bound, then flattens at the compute roof. One call to
 // calc('decode-curve') (the whole series, the crossover batch and the batch that fits).
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, colours, series, line } from './shared/chart-config.js';
 import { modelParam, modelConfig } from './kv-cache-capacity.js';
 
 export default {
@@ -31,34 +32,28 @@ export default {
     const pts = (bound, field) => data.points.filter((q) => q.bound === bound).map((q) => ({ x: q.batch, y: q[field], q }));
     const tps = data.points.map((q) => q.tokens_per_s);
     const [lo, hi] = [Math.min(...tps), Math.max(...tps)];
-    const vline = (x, label, dash, colour) => ({ label, data: x >= 1 && x <= 1024 ? [{ x, y: lo }, { x, y: hi }] : [], yAxisID: 'y', showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 2, borderDash: dash, borderColor: colour, backgroundColor: colour });
+    const vline = (colour, x, label, dash) => line(colour, { label, data: x >= 1 && x <= 1024 ? [{ x, y: lo }, { x, y: hi }] : [], yAxisID: 'y', borderDash: dash });
     const c = data.crossover_batch, f = data.max_batch_fits;
+    const pick = colours(theme);
     const datasets = [
-      { label: 'Tokens/s, memory-bound', data: pts('memory', 'tokens_per_s'), yAxisID: 'y', showLine: true, pointStyle: 'circle', pointRadius: 3, borderWidth: 2, borderColor: theme.memory, backgroundColor: theme.memory },
-      { label: 'Tokens/s, compute-bound', data: pts('compute', 'tokens_per_s'), yAxisID: 'y', showLine: true, pointStyle: 'triangle', pointRadius: 4, borderWidth: 2, borderColor: theme.compute, backgroundColor: theme.compute },
-      { label: 'TPOT (right axis)', data: data.points.map((q) => ({ x: q.batch, y: q.tpot_s, q })), yAxisID: 'y1', showLine: true, pointStyle: 'rect', pointRadius: 2, borderWidth: 2, borderDash: [6, 3], borderColor: theme.palette[2], backgroundColor: theme.palette[2] },
-      vline(c, c ? `Turns compute-bound at batch ${c}` : 'Memory-bound up to batch 1,024', [8, 4], theme.text),
-      vline(f, f > 1024 ? 'Memory holds more than 1,024 sequences' : f >= 1 ? `Memory (90% of HBM) holds ${f} sequences` : 'Weights leave no room for a KV cache', [2, 3], theme.muted),
+      series(pick('memory'), { label: 'Tokens/s, memory-bound', data: pts('memory', 'tokens_per_s'), yAxisID: 'y', showLine: true, pointStyle: 'circle', pointRadius: 3, borderWidth: 2 }),
+      series(pick('compute'), { label: 'Tokens/s, compute-bound', data: pts('compute', 'tokens_per_s'), yAxisID: 'y', showLine: true, pointStyle: 'triangle', pointRadius: 4, borderWidth: 2 }),
+      series(pick(), { label: 'TPOT (right axis)', data: data.points.map((q) => ({ x: q.batch, y: q.tpot_s, q })), yAxisID: 'y1', showLine: true, pointStyle: 'rect', pointRadius: 2,
+        borderWidth: 2, borderDash: [6, 3] }),
+      vline(pick('text'), c, c ? `Turns compute-bound at batch ${c}` : 'Memory-bound up to batch 1,024', [8, 4]),
+      vline(pick('muted'), f, f > 1024 ? 'Memory holds more than 1,024 sequences' : f >= 1 ? `Memory (90% of HBM) holds ${f} sequences` : 'Weights leave no room for a KV cache', [2, 3]),
     ];
-    const axis = (title, unit, extra = {}) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: axis('Batch (sequences decoded together)', '', { min: 1, max: 1024 }),
-          y: axis('Throughput (tokens/s)', '', { position: 'left' }),
-          y1: axis('Time per output token (s)', 's', { position: 'right', grid: { drawOnChartArea: false } }),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => { const q = ctx.raw.q; return q ? `batch ${q.batch}: ${formatSI(q.tokens_per_s, 'tokens/s')}, TPOT ${formatSI(q.tpot_s, 's')}, ${q.bound}-bound` : ctx.dataset.label; } } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Batch (sequences decoded together)', { unit: '', range: [1, 1024] }),
+        y: log('Throughput (tokens/s)', { unit: '', position: 'left' }),
+        y1: log('Time per output token (s)', { unit: 's', position: 'right', grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        return q ? `batch ${q.batch}: ${formatSI(q.tokens_per_s, 'tokens/s')}, TPOT ${formatSI(q.tpot_s, 's')}, ${q.bound}-bound` : ctx.dataset.label;
+      },
+    });
   },
 };

@@ -2,6 +2,7 @@
 // weak-scaling efficiency T(1)/T(N) at 1, 2, 4, … 4096 GPUs, from one call of
 // calc('data-parallel', {..., series_max_gpus: 4096}).
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const GPUS = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
 // The calculator's field names -> this figure's control keys (for error messages).
@@ -21,16 +22,21 @@ export default {
   ],
 
   data(engine, p) {
-    let r;
-    try {
-      r = engine.calc('data-parallel', {
-        hardware: p.hardware, params: p.params, micro_batch: p.micro_batch, seq: 4096, overlap: p.overlap,
-        inter_bandwidth_Bps: p.inter_bandwidth_Bps, gpus: 64, series_max_gpus: 1024,
-      });
-    } catch (e) {
-      if (e && FIELD[e.field]) e.field = FIELD[e.field];
-      throw e;
-    }
+    const run = (overlap) => {
+      try {
+        return engine.calc('data-parallel', {
+          hardware: p.hardware, params: p.params, micro_batch: p.micro_batch, seq: 4096, overlap,
+          inter_bandwidth_Bps: p.inter_bandwidth_Bps, gpus: 64, series_max_gpus: 1024,
+        });
+      } catch (e) {
+        if (e && FIELD[e.field]) e.field = FIELD[e.field];
+        throw e;
+      }
+    };
+    const r = run(p.overlap);
+    // The step-time axis reaches the longest step with overlap on or off, so that toggling
+    // overlap shows the all-reduce bars grow or shrink against a fixed axis.
+    const stepTop = Math.max(...[r, run(!p.overlap)].flatMap((x) => x.series.map((q) => q.step_time_s)));
     const points = r.series.map((q) => ({
       gpus: q.gpus, compute_s: q.compute_time_s, exposed_s: q.exposed_comm_s, step_s: q.step_time_s,
       allreduce_s: q.allreduce_time_s, efficiency: q.efficiency, efficiency_no_overlap: q.efficiency_no_overlap,
@@ -41,52 +47,40 @@ export default {
       rows: points.map((q) => [q.gpus, q.compute_s, q.allreduce_s, q.exposed_s, q.step_s, 100 * q.efficiency, 100 * q.efficiency_no_overlap]),
     };
     return {
-      hardware: p.hardware, overlap: p.overlap, tokens_per_gpu: r.tokens_per_gpu, intra_bandwidth_Bps: r.intra_bandwidth_Bps,
+      hardware: p.hardware, overlap: p.overlap, stepTop, tokens_per_gpu: r.tokens_per_gpu, intra_bandwidth_Bps: r.intra_bandwidth_Bps,
       inter_bandwidth_Bps: r.inter_bandwidth_Bps, points, table,
     };
   },
 
   draw(data, theme) {
     const labels = data.points.map((q) => String(q.gpus));
+    const pick = colours(theme);
     const datasets = [
-      { type: 'bar', label: 'Compute (forward + backward)', data: data.points.map((q) => q.compute_s), stack: 'step',
-        yAxisID: 'y', backgroundColor: theme.compute, borderColor: theme.compute, borderWidth: 1 },
-      { type: 'bar', label: data.overlap ? 'Exposed all-reduce (not hidden)' : 'All-reduce (after the backward pass)',
-        data: data.points.map((q) => q.exposed_s), stack: 'step', yAxisID: 'y', backgroundColor: theme.memory,
-        borderColor: theme.text, borderWidth: 1 },
-      { type: 'line', label: 'Scaling efficiency (right axis)', data: data.points.map((q) => 100 * q.efficiency),
-        yAxisID: 'y1', borderColor: theme.palette[2], backgroundColor: theme.palette[2], borderWidth: 2, pointStyle: 'circle', pointRadius: 3 },
+      series(pick('compute'), { type: 'bar', label: 'Compute (forward + backward)', data: data.points.map((q) => q.compute_s), stack: 'step',
+        yAxisID: 'y', borderWidth: 1 }),
+      series(pick(), { type: 'bar', label: data.overlap ? 'Exposed all-reduce (not hidden)' : 'All-reduce (after the backward pass)',
+        data: data.points.map((q) => q.exposed_s), stack: 'step', yAxisID: 'y', borderColor: theme.text, borderWidth: 1 }),
+      series(pick(), { type: 'line', label: 'Scaling efficiency (right axis)', data: data.points.map((q) => 100 * q.efficiency),
+        yAxisID: 'y1', borderWidth: 2, pointStyle: 'circle', pointRadius: 3 }),
     ];
+    const noOverlap = pick('muted');
     if (data.overlap) {
-      datasets.push({ type: 'line', label: 'Efficiency without overlap (right axis)', data: data.points.map((q) => 100 * q.efficiency_no_overlap),
-        yAxisID: 'y1', borderColor: theme.muted, backgroundColor: theme.muted, borderWidth: 2, borderDash: [6, 4], pointStyle: 'rect', pointRadius: 3 });
+      datasets.push(series(noOverlap, { type: 'line', label: 'Efficiency without overlap (right axis)', data: data.points.map((q) => 100 * q.efficiency_no_overlap),
+        yAxisID: 'y1', borderWidth: 2, borderDash: [6, 4], pointStyle: 'rect', pointRadius: 3 }));
     }
-    return {
-      type: 'bar',
-      data: { labels, datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', stacked: true, title: { display: true, text: 'Data-parallel GPUs (8 per node)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', stacked: true, beginAtZero: true, position: 'left', title: { display: true, text: 'Step time per GPU (s)', color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => formatSI(v, 's') }, grid: { color: theme.grid } },
-          y1: { type: 'linear', min: 0, max: 100, position: 'right', title: { display: true, text: 'Scaling efficiency (%)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = data.points[ctx.dataIndex];
-                if (ctx.dataset.yAxisID === 'y1') return `${ctx.dataset.label.replace(' (right axis)', '')}: ${ctx.parsed.y.toFixed(1)}%`;
-                return `${ctx.dataset.label}: ${formatSI(ctx.parsed.y, 's')} (${q.inter_node ? 'ring over the network' : 'ring over NVLink'})`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      type: 'bar', labels, datasets,
+      scales: {
+        x: category({ title: 'Data-parallel GPUs (8 per node)', stacked: true }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear('Step time per GPU (s)', { stacked: true, min: 0, suggestedMax: data.stepTop, position: 'left', ticks: { callback: (v) => formatSI(v, 's') } }),
+        y1: linear('Scaling efficiency (%)', { range: [0, 100], position: 'right', grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = data.points[ctx.dataIndex];
+        if (ctx.dataset.yAxisID === 'y1') return `${ctx.dataset.label.replace(' (right axis)', '')}: ${ctx.parsed.y.toFixed(1)}%`;
+        return `${ctx.dataset.label}: ${formatSI(ctx.parsed.y, 's')} (${q.inter_node ? 'ring over the network' : 'ring over NVLink'})`;
+      },
+    });
   },
 };

@@ -1,9 +1,11 @@
 // Hierarchical all-reduce on nodes × GPUs (NVLink inside a node, InfiniBand across) against
 // one flat ring whose every step waits for the slower link. calc('hierarchical-allreduce')
 // per node count.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, span, colours, series } from './shared/chart-config.js';
 
 const NODES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+const HARDWARE = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
 
 export default {
   id: 'hierarchical-allreduce',
@@ -12,7 +14,7 @@ export default {
     'All-reduce time against the number of nodes. The hierarchical algorithm reduce-scatters over NVLink inside each node, all-reduces only a 1/g shard per GPU over InfiniBand, then all-gathers over NVLink; the flat ring pushes 2S through the slow link and pays its latency 2(p − 1) times. Try a 10 MB message to see the latency term take over at many nodes, or raise the InfiniBand bandwidth to see the gap close.',
   params: [
     { key: 'hardware', label: 'GPU (NVLink from the table)', from: ['hierarchical-allreduce', 'hardware'],
-      options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
+      options: HARDWARE },
     { key: 'gpus_per_node', label: 'GPUs per node g', from: ['hierarchical-allreduce', 'gpus_per_node'], min: 2, max: 16 },
     { key: 'bytes', label: 'Buffer S', from: ['hierarchical-allreduce', 'bytes'], min: 1e5, max: 1e11, scale: 'log' },
     { key: 'inter_bandwidth_Bps', label: 'InfiniBand per GPU (per direction)', from: ['hierarchical-allreduce', 'inter_bandwidth_Bps'], min: 1e9, max: 4e11, scale: 'log' },
@@ -20,47 +22,51 @@ export default {
   ],
 
   data(engine, p) {
-    const points = NODES.map((nodes) => {
+    const sweep = (hardware) => NODES.map((nodes) => {
       const r = engine.calc('hierarchical-allreduce', {
-        nodes, gpus_per_node: p.gpus_per_node, bytes: p.bytes, hardware: p.hardware,
+        nodes, gpus_per_node: p.gpus_per_node, bytes: p.bytes, hardware,
         inter_bandwidth_Bps: p.inter_bandwidth_Bps, inter_latency_s: p.inter_latency_s,
       });
       return { nodes, gpus: r.ranks, time_s: r.time_s, intra_s: r.intra_time_s, inter_s: r.inter_time_s, flat_s: r.flat_ring_time_s, speedup: r.speedup, intra_bw: r.intra_bandwidth_Bps };
     });
+    const points = sweep(p.hardware);
+    // The time axis spans every GPU of the list at these settings, so that switching the GPU
+    // moves the curves (the B200's faster NVLink halves the intra-node part), not the axis.
+    const times = (pts) => pts.flatMap((q) => [q.time_s, q.intra_s, q.inter_s, q.flat_s]);
+    const others = HARDWARE.filter((h) => h !== p.hardware).flatMap((h) => {
+      try {
+        return times(sweep(h));
+      } catch {
+        return []; // a GPU these settings do not fit adds nothing to the range
+      }
+    });
+    const yRange = span([...times(points), ...others].filter((y) => y > 0), { log: true, pad: 1.5 });
     const table = {
       columns: ['Nodes', 'GPUs', 'Hierarchical (s)', 'Intra-node part (s)', 'Inter-node part (s)', 'Flat ring (s)', 'Speedup (x)'],
       rows: points.map((q) => [q.nodes, q.gpus, q.time_s, q.intra_s, q.inter_s, q.flat_s, q.speedup]),
     };
-    return { hardware: p.hardware, gpus_per_node: p.gpus_per_node, bytes: p.bytes, intra_bandwidth_Bps: points[0].intra_bw, points, table };
+    return { hardware: p.hardware, gpus_per_node: p.gpus_per_node, bytes: p.bytes, intra_bandwidth_Bps: points[0].intra_bw, points, yRange, table };
   },
 
   draw(data, theme) {
-    const line = (label, key, colour, shape, dash = []) => ({
+    const pick = colours(theme);
+    const curve = (label, key, shape, dash = []) => series(pick(), {
       label, data: data.points.filter((q) => q[key] > 0).map((q) => ({ x: q.nodes, y: q[key], q })), showLine: true,
-      pointStyle: shape, pointRadius: 3, borderWidth: 2, borderDash: dash, borderColor: colour, backgroundColor: colour,
+      pointStyle: shape, pointRadius: 3, borderWidth: 2, borderDash: dash,
     });
     const datasets = [
-      line('Hierarchical all-reduce', 'time_s', theme.memory, 'circle'),
-      line(`Inside nodes (NVLink ${formatSI(data.intra_bandwidth_Bps, 'B/s')} per direction)`, 'intra_s', theme.palette[2], 'triangle', [6, 3]),
-      line('Across nodes (InfiniBand)', 'inter_s', theme.palette[3], 'rectRot', [2, 3]),
-      line('Flat ring over every GPU', 'flat_s', theme.compute, 'rect'),
+      curve('Hierarchical all-reduce', 'time_s', 'circle'),
+      curve(`Inside nodes (NVLink ${formatSI(data.intra_bandwidth_Bps, 'B/s')} per direction)`, 'intra_s', 'triangle', [6, 3]),
+      curve('Across nodes (InfiniBand)', 'inter_s', 'rectRot', [2, 3]),
+      curve('Flat ring over every GPU', 'flat_s', 'rect'),
     ];
-    const ys = data.points.flatMap((q) => [q.time_s, q.intra_s, q.inter_s, q.flat_s]).filter((y) => y > 0);
-    return {
-      type: 'scatter', data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', min: 1, max: 512, title: { display: true, text: `Nodes (× ${data.gpus_per_node} GPUs)`, color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', min: Math.min(...ys) / 1.5, max: Math.max(...ys) * 1.5, title: { display: true, text: 'All-reduce time (s)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('s') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.raw.q.nodes} nodes (${ctx.raw.q.gpus} GPUs), ${formatSI(ctx.raw.y, 's')}` } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log(`Nodes (× ${data.gpus_per_node} GPUs)`, { unit: '', range: [1, 512] }),
+        y: log('All-reduce time (s)', { unit: 's', range: data.yRange }),
       },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label}: ${ctx.raw.q.nodes} nodes (${ctx.raw.q.gpus} GPUs), ${formatSI(ctx.raw.y, 's')}`,
+    });
   },
 };

@@ -1,7 +1,8 @@
 // KV-cache size and how many sequences fit in HBM beside the weights, against context length,
 // for the same model with multi-head, grouped-query (8 KV heads) and multi-query attention.
 // Three calls to calc('kv-capacity') (each returns the whole series over context).
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, span, colours, series } from './shared/chart-config.js';
 import { EngineError } from '../runtime/engine-api.js';
 import { modelOptions, publishedConfig } from './shared/published-models.js';
 
@@ -53,6 +54,10 @@ export default {
       const r = engine.calc('kv-capacity', { ...cfg, kv_heads: v.kv_heads, weight_dtype: p.weight_dtype, kv_dtype: p.kv_dtype, hbm_bytes: hbm, context: 4096 });
       return { ...v, actual: v.kv_heads === cfg.kv_heads, kv_bytes_per_token: r.kv_bytes_per_token, weights_bytes: r.weights_bytes, free_bytes: r.free_bytes, series: r.series };
     });
+    // The count axis reaches what the smallest KV type (int4) fits with one KV head, so that
+    // switching the KV cache to fp8 moves the lines up against a fixed axis.
+    const most = engine.calc('kv-capacity', { ...cfg, kv_heads: 1, weight_dtype: p.weight_dtype, kv_dtype: 'int4', hbm_bytes: hbm, context: 4096 });
+    const range = span([1, ...most.series.map((s) => s.max_sequences)], { log: true, pad: 1.5 });
     const contexts = variants[0].series.map((s) => s.context);
     const table = {
       columns: ['Context (tokens)', ...variants.map((v) => `${v.name}: sequences`), ...variants.map((v) => `${v.name}: KV per sequence (B)`)],
@@ -60,38 +65,28 @@ export default {
     };
     // The weights as the model is built (the MHA/MQA variants also resize W_K and W_V).
     const built = variants.find((v) => v.actual) ?? variants[0];
-    return { model: p.model, hbm_bytes: hbm, weights_bytes: built.weights_bytes, free_bytes: built.free_bytes, variants, table };
+    return { model: p.model, hbm_bytes: hbm, weights_bytes: built.weights_bytes, free_bytes: built.free_bytes, variants, range, table };
   },
 
   draw(data, theme) {
-    const styles = [['circle', theme.palette[0], []], ['triangle', theme.palette[1], [6, 3]], ['rect', theme.palette[2], [2, 3]]];
-    const datasets = data.variants.map((v, i) => ({
+    const styles = [['circle', []], ['triangle', [6, 3]], ['rect', [2, 3]]];
+    const pick = colours(theme);
+    const datasets = data.variants.map((v, i) => series(pick(), {
       label: `${v.name}${v.actual ? ' — as built' : ''}: ${formatSI(v.kv_bytes_per_token, 'B')}/token`,
       data: v.series.filter((s) => s.max_sequences >= 1).map((s) => ({ x: s.context, y: s.max_sequences, s })),
-      showLine: true, pointStyle: styles[i][0], pointRadius: v.actual ? 4 : 3, borderWidth: v.actual ? 3 : 2,
-      borderDash: styles[i][2], borderColor: styles[i][1], backgroundColor: styles[i][1],
+      showLine: true, pointStyle: styles[i][0], pointRadius: v.actual ? 4 : 3, borderWidth: v.actual ? 3 : 2, borderDash: styles[i][1],
     }));
     if (data.free_bytes <= 0) {
-      datasets.push({ label: `The weights (${formatSI(data.weights_bytes, 'B')}) exceed 90% of ${formatSI(data.hbm_bytes, 'B')}: add GPUs`, data: [], showLine: false, pointStyle: 'line', borderColor: theme.text, backgroundColor: theme.text });
+      datasets.push(series(pick('text'), { label: `The weights (${formatSI(data.weights_bytes, 'B')}) exceed 90% of ${formatSI(data.hbm_bytes, 'B')}: add GPUs`, data: [],
+        showLine: false, pointStyle: 'line' }));
     }
-    const axis = (title, unit, extra = {}) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: axis('Context per sequence (tokens)', '', { min: 256, max: 1048576 }),
-          y: axis('Sequences that fit (count)', ''),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => (ctx.raw.s ? `${ctx.dataset.label.split(':')[0]}: ${ctx.raw.s.max_sequences} sequences of ${ctx.raw.s.context} tokens (${formatSI(ctx.raw.s.bytes_per_sequence, 'B')} each)` : ctx.dataset.label) } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Context per sequence (tokens)', { unit: '', range: [256, 1048576] }),
+        y: log('Sequences that fit (count)', { unit: '', range: data.range }),
       },
-    };
+      tooltip: (ctx) => (ctx.raw.s ? `${ctx.dataset.label.split(':')[0]}: ${ctx.raw.s.max_sequences} sequences of ${ctx.raw.s.context} tokens (${formatSI(ctx.raw.s.bytes_per_sequence, 'B')} each)` : ctx.dataset.label),
+    });
   },
 };

@@ -2,6 +2,7 @@
 // GPU (training-memory model, first pipeline stage) against its estimated step time, whether it
 // fits in HBM, and the best layouts. One call: calc('layout', {...model, gpus, hardware, ...}).
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 import { modelOptions, publishedConfig } from './shared/published-models.js';
 
 // Published configurations (content/data/models.json, through the engine's `models` calculator).
@@ -45,40 +46,27 @@ export default {
     const xs = data.layouts.map((l) => l.step_time_s);
     const [xLo, xHi] = [Math.min(...xs), Math.max(...xs)];
     const pad = Math.max((xHi - xLo) * 0.05, xHi * 0.01);
+    const pick = colours(theme);
     const datasets = [
-      { label: 'Fits in HBM', data: data.layouts.filter((l) => l.fits).map(pt), pointStyle: 'circle', pointRadius: 5,
-        borderColor: theme.palette[0], backgroundColor: theme.palette[0] },
-      { label: 'Does not fit', data: data.layouts.filter((l) => !l.fits).map(pt), pointStyle: 'crossRot', pointRadius: 7, borderWidth: 2,
-        borderColor: theme.palette[3], backgroundColor: theme.palette[3] },
-      { label: data.best ? `Best that fits: ${data.best.name}` : 'No layout fits', data: data.best ? [pt(data.best)] : [],
-        pointStyle: 'star', pointRadius: 12, borderWidth: 2, borderColor: theme.text, backgroundColor: theme.text },
-      { label: `HBM ${formatSI(data.hbm_bytes, 'B')}`, data: [{ x: xLo - pad, y: data.hbm_bytes / 1e9 }, { x: xHi + pad, y: data.hbm_bytes / 1e9 }],
-        showLine: true, pointRadius: 0, pointStyle: 'line', borderWidth: 2, borderDash: [6, 4], borderColor: theme.muted, backgroundColor: theme.muted },
+      series(pick(), { label: 'Fits in HBM', data: data.layouts.filter((l) => l.fits).map(pt), pointStyle: 'circle', pointRadius: 5 }),
+      series(pick(), { label: 'Does not fit', data: data.layouts.filter((l) => !l.fits).map(pt), pointStyle: 'crossRot', pointRadius: 7, borderWidth: 2 }),
+      // The star is named on the chart: the caption points at it.
+      series(pick('text'), { label: data.best ? `Best that fits: ${data.best.name}` : 'No layout fits', data: data.best ? [{ ...pt(data.best), label: data.best.name }] : [],
+        pointStyle: 'star', pointRadius: 12, borderWidth: 2, pointLabels: true }),
+      line(pick('muted'), { label: `HBM ${formatSI(data.hbm_bytes, 'B')}`, data: [{ x: xLo - pad, y: data.hbm_bytes / 1e9 }, { x: xHi + pad, y: data.hbm_bytes / 1e9 }],
+        borderDash: [6, 4] }),
     ];
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: xLo - pad, max: xHi + pad, title: { display: true, text: 'Estimated step time (s)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: 'Memory per GPU (GB)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const l = ctx.raw.l;
-                if (!l) return ctx.dataset.label;
-                return `#${l.rank} ${l.name}: ${formatSI(l.memory_per_gpu_bytes, 'B')} per GPU, step ${l.step_time_s.toFixed(2)} s, bubble ${(100 * l.bubble_fraction).toFixed(1)}%, MFU ${(100 * l.mfu).toFixed(1)}%`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Estimated step time (s)', { range: [xLo - pad, xHi + pad] }),
+        y: log('Memory per GPU (GB)'),
       },
-    };
+      tooltip: (ctx) => {
+        const l = ctx.raw.l;
+        if (!l) return ctx.dataset.label;
+        return `#${l.rank} ${l.name}: ${formatSI(l.memory_per_gpu_bytes, 'B')} per GPU, step ${l.step_time_s.toFixed(2)} s, bubble ${(100 * l.bubble_fraction).toFixed(1)}%, MFU ${(100 * l.mfu).toFixed(1)}%`;
+      },
+    });
   },
 };

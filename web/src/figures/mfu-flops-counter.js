@@ -2,6 +2,7 @@
 // model, a measured throughput and a number of devices; achieved FLOP/s per device against the
 // peak, split into the weight and attention terms, with HFU beside MFU. One `mfu` call.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 import { modelOptions, publishedModel } from './shared/published-models.js';
 
 // Published models (content/data/models.json, through the engine's `models` calculator),
@@ -60,30 +61,22 @@ export default {
     const pct = (x) => `${(100 * x).toFixed(1)}%`;
     const labels = ['Peak', `Hardware FLOP/s: HFU ${pct(data.hfu)}`, `Model FLOP/s: MFU ${pct(data.mfu)}`];
     const T = 1e12;
-    const ds = (label, values, color) => ({ label, data: values.map((v) => v / T), backgroundColor: color, borderColor: color, borderWidth: 1, stack: 's' });
-    return {
-      type: 'bar',
-      data: {
-        labels,
-        datasets: [
-          ds('Weights: 6N per token', [0, data.weights, data.weights], theme.compute),
-          ds('Attention: 12·L·H·Q·T per token', [0, data.attention, data.attention], theme.palette[2]),
-          ds('Recomputed forward (counted in HFU only)', [0, data.recompute, 0], theme.palette[3]),
-          ds(`Peak: ${formatSI(data.peak_flops_per_device, 'FLOP/s')} per device`, [data.peak_flops_per_device, 0, 0], theme.muted),
-        ],
+    const pick = colours(theme);
+    const ds = (colour, label, values) => series(colour, { label, data: values.map((v) => v / T), borderWidth: 1, stack: 's' });
+    return chart(theme, {
+      type: 'bar', labels,
+      datasets: [
+        ds(pick('compute'), 'Weights: 6N per token', [0, data.weights, data.weights]),
+        ds(pick(), 'Attention: 12·L·H·Q·T per token', [0, data.attention, data.attention]),
+        ds(pick(), 'Recomputed forward (counted in HFU only)', [0, data.recompute, 0]),
+        ds(pick('muted'), `Peak: ${formatSI(data.peak_flops_per_device, 'FLOP/s')} per device`, [data.peak_flops_per_device, 0, 0]),
+      ],
+      scales: {
+        x: category({ stacked: true }),
+        y: linear('FLOP/s per device (TFLOP/s)', { stacked: true, min: 0 }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
-          y: { type: 'linear', stacked: true, min: 0, title: { display: true, text: 'FLOP/s per device (TFLOP/s)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw * T, 'FLOP/s')}` } },
-        },
-      },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw * T, 'FLOP/s')}`,
+    });
   },
 };

@@ -2,6 +2,7 @@
 // launch gaps, exposed communication, memory-bound kernels and matmul inefficiency, leaves
 // model FLOPs / step time. Floating bars from one `mfu-waterfall` call.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours } from './shared/chart-config.js';
 import { STACKS } from './step-timeline.js';
 
 export default {
@@ -39,30 +40,30 @@ export default {
   },
 
   draw(data, theme) {
-    const colors = { peak: theme.muted, launch_gaps: theme.palette[3], exposed_comm: theme.palette[4], memory_bound: theme.memory, matmul_inefficiency: theme.palette[2], achieved: theme.compute };
+    // One colour per kind of bar; memory-bound time in the memory colour, the achieved
+    // FLOP/s in the compute colour.
+    const pick = colours(theme);
+    const fills = { peak: pick('muted'), launch_gaps: pick(), exposed_comm: pick(), memory_bound: pick('memory'), matmul_inefficiency: pick(), achieved: pick('compute') };
     const T = 1e12;
     const short = { peak: 'Peak', launch_gaps: '− launch gaps', exposed_comm: '− exposed comm', memory_bound: '− memory-bound', matmul_inefficiency: '− matmul < peak', achieved: 'Achieved' };
-    return {
+    const barColours = data.bars.map((b) => fills[b.kind]);
+    return chart(theme, {
       type: 'bar',
-      data: {
-        labels: data.bars.map((b) => short[b.kind]),
-        datasets: [{
-          label: `Peak to achieved: MFU ${(100 * data.mfu).toFixed(1)}%, step ${formatSI(data.step_time_s, 's')}`,
-          data: data.bars.map((b) => [b.from / T, b.to / T]),
-          backgroundColor: data.bars.map((b) => colors[b.kind]), borderColor: data.bars.map((b) => colors[b.kind]), borderWidth: 1,
-        }],
+      labels: data.bars.map((b) => short[b.kind]),
+      datasets: [{
+        label: `Peak to achieved: MFU ${(100 * data.mfu).toFixed(1)}%, step ${formatSI(data.step_time_s, 's')}`,
+        data: data.bars.map((b) => [b.from / T, b.to / T]),
+        backgroundColor: barColours, borderColor: barColours, borderWidth: 1,
+      }],
+      scales: {
+        x: category(),
+        y: linear('FLOP/s per GPU (TFLOP/s)', { min: 0 }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', ticks: { color: theme.text }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, title: { display: true, text: 'FLOP/s per GPU (TFLOP/s)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => { const b = data.bars[ctx.dataIndex]; return `${b.label}: ${formatSI(b.to - b.from, 'FLOP/s')} (${((100 * (b.to - b.from)) / data.peak_flops).toFixed(1)}% of peak)`; } } },
-        },
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => {
+        const b = data.bars[ctx.dataIndex];
+        return `${b.label}: ${formatSI(b.to - b.from, 'FLOP/s')} (${((100 * (b.to - b.from)) / data.peak_flops).toFixed(1)}% of peak)`;
       },
-    };
+    });
   },
 };

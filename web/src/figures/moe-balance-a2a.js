@@ -4,7 +4,8 @@
 // "all-to-all": bytes each GPU sends in one MoE layer's dispatch and combine (calc
 // 'expert-parallel') against the expert-parallel degree, with the all-to-all time beside the
 // experts' compute time.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, colours, series } from './shared/chart-config.js';
 
 const BALANCE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 const EP = [1, 2, 4, 8, 16, 32, 64];
@@ -37,54 +38,54 @@ export default {
         table: { columns: ['Balance', 'Max/mean load', 'Dropped fraction', 'E·Σ f·P', 'Loss α·E·Σ f·P (α = 0.01)'],
           rows: points.map((q) => [q.balance, q.max_over_mean, q.drop_fraction, q.balance_score, q.aux_loss]) } };
     }
-    const link = p.link === 'ib' ? { link_bandwidth_Bps: IB_BPS } : {};
-    const points = EP.map((ep) => {
+    const sweep = (linkKey) => EP.map((ep) => {
+      const link = linkKey === 'ib' ? { link_bandwidth_Bps: IB_BPS } : {};
       const r = engine.calc('expert-parallel', { tokens: Number(p.tokens), hidden: 4096, ffn_hidden: 14336, top_k: k, ep, hardware: p.hardware, ...link });
       return { ep, bytes: r.bytes_per_layer_forward, comm_s: r.comm_time_forward_s, compute_s: r.expert_compute_time_s };
     });
-    return { view: 'a2a', points,
+    const points = sweep(p.link);
+    // The time axis reaches the slower link's all-to-all, so that switching NVLink to
+    // InfiniBand grows the line against a fixed axis.
+    const other = sweep(p.link === 'ib' ? 'nvlink' : 'ib');
+    const timeTop = Math.max(...[...points, ...other].flatMap((q) => [q.comm_s, q.compute_s]));
+    return { view: 'a2a', points, timeTop,
       table: { columns: ['Expert-parallel degree', 'Sent per GPU per layer, forward (B)', 'All-to-all time, dispatch + combine (s)', 'Expert compute at peak (s)'],
         rows: points.map((q) => [q.ep, q.bytes, q.comm_s, q.compute_s]) } };
   },
 
   draw(data, theme) {
-    const base = { responsive: true, maintainAspectRatio: false, animation: false };
-    const legend = { labels: { color: theme.text, usePointStyle: true } };
-    const line = (label, pts, colour, style, extra = {}) => ({ label, data: pts, showLine: true, pointStyle: style, pointRadius: 3, borderWidth: 2,
-      borderColor: colour, backgroundColor: colour, ...extra });
+    const pick = colours(theme);
+    const curve = (colour, label, pts, style, extra = {}) => series(colour, { label, data: pts, showLine: true, pointStyle: style, pointRadius: 3, borderWidth: 2, ...extra });
     if (data.view === 'balance') {
       const pts = (key, scale = 1) => data.points.map((q) => ({ x: q.balance, y: q[key] * scale }));
-      return {
-        type: 'scatter',
-        data: { datasets: [
-          line('Busiest expert / mean load', pts('max_over_mean'), theme.palette[0], 'circle'),
-          line('E·Σ f_i·P_i (loss / α)', pts('balance_score'), theme.palette[1], 'rect', { borderDash: [6, 3] }),
-          line('Dropped assignments (%, right axis)', pts('drop_fraction', 100), theme.palette[2], 'triangle', { yAxisID: 'y1', borderDash: [2, 3] }),
-        ] },
-        options: { ...base,
-          scales: {
-            x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'Balance: effect of the load-balancing loss (0–1)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-            y: { type: 'linear', min: 0, title: { display: true, text: 'Load ratio (×)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-            y1: { type: 'linear', min: 0, position: 'right', title: { display: true, text: 'Dropped (%)', color: theme.text }, ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-          },
-          plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.raw.y.toFixed(3)}` } } } },
-      };
+      return chart(theme, {
+        datasets: [
+          curve(pick(), 'Busiest expert / mean load', pts('max_over_mean'), 'circle'),
+          curve(pick(), 'E·Σ f_i·P_i (loss / α)', pts('balance_score'), 'rect', { borderDash: [6, 3] }),
+          curve(pick(), 'Dropped assignments (%, right axis)', pts('drop_fraction', 100), 'triangle', { yAxisID: 'y1', borderDash: [2, 3] }),
+        ],
+        scales: {
+          x: linear('Balance: effect of the load-balancing loss (0–1)', { range: [0, 1] }),
+          y: linear('Load ratio (×)', { min: 0 }),
+          y1: linear('Dropped (%)', { min: 0, position: 'right', grid: { drawOnChartArea: false } }),
+        },
+        tooltip: (ctx) => `${ctx.dataset.label}: ${ctx.raw.y.toFixed(3)}`,
+      });
     }
     const pts = (key) => data.points.map((q) => ({ x: q.ep, y: q[key] }));
-    return {
-      type: 'scatter',
-      data: { datasets: [
-        line('Bytes sent per GPU per layer, forward', pts('bytes').filter((q) => q.y > 0), theme.palette[0], 'circle'),
-        line('All-to-all time, dispatch + combine (right axis)', pts('comm_s').filter((q) => q.y > 0), theme.memory, 'rect', { yAxisID: 'y1', borderDash: [6, 3] }),
-        line('Expert compute at peak (right axis)', pts('compute_s'), theme.compute, 'triangle', { yAxisID: 'y1', borderDash: [2, 3] }),
-      ] },
-      options: { ...base,
-        scales: {
-          x: { type: 'logarithmic', title: { display: true, text: 'Expert-parallel degree EP (GPUs)', color: theme.text }, ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, title: { display: true, text: 'Sent per GPU (B)', color: theme.text }, ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
-          y1: { type: 'linear', min: 0, position: 'right', title: { display: true, text: 'Time per layer (s)', color: theme.text }, ticks: { color: theme.muted, callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } },
-        },
-        plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.split(' (')[0]}: ${formatSI(ctx.raw.y, ctx.dataset.yAxisID === 'y1' ? 's' : 'B')} at EP = ${ctx.raw.x}` } } } },
-    };
+    return chart(theme, {
+      datasets: [
+        curve(pick(), 'Bytes sent per GPU per layer, forward', pts('bytes').filter((q) => q.y > 0), 'circle'),
+        curve(pick(), 'All-to-all time, dispatch + combine (right axis)', pts('comm_s').filter((q) => q.y > 0), 'rect', { yAxisID: 'y1', borderDash: [6, 3] }),
+        curve(pick('compute'), 'Expert compute at peak (right axis)', pts('compute_s'), 'triangle', { yAxisID: 'y1', borderDash: [2, 3] }),
+      ],
+      scales: {
+        x: log('Expert-parallel degree EP (GPUs)', { unit: '' }),
+        y: linear('Sent per GPU (B)', { min: 0, ticks: { callback: (v) => formatSI(v, 'B') } }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y1: linear('Time per layer (s)', { min: 0, suggestedMax: data.timeTop, position: 'right', ticks: { callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } }),
+      },
+      tooltip: (ctx) => `${ctx.dataset.label.split(' (')[0]}: ${formatSI(ctx.raw.y, ctx.dataset.yAxisID === 'y1' ? 's' : 'B')} at EP = ${ctx.raw.x}`,
+    });
   },
 };

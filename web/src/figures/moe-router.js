@@ -2,6 +2,9 @@
 // into those kept and those dropped by the expert capacity C = floor(capacity_factor·T·k/E).
 // One calculator call per redraw.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
+
+const MAX_CAPACITY_FACTOR = 4;
 
 export default {
   id: 'moe-router',
@@ -10,7 +13,7 @@ export default {
   caption:
     'Each bar is one expert: the assignments it kept and, stacked on top, those beyond its capacity that were dropped; the dashed line is the capacity. Raise the capacity factor and fewer tokens are dropped, at the price of buffers (and compute) sized for the busiest expert. Raise the skew to make some experts popular, then raise the balance knob, which stands for training with the load-balancing loss, and watch the bars level out.',
   params: [
-    { key: 'capacity_factor', label: 'Capacity factor', from: ['moe-routing', 'capacity_factor'], min: 0.5, max: 4 },
+    { key: 'capacity_factor', label: 'Capacity factor', from: ['moe-routing', 'capacity_factor'], min: 0.5, max: MAX_CAPACITY_FACTOR },
     { key: 'skew', label: 'Router skew (std of expert bias)', from: ['moe-routing', 'skew'], max: 3 },
     { key: 'balance', label: 'Balance (effect of the load-balancing loss)', from: ['moe-routing', 'balance'] },
     { key: 'experts', label: 'Experts E', type: 'select', options: ['8', '16', '32', '64'], default: '8' },
@@ -34,29 +37,28 @@ export default {
 
   draw(data, theme) {
     const labels = data.experts.map((e) => `E${e.expert}`);
-    return {
-      type: 'bar',
-      data: {
-        labels,
-        datasets: [
-          { label: 'Kept (within capacity)', data: data.experts.map((e) => e.kept), backgroundColor: theme.palette[1], borderColor: theme.text, borderWidth: 1, stack: 's' },
-          { label: `Dropped: ${data.dropped} of ${data.assignments} assignments (${(100 * data.drop_fraction).toFixed(1)}%)`, data: data.experts.map((e) => e.dropped),
-            backgroundColor: theme.palette[0], borderColor: theme.text, borderWidth: 2, stack: 's' },
-          { type: 'line', label: `Capacity C = ${data.capacity}; max/mean load ${data.max_over_mean.toFixed(2)}; E·Σf·P = ${data.balance_score.toFixed(3)}`,
-            data: labels.map(() => data.capacity), borderColor: theme.text, backgroundColor: theme.text, borderDash: [6, 4], borderWidth: 2, pointRadius: 0 },
-        ],
+    const pick = colours(theme);
+    // The count axis reaches the capacity at the largest capacity factor (or the busiest
+    // expert, if higher), so that moving the capacity, skew or balance moves the bars and the
+    // line, not the axis.
+    const mean = data.assignments / data.experts.length;
+    const top = Math.max(MAX_CAPACITY_FACTOR * mean, data.capacity, ...data.experts.map((e) => e.routed));
+    return chart(theme, {
+      type: 'bar', labels,
+      datasets: [
+        series(pick(), { label: 'Kept (within capacity)', data: data.experts.map((e) => e.kept), borderColor: theme.text, borderWidth: 1, stack: 's' }),
+        series(pick(), { label: `Dropped: ${data.dropped} of ${data.assignments} assignments (${(100 * data.drop_fraction).toFixed(1)}%)`, data: data.experts.map((e) => e.dropped),
+          borderColor: theme.text, borderWidth: 2, stack: 's' }),
+        series(pick('text'), { type: 'line', label: `Capacity C = ${data.capacity}; max/mean load ${data.max_over_mean.toFixed(2)}; E·Σf·P = ${data.balance_score.toFixed(3)}`,
+          data: labels.map(() => data.capacity), borderDash: [6, 4], borderWidth: 2, pointRadius: 0 }),
+      ],
+      scales: {
+        x: category({ title: 'Expert', stacked: true }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear('Token assignments (count)', { stacked: true, min: 0, suggestedMax: top }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', stacked: true, title: { display: true, text: 'Expert', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', stacked: true, min: 0, title: { display: true, text: 'Token assignments (count)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.split(':')[0].split(' (')[0]}: ${formatSI(ctx.raw, '')}` } },
-        },
-      },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => `${ctx.dataset.label.split(':')[0].split(' (')[0]}: ${formatSI(ctx.raw, '')}`,
+    });
   },
 };

@@ -2,6 +2,7 @@
 // simulated backlog: the share of held KV memory wasted against block size, and where the
 // pool goes under each allocator. One call to calc('kv-paging-sim').
 import { formatFixed } from '../runtime/format.js';
+import { chart, linear, log, category, colours, series, line } from './shared/chart-config.js';
 
 const PARTS = [
   ['used_fraction', 'Holding KV'], ['reserved_fraction', 'Reserved for later tokens'],
@@ -38,49 +39,44 @@ export default {
   },
 
   draw(data, theme) {
-    const legend = { labels: { color: theme.text, usePointStyle: true } };
+    const pick = colours(theme);
     if (data.view === 'breakdown') {
-      const colours = [theme.memory, theme.palette[1], theme.palette[0], theme.compute, theme.grid];
+      const fills = [pick(), pick(), pick(), pick(), pick('grid')]; // free space in the grid's colour
       const styles = ['rect', 'triangle', 'circle', 'rectRot', 'line'];
-      return {
-        type: 'bar',
-        data: {
-          labels: ['Contiguous reservation', `Paged (${data.block_size}-token blocks)`],
-          datasets: PARTS.map(([k, name], i) => ({
-            label: name, data: [data.contiguous[k] * 100, data.paged[k] * 100], backgroundColor: colours[i],
-            borderColor: theme.text, borderWidth: 1, pointStyle: styles[i], stack: 'pool',
-          })),
+      return chart(theme, {
+        type: 'bar', indexAxis: 'y',
+        labels: ['Contiguous reservation', `Paged (${data.block_size}-token blocks)`],
+        datasets: PARTS.map(([k, name], i) => series(fills[i], {
+          label: name, data: [data.contiguous[k] * 100, data.paged[k] * 100], borderColor: theme.text, borderWidth: 1, pointStyle: styles[i], stack: 'pool',
+        })),
+        scales: {
+          x: linear('Share of the KV pool, averaged over steps (%)', { stacked: true, range: [0, 100] }),
+          y: category({ stacked: true }),
         },
-        options: {
-          responsive: true, maintainAspectRatio: false, animation: false, indexAxis: 'y',
-          scales: {
-            x: { type: 'linear', stacked: true, min: 0, max: 100, title: { display: true, text: 'Share of the KV pool, averaged over steps (%)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-            y: { type: 'category', stacked: true, ticks: { color: theme.text }, grid: { color: theme.grid } },
-          },
-          plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.parsed.x.toFixed(1)}%` } } },
-        },
-      };
+        tooltip: (ctx) => `${ctx.dataset.label}: ${ctx.parsed.x.toFixed(1)}%`,
+      });
     }
     const xs = data.series.map((s) => s.block_size);
     const flat = (y) => [{ x: xs[0], y }, { x: xs[xs.length - 1], y }];
     const datasets = [
-      { label: 'Paged: waste', data: data.series.map((s) => ({ x: s.block_size, y: s.waste_fraction * 100 })), yAxisID: 'y', showLine: true, pointStyle: 'circle', pointRadius: 3, borderWidth: 2, borderColor: theme.palette[0], backgroundColor: theme.palette[0] },
-      { label: `Contiguous: waste ${(data.contiguous.waste_fraction * 100).toFixed(0)}%`, data: flat(data.contiguous.waste_fraction * 100), yAxisID: 'y', showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 2, borderDash: [8, 4], borderColor: theme.palette[1], backgroundColor: theme.palette[1] },
-      { label: 'Paged: sequences at once (right axis)', data: data.series.map((s) => ({ x: s.block_size, y: s.mean_batch })), yAxisID: 'y1', showLine: true, pointStyle: 'triangle', pointRadius: 3, borderWidth: 2, borderDash: [4, 3], borderColor: theme.palette[2], backgroundColor: theme.palette[2] },
-      { label: `Contiguous: ${data.contiguous.mean_batch.toFixed(1)} sequences at once (right axis)`, data: flat(data.contiguous.mean_batch), yAxisID: 'y1', showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 1, borderDash: [2, 3], borderColor: theme.muted, backgroundColor: theme.muted },
+      series(pick(), { label: 'Paged: waste', data: data.series.map((s) => ({ x: s.block_size, y: s.waste_fraction * 100 })), yAxisID: 'y', showLine: true,
+        pointStyle: 'circle', pointRadius: 3, borderWidth: 2 }),
+      line(pick(), { label: `Contiguous: waste ${(data.contiguous.waste_fraction * 100).toFixed(0)}%`, data: flat(data.contiguous.waste_fraction * 100), yAxisID: 'y',
+        borderDash: [8, 4] }),
+      series(pick(), { label: 'Paged: sequences at once (right axis)', data: data.series.map((s) => ({ x: s.block_size, y: s.mean_batch })), yAxisID: 'y1', showLine: true,
+        pointStyle: 'triangle', pointRadius: 3, borderWidth: 2, borderDash: [4, 3] }),
+      line(pick('muted'), { label: `Contiguous: ${data.contiguous.mean_batch.toFixed(1)} sequences at once (right axis)`, data: flat(data.contiguous.mean_batch), yAxisID: 'y1',
+        borderWidth: 1, borderDash: [2, 3] }),
     ];
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', min: 1, max: 256, title: { display: true, text: 'Block size (tokens)', color: theme.text }, ticks: { color: theme.muted, callback: (v) => ([1, 2, 4, 8, 16, 32, 64, 128, 256].includes(v) ? String(v) : '') }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, position: 'left', title: { display: true, text: 'Held slots not holding KV (%)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y1: { type: 'linear', min: 0, position: 'right', title: { display: true, text: 'Sequences running at once (count)', color: theme.text }, ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-        },
-        plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.replace(' (right axis)', '')} at ${ctx.parsed.x}-token blocks: ${ctx.parsed.y.toFixed(1)}` } } },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Block size (tokens)', { range: [1, 256], ticks: { callback: (v) => ([1, 2, 4, 8, 16, 32, 64, 128, 256].includes(v) ? String(v) : '') } }),
+        // A share, on its whole 0–100% range: raising the max output moves the lines, not the axis.
+        y: linear('Held slots not holding KV (%)', { range: [0, 100], position: 'left' }),
+        y1: linear('Sequences running at once (count)', { min: 0, position: 'right', grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label.replace(' (right axis)', '')} at ${ctx.parsed.x}-token blocks: ${ctx.parsed.y.toFixed(1)}`,
+    });
   },
 };

@@ -1,6 +1,9 @@
 // Activations each pipeline stage holds at its peak, in micro-batches of a whole stage, under
 // GPipe, 1F1B and interleaved 1F1B: calc('pipeline').peak_inflight_per_stage of the executed
 // schedules (interleaved: chunk activations in flight divided by v).
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
+
+const MAX_MICROBATCHES = 64;
 const SCHEDULES = [
   { schedule: 'gpipe', label: 'GPipe', border: 1 },
   { schedule: '1f1b', label: '1F1B', border: 2 },
@@ -15,7 +18,7 @@ export default {
   simulation: true,
   params: [
     { key: 'stages', label: 'Stages p', type: 'integer', min: 2, max: 16, default: 8 },
-    { key: 'microbatches', label: 'Micro-batches m', type: 'integer', min: 1, max: 64, default: 16 },
+    { key: 'microbatches', label: 'Micro-batches m', type: 'integer', min: 1, max: MAX_MICROBATCHES, default: 16 },
     { key: 'chunks', label: 'Chunks per stage v (interleaved)', type: 'integer', min: 2, max: 4, default: 2 },
   ],
 
@@ -40,28 +43,25 @@ export default {
 
   draw(data, theme) {
     const labels = Array.from({ length: data.stages }, (_, s) => `Stage ${s}`);
-    const datasets = data.series.map((s, i) => ({
+    const pick = colours(theme);
+    const datasets = data.series.map((s) => series(pick(), {
       label: s.perStage
         ? `${s.label} (bubble ${s.bubble_ratio.toFixed(3)} × ideal)`
         : `${s.label}: ${s.note}`,
       data: s.perStage ? s.perStage : [],
-      backgroundColor: theme.palette[i], borderColor: theme.text, borderWidth: s.border,
+      borderColor: theme.text, borderWidth: s.border,
     }));
-    return {
-      type: 'bar',
-      data: { labels, datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', labels, ticks: { color: theme.text }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, title: { display: true, text: 'Activations held at peak (micro-batches)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => `${data.series[ctx.datasetIndex].label}: ${ctx.parsed.y} micro-batches in flight` } },
-        },
+    // Up to the most micro-batches the control allows (GPipe holds all m), so that raising m
+    // grows the GPipe bars against a fixed axis while the others stay put.
+    const top = Math.max(MAX_MICROBATCHES, ...data.series.flatMap((s) => s.perStage ?? []));
+    return chart(theme, {
+      type: 'bar', labels, datasets,
+      scales: {
+        x: category({ labels }),
+        y: linear('Activations held at peak (micro-batches)', { range: [0, top] }),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => `${data.series[ctx.datasetIndex].label}: ${ctx.parsed.y} micro-batches in flight`,
+    });
   },
 };

@@ -2,6 +2,7 @@
 // or backward (B) op of a micro-batch (and model chunk), from calc('pipeline', ...), which runs
 // the schedule against its dependencies. Forward 1 ms and backward 2 ms per micro-batch per stage.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const FORWARD_S = 1e-3;
 const BACKWARD_S = 2e-3;
@@ -40,45 +41,40 @@ export default {
 
   draw(data, theme) {
     const labels = Array.from({ length: data.stages }, (_, s) => `Stage ${s}`);
+    const pick = colours(theme);
+    // One colour per chunk when interleaved (forward and backward told apart by bar height),
+    // else one for forward and one for backward.
+    const interleaved = data.chunks > 1;
+    const byChunk = interleaved ? Array.from({ length: data.chunks }, () => pick()) : [];
+    const byPass = interleaved ? {} : { F: pick(), B: pick() };
     const datasets = [];
     for (let c = 0; c < data.chunks; c += 1) {
       for (const kind of ['F', 'B']) {
-        const colour = theme.palette[(data.chunks > 1 ? c : kind === 'F' ? 0 : 1) % theme.palette.length];
-        const chunkText = data.chunks > 1 ? `, chunk ${c}` : '';
-        datasets.push({
+        const chunkText = interleaved ? `, chunk ${c}` : '';
+        datasets.push(series(interleaved ? byChunk[c] : byPass[kind], {
           label: `${kind === 'F' ? 'Forward (tall)' : 'Backward (thin)'}${chunkText}`,
           data: data.ops.filter((o) => o.kind === kind && o.chunk === c)
             .map((o) => ({ x: [o.start_s * 1e3, o.end_s * 1e3], y: `Stage ${o.stage}`, o })),
-          backgroundColor: colour, borderColor: theme.text, borderWidth: kind === 'F' ? 1 : 2,
+          borderColor: theme.text, borderWidth: kind === 'F' ? 1 : 2,
           barPercentage: kind === 'F' ? 0.95 : 0.5, categoryPercentage: 0.9, grouped: false,
-        });
+          ...(interleaved ? { group: `chunk ${c}` } : {}),
+        }));
       }
     }
     const pct = (x) => `${(100 * x).toFixed(1)}%`;
     const summary = `step ${formatSI(data.step_time_s, 's')}, bubble ${pct(data.bubble_fraction)} of the step, ${data.bubble_ratio.toFixed(3)} × the ideal ((p − 1)/(v·m) = ${data.bubble_ratio_formula.toFixed(3)})`;
-    return {
-      type: 'bar',
-      data: { labels, datasets },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, title: { display: true, text: `Time (ms): ${summary}`, color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'category', labels, ticks: { color: theme.text }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const o = ctx.raw.o;
-                const chunk = data.chunks > 1 ? ` (chunk ${o.chunk})` : '';
-                return `${o.kind === 'F' ? 'Forward' : 'Backward'} of micro-batch ${o.microbatch}${chunk} on stage ${o.stage}: ${(o.start_s * 1e3).toFixed(2)}–${(o.end_s * 1e3).toFixed(2)} ms`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      type: 'bar', indexAxis: 'y', labels, datasets,
+      scales: {
+        x: linear(`Time (ms): ${summary}`, { min: 0 }),
+        y: category({ labels }),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => {
+        const o = ctx.raw.o;
+        const chunk = data.chunks > 1 ? ` (chunk ${o.chunk})` : '';
+        return `${o.kind === 'F' ? 'Forward' : 'Backward'} of micro-batch ${o.microbatch}${chunk} on stage ${o.stage}: ${(o.start_s * 1e3).toFixed(2)}–${(o.end_s * 1e3).toFixed(2)} ms`;
+      },
+    });
   },
 };

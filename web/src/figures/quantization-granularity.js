@@ -1,7 +1,7 @@
 // Per-tensor vs per-channel vs group-wise scales on one seeded matrix with outlier channels
 // (rows): measured MSE of quantize→dequantize and the bits each value costs once the fp16
 // scales (and zero points) are counted. Six calls to calc('quantize'), measured form.
-import { logTick } from '../runtime/format.js';
+import { chart, linear, log, category, colours, series } from './shared/chart-config.js';
 
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 const SCHEMES = [
@@ -44,38 +44,25 @@ export default {
 
   draw(data, theme) {
     const labels = data.bars.map((b) => b.label);
+    const pick = colours(theme);
     const datasets = [
-      { type: 'bar', label: 'MSE (left, log)', data: data.bars.map((b) => b.mse), yAxisID: 'y',
-        borderColor: theme.palette[0], backgroundColor: theme.palette[0], borderWidth: 1 },
-      { type: 'line', label: 'Bits per value incl. scales (right)', data: data.bars.map((b) => b.bits_per_value), yAxisID: 'y1',
-        showLine: false, pointRadius: 7, pointStyle: 'rectRot', borderColor: theme.text, backgroundColor: theme.text },
+      series(pick(), { type: 'bar', label: 'MSE (left, log)', data: data.bars.map((b) => b.mse), yAxisID: 'y', borderWidth: 1 }),
+      series(pick('text'), { type: 'line', label: 'Bits per value incl. scales (right)', data: data.bars.map((b) => b.bits_per_value), yAxisID: 'y1',
+        showLine: false, pointRadius: 7, pointStyle: 'rectRot' }),
     ];
     const bpv = data.bars.map((b) => b.bits_per_value);
     const pad = (Math.max(...bpv) - data.bits) * 0.15 + 0.02; // keep the 4.0002-bit dot off the axis
-    return {
-      type: 'bar',
-      data: { labels, datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', ticks: { color: theme.muted, autoSkip: false, maxRotation: 40 }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: 'Mean-squared error (value units²)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-          y1: { type: 'linear', position: 'right', min: data.bits - pad, max: Math.max(...bpv) + pad,
-            title: { display: true, text: 'Stored bits per value (bit)', color: theme.text }, ticks: { color: theme.muted }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const b = data.bars[ctx.dataIndex];
-                return `${b.label}: MSE ${fmt(b.mse)} (SQNR ${fmt(b.sqnr_db)} dB), ${b.blocks} scales = ${b.overhead_bytes} B, ${fmt(b.bits_per_value)} bits per value`;
-              },
-            },
-          },
-        },
+    return chart(theme, {
+      type: 'bar', labels, datasets,
+      scales: {
+        x: category({ ticks: { autoSkip: false, maxRotation: 40 } }),
+        y: log('Mean-squared error (value units²)', { unit: '' }),
+        y1: linear('Stored bits per value (bit)', { position: 'right', range: [data.bits - pad, Math.max(...bpv) + pad], grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => {
+        const b = data.bars[ctx.dataIndex];
+        return `${b.label}: MSE ${fmt(b.mse)} (SQNR ${fmt(b.sqnr_db)} dB), ${b.blocks} scales = ${b.overhead_bytes} B, ${fmt(b.bits_per_value)} bits per value`;
+      },
+    });
   },
 };

@@ -1,6 +1,8 @@
 // The transfer curve of one b-bit uniform quantizer: x → integer code q → dequantized
 // x̂ = s·(q − z), with the rounding error x̂ − x (bounded by Δ/2 inside the range, growing
 // without bound outside it where the code clamps). One call to calc('quantizer-staircase').
+import { chart, linear, colours, series, line } from './shared/chart-config.js';
+
 // Three significant digits, exponent form for very small or large magnitudes.
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 
@@ -36,48 +38,37 @@ export default {
     const xs = data.points.map((q) => q.x);
     const [x0, x1] = [xs[0], xs.at(-1)];
     const errMax = Math.max(...data.points.map((q) => Math.abs(q.error)), data.max_error) * 1.1;
-    const bound = (sign) => ({
+    const pick = colours(theme);
+    const error = pick();
+    // The ±Δ/2 bounds are the error's own limit: its colour, one legend entry.
+    const bound = (sign) => line(error, {
       label: sign > 0 ? `±Δ/2 = ±${fmt(data.max_error)} (right axis)` : '−Δ/2',
       data: [{ x: data.range_lo, y: sign * data.max_error }, { x: data.range_hi, y: sign * data.max_error }],
-      yAxisID: 'y1', showLine: true, pointRadius: 0, borderWidth: 1, borderDash: [2, 3],
-      borderColor: theme.muted, backgroundColor: theme.muted, pointStyle: 'line',
+      yAxisID: 'y1', borderWidth: 1, borderDash: [2, 3], group: 'error',
     });
     const datasets = [
-      { label: `Dequantized x̂ (Δ = ${fmt(data.scale)}, zero point ${data.zero_point}, codes ${data.qmin}…${data.qmax})`,
-        data: data.points.map((q) => ({ x: q.x, y: q.x_hat, q })), showLine: true, pointRadius: 0, borderWidth: 2,
-        borderColor: theme.palette[0], backgroundColor: theme.palette[0], pointStyle: 'line' },
-      { label: 'x̂ = x (no error)', data: [{ x: x0, y: x0 }, { x: x1, y: x1 }], showLine: true, pointRadius: 0,
-        borderWidth: 1, borderDash: [6, 4], borderColor: theme.muted, backgroundColor: theme.muted, pointStyle: 'line' },
-      { label: 'Error x̂ − x (right axis)', data: data.points.map((q) => ({ x: q.x, y: q.error, q })), yAxisID: 'y1',
-        showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [1, 2], borderColor: theme.palette[1],
-        backgroundColor: theme.palette[1], pointStyle: 'line' },
+      line(pick(), { label: `Dequantized x̂ (Δ = ${fmt(data.scale)}, zero point ${data.zero_point}, codes ${data.qmin}…${data.qmax})`,
+        data: data.points.map((q) => ({ x: q.x, y: q.x_hat, q })) }),
+      line(pick('muted'), { label: 'x̂ = x (no error)', data: [{ x: x0, y: x0 }, { x: x1, y: x1 }], borderWidth: 1, borderDash: [6, 4] }),
+      line(error, { label: 'Error x̂ − x (right axis)', data: data.points.map((q) => ({ x: q.x, y: q.error, q })), yAxisID: 'y1',
+        borderWidth: 1.5, borderDash: [1, 2], group: 'error' }),
       bound(1), bound(-1),
-      { label: 'Calibrated range', data: [{ x: data.range_lo, y: data.range_lo }, { x: data.range_hi, y: data.range_hi }],
-        showLine: false, pointRadius: 5, pointStyle: 'rectRot', borderColor: theme.text, backgroundColor: theme.text },
+      series(pick('text'), { label: 'Calibrated range', data: [{ x: data.range_lo, y: data.range_lo }, { x: data.range_hi, y: data.range_hi }],
+        showLine: false, pointRadius: 5, pointStyle: 'rectRot' }),
     ];
-    const tick = { color: theme.muted, maxRotation: 0 };
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: x0, max: x1, title: { display: true, text: 'Input x (value units)', color: theme.text }, ticks: tick, grid: { color: theme.grid } },
-          y: { type: 'linear', title: { display: true, text: 'Dequantized x̂ (value units)', color: theme.text }, ticks: tick, grid: { color: theme.grid } },
-          y1: { type: 'linear', position: 'right', min: -errMax, max: errMax, title: { display: true, text: 'Error x̂ − x (value units)', color: theme.text }, ticks: tick, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true, filter: (item) => item.text !== '−Δ/2' } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                return q ? `x = ${fmt(q.x)} → q = ${q.q} → x̂ = ${fmt(q.x_hat)}, error ${fmt(q.error)}` : ctx.dataset.label;
-              },
-            },
-          },
-        },
+    const ticks = { maxRotation: 0 };
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Input x (value units)', { range: [x0, x1], ticks }),
+        y: linear('Dequantized x̂ (value units)', { ticks }),
+        y1: linear('Error x̂ − x (value units)', { position: 'right', range: [-errMax, errMax], ticks, grid: { drawOnChartArea: false } }),
       },
-    };
+      legend: { filter: (item) => item.text !== '−Δ/2' },
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        return q ? `x = ${fmt(q.x)} → q = ${q.q} → x̂ = ${fmt(q.x_hat)}, error ${fmt(q.error)}` : ctx.dataset.label;
+      },
+    });
   },
 };

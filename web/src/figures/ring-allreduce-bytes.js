@@ -1,7 +1,8 @@
 // Ring collectives as the rank count grows: bytes each rank sends per byte of S (the model
 // for p up to 1024, and the counts from executing the algorithm for p ≤ 16), and algorithm
 // against bus bandwidth (nccl-tests' convention). calc('collective') and calc('collective-execute').
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 const RANKS = [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024];
 const EXEC = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
@@ -39,37 +40,31 @@ export default {
   },
 
   draw(data, theme) {
+    const pick = colours(theme);
+    const model = pick();
     const datasets = [
-      { label: 'Bytes sent per rank ÷ S (model)', data: data.model.map((q) => ({ x: q.ranks, y: q.sent_per_S })), yAxisID: 'y',
-        showLine: true, pointStyle: 'circle', pointRadius: 2, borderWidth: 2, borderColor: theme.memory, backgroundColor: theme.memory },
-      { label: 'Counted on simulated ranks', data: data.executed.map((q) => ({ x: q.ranks, y: q.sent_per_S })), yAxisID: 'y',
-        showLine: false, pointStyle: 'crossRot', pointRadius: 6, borderColor: theme.text, backgroundColor: theme.text, borderWidth: 2 },
-      { label: `Limit ${data.limit}S`, data: [{ x: 2, y: data.limit }, { x: 1024, y: data.limit }], yAxisID: 'y', showLine: true,
-        pointRadius: 0, pointStyle: 'line', borderWidth: 1, borderDash: [2, 3], borderColor: theme.muted, backgroundColor: theme.muted },
-      { label: 'Algorithm bandwidth S/time (right)', data: data.model.map((q) => ({ x: q.ranks, y: q.algbw })), yAxisID: 'y1',
-        showLine: true, pointStyle: 'triangle', pointRadius: 2, borderWidth: 2, borderDash: [6, 3], borderColor: theme.compute, backgroundColor: theme.compute },
-      { label: 'Bus bandwidth (right)', data: data.model.map((q) => ({ x: q.ranks, y: q.busbw })), yAxisID: 'y1',
-        showLine: true, pointStyle: 'rectRot', pointRadius: 2, borderWidth: 2, borderDash: [2, 2], borderColor: theme.palette[2], backgroundColor: theme.palette[2] },
+      series(model, { label: 'Bytes sent per rank ÷ S (model)', data: data.model.map((q) => ({ x: q.ranks, y: q.sent_per_S })), yAxisID: 'y',
+        showLine: true, pointStyle: 'circle', pointRadius: 2, borderWidth: 2, group: 'sent' }),
+      series(pick('text'), { label: 'Counted on simulated ranks', data: data.executed.map((q) => ({ x: q.ranks, y: q.sent_per_S })), yAxisID: 'y',
+        showLine: false, pointStyle: 'crossRot', pointRadius: 6, borderWidth: 2 }),
+      // The limit of the model's curve, in its colour.
+      line(model, { label: `Limit ${data.limit}S`, data: [{ x: 2, y: data.limit }, { x: 1024, y: data.limit }], yAxisID: 'y',
+        borderWidth: 1, borderDash: [2, 3], group: 'sent' }),
+      series(pick(), { label: 'Algorithm bandwidth S/time (right)', data: data.model.map((q) => ({ x: q.ranks, y: q.algbw })), yAxisID: 'y1',
+        showLine: true, pointStyle: 'triangle', pointRadius: 2, borderWidth: 2, borderDash: [6, 3] }),
+      series(pick(), { label: 'Bus bandwidth (right)', data: data.model.map((q) => ({ x: q.ranks, y: q.busbw })), yAxisID: 'y1',
+        showLine: true, pointStyle: 'rectRot', pointRadius: 2, borderWidth: 2, borderDash: [2, 2] }),
     ];
     const bws = data.model.flatMap((q) => [q.algbw, q.busbw]).filter((x) => x > 0);
-    return {
-      type: 'scatter', data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', min: 2, max: 1024, title: { display: true, text: 'Ranks p (GPUs)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, max: data.limit * 1.15, position: 'left', title: { display: true, text: 'Bytes sent per rank (multiples of S)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y1: { type: 'logarithmic', position: 'right', min: Math.min(...bws) / 1.5, max: Math.max(...bws) * 1.5,
-            title: { display: true, text: 'Bandwidth (B/s)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('B/s') }, grid: { drawOnChartArea: false, color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: p = ${ctx.raw.x}, ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.raw.y, 'B/s') : `${ctx.raw.y.toFixed(3)} S`}` } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Ranks p (GPUs)', { unit: '', range: [2, 1024] }),
+        // The same left axis for every collective, so that all-gather's limit is seen to halve.
+        y: linear('Bytes sent per rank (multiples of S)', { range: [0, 2 * 1.15], position: 'left', ticks: { includeBounds: false } }),
+        y1: log('Bandwidth (B/s)', { unit: 'B/s', position: 'right', range: [Math.min(...bws) / 1.5, Math.max(...bws) * 1.5], grid: { drawOnChartArea: false } }),
       },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label}: p = ${ctx.raw.x}, ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.raw.y, 'B/s') : `${ctx.raw.y.toFixed(3)} S`}`,
+    });
   },
 };

@@ -3,7 +3,8 @@
 // 'ring-attention'), for contiguous blocks and for zig-zag chunks. View "overlap": per ring
 // step, the time to compute one block pair against the time to pass the next K/V block, as the
 // block grows; the crossing is the smallest block that hides communication.
-import { formatSI, formatFixed, logTick } from '../runtime/format.js';
+import { formatSI, formatFixed } from '../runtime/format.js';
+import { chart, linear, log, category, span, colours, series, line } from './shared/chart-config.js';
 
 const BLOCKS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
 const KV = { '32': 'MHA: 32 KV heads', '8': 'GQA: 8 KV heads', '4': 'GQA: 4 KV heads', '1': 'MQA: 1 KV head' };
@@ -46,63 +47,56 @@ export default {
       return { block: c, compute_s: r.step_compute_s, comm_s: r.step_comm_s, overlapped: r.overlapped };
     });
     const r0 = calc(engine, { ...base, seq: 1024 * ranks, tile: 1024 });
+    // The time axis holds the transfer of every KV-head choice (it grows with the KV heads: 1
+    // and 32 bound it) at the smallest and largest block, so that switching to fewer KV heads
+    // moves the transfer line down and the crossing left against fixed axes.
+    const ends = ['1', '32'].flatMap((kv) => [BLOCKS[0], BLOCKS.at(-1)].map((c) => calc(engine, { ...base, kv_heads: Number(kv), seq: c * ranks,
+      tile: Math.min(c, 1024), partition: 'contiguous' })));
+    const yRange = span([...ends.flatMap((r) => [r.step_compute_s, r.step_comm_s]), ...points.flatMap((q) => [q.compute_s, q.comm_s])], { log: true, pad: 1.5 });
     return {
-      view: 'overlap', ranks, points, min_block: r0.min_block_tokens, min_block_bandwidth: r0.min_block_tokens_bandwidth,
+      view: 'overlap', ranks, points, yRange, min_block: r0.min_block_tokens, min_block_bandwidth: r0.min_block_tokens_bandwidth,
       table: { columns: ['Block per GPU (tokens)', 'Compute per step (s)', 'K/V transfer per step (s)', 'Transfer hidden'],
         rows: points.map((q) => [q.block, q.compute_s, q.comm_s, q.overlapped ? 'yes' : 'no']) },
     };
   },
 
   draw(data, theme) {
-    const legend = { labels: { color: theme.text, usePointStyle: true } };
+    const pick = colours(theme);
     if (data.view === 'work') {
       const c = data.contiguous, z = data.zigzag;
-      return {
+      return chart(theme, {
         type: 'bar',
-        data: {
-          labels: c.flops.map((_, i) => `rank ${i}`),
-          datasets: [
-            { label: `Contiguous: max/mean ${c.imbalance.toFixed(2)}, ring time ${formatSI(c.time_s, 's')}`, data: c.flops,
-              backgroundColor: theme.palette[0], borderColor: theme.text, borderWidth: 1 },
-            { label: `Zig-zag: max/mean ${z.imbalance.toFixed(2)}, ring time ${formatSI(z.time_s, 's')} (no mask: ${formatSI(data.full_time_s, 's')})`,
-              data: z.flops, backgroundColor: theme.palette[1], borderColor: theme.text, borderWidth: 1 },
-          ],
+        labels: c.flops.map((_, i) => `rank ${i}`),
+        datasets: [
+          series(pick(), { label: `Contiguous: max/mean ${c.imbalance.toFixed(2)}, ring time ${formatSI(c.time_s, 's')}`, data: c.flops,
+            borderColor: theme.text, borderWidth: 1 }),
+          series(pick(), { label: `Zig-zag: max/mean ${z.imbalance.toFixed(2)}, ring time ${formatSI(z.time_s, 's')} (no mask: ${formatSI(data.full_time_s, 's')})`,
+            data: z.flops, borderColor: theme.text, borderWidth: 1 }),
+        ],
+        scales: {
+          x: category({ title: 'GPU of the ring' }),
+          y: linear('Attention work per GPU (FLOP)', { min: 0, ticks: { callback: (v) => formatSI(v, 'FLOP') } }),
         },
-        options: {
-          responsive: true, maintainAspectRatio: false, animation: false,
-          scales: {
-            x: { type: 'category', title: { display: true, text: 'GPU of the ring', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-            y: { type: 'linear', min: 0, title: { display: true, text: 'Attention work per GPU (FLOP)', color: theme.text },
-              ticks: { color: theme.muted, callback: (v) => formatSI(v, 'FLOP') }, grid: { color: theme.grid } },
-          },
-          plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.split(':')[0]}: ${formatSI(ctx.raw, 'FLOP')}` } } },
-        },
-      };
+        tooltip: (ctx) => `${ctx.dataset.label.split(':')[0]}: ${formatSI(ctx.raw, 'FLOP')}`,
+      });
     }
     const pts = (key) => data.points.map((q) => ({ x: q.block, y: q[key] }));
     const ys = data.points.flatMap((q) => [q.compute_s, q.comm_s]);
     const [lo, hi] = [Math.min(...ys), Math.max(...ys)];
-    return {
-      type: 'scatter',
-      data: {
-        datasets: [
-          { label: 'Compute one block pair (∝ c²)', data: pts('compute_s'), showLine: true, pointStyle: 'circle', pointRadius: 3,
-            borderWidth: 2, borderColor: theme.compute, backgroundColor: theme.compute },
-          { label: 'Send the next K/V block (α + bytes/B)', data: pts('comm_s'), showLine: true, pointStyle: 'rect', pointRadius: 3,
-            borderWidth: 2, borderDash: [6, 3], borderColor: theme.memory, backgroundColor: theme.memory },
-          { label: `Smallest block that hides the transfer: ${formatFixed(Math.round(data.min_block), 0)} tokens`,
-            data: [{ x: data.min_block, y: lo }, { x: data.min_block, y: hi }], showLine: true, pointStyle: 'line', pointRadius: 0,
-            borderWidth: 2, borderDash: [2, 3], borderColor: theme.text, backgroundColor: theme.text },
-        ],
+    return chart(theme, {
+      datasets: [
+        series(pick('compute'), { label: 'Compute one block pair (∝ c²)', data: pts('compute_s'), showLine: true, pointStyle: 'circle', pointRadius: 3,
+          borderWidth: 2 }),
+        series(pick(), { label: 'Send the next K/V block (α + bytes/B)', data: pts('comm_s'), showLine: true, pointStyle: 'rect', pointRadius: 3,
+          borderWidth: 2, borderDash: [6, 3] }),
+        line(pick('text'), { label: `Smallest block that hides the transfer: ${formatFixed(Math.round(data.min_block), 0)} tokens`,
+          data: [{ x: data.min_block, y: lo }, { x: data.min_block, y: hi }], borderDash: [2, 3] }),
+      ],
+      scales: {
+        x: log('Block per GPU, s/p (tokens)', { unit: '', range: [BLOCKS[0], BLOCKS.at(-1)] }),
+        y: log('Time per ring step (s)', { unit: 's', range: data.yRange }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', title: { display: true, text: 'Block per GPU, s/p (tokens)', color: theme.text }, ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: 'Time per ring step (s)', color: theme.text }, ticks: { color: theme.muted, callback: logTick('s') }, grid: { color: theme.grid } },
-        },
-        plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 's')} at ${ctx.raw.x} tokens` } } },
-      },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 's')} at ${ctx.raw.x} tokens`,
+    });
   },
 };

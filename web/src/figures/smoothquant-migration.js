@@ -3,7 +3,8 @@
 // and the product Y = XW against fp64), one call to calc('smoothquant'). "phases": the
 // roofline time of a decode step and of a prefill (or training) step under each scheme, as a
 // speedup over bf16, one call to calc('quantization-speedup').
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, linear, log, category, colours, series, line } from './shared/chart-config.js';
 
 const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
 const SCHEME_LABEL = {
@@ -54,86 +55,54 @@ export default {
   },
 
   draw(data, theme) {
-    const legend = { labels: { color: theme.text, usePointStyle: true } };
+    const pick = colours(theme);
     if (data.view === 'phases') {
       const avail = data.schemes;
-      return {
+      return chart(theme, {
         type: 'bar',
-        data: {
-          labels: avail.map((s) => (s.available ? s.label : `${s.label} (not on this chip)`)),
-          datasets: [
-            { label: `Decode, batch ${data.decode_batch} (speedup ×)`, data: avail.map((s) => s.decode),
-              borderColor: theme.memory, backgroundColor: theme.memory, borderWidth: 1 },
-            { label: 'Prefill, 4096 tokens (speedup ×)', data: avail.map((s) => s.prefill),
-              borderColor: theme.compute, backgroundColor: theme.compute, borderWidth: 1, borderDash: [4, 2] },
-          ],
+        labels: avail.map((s) => (s.available ? s.label : `${s.label} (not on this chip)`)),
+        // Decode in the memory colour and prefill in the compute colour: the bound each phase
+        // usually has, which is the caption's point.
+        datasets: [
+          series(pick('memory'), { label: `Decode, batch ${data.decode_batch} (speedup ×)`, data: avail.map((s) => s.decode), borderWidth: 1 }),
+          series(pick('compute'), { label: 'Prefill, 4096 tokens (speedup ×)', data: avail.map((s) => s.prefill), borderWidth: 1, borderDash: [4, 2] }),
+        ],
+        scales: {
+          x: category({ ticks: { autoSkip: false, maxRotation: 40 } }),
+          y: linear('Speedup over bf16 (×, roofline bound)', { min: 0 }),
         },
-        options: {
-          responsive: true, maintainAspectRatio: false, animation: false,
-          scales: {
-            x: { type: 'category', ticks: { color: theme.muted, autoSkip: false, maxRotation: 40 }, grid: { color: theme.grid } },
-            y: { type: 'linear', min: 0, title: { display: true, text: 'Speedup over bf16 (×, roofline bound)', color: theme.text },
-              ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          },
-          plugins: {
-            legend,
-            tooltip: {
-              callbacks: {
-                label: (ctx) => {
-                  const s = data.schemes[ctx.dataIndex];
-                  if (!s.available) return `${s.label}: no published peak for this format on this chip`;
-                  const decode = ctx.datasetIndex === 0;
-                  const t = decode ? s.decode_time_s : s.prefill_time_s;
-                  return `${decode ? 'Decode' : 'Prefill'}: ${formatSI(t, 's')} per step (${decode ? s.decode_bound : s.prefill_bound}-bound), ×${fmt(decode ? s.decode : s.prefill)}`;
-                },
-              },
-            },
-          },
+        tooltip: (ctx) => {
+          const s = data.schemes[ctx.dataIndex];
+          if (!s.available) return `${s.label}: no published peak for this format on this chip`;
+          const decode = ctx.datasetIndex === 0;
+          const t = decode ? s.decode_time_s : s.prefill_time_s;
+          return `${decode ? 'Decode' : 'Prefill'}: ${formatSI(t, 's')} per step (${decode ? s.decode_bound : s.prefill_bound}-bound), ×${fmt(decode ? s.decode : s.prefill)}`;
         },
-      };
+      });
     }
-    const line = (label, key, colour, style) => ({
-      label, data: data.sweep.map((q) => ({ x: q.alpha, y: q[key], q })), showLine: true, pointRadius: 3, borderWidth: 2,
-      pointStyle: style, borderColor: colour, backgroundColor: colour,
-    });
-    const flat = (label, y, colour) => ({
-      label, data: [{ x: 0, y }, { x: 1, y }], showLine: true, pointRadius: 0, borderWidth: 1, borderDash: [6, 4],
-      pointStyle: 'line', borderColor: colour, backgroundColor: colour,
+    const curve = (label, key, style) => series(pick(), {
+      label, data: data.sweep.map((q) => ({ x: q.alpha, y: q[key], q })), showLine: true, pointRadius: 3, borderWidth: 2, pointStyle: style,
     });
     const ys = data.sweep.flatMap((q) => [q.act, q.weight, q.output]).concat([data.baseline.output, data.baseline.act]);
     const [yLo, yHi] = [Math.min(...ys) / 2, Math.max(...ys) * 2];
-    return {
-      type: 'scatter',
-      data: {
-        datasets: [
-          line('Activation error (per tensor)', 'act', theme.palette[0], 'circle'),
-          line('Weight error (per output channel)', 'weight', theme.palette[1], 'triangle'),
-          line('Output error of Y = XW', 'output', theme.palette[2], 'rect'),
-          flat(`Output error without smoothing (${fmt(data.baseline.output)})`, data.baseline.output, theme.muted),
-          { label: `α = ${fmt(data.alpha)}: output error ${fmt(data.at.output)}`, data: [{ x: data.alpha, y: yLo }, { x: data.alpha, y: yHi }],
-            showLine: true, pointRadius: 0, borderWidth: 2, borderDash: [2, 3], pointStyle: 'line', borderColor: theme.text, backgroundColor: theme.text },
-        ],
+    return chart(theme, {
+      datasets: [
+        curve('Activation error (per tensor)', 'act', 'circle'),
+        curve('Weight error (per output channel)', 'weight', 'triangle'),
+        curve('Output error of Y = XW', 'output', 'rect'),
+        line(pick('muted'), { label: `Output error without smoothing (${fmt(data.baseline.output)})`, data: [{ x: 0, y: data.baseline.output }, { x: 1, y: data.baseline.output }],
+          borderWidth: 1, borderDash: [6, 4] }),
+        line(pick('text'), { label: `α = ${fmt(data.alpha)}: output error ${fmt(data.at.output)}`, data: [{ x: data.alpha, y: yLo }, { x: data.alpha, y: yHi }],
+          borderDash: [2, 3] }),
+      ],
+      scales: {
+        x: linear('Migration strength α (dimensionless)', { range: [0, 1] }),
+        y: log('Relative MSE (‖error‖² ÷ ‖value‖²)', { unit: '', range: [yLo, yHi] }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'Migration strength α (dimensionless)', color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', min: yLo, max: yHi, title: { display: true, text: 'Relative MSE (‖error‖² ÷ ‖value‖²)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend,
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                return q ? `α = ${fmt(q.alpha)}: activations ${fmt(q.act)}, weights ${fmt(q.weight)}, output ${fmt(q.output)}` : ctx.dataset.label;
-              },
-            },
-          },
-        },
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        return q ? `α = ${fmt(q.alpha)}: activations ${fmt(q.act)}, weights ${fmt(q.weight)}, output ${fmt(q.output)}` : ctx.dataset.label;
       },
-    };
+    });
   },
 };

@@ -3,7 +3,8 @@
 // residuals whole on every GPU; sequence parallelism divides them by t too; selective
 // recomputation drops the 5·a·s²·b attention scores. Two calls of
 // calc('sequence-parallel-memory'), each returning the whole series.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, category, colours, series } from './shared/chart-config.js';
 
 const MODELS = {
   'gpt3-175b': { label: 'GPT-3 175B (h 12288, 96 heads, 96 layers)', hidden: 12288, heads: 96, layers: 96 },
@@ -47,30 +48,21 @@ export default {
 
   draw(data, theme) {
     const labels = data.points.map((q) => `t = ${q.tp}`);
-    const set = (label, key, colour, extra = {}) => ({ label, data: data.points.map((q) => q[key]), backgroundColor: colour,
-      borderColor: theme.text, borderWidth: 1, ...extra });
-    return {
-      type: 'bar',
-      data: {
-        labels,
-        datasets: [
-          set('Tensor parallelism only', 'tp_only', theme.palette[0]),
-          set('Tensor + sequence parallelism', 'tp_sp', theme.palette[1]),
-          set('TP + SP + selective recomputation', 'tp_sp_selective', theme.palette[2]),
-        ],
+    const pick = colours(theme);
+    const set = (label, key) => series(pick(), { label, data: data.points.map((q) => q[key]), borderColor: theme.text, borderWidth: 1 });
+    return chart(theme, {
+      type: 'bar', labels,
+      datasets: [
+        set('Tensor parallelism only', 'tp_only'),
+        set('Tensor + sequence parallelism', 'tp_sp'),
+        set('TP + SP + selective recomputation', 'tp_sp_selective'),
+      ],
+      scales: {
+        x: category({ title: 'Tensor-parallel degree' }),
+        y: log('Activations per layer per micro-batch (B)', { unit: 'B' }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', title: { display: true, text: 'Tensor-parallel degree', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: 'Activations per layer per micro-batch (B)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('B') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw, 'B')} per layer, ${formatSI(ctx.raw * data.layers, 'B')} for ${data.layers} layers` } },
-        },
-      },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw, 'B')} per layer, ${formatSI(ctx.raw * data.layers, 'B')} for ${data.layers} layers`,
+    });
   },
 };

@@ -2,6 +2,7 @@
 // draft lengths (Leviathan et al. 2023, calc('speculative')), and an executed speculative
 // sampler whose emitted tokens follow the target distribution (calc('speculative-sample')).
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series, line } from './shared/chart-config.js';
 
 const ALPHAS = Array.from({ length: 34 }, (_, i) => Number((i * 0.03).toFixed(2)));
 const GAMMAS = [1, 2, 4, 8];
@@ -29,6 +30,9 @@ export default {
         return { alpha, speedup: r.speedup, expected_tokens: r.expected_tokens };
       }),
     }));
+    // The speedup axis reaches the free draft (c = 0) at the highest α, the most any draft cost
+    // gives: raising the cost then lowers the curves against a fixed axis.
+    const topSpeedup = Math.max(...gammas.map((g) => engine.calc('speculative', { alpha: ALPHAS.at(-1), gamma: g, draft_cost: 0 }).speedup));
     const s = engine.calc('speculative-sample', { vocab: 12, mismatch: p.mismatch, gamma: p.gamma, rounds: 20000, seed: p.seed });
     const sampler = {
       p: s.p, q: s.q, frequencies: s.frequencies, emitted_tokens: s.emitted_tokens, acceptance_measured: s.acceptance_measured,
@@ -38,53 +42,45 @@ export default {
     const table = p.mode === 'speedup'
       ? { columns: ['Acceptance rate α', ...gammas.map((g) => `Speedup, γ = ${g} (×)`)], rows: ALPHAS.map((a, i) => [a, ...curves.map((c) => c.points[i].speedup)]) }
       : { columns: ['Token', 'Target p', 'Draft q', 'Emitted frequency'], rows: s.p.map((x, i) => [`t${i}`, x, s.q[i], s.frequencies[i]]) };
-    return { mode: p.mode, gamma: p.gamma, draft_cost: p.draft_cost, curves, sampler, table };
+    return { mode: p.mode, gamma: p.gamma, draft_cost: p.draft_cost, curves, topSpeedup, sampler, table };
   },
 
   draw(data, theme) {
-    const legend = { labels: { color: theme.text, usePointStyle: true } };
+    const pick = colours(theme);
     if (data.mode === 'sampler') {
       const s = data.sampler;
       const labels = s.p.map((_, i) => `t${i}`);
-      return {
-        type: 'bar',
-        data: {
-          labels,
-          datasets: [
-            { label: 'Target p', data: s.p, backgroundColor: theme.memory, borderColor: theme.text, borderWidth: 1, pointStyle: 'rect' },
-            { label: `Emitted by the sampler (${formatSI(s.emitted_tokens)} tokens, TV to p ${s.tv_empirical.toFixed(4)})`, data: s.frequencies, backgroundColor: theme.palette[0], borderColor: theme.text, borderWidth: 1, pointStyle: 'triangle' },
-            { label: `Draft q (TV to p ${s.tv_p_q.toFixed(3)}; acceptance ${s.acceptance_measured.toFixed(3)}, formula ${s.acceptance_formula.toFixed(3)})`, data: s.q, backgroundColor: theme.grid, borderColor: theme.muted, borderWidth: 2, pointStyle: 'rectRot' },
-          ],
+      return chart(theme, {
+        type: 'bar', labels,
+        datasets: [
+          series(pick(), { label: 'Target p', data: s.p, borderColor: theme.text, borderWidth: 1, pointStyle: 'rect' }),
+          series(pick(), { label: `Emitted by the sampler (${formatSI(s.emitted_tokens)} tokens, TV to p ${s.tv_empirical.toFixed(4)})`, data: s.frequencies,
+            borderColor: theme.text, borderWidth: 1, pointStyle: 'triangle' }),
+          series(pick('grid'), { label: `Draft q (TV to p ${s.tv_p_q.toFixed(3)}; acceptance ${s.acceptance_measured.toFixed(3)}, formula ${s.acceptance_formula.toFixed(3)})`, data: s.q,
+            borderColor: theme.muted, borderWidth: 2, pointStyle: 'rectRot' }),
+        ],
+        scales: {
+          x: category({ title: 'Vocabulary token' }),
+          y: linear('Probability (fraction)', { min: 0 }),
         },
-        options: {
-          responsive: true, maintainAspectRatio: false, animation: false,
-          scales: {
-            x: { type: 'category', title: { display: true, text: 'Vocabulary token', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-            y: { type: 'linear', min: 0, title: { display: true, text: 'Probability (fraction)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          },
-          plugins: { legend, tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.split(' (')[0]}: ${ctx.parsed.y.toFixed(4)}` } } },
-        },
-      };
+        tooltip: (ctx) => `${ctx.dataset.label.split(' (')[0]}: ${ctx.parsed.y.toFixed(4)}`,
+      });
     }
     const styles = ['circle', 'triangle', 'rect', 'rectRot', 'star'];
-    const datasets = data.curves.map((c, i) => ({
+    const datasets = data.curves.map((c, i) => series(pick(), {
       label: `γ = ${c.gamma}${c.gamma === data.gamma ? ' (chosen)' : ''}`,
       data: c.points.map((q) => ({ x: q.alpha, y: q.speedup, q })), showLine: true, pointStyle: styles[i % styles.length],
       pointRadius: c.gamma === data.gamma ? 3 : 2, borderWidth: c.gamma === data.gamma ? 3 : 2,
-      borderColor: theme.palette[i % theme.palette.length], backgroundColor: theme.palette[i % theme.palette.length],
     }));
-    datasets.push({ label: 'Break-even (no speedup)', data: [{ x: 0, y: 1 }, { x: 0.99, y: 1 }], showLine: true, pointStyle: 'line', pointRadius: 0, borderWidth: 1, borderDash: [6, 4], borderColor: theme.text, backgroundColor: theme.text });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'Acceptance rate α (fraction)', color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', min: 0, title: { display: true, text: `Expected speedup at c = ${data.draft_cost} (×)`, color: theme.text }, ticks: { color: theme.muted }, grid: { color: theme.grid } },
-        },
-        plugins: { legend, tooltip: { callbacks: { label: (ctx) => (ctx.raw.q ? `${ctx.dataset.label}, α = ${ctx.raw.q.alpha}: ${ctx.raw.q.speedup.toFixed(2)}× (${ctx.raw.q.expected_tokens.toFixed(2)} tokens per round)` : ctx.dataset.label) } } },
+    datasets.push(line(pick('text'), { label: 'Break-even (no speedup)', data: [{ x: 0, y: 1 }, { x: 0.99, y: 1 }], borderWidth: 1, borderDash: [6, 4] }));
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: linear('Acceptance rate α (fraction)', { range: [0, 1] }),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear(`Expected speedup at c = ${data.draft_cost} (×)`, { min: 0, suggestedMax: data.topSpeedup }),
       },
-    };
+      tooltip: (ctx) => (ctx.raw.q ? `${ctx.dataset.label}, α = ${ctx.raw.q.alpha}: ${ctx.raw.q.speedup.toFixed(2)}× (${ctx.raw.q.expected_tokens.toFixed(2)} tokens per round)` : ctx.dataset.label),
+    });
   },
 };

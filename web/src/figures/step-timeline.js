@@ -2,6 +2,7 @@
 // kernels, the compute stream and the all-reduce stream as floating bars against time. The
 // reader toggles fusion, overlap and CUDA graphs. One `step-profile` call per redraw.
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 export const STACKS = {
   '350m': { label: '350M (24 layers × 1024)', layers: 24, hidden: 1024, heads: 16 },
@@ -82,32 +83,26 @@ export default {
   },
 
   draw(data, theme) {
-    const colors = { matmul: theme.compute, attention: theme.palette[2], elementwise: theme.memory, optimizer: theme.palette[3], allreduce: theme.palette[1], launch: theme.muted };
+    // Matmuls in the compute colour, memory-bound elementwise kernels in the memory colour.
+    const pick = colours(theme);
+    const fills = { matmul: pick('compute'), attention: pick(), elementwise: pick('memory'), optimizer: pick(), allreduce: pick(), launch: pick('muted') };
     const ms = 1e3;
-    const datasets = KINDS.map(([kind, label]) => ({
+    const datasets = KINDS.map(([kind, label]) => series(fills[kind], {
       label,
       data: data.kernels.filter((k) => k.kind === kind).map((k) => ({ x: [k.start * ms, k.end * ms], y: ROWS[k.stream], name: k.name })),
-      backgroundColor: colors[kind], borderColor: colors[kind], borderWidth: 0, grouped: false,
-      barPercentage: 0.8, categoryPercentage: 0.9, minBarLength: 1,
+      borderWidth: 0, grouped: false, barPercentage: 0.8, categoryPercentage: 0.9, minBarLength: 1,
     })).filter((d) => d.data.length > 0);
     const r = data.step;
     const pct = (x) => `${(100 * x).toFixed(1)}%`;
-    return {
-      type: 'bar',
-      data: { labels: Object.values(ROWS), datasets },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'linear', min: data.window[0] * ms, max: data.window[1] * ms,
-            title: { display: true, text: `Time (ms) — step ${formatSI(r.step_time_s, 's')}, MFU ${pct(r.mfu)}, gaps ${formatSI(r.launch_gap_s, 's')}, exposed comm ${formatSI(r.exposed_comm_s, 's')}`, color: theme.text },
-            ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'category', ticks: { color: theme.text }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.raw.name}: ${formatSI((ctx.raw.x[1] - ctx.raw.x[0]) / ms, 's')}` } },
-        },
+    return chart(theme, {
+      type: 'bar', indexAxis: 'y', labels: Object.values(ROWS), datasets,
+      scales: {
+        x: linear(`Time (ms) — step ${formatSI(r.step_time_s, 's')}, MFU ${pct(r.mfu)}, gaps ${formatSI(r.launch_gap_s, 's')}, exposed comm ${formatSI(r.exposed_comm_s, 's')}`,
+          { range: [data.window[0] * ms, data.window[1] * ms] }),
+        y: category(),
       },
-    };
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => `${ctx.raw.name}: ${formatSI((ctx.raw.x[1] - ctx.raw.x[0]) / ms, 's')}`,
+    });
   },
 };

@@ -2,7 +2,8 @@
 // the s·b·h activations per layer and micro-batch (two forward, two backward); their ring time
 // over compute time, against the model width h, one line per TP degree. Every point is
 // calc('tensor-parallel', {hidden, seq, micro_batch, tp, hardware}).
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 
 const HIDDEN = [1024, 1536, 2048, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 16384, 20480, 25600, 32768];
 const DEGREES = [2, 4, 8, 16];
@@ -29,9 +30,15 @@ export default {
           sent: r.sent_bytes_per_gpu, link: r.link, qkv: r.qkv_cols_per_gpu, mlp: r.mlp_cols_per_gpu };
       }),
     }));
+    // The ratio axis spans every accelerator of the list at this sequence and micro-batch (the
+    // ratio falls with h and rises with t, so the corners bound it): switching the chip then
+    // moves the lines, not the axis.
+    const ratio = (hidden, tp, hardware) => engine.calc('tensor-parallel', { hidden, tp, seq: p.seq, micro_batch: p.micro_batch, hardware }).ratio;
+    const corners = GPUS.flatMap((h) => [ratio(HIDDEN.at(-1), DEGREES[0], h), ratio(HIDDEN[0], DEGREES.at(-1), h)]);
+    const range = span([...corners, ...lines.flatMap((l) => l.points.map((q) => q.ratio)), 1], { log: true, pad: 1.5 });
     const rows = lines.flatMap((l) => l.points.map((q) => [q.hidden, q.tp, q.link, q.qkv, q.mlp, q.bytes, q.sent, q.comm_s, q.compute_s, q.ratio]));
     return {
-      hardware: p.hardware, seq: p.seq, micro_batch: p.micro_batch, lines,
+      hardware: p.hardware, seq: p.seq, micro_batch: p.micro_batch, lines, range,
       table: {
         columns: ['Width h', 'TP degree t', 'Link', 'W_QKV columns per GPU', 'MLP columns per GPU', 'All-reduce buffer (B)',
           'Sent per GPU per layer (B)', 'All-reduce time (s)', 'Compute time (s)', 'Comm / compute'],
@@ -43,42 +50,26 @@ export default {
   draw(data, theme) {
     const styles = ['circle', 'rect', 'triangle', 'crossRot'];
     const dashes = [[], [6, 3], [2, 2], [10, 4]];
-    const datasets = data.lines.map((l, i) => ({
+    const pick = colours(theme);
+    const datasets = data.lines.map((l, i) => series(pick(), {
       label: `t = ${l.tp}${l.points[0].link === 'inter-node' ? ' (crosses nodes: InfiniBand)' : ' (NVLink)'}`,
       data: l.points.map((q) => ({ x: q.hidden, y: q.ratio, q })),
       showLine: true, pointStyle: styles[i], pointRadius: 3, borderWidth: 2, borderDash: dashes[i],
-      borderColor: theme.palette[i], backgroundColor: theme.palette[i],
     }));
-    datasets.push({
-      label: 'Communication = compute', data: [{ x: HIDDEN[0], y: 1 }, { x: HIDDEN[HIDDEN.length - 1], y: 1 }],
-      showLine: true, pointRadius: 0, pointStyle: 'line', borderWidth: 1, borderDash: [3, 3], borderColor: theme.muted, backgroundColor: theme.muted,
-    });
-    const axis = (title, unit, extra = {}) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: axis('Model width h (elements)', '', { min: HIDDEN[0], max: HIDDEN[HIDDEN.length - 1] }),
-          y: axis('All-reduce time / compute time (ratio)', ''),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const q = ctx.raw.q;
-                if (!q) return ctx.dataset.label;
-                return `h = ${q.hidden}, t = ${q.tp}: all-reduces ${formatSI(q.comm_s, 's')}, compute ${formatSI(q.compute_s, 's')}, ratio ${q.ratio.toFixed(3)}`;
-              },
-            },
-          },
-        },
+    datasets.push(line(pick('muted'), {
+      label: 'Communication = compute', data: [{ x: HIDDEN[0], y: 1 }, { x: HIDDEN[HIDDEN.length - 1], y: 1 }], borderWidth: 1, borderDash: [3, 3],
+    }));
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Model width h (elements)', { unit: '', range: [HIDDEN[0], HIDDEN[HIDDEN.length - 1]] }),
+        y: log('All-reduce time / compute time (ratio)', { unit: '', range: data.range }),
       },
-    };
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        return `h = ${q.hidden}, t = ${q.tp}: all-reduces ${formatSI(q.comm_s, 's')}, compute ${formatSI(q.compute_s, 's')}, ratio ${q.ratio.toFixed(3)}`;
+      },
+    });
   },
 };

@@ -1,9 +1,11 @@
 // Training time from C = 6·N·D: days against the number of accelerators for several chips,
 // at a chosen model size, token count and MFU. One `training-time` call per point.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, span, colours, series } from './shared/chart-config.js';
 
 const CHIPS = ['a100-sxm-80gb', 'h100-sxm', 'b200', 'mi300x', 'tpu-v5p'];
 const GPUS = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
+const MFU = [0.05, 0.8]; // the MFU control's range
 
 export default {
   id: 'training-time-6nd',
@@ -15,7 +17,7 @@ export default {
       options: [7e9, 13e9, 34e9, 70e9, 175e9, 405e9, 1e12].map((v) => ({ value: v, label: `${v >= 1e12 ? `${v / 1e12}T` : `${v / 1e9}B`}` })) },
     { key: 'tokens', label: 'Tokens D', type: 'select', default: 2e12,
       options: [0.3e12, 1e12, 1.4e12, 2e12, 4e12, 8e12, 15e12].map((v) => ({ value: v, label: `${v / 1e12}T` })) },
-    { key: 'mfu', label: 'MFU', type: 'number', unit: '', min: 0.05, max: 0.8, default: 0.4 },
+    { key: 'mfu', label: 'MFU', type: 'number', unit: '', min: MFU[0], max: MFU[1], default: 0.4 },
     { key: 'hardware', label: 'Highlighted accelerator', from: ['training-time', 'hardware'] },
   ],
 
@@ -28,37 +30,34 @@ export default {
         return { x: g, y: r.time_days, hours: r.device_hours };
       }),
     }));
+    const days = (devices, hardware, mfu) => engine.calc('training-time', { params: Number(p.params), tokens: Number(p.tokens), devices, hardware, dtype: 'bf16', mfu });
     const mine = GPUS.map((g) => engine.calc('training-time', { params: Number(p.params), tokens: Number(p.tokens), devices: g, hardware: p.hardware, dtype: 'bf16', mfu: p.mfu }));
+    // The days axis spans the whole MFU control (fewest chips at the lowest MFU, most chips at
+    // the highest), so that dropping MFU moves the lines up against a fixed axis.
+    const range = span([...CHIPS, p.hardware].flatMap((hw) => [days(GPUS[0], hw, MFU[0]).time_days, days(GPUS.at(-1), hw, MFU[1]).time_days]), { log: true, pad: 1.5 });
     const totalFlops = mine[0].total_flops;
     const highlighted = { hardware: p.hardware, name: engine.calc('hardware', { id: p.hardware }).name, points: GPUS.map((g, i) => ({ x: g, y: mine[i].time_days, hours: mine[i].device_hours })) };
     const table = {
       columns: ['Accelerators', ...series.map((s) => `${s.name} (days)`)],
       rows: GPUS.map((g, i) => [g, ...series.map((s) => s.points[i].y)]),
     };
-    return { totalFlops, series, highlighted, gpuHours: mine[0].device_hours, table };
+    return { totalFlops, series, highlighted, gpuHours: mine[0].device_hours, range, table };
   },
 
   draw(data, theme) {
-    const colors = [theme.palette[0], theme.compute, theme.palette[2], theme.palette[3], theme.palette[4]];
     const styles = ['circle', 'rect', 'triangle', 'rectRot', 'crossRot'];
-    const datasets = data.series.map((s, i) => ({
-      label: s.hardware === data.highlighted.hardware ? `${s.name}: ${formatSI(data.gpuHours, '')} GPU-hours` : s.name, data: s.points, showLine: true, borderColor: colors[i], backgroundColor: colors[i],
+    const pick = colours(theme);
+    const datasets = data.series.map((s, i) => series(pick(), {
+      label: s.hardware === data.highlighted.hardware ? `${s.name}: ${formatSI(data.gpuHours, '')} GPU-hours` : s.name, data: s.points, showLine: true,
       pointStyle: styles[i], pointRadius: 3, borderWidth: s.hardware === data.highlighted.hardware ? 4 : 1.5,
     }));
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', title: { display: true, text: 'Accelerators (count)', color: theme.text }, ticks: { color: theme.muted, maxRotation: 0, callback: logTick('') }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: `Training time (days), C = ${data.totalFlops.toExponential(2)} FLOP`, color: theme.text }, ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.raw.x} chips, ${ctx.raw.y.toFixed(1)} days` } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Accelerators (count)', { unit: '' }),
+        y: log(`Training time (days), C = ${data.totalFlops.toExponential(2)} FLOP`, { unit: '', range: data.range }),
       },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label}: ${ctx.raw.x} chips, ${ctx.raw.y.toFixed(1)} days`,
+    });
   },
 };

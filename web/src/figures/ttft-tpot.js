@@ -1,10 +1,12 @@
 // Time to first token against time per output token as the prompt grows: prefill pushes the
 // whole prompt through the weights in one compute-bound pass, decode re-reads the weights and
 // KV cache for every token. Each point is one calc('decode') with context = prompt.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, span, colours, series } from './shared/chart-config.js';
 import { modelParam, modelConfig } from './kv-cache-capacity.js';
 
 const PROMPTS = Array.from({ length: 17 }, (_, i) => Math.round(128 * 2 ** (i / 2)));
+const MAX_BATCH = 256;
 
 export default {
   id: 'ttft-tpot',
@@ -14,14 +16,15 @@ export default {
   params: [
     modelParam('llama-3-8b'),
     { key: 'hardware', label: 'Accelerator', from: ['decode', 'hardware'] },
-    { key: 'batch', label: 'Batch (sequences)', from: ['decode', 'batch'], max: 256, scale: 'log' },
+    { key: 'batch', label: 'Batch (sequences)', from: ['decode', 'batch'], max: MAX_BATCH, scale: 'log' },
     { key: 'weight_dtype', label: 'Weight type', from: ['decode', 'weight_dtype'], options: ['bf16', 'fp8-e4m3', 'int8', 'int4'] },
   ],
 
   data(engine, p) {
     const cfg = modelConfig(engine, p.model);
+    const decode = (n, batch) => engine.calc('decode', { ...cfg, weight_dtype: p.weight_dtype, batch, prompt: n, context: n, hardware: p.hardware });
     const points = PROMPTS.map((n) => {
-      const r = engine.calc('decode', { ...cfg, weight_dtype: p.weight_dtype, batch: p.batch, prompt: n, context: n, hardware: p.hardware });
+      const r = decode(n, p.batch);
       return {
         prompt: n, ttft_s: r.ttft_s, tpot_s: r.tpot_s,
         prefill_memory_s: r.prefill.bytes / r.bandwidth_Bps, prefill_compute_s: r.prefill.flops / r.peak_flops,
@@ -33,35 +36,35 @@ export default {
       columns: ['Prompt (tokens)', 'TTFT (s)', 'TPOT (s)', 'Prefill memory time (s)', 'Decode compute time (s)', 'Prefill bound', 'Decode bound'],
       rows: points.map((q) => [q.prompt, q.ttft_s, q.tpot_s, q.prefill_memory_s, q.decode_compute_s, q.prefill_bound, q.decode_bound]),
     };
-    return { batch: p.batch, points, table };
+    // The time axis spans every batch of the control (the shortest prompt at batch 1, the
+    // longest at the largest batch), so that raising the batch shows TTFT grow.
+    const [small, large] = [decode(PROMPTS[0], 1), decode(PROMPTS.at(-1), MAX_BATCH)];
+    const times = (r) => [r.ttft_s, r.tpot_s, r.prefill.bytes / r.bandwidth_Bps, r.decode_step.flops / r.peak_flops];
+    const range = span([...times(small), ...times(large), ...points.flatMap((q) => [q.ttft_s, q.tpot_s, q.prefill_memory_s, q.decode_compute_s])], { log: true, pad: 1.5 });
+    return { batch: p.batch, points, range, table };
   },
 
   draw(data, theme) {
-    const line = (label, field, colour, style, dash) => ({
+    // Each phase in one colour, its other roof dashed (group: the same phase).
+    const pick = colours(theme);
+    const [prefill, decode] = [pick('compute'), pick('memory')];
+    const curve = (colour, group, label, field, style, dash) => series(colour, {
       label, data: data.points.map((q) => ({ x: q.prompt, y: q[field], q })), showLine: true, pointStyle: style,
-      pointRadius: dash.length ? 0 : 3, borderWidth: 2, borderDash: dash, borderColor: colour, backgroundColor: colour,
+      pointRadius: dash.length ? 0 : 3, borderWidth: 2, borderDash: dash, group,
     });
     const datasets = [
-      line('TTFT: prefill of the prompt', 'ttft_s', theme.compute, 'triangle', []),
-      line('Prefill if only bytes counted (memory roof)', 'prefill_memory_s', theme.compute, 'line', [4, 4]),
-      line('TPOT: one decode step', 'tpot_s', theme.memory, 'circle', []),
-      line('Decode if only FLOPs counted (compute roof)', 'decode_compute_s', theme.memory, 'line', [4, 4]),
+      curve(prefill, 'prefill', 'TTFT: prefill of the prompt', 'ttft_s', 'triangle', []),
+      curve(prefill, 'prefill', 'Prefill if only bytes counted (memory roof)', 'prefill_memory_s', 'line', [4, 4]),
+      curve(decode, 'decode', 'TPOT: one decode step', 'tpot_s', 'circle', []),
+      curve(decode, 'decode', 'Decode if only FLOPs counted (compute roof)', 'decode_compute_s', 'line', [4, 4]),
     ];
-    const axis = (title, unit, extra = {}) => ({
-      type: 'logarithmic', title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0, callback: logTick(unit) }, grid: { color: theme.grid }, ...extra,
-    });
-    return {
-      type: 'scatter',
-      data: { datasets },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: axis('Prompt length = context (tokens)', '', { min: 128, max: 32768 }), y: axis('Time (s)', 's') },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => { const q = ctx.raw.q; return `${ctx.dataset.label.split(':')[0]} at ${q.prompt} tokens: ${formatSI(ctx.parsed.y, 's')}`; } } },
-        },
+    return chart(theme, {
+      datasets,
+      scales: {
+        x: log('Prompt length = context (tokens)', { unit: '', range: [128, 32768] }),
+        y: log('Time (s)', { unit: 's', range: data.range }),
       },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label.split(':')[0]} at ${ctx.raw.q.prompt} tokens: ${formatSI(ctx.parsed.y, 's')}`,
+    });
   },
 };

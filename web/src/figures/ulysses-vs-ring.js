@@ -3,7 +3,8 @@
 // (P−1)/P of N/P·(2H + 2H_kv)·d values per GPU; ring attention (calc 'ring-attention') passes
 // its K/V block of N/P tokens p−1 times. Where H is not divisible by P, Ulysses cannot run and
 // its point is missing.
-import { formatSI, logTick } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
+import { chart, log, colours, series } from './shared/chart-config.js';
 
 const MODELS = {
   'llama3-8b': { label: 'Llama-3 8B: 32 heads, 8 KV heads', heads: 32, kv_heads: 8 },
@@ -59,29 +60,20 @@ export default {
     const uly = data.points.filter((q) => q.ulysses_bytes !== null).map((q) => ({ x: q[xKey], y: q.ulysses_bytes, q }));
     const ring = data.points.map((q) => ({ x: q[xKey], y: q.ring_bytes, q }));
     const note = data.blocked.length ? ` — impossible at ${data.x === 'gpus' ? 'P' : 'N'} = ${data.blocked.join(', ')} (${data.heads} heads)` : '';
-    return {
-      type: 'scatter',
-      data: {
-        datasets: [
-          { label: `DeepSpeed-Ulysses, 4 all-to-alls${note}`, data: uly, showLine: true, pointStyle: 'circle', pointRadius: 4, borderWidth: 2,
-            borderColor: theme.palette[0], backgroundColor: theme.palette[0] },
-          { label: 'Ring attention, K/V passed p−1 times', data: ring, showLine: true, pointStyle: 'rect', pointRadius: 4, borderWidth: 2,
-            borderDash: [6, 3], borderColor: theme.palette[1], backgroundColor: theme.palette[1] },
-        ],
+    const pick = colours(theme);
+    // The whole sweep on the axis, so that Ulysses' missing points leave a visible gap.
+    const xs = data.x === 'gpus' ? GPUS : SEQS;
+    return chart(theme, {
+      datasets: [
+        series(pick(), { label: `DeepSpeed-Ulysses, 4 all-to-alls${note}`, data: uly, showLine: true, pointStyle: 'circle', pointRadius: 4, borderWidth: 2 }),
+        series(pick(), { label: 'Ring attention, K/V passed p−1 times', data: ring, showLine: true, pointStyle: 'rect', pointRadius: 4, borderWidth: 2,
+          borderDash: [6, 3] }),
+      ],
+      scales: {
+        x: log(data.x === 'gpus' ? 'GPUs P (count)' : 'Sequence length N (tokens)', { unit: '', range: [xs[0], xs.at(-1)] }),
+        y: log('Sent per GPU per layer, forward (B)', { unit: 'B' }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'logarithmic', title: { display: true, text: data.x === 'gpus' ? 'GPUs P (count)' : 'Sequence length N (tokens)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('') }, grid: { color: theme.grid } },
-          y: { type: 'logarithmic', title: { display: true, text: 'Sent per GPU per layer, forward (B)', color: theme.text },
-            ticks: { color: theme.muted, callback: logTick('B') }, grid: { color: theme.grid } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, usePointStyle: true } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label.split(',')[0]}: ${formatSI(ctx.raw.y, 'B')} (P = ${ctx.raw.q.ranks}, N = ${ctx.raw.q.seq})` } },
-        },
-      },
-    };
+      tooltip: (ctx) => `${ctx.dataset.label.split(',')[0]}: ${formatSI(ctx.raw.y, 'B')} (P = ${ctx.raw.q.ranks}, N = ${ctx.raw.q.seq})`,
+    });
   },
 };

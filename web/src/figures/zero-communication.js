@@ -1,6 +1,7 @@
 // Bytes each GPU sends per step and the time of those collectives for ZeRO stages 0–3
 // (2Ψ, 2Ψ, 2Ψ, 3Ψ elements; Rajbhandari et al. 2020, section 7): one calc('zero').
 import { formatSI } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const LABELS = ['Stage 0 (all-reduce)', 'Stage 1 (RS + AG)', 'Stage 2 (RS + AG)', 'Stage 3 (2 AG + RS)'];
 
@@ -18,50 +19,45 @@ export default {
   ],
 
   data(engine, p) {
-    const r = engine.calc('zero', { params: p.params, dp: p.dp, comm_dtype: p.comm_dtype, hardware: p.hardware, inter_bandwidth_Bps: p.inter_bandwidth_Bps });
+    const zero = (comm_dtype) => engine.calc('zero', { params: p.params, dp: p.dp, comm_dtype, hardware: p.hardware, inter_bandwidth_Bps: p.inter_bandwidth_Bps });
+    const r = zero(p.comm_dtype);
+    // Both axes reach the fp32 bars (the larger type), so that switching types doubles the bars
+    // against a fixed axis.
+    const wide = p.comm_dtype === 'fp32' ? r : zero('fp32');
+    const top = { bytes: Math.max(...wide.stages.map((z) => z.volume_bytes)), time_s: Math.max(...wide.stages.map((z) => z.comm_time_s)) };
     const stages = r.stages.map((z, i) => ({ label: LABELS[i], psi: z.volume_psi, bytes: z.volume_bytes, time_s: z.comm_time_s,
       allgather_s: z.allgather_time_s, reducescatter_s: z.reducescatter_time_s, ratio: z.comm_vs_baseline }));
     const table = {
       columns: ['Stage', 'Elements per GPU (× Ψ)', 'Bytes sent per GPU (B)', 'All-gather time (s)', 'Reduce-scatter time (s)', 'Total time (s)'],
       rows: stages.map((s) => [s.label, s.psi, s.bytes, s.allgather_s, s.reducescatter_s, s.time_s]),
     };
-    return { link_bandwidth_Bps: r.link_bandwidth_Bps, stages, table };
+    return { link_bandwidth_Bps: r.link_bandwidth_Bps, stages, top, table };
   },
 
   draw(data, theme) {
-    return {
+    const pick = colours(theme);
+    return chart(theme, {
       type: 'bar',
-      data: {
-        labels: data.stages.map((s) => `${s.label}: ${s.psi}Ψ`),
-        datasets: [
-          { label: 'Bytes sent per GPU (left axis)', data: data.stages.map((s) => s.bytes), yAxisID: 'y',
-            backgroundColor: theme.memory, borderColor: theme.text, borderWidth: 1 },
-          { label: `Time at ${formatSI(data.link_bandwidth_Bps, 'B/s')} per direction (right axis)`, data: data.stages.map((s) => s.time_s), yAxisID: 'y1',
-            backgroundColor: theme.compute, borderColor: theme.text, borderWidth: 1, borderDash: [4, 2] },
-        ],
+      labels: data.stages.map((s) => `${s.label}: ${s.psi}Ψ`),
+      datasets: [
+        series(pick(), { label: 'Bytes sent per GPU (left axis)', data: data.stages.map((s) => s.bytes), yAxisID: 'y',
+          borderColor: theme.text, borderWidth: 1 }),
+        series(pick(), { label: `Time at ${formatSI(data.link_bandwidth_Bps, 'B/s')} per direction (right axis)`, data: data.stages.map((s) => s.time_s), yAxisID: 'y1',
+          borderColor: theme.text, borderWidth: 1, borderDash: [4, 2] }),
+      ],
+      scales: {
+        x: category(),
+        // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
+        y: linear('Bytes sent per GPU per step (B)', { min: 0, suggestedMax: data.top.bytes, position: 'left', ticks: { callback: (v) => formatSI(v, 'B') } }),
+        y1: linear('Communication time per step (s)', { min: 0, suggestedMax: data.top.time_s, position: 'right', ticks: { callback: (v) => formatSI(v, 's') },
+          grid: { drawOnChartArea: false } }),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: { type: 'category', ticks: { color: theme.muted }, grid: { color: theme.grid } },
-          y: { type: 'linear', beginAtZero: true, position: 'left', title: { display: true, text: 'Bytes sent per GPU per step (B)', color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => formatSI(v, 'B') }, grid: { color: theme.grid } },
-          y1: { type: 'linear', beginAtZero: true, position: 'right', title: { display: true, text: 'Communication time per step (s)', color: theme.text },
-            ticks: { color: theme.muted, callback: (v) => formatSI(v, 's') }, grid: { drawOnChartArea: false } },
-        },
-        plugins: {
-          legend: { labels: { color: theme.text } },
-          tooltip: {
-            callbacks: {
-              label: (ctx) => {
-                const s = data.stages[ctx.dataIndex];
-                return ctx.dataset.yAxisID === 'y' ? `${formatSI(s.bytes, 'B')} sent per GPU (${s.psi}Ψ elements × (p−1)/p)`
-                  : `${formatSI(s.time_s, 's')} (${s.ratio.toFixed(2)}× stage 0)`;
-              },
-            },
-          },
-        },
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => {
+        const s = data.stages[ctx.dataIndex];
+        return ctx.dataset.yAxisID === 'y' ? `${formatSI(s.bytes, 'B')} sent per GPU (${s.psi}Ψ elements × (p−1)/p)`
+          : `${formatSI(s.time_s, 's')} (${s.ratio.toFixed(2)}× stage 0)`;
       },
-    };
+    });
   },
 };
