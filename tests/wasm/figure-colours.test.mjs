@@ -76,20 +76,9 @@ test('the rule catches a shared colour, and accepts a declared group', () => {
   assert.equal(colourClashes(bars).length, 0);
 });
 
-// Figures of lessons 07-13 converted to the chart helpers in another branch, which still
-// share colours here (each clash is listed in the todo); node:test runs them and reports a
-// failure as TODO, not as a failed run. Remove an id once its figure keeps to the rule.
-const PENDING = {
-  'collective-time-vs-size': 'the two crossover lines are both theme.text',
-  'fsdp-tokens-to-hide': 'the NVLink and InfiniBand lines are both theme.text',
-  'pp-schedule-timeline': 'forward and backward of one chunk share a colour (group them: one chunk)',
-  'quantizer-staircase': '"x̂ = x" and "±Δ/2" are both theme.muted',
-  'ttft-tpot': 'each roof-only line shares the colour of its phase (group them: one phase)',
-  'continuous-batching': 'tokens/s and p90 latency of one policy share a colour (group them: one policy)',
-};
-
+// Every figure, at each of its settings (settings() above).
 for (const id of Object.keys(figureLoaders)) {
-  test(`${id}: the series it draws have distinct colours`, { todo: PENDING[id] }, async () => {
+  test(`${id}: the series it draws have distinct colours`, async () => {
     const fig = (await figureLoaders[id]()).default;
     if (typeof fig.draw !== 'function') return; // not a chart
     const specs = resolveParams(fig, engine);
