@@ -65,11 +65,11 @@ const NODE_KINDS = new Set(['rect', 'line', 'polyline', 'polygon', 'text']);
 // with units, tooltips as text, grid cells inside the grid.
 export function assertSceneSubset(id, scene) {
   assert.equal(scene.type, 'svg');
+  for (const [where, v] of numbers(scene, id)) assert.ok(Number.isFinite(v), `${where} is ${v}`);
   assert.deepEqual(JSON.parse(JSON.stringify(scene)), scene, `${id}: the scene is not plain data`);
   assert.ok(scene.width > 0 && scene.height > 0, `${id}: scene size`);
   assert.ok(typeof scene.label === 'string' && scene.label.length > 0, `${id}: scene label`);
   assert.ok(Array.isArray(scene.nodes) && scene.nodes.length > 0, `${id}: no nodes`);
-  for (const [where, v] of numbers(scene, id)) assert.ok(Number.isFinite(v), `${where} is ${v}`);
   for (const n of scene.nodes) {
     assert.ok(NODE_KINDS.has(n.kind), `${id}: node kind ${n.kind}`);
     if (n.kind === 'text') {
