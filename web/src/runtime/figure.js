@@ -159,8 +159,8 @@ class MlsysFigure extends HTMLElement {
           onclick: (e) => this.toggleData(e.currentTarget), text: 'Show data' })),
       this.status,
       this.embedPanel,
-      h('p', { class: 'fig-caption', text: f.caption }),
       this.tableBox,
+      h('p', { class: 'fig-caption', text: f.caption }),
     );
     this.setAttribute('aria-labelledby', titleId);
     this.setAttribute('role', 'figure');
@@ -238,6 +238,15 @@ class MlsysFigure extends HTMLElement {
       this.canvas.style.display = 'none';
       this.svgView = new SvgView(this.figure.title);
       this.chartBox.append(this.svgView.root);
+      // A scene is laid out for its box: when the box changes width (a phone turned), the same
+      // data is drawn again for the new size (data() is not called again).
+      new ResizeObserver(() => {
+        const w = this.chartBox.clientWidth;
+        if (this.svgView && this.data && w > 0 && Math.abs(w - this.svgView.scene.width) > 8) {
+          const theme = { ...readTheme(this), width: w, height: this.chartBox.clientHeight };
+          try { this.svgView.render(this.figure.draw(this.data, theme)); } catch { /* keep the last drawing */ }
+        }
+      }).observe(this.chartBox);
     }
     this.svgView.render(scene);
   }

@@ -49,6 +49,7 @@ export class SvgView {
     this.ring.setAttribute('fill', 'none');
     this.ring.setAttribute('stroke-width', '2.5');
     this.ring.setAttribute('pointer-events', 'none');
+    this.ring.setAttribute('class', 'fig-ring');
     this.tip = h('div', { class: 'fig-tip', hidden: true });
     this.live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
     this.hint = h('p', { class: 'sr-only', id: uid('svg-hint') });
@@ -81,8 +82,14 @@ export class SvgView {
       const el = this.els[k];
       setAttrs(el, attrsOf(n));
       if (n.kind === 'text' && el.textContent !== n.text) el.textContent = n.text;
-      if (n.tip) el.dataset.k = String(k);
-      else delete el.dataset.k;
+      // Only what has a tooltip takes the pointer (a line over the tiles must not hide theirs).
+      if (n.tip) {
+        el.dataset.k = String(k);
+        el.removeAttribute('pointer-events');
+      } else {
+        delete el.dataset.k;
+        el.setAttribute('pointer-events', 'none');
+      }
       if (n.cell) this.cells.set(`${n.cell[0]},${n.cell[1]}`, k);
     });
     this.setupGrid(scene.grid);
