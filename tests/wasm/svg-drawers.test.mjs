@@ -164,6 +164,8 @@ test('block diagram: groups frame their boxes, arrows between boxes, pale theme 
   // Each group's frame (dashed) holds its boxes; boxes do not overlap.
   const frames = scene.nodes.filter((n) => n.kind === 'rect' && n.dash);
   assert.equal(frames.length, 2);
+  const apart = (a, b) => Math.max(b.x - (a.x + a.w), a.x - (b.x + b.w), b.y - (a.y + a.h), a.y - (b.y + b.h));
+  assert.ok(apart(frames[0], frames[1]) >= 8, `the group frames (with their label strips) are ${apart(frames[0], frames[1])} px apart`);
   const boxes = scene.nodes.filter((n) => n.kind === 'rect' && !n.dash && n.stroke === THEME.text);
   assert.equal(boxes.length, 4);
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) assert.ok(!overlap(boxes[i], boxes[j]));
@@ -177,6 +179,10 @@ test('block diagram: groups frame their boxes, arrows between boxes, pale theme 
   assert.ok(texts(scene).includes('GPU 0') && texts(scene).includes('GPU 1'));
   assert.equal(scene.nodes.filter((n) => n.kind === 'polygon').length, 3);
   assert.ok(scene.nodes.some((n) => n.kind === 'polyline' && n.dash));
+  // On a phone the left-to-right diagram is too wide: it flows top to bottom and fits the box.
+  const phone = blockDiagram({ ...THEME, width: 360, height: 384 }, spec);
+  assertSceneSubset('phone block diagram', phone);
+  assert.equal(phone.width, 360);
 });
 
 test('scene subset: a stray colour, a NaN, a tiny font or an axis without units is caught', () => {

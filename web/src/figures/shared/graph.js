@@ -35,7 +35,12 @@ export function layoutGraph(spec, size) {
   if (ids.size !== spec.nodes.length) throw new Error('graph: node ids must be unique');
   const groups = spec.groups ?? [];
   const g = new dagre.graphlib.Graph({ compound: groups.length > 0, multigraph: true });
-  g.setGraph({ rankdir: spec.rankdir ?? 'TB', nodesep: size * 1.4, ranksep: size * 2.6, marginx: 6, marginy: 6 });
+  // Groups' frames get a label strip above their members (drawn by graphScene), so groups are
+  // set further apart.
+  // (dagre keeps frames apart by edgesep: its border nodes are dummies.)
+  const strip = groups.length ? size * 1.6 : 0;
+  g.setGraph({ rankdir: spec.rankdir ?? 'TB', nodesep: size * 1.4, ranksep: size * 2.6, edgesep: 20 + strip,
+    marginx: 6, marginy: 6 + strip });
   g.setDefaultEdgeLabel(() => ({}));
   const lineH = size * 1.3;
   for (const n of spec.nodes) {
@@ -44,7 +49,7 @@ export function layoutGraph(spec, size) {
   }
   for (const grp of groups) {
     if (ids.has(grp.id)) throw new Error(`graph: group id "${grp.id}" is also a node id`);
-    g.setNode(grp.id, { label: grp.label, paddingTop: size * 2 });
+    g.setNode(grp.id, { label: grp.label });
   }
   for (const n of spec.nodes) if (n.group !== undefined) g.setParent(n.id, n.group);
   spec.edges.forEach((e, k) => {
@@ -65,14 +70,21 @@ export function layoutGraph(spec, size) {
   };
 }
 
-// spec: {label, nodes: [{id, label, tip?, fill?, stroke?}], edges: [{from, to, stroke?, dash?}],
-//   groups?, rankdir?, legend?}. Node fills default to the page (none) with a theme border.
+// spec: {label, nodes: [{id, label, tip?, fill?, opacity?, stroke?}], edges: [{from, to, stroke?,
+//   dash?}], groups?, rankdir?, legend?}. Node fills default to none (the page) with a theme border.
 export function graphScene(theme, spec) {
   const box = sizeOf(theme);
   const size = fontFor(box.width);
   const legend = spec.legend ?? [];
   const key = legendNodes(legend, 4, 4, box.width - 8, size, theme.text);
-  const lay = layoutGraph(spec, size);
+  let lay = layoutGraph(spec, size);
+  // A left-to-right graph too wide for the box (a phone) flows top to bottom if that fits better:
+  // a viewBox wider than the box would shrink its text.
+  if (spec.rankdir === 'LR' && lay.width > box.width) {
+    const tb = layoutGraph({ ...spec, rankdir: 'TB' }, size);
+    const shrink = (l) => Math.min(1, box.width / l.width, (box.height - key.height - 6) / l.height);
+    if (shrink(tb) > shrink(lay)) lay = tb;
+  }
   const top = key.height + (key.height ? 6 : 0);
   // The layout keeps its own size; a larger graph widens the viewBox (the renderer scales it
   // down), a smaller one is centred.
@@ -83,8 +95,10 @@ export function graphScene(theme, spec) {
   const nodes = [...key.nodes];
   for (const grp of spec.groups ?? []) {
     const b = lay.groups.get(grp.id);
-    nodes.push({ kind: 'rect', x: b.x + dx, y: b.y + dy, w: b.w, h: b.h, rx: 6, fill: 'none', stroke: theme.muted, strokeWidth: 1, dash: [4, 3] });
-    nodes.push(text(b.x + dx + 8, b.y + dy + size * 1.3, grp.label, size, theme.muted, { weight: 'bold' }));
+    const strip = size * 1.6; // the label's strip, above the members
+    const w = Math.max(b.w, textWidth(grp.label, size) + 16);
+    nodes.push({ kind: 'rect', x: b.x + dx - (w - b.w) / 2, y: b.y + dy - strip, w, h: b.h + strip, rx: 6, fill: 'none', stroke: theme.muted, strokeWidth: 1, dash: [4, 3] });
+    nodes.push(text(b.x + dx - (w - b.w) / 2 + 8, b.y + dy - strip + size * 1.25, grp.label, size, theme.muted, { weight: 'bold' }));
   }
   for (const e of lay.edges) {
     const pts = e.points.map(([x, y]) => [x + dx, y + dy]);
