@@ -193,3 +193,34 @@ for (const width of [1280, 390]) {
     for (let k = 0; k < placeholder.length; k++) assert.ok(Math.abs(placeholder[k] - built[k]) <= 1, `${placeholder} -> ${built}`);
   });
 }
+
+test('embed page: permalink state, Reset and Download CSV work for the SVG figure; touch shows data and tooltips', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 900 }, hasTouch: true, isMobile: true, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${base}/embed/flash-tiling-causal/#flash-tiling-causal:progress=100&causal=false`);
+  const fig = await drawn(page, 'mlsys-figure');
+  const legend = () => fig.locator('.fig-svg text', { hasText: /^Computed/ }).textContent();
+  assert.equal(await legend(), 'Computed (256 of 256 tiles)');
+  assert.equal(await fig.locator('.fig-svg [data-k]').count(), 256);
+  // Download CSV: the table's columns, one row per K/V block.
+  const [download] = await Promise.all([page.waitForEvent('download'), fig.getByRole('button', { name: 'Download CSV' }).tap()]);
+  const csv = (await (await download.createReadStream()).toArray()).join('').trim().split('\n');
+  assert.match(csv[0], /^K\/V block j,Keys,Q blocks computed,/);
+  assert.equal(csv.length, 17);
+  // A tap on a tile shows its tooltip; a tap on Show data shows the table.
+  const k = await fig.evaluate((el) => el.svgView.scene.nodes.findIndex((n) => n.cell && n.cell[0] === 0 && n.cell[1] === 5));
+  await fig.locator(`.fig-svg [data-k="${k}"]`).tap();
+  assert.match(await fig.locator('.fig-tip').textContent(), /K\/V block 5 \(keys 80–95\), Q block 0 \(queries 0–15\); done$/);
+  await fig.getByRole('button', { name: 'Show data' }).tap();
+  assert.equal(await fig.getByRole('button', { name: 'Show data' }).getAttribute('aria-pressed'), 'true');
+  assert.ok((await fig.locator('.fig-data').boundingBox()).height > 100);
+  // Reset: the defaults (40 %, causal).
+  await fig.getByRole('button', { name: 'Reset' }).tap();
+  await page.waitForFunction(() => /^Computed \(54 of 136/.test(document.querySelector('mlsys-figure').svgView.scene.legend[0].label));
+  assert.equal(await legend(), 'Computed (54 of 136 tiles)');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -158,7 +158,10 @@ export class SvgView {
       if (!this.focused) this.hideTip();
       return;
     }
-    this.showTip(e.target, this.scene.nodes[Number(k)].tip);
+    const n = this.scene.nodes[Number(k)];
+    // A press (click, tap) on a cell makes it the focused one: the focus that follows keeps it.
+    if (e.type === 'pointerdown' && n.cell) this.active = n.cell;
+    this.showTip(e.target, n.tip);
   }
 
   // The tooltip beside the element, kept inside the box.
