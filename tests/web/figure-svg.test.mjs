@@ -56,6 +56,10 @@ test('the SVG figure draws in the chart box, redraws on a control change, keeps 
   await page.waitForFunction(([s, n]) => Number(document.querySelector(s).dataset.draws) > n, [SVG_FIG, draws]);
   assert.notEqual(await canvasImage(await fig.elementHandle()), before);
   assert.equal(await fig.locator('.fig-svg text', { hasText: /^Computed \(56 of 136 tiles\)$/ }).count(), 1);
+  // Redrawn in place: every tile's element shows its new state (the current tile moved on).
+  const mismatched = await fig.evaluate((el) => el.svgView.scene.nodes.map((n, k) => [n, el.svgView.els[k]])
+    .filter(([n, e]) => n.cell && (e.getAttribute('fill') !== n.fill || (e.getAttribute('stroke') ?? undefined) !== n.stroke)).length);
+  assert.equal(mismatched, 0);
   // Too many tiles: the message, the SRAM control marked, the last drawing kept.
   await fig.locator('select').selectOption('8');
   const seq = fig.locator('input[type=number]').nth(1);
