@@ -117,7 +117,7 @@ test('keyboard: one tab stop, arrows walk the tiles, the focused tile shows and 
   await context.close();
 });
 
-test('dark mode: switching the colour scheme redraws the SVG in the dark theme', async () => {
+test('dark mode and resizing: the SVG is redrawn in the dark theme, and for a narrower box', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}${LESSON}`);
   const fig = await drawn(page, SVG_FIG);
@@ -133,6 +133,13 @@ test('dark mode: switching the colour scheme redraws the SVG in the dark theme',
   assert.equal(await firstTileFill(fig), await css('--fig-c1'));
   assert.equal(await fig.locator('.fig-svg text').first().getAttribute('fill'), await css('--fig-text'));
   assert.notEqual(await fig.locator('.fig-svg text').first().getAttribute('fill'), lightText);
+  // A narrower window (a phone turned): the scene is laid out again for the new box.
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.waitForFunction((s) => {
+    const el = document.querySelector(s);
+    return Math.abs(el.svgView.scene.width - el.querySelector('.fig-chart').clientWidth) <= 8;
+  }, SVG_FIG);
+  assert.equal(await fig.evaluate((el) => el.svgView.scene.minFont), 11);
   assert.deepEqual(problems, []);
   await context.close();
 });

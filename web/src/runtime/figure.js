@@ -238,22 +238,29 @@ class MlsysFigure extends HTMLElement {
       this.canvas.style.display = 'none';
       this.svgView = new SvgView(this.figure.title);
       this.chartBox.append(this.svgView.root);
-      // A scene is laid out for its box: when the box changes width (a phone turned), the same
-      // data is drawn again for the new size (data() is not called again).
-      new ResizeObserver(() => {
-        const w = this.chartBox.clientWidth;
-        if (this.svgView && this.data && w > 0 && Math.abs(w - this.svgView.scene.width) > 8) {
-          const theme = { ...readTheme(this), width: w, height: this.chartBox.clientHeight };
-          try { this.svgView.render(this.figure.draw(this.data, theme)); } catch { /* keep the last drawing */ }
-        }
-      }).observe(this.chartBox);
+      if (!this.resizeWatch) {
+        this.resizeWatch = new ResizeObserver(() => this.svgResized());
+        this.resizeWatch.observe(this.chartBox);
+      }
     }
     this.svgView.render(scene);
   }
 
+  // A scene is laid out for its box: when the box changes width (a phone turned), the same data
+  // is drawn again for the new size (data() is not called again).
+  svgResized() {
+    const w = this.chartBox.clientWidth;
+    if (!this.svgView || !this.data || w === 0 || Math.abs(w - this.svgView.scene.width) <= 8) return;
+    const theme = { ...readTheme(this), width: w, height: this.chartBox.clientHeight };
+    try {
+      this.svgView.render(this.figure.draw(this.data, theme));
+    } catch { /* the last drawing stays */ }
+  }
+
   // The data table is mostly not seen (only on "Show data"), so it is filled after the frame
-  // that shows the new drawing, in idle time (at most 250 ms later), and only with the latest drawing's data when
-  // redraws come faster: the layout of its cells (hundreds) is not part of that frame.
+  // that shows the new drawing, in idle time (at most 250 ms later), and only with the latest
+  // drawing's data when redraws come faster: the layout of its cells (hundreds) is not part of
+  // that frame.
   // data-table-draws: the draw whose data the table shows.
   queueTable(table) {
     const draw = this.dataset.draws;
