@@ -83,13 +83,7 @@ export class SvgView {
       setAttrs(el, attrsOf(n));
       if (n.kind === 'text' && el.textContent !== n.text) el.textContent = n.text;
       // Only what has a tooltip takes the pointer (a line over the tiles must not hide theirs).
-      if (n.tip) {
-        el.dataset.k = String(k);
-        el.removeAttribute('pointer-events');
-      } else {
-        delete el.dataset.k;
-        el.setAttribute('pointer-events', 'none');
-      }
+      setAttrs(el, n.tip ? { 'data-k': String(k), 'pointer-events': null } : { 'data-k': null, 'pointer-events': 'none' });
       if (n.cell) this.cells.set(`${n.cell[0]},${n.cell[1]}`, k);
     });
     this.setupGrid(scene.grid);
