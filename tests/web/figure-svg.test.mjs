@@ -6,7 +6,11 @@
 // replaces the page's placeholder, on a desktop or a phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, startServer, openPage, paintedPixels, canvasImage } from '../../web/test/browser.js';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { launch, startServer, openPage, paintedPixels, canvasImage, axeViolations } from '../../web/test/browser.js';
+
+const axePath = createRequire(path.resolve('web/package.json')).resolve('axe-core/axe.min.js');
 
 const LESSON = '/lessons/flashattention/';
 const SVG_FIG = 'mlsys-figure[data-id="flash-tiling-causal"]';
@@ -233,5 +237,17 @@ test('embed page: permalink state, Reset and Download CSV work for the SVG figur
   await page.waitForFunction(() => /^Computed \(54 of 136/.test(document.querySelector('mlsys-figure').svgView.scene.legend[0].label));
   assert.equal(await legend(), 'Computed (54 of 136 tiles)');
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('axe: no violations with the data table shown and a tile focused (its tooltip up)', async () => {
+  const { context, page } = await openPage(browser, { bypassCSP: true, colorScheme: 'dark', width: 390 });
+  await page.goto(`${base}${LESSON}`);
+  const fig = await drawn(page, SVG_FIG);
+  await fig.getByRole('button', { name: 'Show data' }).click();
+  await fig.locator('.fig-svg').focus();
+  await page.keyboard.press('ArrowDown');
+  await fig.locator('.fig-tip').waitFor({ state: 'visible' });
+  assert.deepEqual(await axeViolations(page, axePath), []);
   await context.close();
 });

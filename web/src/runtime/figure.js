@@ -166,12 +166,18 @@ class MlsysFigure extends HTMLElement {
     this.setAttribute('role', 'figure');
   }
 
-  // "Show data": the table screen readers always have, shown to everyone (it scrolls sideways
-  // in its box on a phone); a second press hides it again.
+  // "Show data": the table screen readers always have, shown to everyone; a second press hides
+  // it again. Shown, its box scrolls sideways on a phone, so it is a tab stop (the keyboard
+  // scrolls it) and a named region.
   toggleData(btn) {
     const show = btn.getAttribute('aria-pressed') !== 'true';
     btn.setAttribute('aria-pressed', String(show));
     this.tableBox.className = show ? 'fig-data' : 'sr-only';
+    const attrs = { tabindex: '0', role: 'region', 'aria-label': `Data of the figure "${this.figure.title}"` };
+    for (const [k, v] of Object.entries(attrs)) {
+      if (show) this.tableBox.setAttribute(k, v);
+      else this.tableBox.removeAttribute(k);
+    }
   }
 
   showMessage(text) {
