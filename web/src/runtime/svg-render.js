@@ -45,11 +45,17 @@ export class SvgView {
     this.svg = document.createElementNS(SVG_NS, 'svg');
     this.svg.setAttribute('role', 'img');
     this.svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
-    this.ring = document.createElementNS(SVG_NS, 'rect');
-    this.ring.setAttribute('fill', 'none');
-    this.ring.setAttribute('stroke-width', '2.5');
-    this.ring.setAttribute('pointer-events', 'none');
+    // The focused cell's outline: a ring in the text colour around a thin one in the grid colour,
+    // visible on any tile (dark on light tiles, light on dark ones).
+    this.ring = document.createElementNS(SVG_NS, 'g');
     this.ring.setAttribute('class', 'fig-ring');
+    this.ring.setAttribute('fill', 'none');
+    this.ring.setAttribute('pointer-events', 'none');
+    this.ringOuter = document.createElementNS(SVG_NS, 'rect');
+    this.ringOuter.setAttribute('stroke-width', '2.5');
+    this.ringInner = document.createElementNS(SVG_NS, 'rect');
+    this.ringInner.setAttribute('stroke-width', '1');
+    this.ring.append(this.ringOuter, this.ringInner);
     this.tip = h('div', { class: 'fig-tip', hidden: true });
     this.live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
     this.hint = h('p', { class: 'sr-only', id: uid('svg-hint') });
@@ -98,7 +104,8 @@ export class SvgView {
     }
     this.hint.textContent = `Arrow keys move between the ${grid.rows} × ${grid.cols} cells; each cell's details are read out.`;
     setAttrs(this.root, { tabindex: '0', role: 'group', 'aria-label': grid.label, 'aria-describedby': this.hint.id });
-    this.ring.setAttribute('stroke', grid.stroke);
+    this.ringOuter.setAttribute('stroke', grid.stroke);
+    this.ringInner.setAttribute('stroke', grid.color);
   }
 
   firstCell() {
@@ -140,7 +147,8 @@ export class SvgView {
     }
     this.active = cell;
     const n = this.scene.nodes[k];
-    setAttrs(this.ring, { x: r2(n.x - 1), y: r2(n.y - 1), width: r2(n.w + 2), height: r2(n.h + 2) });
+    setAttrs(this.ringOuter, { x: r2(n.x - 1), y: r2(n.y - 1), width: r2(n.w + 2), height: r2(n.h + 2) });
+    setAttrs(this.ringInner, { x: r2(n.x + 1), y: r2(n.y + 1), width: r2(Math.max(0.5, n.w - 2)), height: r2(Math.max(0.5, n.h - 2)) });
     this.svg.append(this.ring);
     this.showTip(this.els[k], n.tip ?? '');
     if (this.live.textContent !== n.tip) this.live.textContent = n.tip ?? '';

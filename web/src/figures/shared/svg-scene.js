@@ -9,7 +9,8 @@
 //     nodes: [node...],         drawn in order (later on top)
 //     legend: [{label, fill | stroke, dash?}],   the key, also drawn among the nodes
 //     axes?: {x: {title}, y: {title}},           axis titles, with units in parentheses
-//     grid?: {label, rows, cols, stroke},        keyboard-navigable cells (see below)
+//     grid?: {label, rows, cols, stroke, color}, keyboard-navigable cells (see below); stroke
+//                               and color: the focused cell's outer and inner outline
 //     minFont }                 smallest font size used, px
 //
 // Nodes (every number finite; colours only under fill, stroke or color; 'none' for no fill):

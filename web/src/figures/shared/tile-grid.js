@@ -116,6 +116,6 @@ export function tileGrid(theme, spec) {
   return scene({
     width, height, label: spec.label, nodes, legend,
     axes: { x: { title: spec.xTitle }, y: { title: spec.yTitle } },
-    grid: { label: spec.label, rows, cols, stroke: theme.text },
+    grid: { label: spec.label, rows, cols, stroke: theme.text, color: theme.grid },
   });
 }
