@@ -109,6 +109,10 @@ test('keyboard: one tab stop, arrows walk the tiles, the focused tile shows and 
   await page.keyboard.press('PageUp');
   await page.keyboard.press('ArrowUp');
   assert.match(await tip.textContent(), /^Tile 1 of 136/);
+  await page.keyboard.press('Escape');
+  await tip.waitFor({ state: 'hidden' });
+  await page.keyboard.press('ArrowRight');
+  await tip.waitFor({ state: 'visible' });
   // Hover shows a tile's tooltip too; leaving the map with Tab hides it.
   await page.keyboard.press('Tab');
   await tip.waitFor({ state: 'hidden' });

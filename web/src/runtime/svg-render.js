@@ -3,7 +3,8 @@
 // light/dark switch), only the attributes that changed are written, so a 4,096-tile map
 // redraws without new elements. Tooltips show on hover and touch; a scene with a grid is one
 // tab stop whose cells the arrow keys walk (Home/End: the row's ends, PageUp/PageDown: the
-// column's), the focused cell outlined, its tooltip shown and announced in a live region.
+// column's), the focused cell outlined, its tooltip shown (Escape hides it) and announced in a
+// live region.
 import { h, uid } from './dom.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -108,9 +109,14 @@ export class SvgView {
     this.ringInner.setAttribute('stroke', grid.color);
   }
 
+  // The top-left cell that exists (the scene may list its cells in any order).
   firstCell() {
-    const k = this.cells.values().next().value;
-    return k === undefined ? null : this.scene.nodes[k].cell;
+    let best = null;
+    for (const k of this.cells.values()) {
+      const cell = this.scene.nodes[k].cell;
+      if (!best || cell[0] < best[0] || (cell[0] === best[0] && cell[1] < best[1])) best = cell;
+    }
+    return best;
   }
 
   // The first cell that exists from (r, c) on, stepping by (dr, dc), inside the grid; or null.
@@ -121,6 +127,10 @@ export class SvgView {
   }
 
   key(e) {
+    if (e.key === 'Escape') {
+      this.hideTip(); // dismissed until the next move
+      return;
+    }
     if (!this.scene?.grid) return;
     const { rows, cols } = this.scene.grid;
     const [r, c] = this.active ?? this.firstCell() ?? [0, 0];
