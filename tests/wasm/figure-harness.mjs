@@ -19,12 +19,17 @@ export const run = (fig, over) => fig.data(engine, params(fig, over));
 export const close = (a, b, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.abs(b), `${a} != ${b} (rel ${rel})`);
 export const isEngineError = (field) => (e) => e instanceof EngineError && e.field === field && e.message.length > 0;
 
-// Every colour value in a Chart.js config (keys ending in colour/color), for theme checks.
+// A Chart.js dataset's `fill` names what to fill to, not a colour.
+const CHART_FILL_TARGET = /^(origin|start|end|stack|shape|[-+]?\d+)$/;
+
+// Every colour value in a Chart.js config (keys ending in colour/color) or an SVG scene (also
+// fill and stroke), for theme checks.
 export function colours(obj, out = []) {
   if (Array.isArray(obj)) obj.forEach((v) => colours(v, out));
   else if (obj && typeof obj === 'object') {
     for (const [k, v] of Object.entries(obj)) {
       if (/colou?r$/i.test(k) && typeof v !== 'function') [v].flat().forEach((c) => out.push(c));
+      else if ((k === 'fill' || k === 'stroke') && typeof v === 'string' && !CHART_FILL_TARGET.test(v)) out.push(v);
       else colours(v, out);
     }
   }
@@ -43,4 +48,47 @@ export function assertChartSubset(id, cfg) {
     if (s.type !== 'category') assert.ok(s.title?.display && /\(.+\)/.test(s.title.text), `scale ${name} has a title with units`);
   }
   for (const c of colours(cfg)) assert.ok(THEME_COLOURS.has(c), `${id} uses a non-theme colour ${c}`);
+}
+
+// Every number in a scene (recursively), with its path, for the finiteness check.
+function numbers(obj, where, out = []) {
+  if (typeof obj === 'number') out.push([where, obj]);
+  else if (Array.isArray(obj)) obj.forEach((v, k) => numbers(v, `${where}[${k}]`, out));
+  else if (obj && typeof obj === 'object') for (const [k, v] of Object.entries(obj)) numbers(v, `${where}.${k}`, out);
+  return out;
+}
+
+const NODE_KINDS = new Set(['rect', 'line', 'polyline', 'polygon', 'text']);
+
+// The SVG scene every SVG figure keeps to (web/src/figures/shared/svg-scene.js): plain data,
+// known node kinds, finite numbers, only theme colours (or 'none'), readable text, axis titles
+// with units, tooltips as text, grid cells inside the grid.
+export function assertSceneSubset(id, scene) {
+  assert.equal(scene.type, 'svg');
+  for (const [where, v] of numbers(scene, id)) assert.ok(Number.isFinite(v), `${where} is ${v}`);
+  assert.deepEqual(JSON.parse(JSON.stringify(scene)), scene, `${id}: the scene is not plain data`);
+  assert.ok(scene.width > 0 && scene.height > 0, `${id}: scene size`);
+  assert.ok(typeof scene.label === 'string' && scene.label.length > 0, `${id}: scene label`);
+  assert.ok(Array.isArray(scene.nodes) && scene.nodes.length > 0, `${id}: no nodes`);
+  for (const n of scene.nodes) {
+    assert.ok(NODE_KINDS.has(n.kind), `${id}: node kind ${n.kind}`);
+    if (n.kind === 'text') {
+      assert.ok(typeof n.text === 'string' && n.size >= 10, `${id}: text "${n.text}" at ${n.size}px`);
+    }
+    if (n.tip !== undefined) assert.ok(typeof n.tip === 'string' && n.tip.length > 0, `${id}: empty tooltip`);
+    if (n.cell) {
+      assert.ok(scene.grid, `${id}: a cell without a grid`);
+      assert.ok(n.cell[0] >= 0 && n.cell[0] < scene.grid.rows && n.cell[1] >= 0 && n.cell[1] < scene.grid.cols, `${id}: cell ${n.cell}`);
+    }
+  }
+  assert.ok(scene.minFont >= 10, `${id}: smallest font ${scene.minFont}px`);
+  for (const [name, a] of Object.entries(scene.axes ?? {})) assert.ok(/\(.+\)/.test(a.title), `${id}: axis ${name} has a title with units`);
+  for (const item of scene.legend) assert.ok(item.label && (item.fill || item.stroke), `${id}: legend entry ${JSON.stringify(item)}`);
+  for (const c of colours(scene)) assert.ok(THEME_COLOURS.has(c) || c === 'none', `${id} uses a non-theme colour ${c}`);
+}
+
+// A figure's drawing checked by its kind: Chart.js config or SVG scene.
+export function assertDrawing(id, drawing) {
+  if (drawing.type === 'svg') assertSceneSubset(id, drawing);
+  else assertChartSubset(id, drawing);
 }

@@ -1,10 +1,10 @@
 // The FlashAttention lesson's five figures on the built WASM engine: data() is finite and
-// complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
+// complete, draw() keeps to the Chart.js (or SVG scene) subset and the theme's colours, the first control
 // changes the data, the numbers match the lesson's closed forms, and bad settings are
 // EngineErrors on the right field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours, assertChartSubset } from './figure-harness.mjs';
+import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours, assertChartSubset, assertDrawing } from './figure-harness.mjs';
 import { resolveParams, defaults } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import stepper from '../../web/src/figures/online-softmax-stepper.js';
@@ -42,9 +42,10 @@ for (const fig of FIGURES) {
     assert.doesNotThrow(() => JSON.stringify(data));
   });
 
-  test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
+  test(`${fig.id}: draw keeps to the allowed Chart.js or SVG subset and theme colours`, () => {
     const cfg = fig.draw(run(fig), THEME);
-    assertChartSubset(fig.id, cfg);
+    assertDrawing(fig.id, cfg);
+    if (cfg.type === 'svg') return;
     assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
     for (const d of cfg.data.datasets) if (d.type) assert.ok(['line', 'scatter', 'bar'].includes(d.type));
   });
@@ -154,6 +155,50 @@ test('flash-tiling-causal: the data table has one row per K/V block, and its cou
   const wide = run(tiling, { head_dim: 64, causal: false, progress: 100 }); // 32 × 32 tiles
   assert.equal(wide.table.rows.length, 32);
   assert.deepEqual(wide.table.rows.at(-1).slice(2, 8), ['0–31', 'none', 'none', '993–1024', 32, 'Q block 31']);
+});
+
+test('flash-tiling-causal: the tile map has a tile per block pair in its state, the diagonal, axes and legend', () => {
+  const d = run(tiling, { progress: 40 });
+  const scene = tiling.draw(d, THEME);
+  assert.equal(scene.type, 'svg');
+  assert.deepEqual(scene.grid && [scene.grid.rows, scene.grid.cols], [16, 16]);
+  const tiles = scene.nodes.filter((n) => n.cell);
+  assert.equal(tiles.length, 256);
+  // Each state has its own look: done solid, current in the compute colour with a border,
+  // pending pale, skipped empty; as many tiles of each as the data has.
+  const look = (state) => tiles.filter((n, k) => d.tiles[k].state === state);
+  assert.ok(look('done').every((n) => n.fill === THEME.palette[0] && n.opacity === undefined));
+  assert.deepEqual(look('current').map((n) => [n.fill, n.stroke]), [[THEME.compute, THEME.text]]);
+  assert.ok(look('pending').every((n) => n.fill === THEME.palette[0] && n.opacity < 0.5));
+  assert.equal(look('skipped').length, 120);
+  assert.ok(look('skipped').every((n) => n.fill === 'none'));
+  // Above the diagonal (key block > query block) exactly the skipped tiles.
+  for (const n of tiles) assert.equal(n.cell[1] > n.cell[0], d.tiles.find((t) => t.i === n.cell[0] && t.j === n.cell[1]).state === 'skipped');
+  // The tile of Q block 3, K/V block 1 (keys 16–31, queries 48–63) is square, below its column's top.
+  const t31 = tiles.find((n) => n.cell[0] === 3 && n.cell[1] === 1);
+  const t00 = tiles.find((n) => n.cell[0] === 0 && n.cell[1] === 0);
+  close(t31.w, t31.h, 1e-9);
+  close(t31.x - t00.x, t31.w + 1, 1e-6); // one tile to the right (1 px apart)
+  close(t31.y - t00.y, 3 * (t31.h + 1), 1e-6);
+  assert.match(t31.tip, /K\/V block 1 \(keys 16–31\), Q block 3 \(queries 48–63\); done$/);
+  const [diagonal] = scene.nodes.filter((n) => n.kind === 'line' && n.x1 === t00.x - 0.5);
+  assert.ok(diagonal && !diagonal.dash, 'a solid diagonal from the top-left corner');
+  close(diagonal.x2 - diagonal.x1, diagonal.y2 - diagonal.y1, 1e-9);
+  assert.match(scene.axes.x.title, /^Key index \(tokens/);
+  assert.equal(scene.axes.y.title, 'Query index (tokens)');
+  assert.deepEqual(scene.legend.map((l) => l.label), [`Computed (${d.done} of 136 tiles)`,
+    `Now: K/V block ${d.current.j}, Q block ${d.current.i}`, 'Still to compute', 'Skipped: 120 tiles above the diagonal', 'Diagonal (causal mask)']);
+  // Without the mask: no skipped tile, no skipped entry, a dashed diagonal.
+  const open = tiling.draw(run(tiling, { causal: false }), THEME);
+  assert.equal(open.nodes.filter((n) => n.cell && n.fill === 'none').length, 0);
+  assert.ok(!open.legend.some((l) => /Skipped/.test(l.label)));
+  // A sequence that is not a multiple of the block: the last row and column are narrower.
+  const odd = tiling.draw(run(tiling, { seq: 100 }), THEME); // 7 blocks: 6 of 16 tokens, one of 4
+  const last = odd.nodes.find((n) => n.cell && n.cell[0] === 6 && n.cell[1] === 6);
+  const first = odd.nodes.find((n) => n.cell && n.cell[0] === 0 && n.cell[1] === 0);
+  close((last.w + 1) / (first.w + 1), 4 / 16, 1e-9);
+  // A phone-sized box keeps the text at 11 px.
+  assert.equal(tiling.draw(d, { ...THEME, width: 360, height: 384 }).minFont, 11);
 });
 
 test('flash-tiling-causal: too many tiles is an error on the SRAM control', () => {

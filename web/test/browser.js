@@ -55,10 +55,22 @@ export function sitePages(root = siteDir) {
   return pages.sort();
 }
 
-// Number of painted pixels in a figure's canvas (0 for a blank chart).
+// Number of painted pixels in a figure's canvas (0 for a blank chart); an SVG figure's drawing
+// is rasterized onto a canvas of its box's size first.
 export function paintedPixels(figure) {
-  return figure.evaluate((el) => {
-    const c = el.querySelector('canvas');
+  return figure.evaluate(async (el) => {
+    let c = el.querySelector('canvas');
+    const svg = el.querySelector('.fig-svg svg');
+    if (svg) {
+      const { width, height } = svg.getBoundingClientRect();
+      const img = new Image();
+      img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(new XMLSerializer().serializeToString(svg))}`;
+      await img.decode();
+      c = document.createElement('canvas');
+      c.width = Math.round(width);
+      c.height = Math.round(height);
+      c.getContext('2d').drawImage(img, 0, 0, c.width, c.height);
+    }
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let n = 0;
     for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1;
@@ -66,8 +78,12 @@ export function paintedPixels(figure) {
   });
 }
 
+// What a figure shows, to compare before and after a change: the canvas's pixels, or the SVG's markup.
 export function canvasImage(figure) {
-  return figure.evaluate((el) => el.querySelector('canvas').toDataURL());
+  return figure.evaluate((el) => {
+    const svg = el.querySelector('.fig-svg svg');
+    return svg ? svg.outerHTML : el.querySelector('canvas').toDataURL();
+  });
 }
 
 // Runs axe-core on the page (the context must bypass CSP so the script can be injected).

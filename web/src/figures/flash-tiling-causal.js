@@ -1,10 +1,12 @@
 // The tiling loop of FlashAttention's Algorithm 1 as a map of the N×N score matrix: each
-// tile is one (Q block, K/V block) pair, drawn as a floating bar over its keys at its queries.
+// tile is one (Q block, K/V block) pair, drawn as a tile of the SVG tile grid over its keys
+// (columns) at its queries (rows), done / current / pending / skipped.
 // The outer loop walks K/V blocks (columns), the inner loop Q blocks (rows); with a causal
 // mask the tiles above the diagonal are skipped. One call to calc('flash-attention'), which
 // executes the kernel at these sizes and returns every tile in loop order.
 import { EngineError } from '../runtime/engine-api.js';
 import { formatSI } from '../runtime/format.js';
+import { tileGrid } from './shared/tile-grid.js';
 
 // Block indices as text: "3–15" for a run, "none" for an empty list.
 function span(ids) {
@@ -68,61 +70,37 @@ export default {
   },
 
   draw(data, theme) {
-    // One bar dataset per K/V block (column of tiles), one bar per computed tile in it; the fill
-    // says done (solid), current (thick border) or pending (outline); skipped tiles are empty.
-    const fill = { done: theme.palette[0], current: theme.compute, pending: theme.grid };
-    const border = { done: theme.palette[0], current: theme.text, pending: theme.palette[0] };
-    const width = { done: 1, current: 3, pending: 1 };
-    const datasets = [];
-    data.columns.forEach(({ computed: column }, j) => {
-      datasets.push({
-        type: 'bar', label: `K/V block ${j}`, legend: false, grouped: false,
-        data: column.map((t) => ({ x: [t.col0, t.col0 + t.cols], y: t.row0 + t.rows / 2, t })),
-        backgroundColor: column.map((t) => fill[t.state]), borderColor: column.map((t) => border[t.state]),
-        borderWidth: column.map((t) => width[t.state]), borderSkipped: false,
-        barPercentage: 0.92, categoryPercentage: 1,
-      });
-    });
-    const key = (label, color, edge, w) => ({
-      type: 'bar', label, legend: true, data: [], backgroundColor: color, borderColor: edge, borderWidth: w,
-    });
-    const c = data.current;
-    datasets.push(
-      key(`Computed (${data.done} of ${data.computed} tiles)`, fill.done, border.done, 1),
-      key(c ? `Now: K/V block ${c.j}, Q block ${c.i}` : 'Not started', fill.current, border.current, 3),
-      key('Still to compute', fill.pending, border.pending, 1),
-      { type: 'scatter', label: data.causal ? `Diagonal: ${data.skipped} tiles above it skipped (left empty)` : 'Diagonal (no mask: every tile computed)',
-        legend: true, data: [{ x: 0, y: 0 }, { x: data.seq, y: data.seq }], showLine: true, pointRadius: 0,
-        borderColor: theme.text, backgroundColor: theme.text, borderDash: data.causal ? [] : [4, 4], borderWidth: 1.5 },
-    );
-    const axis = (title, extra = {}) => ({
-      type: 'linear', min: 0, max: data.seq, title: { display: true, text: title, color: theme.text },
-      ticks: { color: theme.muted, maxRotation: 0 }, grid: { color: theme.grid }, ...extra,
-    });
-    const blocks = `${data.row_blocks} × ${data.col_blocks} tiles of ${data.block_rows} × ${data.block_cols}`;
-    return {
-      type: 'bar',
-      data: { datasets },
-      options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
-        scales: {
-          x: axis(`Key index (${blocks}; ${formatSI(data.flash_bytes, 'B')} moved)`, { position: 'top' }),
-          y: axis('Query index (token)', { reverse: true }),
-        },
-        plugins: {
-          legend: { labels: { color: theme.text, filter: (item, chart) => chart.datasets[item.datasetIndex].legend !== false } },
-          tooltip: {
-            filter: (ctx) => Boolean(ctx.raw && ctx.raw.t),
-            callbacks: {
-              label: (ctx) => {
-                const t = ctx.raw.t;
-                return `tile ${t.order + 1}: K/V block ${t.j} (keys ${t.col0}–${t.col0 + t.cols - 1}), ` +
-                  `Q block ${t.i} (queries ${t.row0}–${t.row0 + t.rows - 1}), ${t.status}, ${t.state}`;
-              },
-            },
-          },
-        },
-      },
+    // The map is a tile grid: rows are Q blocks, columns K/V blocks, at their token edges.
+    const rowEdges = [...Array.from({ length: data.row_blocks }, (_, i) => i * data.block_rows), data.seq];
+    const colEdges = [...Array.from({ length: data.col_blocks }, (_, j) => j * data.block_cols), data.seq];
+    const states = {
+      done: { fill: theme.palette[0] },
+      current: { fill: theme.compute, stroke: theme.text, strokeWidth: 2 },
+      pending: { fill: theme.palette[0], opacity: 0.18, stroke: theme.palette[0], strokeWidth: 0.5 },
+      skipped: { fill: 'none', stroke: theme.muted, strokeWidth: 0.75, dash: [2, 2] },
     };
+    const what = { done: 'done', current: 'being computed now', pending: 'still to compute', skipped: 'skipped (above the diagonal: fully masked)' };
+    const tiles = data.tiles.map((t) => ({
+      row: t.i, col: t.j, state: t.state,
+      tip: `${t.order >= 0 ? `Tile ${t.order + 1} of ${data.computed}` : 'Skipped tile'}: K/V block ${t.j} (keys ${t.col0}–${t.col0 + t.cols - 1}), ` +
+        `Q block ${t.i} (queries ${t.row0}–${t.row0 + t.rows - 1})${t.status === 'diagonal' ? ', on the diagonal (partly masked)' : ''}; ${what[t.state]}`,
+    }));
+    const c = data.current;
+    const legend = [
+      { label: `Computed (${data.done} of ${data.computed} tiles)`, fill: states.done.fill },
+      { label: c ? `Now: K/V block ${c.j}, Q block ${c.i}` : 'Not started', fill: states.current.fill, stroke: theme.text, strokeWidth: 2 },
+      { label: 'Still to compute', fill: states.pending.fill, opacity: 0.18, stroke: theme.palette[0] },
+      ...(data.causal ? [{ label: `Skipped: ${data.skipped} tiles above the diagonal`, fill: 'none', stroke: theme.muted, dash: [2, 2] }] : []),
+      { label: data.causal ? 'Diagonal (causal mask)' : 'Diagonal (no mask: every tile computed)', stroke: theme.text, dash: data.causal ? undefined : [4, 4] },
+    ];
+    const blocks = `${data.row_blocks} × ${data.col_blocks} tiles of ${data.block_rows} × ${data.block_cols}`;
+    return tileGrid(theme, {
+      label: `Map of the ${data.seq} × ${data.seq} score matrix in ${blocks}: ${data.done} of ${data.computed} tiles computed` +
+        `${data.causal ? `, ${data.skipped} skipped above the diagonal` : ''}`,
+      rows: data.row_blocks, cols: data.col_blocks, rowEdges, colEdges, tiles, states, legend,
+      xTitle: `Key index (tokens; ${formatSI(data.flash_bytes, 'B')} moved)`,
+      yTitle: 'Query index (tokens)',
+      lines: [{ from: [0, 0], to: [data.seq, data.seq], stroke: theme.text, strokeWidth: 1.5, ...(data.causal ? {} : { dash: [4, 4] }) }],
+    });
   },
 };

@@ -1,13 +1,16 @@
 // <mlsys-figure data-id="..."> : loads the engine and the figure module when it nears the
 // viewport, builds controls from the figure's parameters, computes data(engine, params),
-// draws it, and offers reset, permalink, embed, CSV and a screen-reader table. Rejected
-// input shows a message inside the figure and keeps the last good drawing.
+// draws it (a Chart.js config on a canvas, or an SVG scene as inline SVG: svg-render.js), and
+// offers reset, permalink, embed, CSV and a data table (visually hidden for screen readers,
+// shown on "Show data"). Rejected input shows a message inside the figure and keeps the last
+// good drawing.
 import { loadEngine, partFor } from './engine.js';
 import { figureLoaders } from '../figures/index.js';
 import { h, uid, whenNear, whenIdle, download } from './dom.js';
 import { resolveParams, defaults, applyState, encodeState, decodeHash } from './params.js';
 import { buildControls } from './controls.js';
 import { readTheme } from './theme.js';
+import { SvgView } from './svg-render.js';
 
 const siteRoot = new URL('../../', import.meta.url);
 let firstDrawMarked = false;
@@ -136,6 +139,8 @@ class MlsysFigure extends HTMLElement {
     this.canvas = h('canvas', { role: 'img', 'aria-label': `${f.title}. The data table below the chart gives the values.` });
     this.message = h('p', { class: 'fig-message', role: 'alert', hidden: true });
     this.srTable = h('table');
+    this.chartBox = h('div', { class: 'fig-chart' }, this.canvas);
+    this.tableBox = h('div', { class: 'sr-only', id: uid('fig-data') }, this.srTable);
     this.embedPanel = h('div', { class: 'fig-embed', hidden: true });
     const button = (text, onclick) => h('button', { type: 'button', class: 'fig-btn', onclick, text });
     this.status.textContent = '';
@@ -143,20 +148,36 @@ class MlsysFigure extends HTMLElement {
     this.replaceChildren(
       h('div', { class: 'fig-title', id: titleId, role: 'heading', 'aria-level': this.dataset.level ?? '3', text: f.title }),
       this.controls.root,
-      h('div', { class: 'fig-chart' }, this.canvas),
+      this.chartBox,
       this.message,
       h('div', { class: 'fig-toolbar', role: 'group', 'aria-label': 'Figure actions' },
         button('Reset', () => this.reset()),
         button('Permalink', () => this.permalink()),
         button('Embed', () => this.toggleEmbed()),
-        button('Download CSV', () => this.downloadCsv())),
+        button('Download CSV', () => this.downloadCsv()),
+        h('button', { type: 'button', class: 'fig-btn', 'aria-pressed': 'false', 'aria-controls': this.tableBox.id,
+          onclick: (e) => this.toggleData(e.currentTarget), text: 'Show data' })),
       this.status,
       this.embedPanel,
+      this.tableBox,
       h('p', { class: 'fig-caption', text: f.caption }),
-      h('div', { class: 'sr-only' }, this.srTable),
     );
     this.setAttribute('aria-labelledby', titleId);
     this.setAttribute('role', 'figure');
+  }
+
+  // "Show data": the table screen readers always have, shown to everyone; a second press hides
+  // it again. Shown, its box scrolls sideways on a phone, so it is a tab stop (the keyboard
+  // scrolls it) and a named region.
+  toggleData(btn) {
+    const show = btn.getAttribute('aria-pressed') !== 'true';
+    btn.setAttribute('aria-pressed', String(show));
+    this.tableBox.className = show ? 'fig-data' : 'sr-only';
+    const attrs = { tabindex: '0', role: 'region', 'aria-label': `Data of the figure "${this.figure.title}"` };
+    for (const [k, v] of Object.entries(attrs)) {
+      if (show) this.tableBox.setAttribute(k, v);
+      else this.tableBox.removeAttribute(k);
+    }
   }
 
   showMessage(text) {
@@ -170,7 +191,8 @@ class MlsysFigure extends HTMLElement {
     const { Chart, applyThemeDefaults } = this.charts;
     try {
       data = this.figure.data(this.engine, this.params);
-      const theme = readTheme(this);
+      // SVG scenes are laid out for the chart box's size (text at its own size on a phone).
+      const theme = { ...readTheme(this), width: this.chartBox.clientWidth, height: this.chartBox.clientHeight };
       applyThemeDefaults(theme, this.clientWidth);
       config = this.figure.draw(data, theme);
     } catch (err) {
@@ -186,11 +208,13 @@ class MlsysFigure extends HTMLElement {
       this.showMessage(note);
     }
     this.data = data;
-    if (this.chart && this.chart.config.type === config.type) {
+    if (config.type === 'svg') this.drawSvg(config);
+    else if (this.chart && this.chart.config.type === config.type) {
       this.chart.data = config.data;
       this.chart.options = config.options;
       this.chart.update('none');
     } else {
+      this.drawSvg(null);
       this.chart?.destroy();
       this.chart = new Chart(this.canvas, config);
     }
@@ -206,9 +230,43 @@ class MlsysFigure extends HTMLElement {
     this.dispatchEvent(new CustomEvent('mlsys-figure-drawn', { bubbles: true }));
   }
 
-  // The screen-reader table is not seen, so it is filled after the frame that shows the new
-  // drawing, in idle time (at most 250 ms later), and only with the latest drawing's data when
-  // redraws come faster: the layout of its cells (hundreds) is not part of that frame.
+  // An SVG scene in place of the canvas, in the same box (null: back to the canvas).
+  drawSvg(scene) {
+    if (!scene) {
+      this.svgView?.root.remove();
+      this.svgView = null;
+      this.canvas.style.display = '';
+      return;
+    }
+    if (!this.svgView) {
+      this.chart?.destroy();
+      this.chart = null;
+      this.canvas.style.display = 'none';
+      this.svgView = new SvgView(this.figure.title);
+      this.chartBox.append(this.svgView.root);
+      if (!this.resizeWatch) {
+        this.resizeWatch = new ResizeObserver(() => this.svgResized());
+        this.resizeWatch.observe(this.chartBox);
+      }
+    }
+    this.svgView.render(scene);
+  }
+
+  // A scene is laid out for its box: when the box changes width (a phone turned), the same data
+  // is drawn again for the new size (data() is not called again).
+  svgResized() {
+    const w = this.chartBox.clientWidth;
+    if (!this.svgView || !this.data || w === 0 || Math.abs(w - this.svgView.scene.width) <= 8) return;
+    const theme = { ...readTheme(this), width: w, height: this.chartBox.clientHeight };
+    try {
+      this.svgView.render(this.figure.draw(this.data, theme));
+    } catch { /* the last drawing stays */ }
+  }
+
+  // The data table is mostly not seen (only on "Show data"), so it is filled after the frame
+  // that shows the new drawing, in idle time (at most 250 ms later), and only with the latest
+  // drawing's data when redraws come faster: the layout of its cells (hundreds) is not part of
+  // that frame.
   // data-table-draws: the draw whose data the table shows.
   queueTable(table) {
     const draw = this.dataset.draws;
