@@ -37,6 +37,7 @@ Exercise make_exercise(const std::string& id, std::uint32_t seed) {
     if (g.id != id) continue;
     exercises::Rng rng(seed);
     Exercise e = g.make(rng);
+    if (e.integer) e.rel_tolerance = e.abs_tolerance = 0;  // a count is right or wrong
     e.id = id;
     e.seed = seed;
     return e;
@@ -47,7 +48,7 @@ Exercise make_exercise(const std::string& id, std::uint32_t seed) {
 nlohmann::json exercise_json(const Exercise& e) {
   return {{"id", e.id},         {"seed", e.seed},     {"title", e.title},
           {"prompt", e.prompt}, {"unit", e.unit},     {"hint", e.hint},
-          {"solution", e.solution}, {"answer", e.answer},
+          {"solution", e.solution}, {"answer", e.answer}, {"integer", e.integer},
           {"tolerance", {{"relative", e.rel_tolerance}, {"absolute", e.abs_tolerance}}},
           {"params", e.params}};
 }
@@ -61,12 +62,22 @@ nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const s
     return {{"correct", false}, {"value", nullptr}, {"message", err.what()}};
   }
   const double allowed = std::max(e.rel_tolerance * std::fabs(e.answer), e.abs_tolerance);
-  const bool correct = std::fabs(value - e.answer) <= allowed;
-  const std::string shown = format_number(value, 4) + (e.unit.empty() ? "" : " " + e.unit);
-  return {{"correct", correct},
-          {"value", value},
-          {"message", correct ? "Correct: " + shown + "."
-                              : "Not quite: " + shown + " is off by more than the tolerance. Try the hint."}};
+  const auto close = [&](double x) { return std::fabs(x - e.answer) <= allowed; };
+  const bool correct = close(value);
+  const std::string unit = e.unit.empty() ? "" : e.unit == "%" ? "%" : " " + e.unit;
+  const bool whole = e.integer && std::fabs(value) < 1e15;
+  const std::string shown = (whole ? format_int(value) : format_number(value, 4)) + unit;
+  std::string message = "Correct: " + shown + ".";
+  if (e.integer && value != std::floor(value))
+    message = "This answer is a whole number (a count); " + format_number(value, 4) + " is not one.";
+  else if (!correct && e.unit == "%" && close(100 * value))
+    message = "Not quite: " + format_number(value, 4) + " reads as " + format_number(value, 4) +
+              "%. This answer is a percent: type " + format_number(100 * value, 4) + " or " +
+              format_number(100 * value, 4) + "%.";
+  else if (!correct)
+    message = "Not quite: " + shown + (e.integer ? " is not the count." : " is off by more than the tolerance.") +
+              " Try the hint.";
+  return {{"correct", correct}, {"value", value}, {"message", message}};
 }
 
 }  // namespace mlsys
