@@ -56,51 +56,6 @@ std::optional<std::string> reader_text(const Exercise& e) {
   return std::nullopt;
 }
 
-// A number as printed in prose: "4,096", "3.35", "2.5e+09", "59.3" of "59.3%", and "2^30" or
-// "10^6" (read as their value). Digits glued to a letter name things, not quantities ("fp8",
-// "H100", "e4m3", "T_c"), and are skipped.
-struct Printed {
-  std::string text;  // as a reader would type it
-  double value;
-};
-
-std::vector<Printed> printed_numbers(const std::string& s) {
-  const auto digit = [&](std::size_t k) { return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])); };
-  const auto wordy = [&](std::size_t k) {
-    const auto c = static_cast<unsigned char>(s[k]);
-    return std::isalnum(c) || c == '_' || c == '.';
-  };
-  std::vector<Printed> out;
-  for (std::size_t i = 0; i < s.size();) {
-    if (!digit(i) || (i > 0 && wordy(i - 1))) {
-      ++i;
-      continue;
-    }
-    const std::size_t start = i;
-    while (digit(i)) ++i;
-    while (i < s.size() && s[i] == ',' && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4)) i += 4;
-    if (i < s.size() && s[i] == '.' && digit(i + 1))
-      for (++i; digit(i);) ++i;
-    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-      const std::size_t k = i + 1 + (i + 1 < s.size() && (s[i + 1] == '+' || s[i + 1] == '-'));
-      if (digit(k))
-        for (i = k; digit(i);) ++i;
-    }
-    Printed p{s.substr(start, i - start), 0};
-    p.value = std::strtod(without_commas(p.text).c_str(), nullptr);
-    if (i < s.size() && s[i] == '^' && digit(i + 1)) {
-      const std::size_t e0 = ++i;
-      while (digit(i)) ++i;
-      p.value = std::pow(p.value, std::strtod(s.substr(e0, i - e0).c_str(), nullptr));
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%.17g", p.value);
-      p.text = buf;
-    }
-    out.push_back(p);
-  }
-  return out;
-}
-
 // Another prefix of the answer's unit a reader might answer in (ms for µs, TB for GB), and
 // the factor from the answer's unit to it. Empty for units without prefixes (FLOP/B).
 struct OtherUnit {
@@ -196,7 +151,7 @@ TEST(ExerciseSuite, PromptNumbersAndNearMissesAreRejected) {
   for (const auto& id : mlsys::exercise_ids()) {
     for (std::uint32_t s = 0; s < kSeeds; ++s) {
       const Exercise& e = draws(id)[s];
-      for (const auto& p : printed_numbers(e.prompt))
+      for (const auto& p : mlsys::printed_numbers(e.prompt))
         EXPECT_FALSE(accepted(e, p.text)) << where(e) << ": '" << p.text << "' is copied from the prompt and equals the "
                                           << "answer " << e.answer << " within the tolerance";
       for (const double wrong : {e.answer * 1.1, e.answer / 10})
@@ -230,7 +185,7 @@ TEST(ExerciseSuite, SolutionEndsOnTheAnswer) {
   for (const auto& id : mlsys::exercise_ids()) {
     for (std::uint32_t s = 0; s < kSeeds; ++s) {
       const Exercise& e = draws(id)[s];
-      const auto numbers = printed_numbers(e.solution);
+      const auto numbers = mlsys::printed_numbers(e.solution);
       ASSERT_FALSE(numbers.empty()) << where(e) << ": " << e.solution;
       EXPECT_TRUE(accepted(e, numbers.back().text))
           << where(e) << ": the solution's last number is " << numbers.back().text << ", the answer " << e.answer
@@ -298,7 +253,7 @@ TEST(ExerciseSuite, ParserReadsNumbersAsPeopleWriteThem) {
 
 TEST(ExerciseSuite, PrintedNumbersAreReadFromProse) {
   std::vector<std::string> texts;
-  for (const auto& p : printed_numbers("The H100 in fp8-e4m3 does 1,979 TFLOP/s (2^10 = 1,024; 1 MB = 10^6 B), "
+  for (const auto& p : mlsys::printed_numbers("The H100 in fp8-e4m3 does 1,979 TFLOP/s (2^10 = 1,024; 1 MB = 10^6 B), "
                                        "T_c = 8 passes; 2.5e+09 B is 59.3% of it, v1.5."))
     texts.push_back(p.text);
   EXPECT_EQ(texts, (std::vector<std::string>{"1,979", "1024", "1,024", "1", "1000000", "8", "2.5e+09", "59.3"}));

@@ -195,6 +195,49 @@ double parse_quantity(const std::string& raw, const std::string& unit) {
   return converted;
 }
 
+std::vector<PrintedNumber> printed_numbers(const std::string& s) {
+  const auto digit = [&](std::size_t k) { return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])); };
+  const auto wordy = [&](std::size_t k) {
+    const auto c = static_cast<unsigned char>(s[k]);
+    return std::isalnum(c) || c == '_' || c == '.';
+  };
+  const auto plain = [](const std::string& t) {
+    std::string out;
+    for (char c : t)
+      if (c != ',') out += c;
+    return std::strtod(out.c_str(), nullptr);
+  };
+  std::vector<PrintedNumber> out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (!digit(i) || (i > 0 && wordy(i - 1))) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (digit(i)) ++i;
+    while (i < s.size() && s[i] == ',' && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4)) i += 4;
+    if (i < s.size() && s[i] == '.' && digit(i + 1))
+      for (++i; digit(i);) ++i;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+      const std::size_t k = i + 1 + (i + 1 < s.size() && (s[i + 1] == '+' || s[i + 1] == '-'));
+      if (digit(k))
+        for (i = k; digit(i);) ++i;
+    }
+    PrintedNumber p{s.substr(start, i - start), 0};
+    p.value = plain(p.text);
+    if (i < s.size() && s[i] == '^' && digit(i + 1)) {
+      const std::size_t e0 = ++i;
+      while (digit(i)) ++i;
+      p.value = std::pow(p.value, plain(s.substr(e0, i - e0)));
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", p.value);
+      p.text = buf;
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
 double round_sig(double x, int sig) {
   if (x == 0 || !std::isfinite(x)) return x;
   char buf[64];
