@@ -95,6 +95,8 @@ TEST(ExerciseSuite, EveryDrawIsWellFormedAndRepeatable) {
       EXPECT_FALSE(e.title.empty() || e.prompt.empty() || e.hint.empty() || e.solution.empty()) << where(e);
       EXPECT_EQ(mlsys::exercise_json(e), mlsys::exercise_json(mlsys::make_exercise(id, e.seed))) << where(e);
     }
+    EXPECT_EQ(mlsys::exercise_json(mlsys::make_exercise(id, 4294967295u)),
+              mlsys::exercise_json(mlsys::make_exercise(id, 4294967295u)));
   }
 }
 
