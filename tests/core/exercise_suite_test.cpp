@@ -256,9 +256,9 @@ TEST(ExerciseSuite, ParserReadsNumbersAsPeopleWriteThem) {
 TEST(ExerciseSuite, PrintedNumbersAreReadFromProse) {
   std::vector<std::string> texts;
   for (const auto& p : mlsys::printed_numbers("The H100 in fp8-e4m3 does 1,979 TFLOP/s (2^10 = 1,024; 1 MB = 10^6 B), "
-                                       "T_c = 8 passes; 2.5e+09 B is 59.3% of it, v1.5."))
+                                       "T_c = 8 passes with ZeRO-1; 2.5e+09 B is 59.3% of it, v1.5; 2 GPUs."))
     texts.push_back(p.text);
-  EXPECT_EQ(texts, (std::vector<std::string>{"1,979", "1024", "1,024", "1", "1000000", "8", "2.5e+09", "59.3"}));
+  EXPECT_EQ(texts, (std::vector<std::string>{"1,979", "1024", "1,024", "1", "1000000", "8", "2.5e+09", "59.3", "2"}));
 }
 
 }  // namespace

@@ -164,9 +164,9 @@ Exercise smallest_pp(Rng& rng) {
     e.title = "Which pipeline depth fits?";
     e.params = {{"params", params_b * 1e9}, {"tp", t}, {"gpus", gpus}, {"budget_gb", budget}, {"zero_stage", 1}};
     e.prompt = "You train a " + format_number(params_b, 4) + "B-parameter model on " + format_int(gpus) +
-               " GPUs with tensor parallelism tp across the eight GPUs of each node, mixed-precision Adam (2 + 2 + 12 "
-               "bytes per parameter) and ZeRO stage 1 over the data-parallel group dp = GPUs / (tp·pp). You can "
-               "spare " + format_number(budget, 3) +
+               " GPUs with tensor parallelism tp across the eight GPUs of each node, mixed-precision Adam (bf16 "
+               "weights and gradients, fp32 master weights and two fp32 moments) and ZeRO-1 over the data-parallel "
+               "group dp = GPUs / (tp·pp). You can spare " + format_number(budget, 3) +
                " GB per GPU for model states. What is the smallest power-of-two pipeline degree pp that fits?";
     e.unit = "";
     e.answer = answer;

@@ -156,7 +156,9 @@ Exercise chinchilla_tokens(Rng& rng) {
 Exercise exposed_comm(Rng& rng) {
   const int buckets = rng.pick(std::vector<int>{4, 5, 8, 10});
   const double backward_ms = rng.pick(std::vector<double>{40, 60, 80, 100, 120});
-  const double ratio = 0.6 + 1.2 * rng.uniform();  // total all-reduce time / backward time
+  // Total all-reduce time / backward time, above 1 so the stream falls behind: when it keeps
+  // up, the exposed time is one all-reduce, a number the prompt already prints.
+  const double ratio = 1.1 + 0.9 * rng.uniform();
   const double per_ms = round_sig(ratio * backward_ms / buckets, 2);
   const CommTail t = comm_tail(backward_ms * 1e-3, buckets, per_ms * 1e-3, true);
   Exercise e;

@@ -209,7 +209,9 @@ std::vector<PrintedNumber> printed_numbers(const std::string& s) {
   };
   std::vector<PrintedNumber> out;
   for (std::size_t i = 0; i < s.size();) {
-    if (!digit(i) || (i > 0 && wordy(i - 1))) {
+    // "ZeRO-1", "GPT-3": digits after a letter and a hyphen are part of a name too.
+    const bool named = i > 0 && (wordy(i - 1) || (s[i - 1] == '-' && i > 1 && std::isalpha(static_cast<unsigned char>(s[i - 2]))));
+    if (!digit(i) || named) {
       ++i;
       continue;
     }

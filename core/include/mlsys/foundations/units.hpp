@@ -21,7 +21,7 @@ std::string format_int(double x);
 
 // The numbers a reader sees in prose: "4,096", "3.35", "2.5e+09", the 59.3 of "59.3%", and
 // "2^30" or "10^6" as their value (text "1073741824"). Digits glued to a letter name things,
-// not quantities ("fp8", "H100", "e4m3", "T_c"), and are skipped. Signs are not read.
+// not quantities ("fp8", "H100", "e4m3", "T_c", "ZeRO-1"), and are skipped. Signs are not read.
 struct PrintedNumber {
   std::string text;  // as a reader would type it
   double value;
