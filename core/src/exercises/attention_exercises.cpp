@@ -75,10 +75,9 @@ Exercise standard_hbm(Rng& rng) {
   e.hint = "Count elements: Q, K, V, O are N×d each and cross once; S and P are N×N and each is written once and "
            "read once. Multiply by " + format_number(s, 2) + " bytes per element.";
   e.solution = "Elements = 4·N·d + 4·N² = 4 × " + format_int(n) + " × " + std::to_string(d) + " + 4 × " +
-               format_int(n) + "² = " + format_int(elements) + "; bytes = " + format_int(elements) + " × " +
-               format_number(s, 2) + " B. The N² terms from S and P are " +
-               format_number(100.0 * 4.0 * n / (4.0 * n + 4.0 * d), 3) + "% of it: " + format_number(e.answer, 4) +
-               " MB in all.";
+               format_int(n) + "² = " + format_int(elements) + ", of which the N² terms from S and P are " +
+               format_number(100.0 * 4.0 * n / (4.0 * n + 4.0 * d), 3) + "%; bytes = " + format_int(elements) + " × " +
+               format_number(s, 2) + " = " + format_number(e.answer, 4) + " MB.";
   return e;
 }
 

@@ -140,9 +140,9 @@ Exercise tpot_bound(Rng& rng) {
            "bandwidth.";
   e.solution = "Weights: " + format_number(m.params_b, 3) + "e9 × " + format_number(wb, 2) + " B = " +
                format_number(m.params_b * wb, 4) + " GB; KV cache: " + format_int(context) + " × " + format_int(kvb) +
-               " B = " + format_number(context * kvb / 1e9, 4) + " GB. (" + format_number(bytes / 1e9, 5) + " GB) ÷ " +
-               format_number(c.tbps, 4) + " TB/s = " + format_number(e.answer, 4) + " ms per token (at most " +
-               format_number(1e3 / e.answer, 4) + " tokens/s for this user): " + format_number(e.answer, 4) + " ms.";
+               " B = " + format_number(context * kvb / 1e9, 4) + " GB. Every token streams both, so this user gets at "
+               "most " + format_number(1e3 / e.answer, 4) + " tokens/s: (" + format_number(bytes / 1e9, 5) +
+               " GB) ÷ " + format_number(c.tbps, 4) + " TB/s = " + format_number(e.answer, 4) + " ms per token.";
   return e;
 }
 
@@ -208,11 +208,11 @@ Exercise paged_slack(Rng& rng) {
   e.abs_tolerance = 0;
   e.hint = "Each sequence holds ceil(tokens / block) blocks; the empty slots are blocks × block size − tokens. "
            "Multiply by the sequences and the bytes per token.";
-  e.solution = "ceil(" + format_int(tokens) + " / " + format_int(block) + ") = " + format_int(b.blocks) +
-               " blocks = " + format_int(b.paged_tokens) + " slots, " + format_int(b.slack_tokens) +
-               " of them empty. " + format_int(b.slack_tokens) + " × " + format_int(n) + " × " + format_int(kvb) +
-               " B = " + format_number(e.answer, 5) + " MB (a contiguous reservation of 4,096 slots would leave " +
-               format_number(b.contiguous_waste_tokens * n * kvb / 1e6, 5) + " MB unused). Slack: " +
+  e.solution = "A contiguous reservation of 4,096 slots would leave " +
+               format_number(b.contiguous_waste_tokens * n * kvb / 1e6, 5) + " MB unused. With paging, ceil(" +
+               format_int(tokens) + " / " + format_int(block) + ") = " + format_int(b.blocks) + " blocks = " +
+               format_int(b.paged_tokens) + " slots, " + format_int(b.slack_tokens) + " of them empty: " +
+               format_int(b.slack_tokens) + " × " + format_int(n) + " × " + format_int(kvb) + " B = " +
                format_number(e.answer, 5) + " MB.";
   return e;
 }
