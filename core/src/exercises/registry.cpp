@@ -18,6 +18,7 @@ const std::vector<exercises::Generator>& generators() {
   }();
   return all;
 }
+
 // Whether `value`, in the exercise's unit, is accepted as its answer.
 bool within_tolerance(const Exercise& e, double value) {
   return std::fabs(value - e.answer) <= std::max(e.rel_tolerance * std::fabs(e.answer), e.abs_tolerance);

@@ -20,8 +20,8 @@ struct Exercise {
   double answer = 0;     // in `unit`
   double rel_tolerance = 0.01;
   double abs_tolerance = 0;  // in `unit`
-  // The answer is a count (blocks, passes, tokens): a whole number, accepted only exactly,
-  // whatever the tolerances say (make_exercise sets them to 0).
+  // The answer is whole by its nature (a count of blocks, passes or tokens, a power-of-two
+  // scale): accepted only exactly, whatever the tolerances say (make_exercise sets them to 0).
   bool integer = false;
   // The answer can only take a few values whatever the draw (a power of two among a handful,
   // a count bounded by the hardware), so "at least 10 distinct answers in 100 draws" cannot
