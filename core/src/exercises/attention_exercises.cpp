@@ -51,10 +51,10 @@ Exercise online_rescale(Rng& rng) {
   e.hint = "First the new maximum: m' = max(m, largest score of the block). Then rescale the old sum by e^(m − m') "
            "and add e^(x − m') for each new score.";
   e.solution = "m' = max(" + fixed2(m_old) + ", " + fixed2(block_max) + ") = " + fixed2(m_new) +
+               (m_new > m_old ? "" : "; the maximum did not change, so the old sum keeps its scale") +
                ". The old sum is rescaled by e^(" + fixed2(m_old) + " − " + fixed2(m_new) + ") = " +
                format_number(rescale, 4) + ", giving " + format_number(l_old * rescale, 4) +
-               "; the block adds " + format_number(sum_new, 4) + ". Running sum l' = " + format_number(e.answer, 4) +
-               (m_new > m_old ? "." : ". The maximum did not change, so the rescale factor is 1.");
+               "; the block adds " + format_number(sum_new, 4) + ". Running sum l' = " + format_number(e.answer, 4) + ".";
   return e;
 }
 
@@ -75,10 +75,9 @@ Exercise standard_hbm(Rng& rng) {
   e.hint = "Count elements: Q, K, V, O are N×d each and cross once; S and P are N×N and each is written once and "
            "read once. Multiply by " + format_number(s, 2) + " bytes per element.";
   e.solution = "Elements = 4·N·d + 4·N² = 4 × " + format_int(n) + " × " + std::to_string(d) + " + 4 × " +
-               format_int(n) + "² = " + format_int(elements) + "; bytes = " + format_int(elements) + " × " +
-               format_number(s, 2) + " = " + format_number(e.answer, 4) +
-               " MB. The N² terms from S and P are " + format_number(100.0 * 4.0 * n / (4.0 * n + 4.0 * d), 3) +
-               "% of it.";
+               format_int(n) + "² = " + format_int(elements) + ", of which the N² terms from S and P are " +
+               format_number(100.0 * 4.0 * n / (4.0 * n + 4.0 * d), 3) + "%; bytes = " + format_int(elements) + " × " +
+               format_number(s, 2) + " = " + format_number(e.answer, 4) + " MB.";
   return e;
 }
 
@@ -100,8 +99,7 @@ Exercise flash_passes(Rng& rng) {
              "and streams all of Q and O from HBM once per K/V tile. How many such passes, T_c, does it make?";
   e.unit = "";
   e.answer = static_cast<double>(tc);
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0.5;
+  e.integer = true;
   e.hint = "M = SRAM bytes ÷ bytes per element. Then B_c = ⌈M/(4d)⌉ and T_c = ⌈N/B_c⌉.";
   e.solution = "M = " + format_int(kib * 1024) + " B ÷ " + format_number(s, 2) + " = " + format_int(m) +
                " elements; B_c = ⌈" + format_int(m) + "/" + std::to_string(4 * d) + "⌉ = " + format_int(bc) +
@@ -130,8 +128,8 @@ Exercise backward_saving(Rng& rng) {
   e.hint = "P takes batch × heads × N² × 2 bytes; L takes batch × heads × N × 4 bytes. Subtract.";
   e.solution = "P: " + std::to_string(batch) + " × " + std::to_string(heads) + " × " + format_int(n) + "² × 2 = " +
                format_number(p_bytes / 1e9, 5) + " GB; L: " + std::to_string(batch) + " × " + std::to_string(heads) +
-               " × " + format_int(n) + " × 4 = " + format_number(l_bytes / 1e6, 4) + " MB. Saved: " +
-               format_number(e.answer, 4) + " GB, a factor N·2/4 = " + format_int(n / 2) + " smaller.";
+               " × " + format_int(n) + " × 4 = " + format_number(l_bytes / 1e6, 4) + " MB, a factor N·2/4 = " +
+               format_int(n / 2) + " smaller. Saved: " + format_number(e.answer, 4) + " GB.";
   return e;
 }
 
@@ -167,8 +165,8 @@ Exercise split_count(Rng& rng) {
   static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
   const int sms = hw->json()["sms"].get<int>();
-  const int batch = rng.pick(std::vector<int>{1, 2, 4});
-  const int heads = rng.pick(std::vector<int>{4, 8, 16});
+  const int batch = rng.pick(std::vector<int>{1, 2, 3, 4});
+  const int heads = rng.pick(std::vector<int>{2, 4, 8, 16});
   const int ctx = rng.pick(std::vector<int>{32768, 65536, 131072});
   const int groups = batch * heads;
   const int s = (sms + groups - 1) / groups;
@@ -184,13 +182,12 @@ Exercise split_count(Rng& rng) {
              (hw->vendor == "AMD" ? "compute unit" : "SM") + "?";
   e.unit = "";
   e.answer = s;
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0.5;
+  e.integer = true;
   e.hint = "With s splits there are batch × heads × s blocks. Solve batch × heads × s ≥ units for the smallest whole s.";
-  e.solution = "batch × heads = " + std::to_string(groups) + " blocks without splitting; s = ⌈" + std::to_string(sms) +
-               " / " + std::to_string(groups) + "⌉ = " + std::to_string(s) + " gives " + std::to_string(groups * s) +
-               " blocks. Without splits only " + std::to_string(std::min(groups, sms)) + " of " + std::to_string(sms) +
-               " units would stream the cache.";
+  e.solution = "batch × heads = " + std::to_string(groups) + " blocks without splitting, so only " +
+               std::to_string(std::min(groups, sms)) + " of " + std::to_string(sms) +
+               " units would stream the cache. s splits give " + std::to_string(groups) + "·s blocks; s = ⌈" +
+               std::to_string(sms) + " / " + std::to_string(groups) + "⌉ = " + std::to_string(s) + ".";
   return e;
 }
 

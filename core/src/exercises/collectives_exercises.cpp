@@ -60,8 +60,8 @@ Exercise ring_bytes(Rng& rng) {
   e.answer = 2.0 * (p - 1) / p * S / 1e9;
   e.hint = "S = parameters × 2 bytes. In the ring, every rank sends one chunk of S/p in each of the 2(p − 1) steps.";
   e.solution = "S = " + format_number(billions, 3) + "e9 × 2 B = " + format_number(S / 1e9, 4) + " GB. Each GPU sends "
-               "2(p − 1)/p × S = 2 × " + format_int(p - 1) + "/" + format_int(p) + " × " + format_number(S / 1e9, 4) +
-               " GB = " + format_number(e.answer, 4) + " GB, close to 2S however many GPUs join.";
+               "2(p − 1)/p × S, close to 2S however many GPUs join: 2 × " + format_int(p - 1) + "/" + format_int(p) +
+               " × " + format_number(S / 1e9, 4) + " GB = " + format_number(e.answer, 4) + " GB.";
   return e;
 }
 

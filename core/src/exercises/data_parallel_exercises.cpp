@@ -29,7 +29,7 @@ Gpu pick_gpu(Rng& rng) {
 Exercise global_batch(Rng& rng) {
   const int mb = rng.pick(std::vector<int>{1, 2, 4, 8});
   const int gpus = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256});
-  const int accum = rng.pick(std::vector<int>{1, 2, 3, 4, 6, 8, 16, 32});
+  const int accum = rng.pick(std::vector<int>{1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32});
   const int seq = rng.pick(std::vector<int>{2048, 4096, 8192});
   const double target = 1.0 * mb * gpus * accum;
   Exercise e;
@@ -42,8 +42,7 @@ Exercise global_batch(Rng& rng) {
              "optimizer step) do you need?";
   e.unit = "";
   e.answer = accum;
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0.01;
+  e.integer = true;
   e.hint = "Global batch = micro-batch per GPU × number of GPUs × accumulation steps. Solve for the last factor.";
   e.solution = "Accumulation = " + format_int(target) + " ÷ (" + format_int(mb) + " × " + format_int(gpus) + ") = " +
                format_int(accum) + ". The gradient all-reduce then runs once every " + format_int(accum) +
@@ -110,10 +109,10 @@ Exercise zero_memory(Rng& rng) {
   e.hint = "Stage 1 shards the 12 bytes of optimizer states over N_d, stage 2 also the 2 bytes of gradients, stage 3 "
            "also the 2 bytes of weights. Unsharded states stay whole on every GPU.";
   const std::string n = format_int(dp);
-  e.solution = std::string("Bytes per GPU = ") +
+  e.solution = "Plain data parallelism would need 16·Ψ = " + format_number(16 * psi / 1e9, 4) +
+               " GB per GPU. With ZeRO, bytes per GPU = " +
                (stage == 1 ? "(2 + 2)·Ψ + 12·Ψ/" + n : stage == 2 ? "2·Ψ + (2 + 12)·Ψ/" + n : "(2 + 2 + 12)·Ψ/" + n) +
-               " with Ψ = " + format_number(psi, 4) + ": " + format_number(e.answer, 4) +
-               " GB. Plain data parallelism would need 16·Ψ = " + format_number(16 * psi / 1e9, 4) + " GB.";
+               " with Ψ = " + format_number(psi, 4) + ": " + format_number(e.answer, 4) + " GB.";
   return e;
 }
 
@@ -136,8 +135,8 @@ Exercise zero3_comm(Rng& rng) {
   e.hint = "Stage 3 all-gathers the parameters twice (forward and backward) and reduce-scatters the gradients once: "
            "3Ψ elements. A ring all-gather or reduce-scatter of S bytes sends (p−1)/p · S per GPU.";
   e.solution = "Bytes sent per GPU = 3 × " + format_number(psi, 3) + " × 2 B × " + format_int(dp - 1) + "/" +
-               format_int(dp) + " = " + format_number(bytes / 1e9, 4) + " GB; time = that / " + format_number(bw, 3) +
-               " GB/s = " + format_number(e.answer, 4) + " s, 1.5× the 2Ψ of plain data parallelism.";
+               format_int(dp) + " = " + format_number(bytes / 1e9, 4) + " GB, 1.5× the 2Ψ of plain data parallelism; "
+               "time = that / " + format_number(bw, 3) + " GB/s = " + format_number(e.answer, 4) + " s.";
   return e;
 }
 
@@ -190,7 +189,7 @@ Exercise scaling_efficiency(Rng& rng) {
              "the inter-node network at " + format_number(bw, 3) +
              " GB/s per direction (ignore latency), with no overlap. What is the weak-scaling efficiency, the "
              "throughput per GPU relative to a single GPU, in percent?";
-  e.unit = "";
+  e.unit = "%";
   e.answer = 100 * compute / (compute + ar);
   e.hint = "A single GPU needs no all-reduce, so efficiency = compute / (compute + all-reduce). Ring all-reduce: "
            "2(p−1)/p · 2Ψ bytes / bandwidth.";

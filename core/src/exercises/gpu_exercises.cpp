@@ -85,8 +85,8 @@ Exercise occupancy_exercise(Rng& rng) {
              " threads per block, " + format_int(k.registers_per_thread) + " registers per thread and " +
              format_int(static_cast<double>(k.smem_per_block_bytes)) +
              " bytes of shared memory per block. What occupancy does it reach: resident warps as a percentage of the " +
-             format_int(s.max_warps_per_sm) + " an SM can hold? Answer in percent, as a plain number (e.g. 62.5).";
-  e.unit = "";
+             format_int(s.max_warps_per_sm) + " an SM can hold? Answer in percent.";
+  e.unit = "%";
   e.answer = 100.0 * o.occupancy;
   e.rel_tolerance = 0.01;
   e.abs_tolerance = 0.1;
@@ -142,8 +142,10 @@ Exercise max_registers(Rng& rng) {
              "use (the value you would give __launch_bounds__ or -maxrregcount)?";
   e.unit = "";
   e.answer = per_thread;
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0;
+  e.integer = true;
+  // Budgets come in steps of 8 registers per thread (256 per warp): eleven values in all, and
+  // 32 covers every target from 52 to 64 warps, so one answer is common whatever the draw.
+  e.small_answer_set = true;
   e.hint = "Spread the warps over the schedulers: each must hold warps ÷ 4 of them within its share of the register "
            "file. Divide that share by the warps to get each warp's budget, round it down to a whole number of "
            "256-register units, then divide by 32 threads.";
@@ -180,9 +182,8 @@ Exercise wave_utilization(Rng& rng) {
              format_int(tile.m) + " × " + format_int(tile.n) +
              " tiles, one thread block per tile, and every tile takes the same time. The " + hw->name + " has " +
              format_int(sms) + " SMs, and " + format_int(per_sm) + (per_sm == 1 ? " block fits" : " blocks fit") +
-             " on each at once. What share of the SMs' block slots is busy over the whole kernel, in percent (a plain "
-             "number)?";
-  e.unit = "";
+             " on each at once. What share of the SMs' block slots is busy over the whole kernel, in percent?";
+  e.unit = "%";
   e.answer = 100.0 * static_cast<double>(blocks) / static_cast<double>(waves * slots);
   e.rel_tolerance = 0.01;
   e.abs_tolerance = 0.1;
@@ -246,20 +247,20 @@ Exercise warps_to_hide(Rng& rng) {
              ". At least how many resident warps per SM are needed to run at the full bandwidth?";
   e.unit = "";
   e.answer = std::ceil(exact - 1e-9);
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0.5;
+  e.integer = true;
   e.hint = "Little's law gives the bytes each SM must keep in flight: bandwidth × latency ÷ SMs. One warp keeps 32 "
            "threads × bytes per load × loads per thread in flight.";
+  const bool too_many = e.answer > field(*c.hw, "max_warps_per_sm");
   e.solution = "Per SM: " + format_number(c.bw_tbps, 4) + "e12 × " + format_number(c.latency_ns, 3) + "e-9 ÷ " +
                format_int(c.sms) + " = " + format_number(per_sm, 4) + " bytes in flight. One warp: 32 × " +
                std::to_string(load.bytes) + " × " + std::to_string(ilp) + " = " + format_int(per_warp) +
                " bytes. Warps = " + format_number(per_sm, 4) + " ÷ " + format_int(per_warp) + " = " +
-               format_number(exact, 4) + ", so " + format_int(e.answer) + " warps" +
-               (e.answer > field(*c.hw, "max_warps_per_sm")
-                    ? " — more than the " + format_int(field(*c.hw, "max_warps_per_sm")) +
-                          " an SM can hold, so this kernel cannot reach full bandwidth without more bytes in flight per "
-                          "thread (wider loads or more independent loads)."
-                    : ".");
+               format_number(exact, 4) +
+               (too_many ? ", more than the " + format_int(field(*c.hw, "max_warps_per_sm")) +
+                               " an SM can hold: this kernel cannot reach full bandwidth without more bytes in flight "
+                               "per thread (wider loads or more independent loads). Rounded up, "
+                         : ", rounded up: ") +
+               format_int(e.answer) + " warps.";
   return e;
 }
 
@@ -288,9 +289,9 @@ Exercise tensor_core_speedup(Rng& rng) {
            "(Amdahl's law).";
   e.solution = "Matmuls: " + format_number(matmul_ms, 4) + " ms × " + format_number(fp32_tf, 4) + " / " +
                format_number(bf16_tf, 4) + " = " + format_number(matmul_ms * fp32_tf / bf16_tf, 4) +
-               " ms. The rest: " + format_number(step_ms - matmul_ms, 4) + " ms. Step = " + format_number(after, 4) +
-               " ms, an overall speed-up of " + format_number(step_ms / after, 3) + "× although the matmuls alone got " +
-               format_number(bf16_tf / fp32_tf, 3) + "× faster.";
+               " ms, " + format_number(bf16_tf / fp32_tf, 3) + "× faster. The rest stays " +
+               format_number(step_ms - matmul_ms, 4) + " ms, so the whole step speeds up only " +
+               format_number(step_ms / after, 3) + "×. Step = " + format_number(after, 4) + " ms.";
   return e;
 }
 

@@ -163,16 +163,16 @@ Exercise launch_fraction(Rng& rng) {
               " MB, and each launch adds a fixed " + format_number(overhead_us, 3) + " " + kMicro +
               " during which the GPU does no useful work. What percentage of the step's time is lost to launch "
               "overhead? Answer in percent (a number such as 42.5).";
-  ex.unit = "";
+  ex.unit = "%";
   ex.answer = 100 * lost;
   ex.rel_tolerance = 0.01;
   ex.abs_tolerance = 0.2;
   ex.hint = "Each kernel costs overhead + bytes ÷ bandwidth. The number of kernels cancels in the fraction.";
   ex.solution = "Work per kernel = " + format_int(bytes) + " B ÷ " + format_number(tbps, 4) + "e12 B/s = " +
-                format_number(work_us, 4) + " " + kMicro + ". Lost fraction = " + format_number(overhead_us, 3) +
-                " ÷ (" + format_number(overhead_us, 3) + " + " + format_number(work_us, 4) + ") = " +
-                format_number(ex.answer, 4) + "%. The whole step takes " +
-                format_number(kernels * (overhead_us + work_us), 4) + " " + kMicro + ".";
+                format_number(work_us, 4) + " " + kMicro + "; the whole step takes " +
+                format_number(kernels * (overhead_us + work_us), 4) + " " + kMicro + ". Lost fraction = " +
+                format_number(overhead_us, 3) + " ÷ (" + format_number(overhead_us, 3) + " + " +
+                format_number(work_us, 4) + ") = " + format_number(ex.answer, 4) + "%.";
   return ex;
 }
 
@@ -203,13 +203,13 @@ Exercise smem_tile(Rng& rng) {
               format_number(s, 2) + " bytes per element). What is the largest whole T for which one block's tiles fit?";
   ex.unit = "";
   ex.answer = t;
-  ex.rel_tolerance = 0;
-  ex.abs_tolerance = 0.5;
+  ex.integer = true;
   ex.hint = "Shared memory used = stages × (T·BK + BK·T) × bytes per element. Set it at most the limit and solve for T.";
   ex.solution = "stages × 2 × BK × s = " + std::to_string(stages) + " × 2 × " + std::to_string(bk) + " × " +
                 format_number(s, 2) + " = " + format_int(per_t) + " bytes per unit of T, so T ≤ " + format_int(smem) +
-                " ÷ " + format_int(per_t) + " = " + format_number(smem / per_t, 5) + ", T = " + format_int(t) +
-                ". Real kernels round down further to a multiple of 16 or 32 and leave room for other buffers.";
+                " ÷ " + format_int(per_t) + " = " + format_number(smem / per_t, 5) +
+                ". (Real kernels round down further to a multiple of 16 or 32 and leave room for other buffers.) "
+                "Rounded down, T = " + format_int(t) + ".";
   return ex;
 }
 

@@ -40,8 +40,9 @@ Exercise model_states(Rng& rng) {
   e.hint = "Start from 2 + 2 + 12 bytes per parameter. Stage 1 divides the 12 bytes of optimizer states by the number "
            "of GPUs, stage 2 also the 2 bytes of gradients, stage 3 also the 2 bytes of weights.";
   e.solution = "Weights " + format_number(w / 1e9, 4) + " GB + gradients " + format_number(g / 1e9, 4) +
-               " GB + optimizer states " + format_number(o / 1e9, 4) + " GB = " + format_number(e.answer, 4) +
-               " GB per GPU (" + (stage == 0 ? "no sharding: 16 bytes per parameter" : "sharded over " + format_int(dp) + " GPUs") + ").";
+               " GB + optimizer states " + format_number(o / 1e9, 4) + " GB (" +
+               (stage == 0 ? "no sharding: 16 bytes per parameter" : "sharded over " + format_int(dp) + " GPUs") +
+               ") = " + format_number(e.answer, 4) + " GB per GPU.";
   return e;
 }
 
@@ -63,9 +64,9 @@ Exercise layer_activations(Rng& rng) {
   e.answer = sbh * (34 + quad) / 1e6;
   e.hint = "Compute s·b·h first, then the bracket: 34 for the parts that grow with s, plus 5·a·s/h for the attention "
            "scores, softmax output and its dropout mask, which grow with s².";
-  e.solution = "s·b·h = " + format_int(sbh) + "; 5·a·s/h = " + format_number(quad, 4) + "; bytes = " + format_int(sbh) +
-               " × " + format_number(34 + quad, 4) + " = " + format_number(e.answer, 4) + " MB. The attention term is " +
-               format_number(100 * quad / (34 + quad), 3) + "% of it.";
+  e.solution = "s·b·h = " + format_int(sbh) + "; 5·a·s/h = " + format_number(quad, 4) + ", so the attention term is " +
+               format_number(100 * quad / (34 + quad), 3) + "% of the total; bytes = " + format_int(sbh) + " × " +
+               format_number(34 + quad, 4) + " = " + format_number(e.answer, 4) + " MB.";
   return e;
 }
 
@@ -102,8 +103,7 @@ Exercise max_micro_batch(Rng& rng) {
   e.unit = "";
   const double states_shown = states_gb;
   e.answer = std::floor((hbm_gb - states_shown) / per_seq_shown);
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0.5;
+  e.integer = true;
   e.hint = "Subtract the model states (16 bytes × parameters ÷ " + format_int(dp) +
            ") from the HBM capacity, then divide what is left by the activations of one sequence and round down.";
   e.solution = "Model states = 16 × " + format_number(params_b, 3) + "e9 ÷ " + format_int(dp) + " = " +

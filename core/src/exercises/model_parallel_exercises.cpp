@@ -49,7 +49,7 @@ Exercise bubble_fraction(Rng& rng) {
   e.unit = "";
   const double ratio = (d.p - 1.0) / (d.v * d.m);
   e.answer = ratio / (1 + ratio);
-  e.abs_tolerance = 0.002;
+  e.abs_tolerance = 0.0005;  // three decimals; the smallest bubbles are about 0.015
   e.hint = "The bubble adds (p − 1)/v micro-batch slots to the m slots of useful work on every stage. Idle share = "
            "bubble ÷ (work + bubble).";
   e.solution = "Bubble over ideal = (p − 1)/(v·m) = " + format_int(d.p - 1) + " / (" + format_int(d.v) + " × " +
@@ -164,13 +164,14 @@ Exercise smallest_pp(Rng& rng) {
     e.title = "Which pipeline depth fits?";
     e.params = {{"params", params_b * 1e9}, {"tp", t}, {"gpus", gpus}, {"budget_gb", budget}, {"zero_stage", 1}};
     e.prompt = "You train a " + format_number(params_b, 4) + "B-parameter model on " + format_int(gpus) +
-               " GPUs with tp = 8 inside each node, mixed-precision Adam (2 + 2 + 12 bytes per parameter) and ZeRO "
-               "stage 1 over the data-parallel group dp = " + format_int(gpus) +
-               " / (8·pp). You can spare " + format_number(budget, 3) +
-               " GB per GPU for model states. What is the smallest pipeline degree pp among 1, 2, 4, 8, 16 that fits?";
+               " GPUs with tensor parallelism tp across the eight GPUs of each node, mixed-precision Adam (bf16 "
+               "weights and gradients, fp32 master weights and two fp32 moments) and ZeRO-1 over the data-parallel "
+               "group dp = GPUs / (tp·pp). You can spare " + format_number(budget, 3) +
+               " GB per GPU for model states. What is the smallest power-of-two pipeline degree pp that fits?";
     e.unit = "";
     e.answer = answer;
-    e.abs_tolerance = 0.01;
+    e.integer = true;
+    e.small_answer_set = true;  // the answer is one of five powers of two
     e.hint = "For each pp: parameters per GPU = P/(8·pp), dp = N/(8·pp), bytes = P/(8·pp) × (4 + 12/dp). Deeper pipelines "
              "shrink the share but also shrink dp.";
     std::string steps;

@@ -36,15 +36,17 @@ Exercise round_value_ex(Rng& rng) {
               "decimal number with at least 6 significant digits.";
   ex.unit = "";
   ex.answer = r.value;
-  ex.rel_tolerance = std::ldexp(1.0, -(f.mantissa_bits + 3));  // well inside half the gap to a neighbour
+  // Six significant digits, as the prompt asks, are within 5e-6 of the value; the four-digit
+  // input is farther (half a gap is up to 2^-(mantissa bits + 1) relative), so typing it back is wrong.
+  ex.rel_tolerance = 1e-5;
   ex.hint = "Find the power of two just below the number, 2^e. In that binade the representable values are "
             "spaced 2^(e − " + std::to_string(f.mantissa_bits) + ") apart: divide by the spacing, round to the "
             "nearest integer, multiply back.";
   ex.solution = format_number(x, 4) + " lies in [" + pow2(e) + ", " + pow2(e + 1) + "), where the spacing is " +
                 pow2(e - f.mantissa_bits) + " = " + exact(q) + ". " + format_number(x, 4) + " ÷ spacing = " +
                 format_number(x / q, 8) + ", which rounds to " + format_int(r.value / q) + ". So the stored value is " +
-                format_int(r.value / q) + " × " + pow2(e - f.mantissa_bits) + " = " + exact(r.value) +
-                ", a relative error of " + format_number(std::fabs(r.value - x) / x, 3) + ".";
+                format_int(r.value / q) + " × " + pow2(e - f.mantissa_bits) + ", a relative error of " +
+                format_number(std::fabs(r.value - x) / x, 3) + ": " + exact(r.value) + ".";
   return ex;
 }
 
@@ -111,14 +113,14 @@ Exercise sum_stall(Rng& rng) {
               "At what value does the sum get stuck?";
   ex.unit = "";
   ex.answer = stall;
-  ex.rel_tolerance = 1e-6;
+  ex.integer = true;
   ex.hint = "Adding c changes the sum only while c is more than half the spacing between neighbouring values at "
             "the sum. At exactly half, the tie goes to the even neighbour: the sum itself.";
   ex.solution = "At a sum s in [2^e, 2^(e+1)) the spacing is 2^(e − " + std::to_string(f.mantissa_bits) +
                 "). The sum stays exact until the spacing reaches 2c = " + format_number(2 * c, 4) + ", i.e. at s = 2c × " +
                 pow2(f.mantissa_bits) + " = " + format_number(stall, 6) + ". There s + c is a tie between s and s + 2c, "
-                "and ties go to the even mantissa, s. The sum sticks at " + format_number(stall, 6) + " after " +
-                format_int(stall / c) + " additions, however many more follow.";
+                "and ties go to the even mantissa, s. After " + format_int(stall / c) +
+                " additions, however many more follow, the sum sticks at " + format_number(stall, 6) + ".";
   return ex;
 }
 
@@ -139,12 +141,13 @@ Exercise loss_scale(Rng& rng) {
               "as a number (for example 1024).";
   ex.unit = "";
   ex.answer = s;
-  ex.rel_tolerance = 1e-6;
+  ex.integer = true;
   ex.hint = "You need S ≥ threshold ÷ gradient; take log2 and round up.";
   ex.solution = "threshold ÷ gradient = " + format_number(target / g, 4) + "; log2 of that is " +
                 format_number(std::log2(target / g), 4) + ", rounded up " + format_number(std::log2(s), 3) +
-                ", so S = " + pow2(static_cast<int>(std::log2(s))) + " = " + format_int(s) + ". Then " +
-                format_number(g, 2) + " × " + format_int(s) + " = " + format_number(g * s, 4) + ".";
+                ". Then " + format_number(g, 2) + " × 2^" + format_number(std::log2(s), 3) + " = " +
+                format_number(g * s, 4) + " clears the threshold, so S = " + pow2(static_cast<int>(std::log2(s))) +
+                " = " + format_int(s) + ".";
   return ex;
 }
 

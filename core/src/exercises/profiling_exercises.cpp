@@ -60,7 +60,7 @@ Exercise mfu_from_throughput(Rng& rng) {
              " with a dense bf16 peak of " + format_number(c.peak_tflops, 4) + " TFLOP/s each. It processes " +
              format_number(tps, 3) +
              " tokens/s in total. With PaLM's accounting (6N + 12·L·H·Q·T FLOPs per token), what is its MFU, in percent?";
-  e.unit = "";
+  e.unit = "%";
   e.answer = 100 * r.mfu;
   e.abs_tolerance = 0.3;
   e.rel_tolerance = 0.01;
@@ -68,11 +68,10 @@ Exercise mfu_from_throughput(Rng& rng) {
            "devices, then by one device's peak.";
   e.solution = "FLOPs per token = 6 × " + format_number(m.params, 3) + " + 12 × " + format_int(m.layers) + " × " +
                format_int(m.hidden) + " × " + format_int(seq) + " = " + format_number(r.flops_per_token, 4) +
-               ". Per device: " + format_number(tps, 3) + " × " + format_number(r.flops_per_token, 4) + " / " +
+               "; the attention term is " + format_number(100 * r.attention_share, 2) + "% of it. Per device: " + format_number(tps, 3) + " × " + format_number(r.flops_per_token, 4) + " / " +
                format_int(devices) + " = " + format_number(r.achieved_flops_per_device / 1e12, 4) +
                " TFLOP/s; MFU = " + format_number(r.achieved_flops_per_device / 1e12, 4) + " / " +
-               format_number(c.peak_tflops, 4) + " = " + format_number(e.answer, 3) + "%. The attention term is " +
-               format_number(100 * r.attention_share, 2) + "% of the FLOPs.";
+               format_number(c.peak_tflops, 4) + " = " + format_number(e.answer, 3) + "%.";
   return e;
 }
 
@@ -99,8 +98,8 @@ Exercise training_days(Rng& rng) {
   e.solution = "C = 6 × " + format_number(params, 3) + " × " + format_number(tokens, 3) + " = " +
                format_number(t.total_flops, 4) + " FLOP. Sustained rate = " + format_int(devices) + " × " +
                format_number(c.peak_tflops, 4) + "e12 × " + format_number(mfu_shown, 2) + " = " +
-               format_number(t.cluster_flops, 4) + " FLOP/s. Time = " + format_number(t.time_s, 4) + " s = " +
-               format_number(t.time_days, 4) + " days (" + format_number(t.device_hours, 3) + " GPU-hours).";
+               format_number(t.cluster_flops, 4) + " FLOP/s. Time = " + format_number(t.time_s, 4) + " s (" +
+               format_number(t.device_hours, 3) + " GPU-hours) = " + format_number(t.time_days, 4) + " days.";
   return e;
 }
 
@@ -119,13 +118,13 @@ Exercise attention_share(Rng& rng) {
              format_number(params, 4) + " parameters. It is trained on sequences of T = " + format_int(seq) +
              " tokens. With PaLM's accounting, what percentage of the training FLOPs per token is the attention term "
              "12·L·d·T?";
-  e.unit = "";
+  e.unit = "%";
   e.answer = 100 * r.attention_share;
   e.abs_tolerance = 0.2;
   e.hint = "Share = 12·L·d·T / (6N + 12·L·d·T). With N = 12·L·d², everything but T and d cancels: T / (6d + T).";
-  e.solution = "Share = T / (6d + T) = " + format_int(seq) + " / (" + format_int(6 * d) + " + " + format_int(seq) +
-               ") = " + format_number(e.answer, 4) + "%. At T = 6d the attention term equals the 6N term; 6ND alone "
-               "would undercount this run by that share.";
+  e.solution = "At T = 6d the attention term equals the 6N term, and 6ND alone undercounts a run by this share. "
+               "Share = T / (6d + T) = " + format_int(seq) + " / (" + format_int(6 * d) + " + " + format_int(seq) +
+               ") = " + format_number(e.answer, 4) + "%.";
   return e;
 }
 
@@ -145,19 +144,21 @@ Exercise chinchilla_tokens(Rng& rng) {
   e.answer = 20 * n20 / 1e9;
   e.rel_tolerance = 0.02;
   e.hint = "With D = 20·N, C = 6·N·20·N = 120·N², so N = sqrt(C/120) and D = 20·N.";
-  e.solution = "N = sqrt(" + format_number(flops, 3) + " / 120) = " + format_number(n20 / 1e9, 4) + "B parameters; D = 20·N = " +
-               format_number(e.answer, 4) + "B tokens. For comparison, the approach-3 fit of Hoffmann et al. with its "
-               "published (rounded) constants gives N = " + format_number(o.params / 1e9, 3) + "B and D = " +
-               format_number(o.tokens / 1e9, 3) + "B (" + format_number(o.tokens / o.params, 3) +
-               " tokens per parameter): the rounding of those constants biases the split, which is why the rule of "
-               "thumb is the number people use.";
+  e.solution = "The approach-3 fit of Hoffmann et al. with its published (rounded) constants gives N = " +
+               format_number(o.params / 1e9, 3) + "B and D = " + format_number(o.tokens / 1e9, 3) + "B (" +
+               format_number(o.tokens / o.params, 3) + " tokens per parameter): the rounding of those constants biases "
+               "the split, which is why the rule of thumb is the number people use. With it, N = sqrt(" +
+               format_number(flops, 3) + " / 120) = " + format_number(n20 / 1e9, 4) + "B parameters and D = 20·N = " +
+               format_number(e.answer, 4) + "B tokens.";
   return e;
 }
 
 Exercise exposed_comm(Rng& rng) {
   const int buckets = rng.pick(std::vector<int>{4, 5, 8, 10});
   const double backward_ms = rng.pick(std::vector<double>{40, 60, 80, 100, 120});
-  const double ratio = 0.6 + 1.2 * rng.uniform();  // total all-reduce time / backward time
+  // Total all-reduce time / backward time, above 1 so the stream falls behind: when it keeps
+  // up, the exposed time is one all-reduce, a number the prompt already prints.
+  const double ratio = 1.1 + 0.9 * rng.uniform();
   const double per_ms = round_sig(ratio * backward_ms / buckets, 2);
   const CommTail t = comm_tail(backward_ms * 1e-3, buckets, per_ms * 1e-3, true);
   Exercise e;
@@ -176,12 +177,12 @@ Exercise exposed_comm(Rng& rng) {
   e.rel_tolerance = 0.01;
   e.hint = "Walk the buckets in order: each starts at the later of its ready time and the end of the previous "
            "all-reduce, and ends one all-reduce later. Exposed = end of the last one − end of the backward pass.";
-  e.solution = "Buckets are ready every " + format_number(backward_ms / buckets, 3) + " ms. The last all-reduce ends at " +
-               format_number(t.comm_end_s * 1e3, 4) + " ms, so " + format_number(e.answer, 4) +
-               " ms are exposed (" + format_number(t.hidden_s * 1e3, 4) + " ms of the " +
-               format_number(buckets * per_ms, 4) + " ms of all-reduce ran under the backward pass). Even when the "
-               "stream keeps up, the last bucket can only start when the backward pass ends, so at least one "
-               "all-reduce is always exposed.";
+  e.solution = "Buckets are ready every " + format_number(backward_ms / buckets, 3) + " ms. Even when the stream "
+               "keeps up, the last bucket can only start when the backward pass ends, so at least one all-reduce is "
+               "always exposed. Here " + format_number(t.hidden_s * 1e3, 4) + " ms of the " +
+               format_number(buckets * per_ms, 4) + " ms of all-reduce run under the backward pass, and the last "
+               "all-reduce ends at " + format_number(t.comm_end_s * 1e3, 4) + " ms, so " + format_number(e.answer, 4) +
+               " ms are exposed.";
   return e;
 }
 

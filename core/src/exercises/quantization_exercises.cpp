@@ -60,15 +60,15 @@ Exercise code_of_value(Rng& rng) {
                format_number(x, 4) + ".";
     e.unit = "";
     e.answer = q;
-    e.rel_tolerance = 0;
-    e.abs_tolerance = 0;
+    e.integer = true;
     e.hint = "Scale s = (max − min)/255. Zero point z = round(−min/s): the code that represents 0. Then q = round(x/s) "
              "+ z, clamped to 0…255.";
     e.solution = "s = " + format_number(hi - lo, 4) + " / 255 = " + format_number(scale, 4) + "; z = round(" +
                  format_number(-lo, 4) + " / " + format_number(scale, 4) + ") = round(" + format_number(zr, 4) +
                  ") = " + format_int(z) + "; q = round(" + format_number(x, 4) + " / " + format_number(scale, 4) +
-                 ") + " + format_int(z) + " = " + format_int(std::round(qr)) + " + " + format_int(z) + " = " +
-                 format_int(q) + ". It decodes to s·(q − z) = " + format_number(scale * (q - z), 4) + ".";
+                 ") + " + format_int(z) + " = " + format_int(std::round(qr)) + " + " + format_int(z) +
+                 ", which decodes to s·(q − z) = " + format_number(scale * (q - z), 4) + ". The code is q = " +
+                 format_int(q) + ".";
     return e;
   }
 }
@@ -88,9 +88,9 @@ Exercise mse(Rng& rng) {
   e.rel_tolerance = 0.02;
   e.hint = "The error of each value is spread evenly over [−Δ/2, Δ/2]; the variance of that uniform distribution is "
            "Δ²/12. First find Δ = range / (2^b − 1).";
-  e.solution = "Δ = " + format_number(2 * a, 4) + " / " + format_int(std::ldexp(1.0, bits) - 1) + " = " +
-               format_number(step, 4) + "; MSE = Δ²/12 = " + format_number(e.answer, 4) + ". Each extra bit halves Δ "
-               "and divides the MSE by 4 (about 6 dB of SQNR).";
+  e.solution = "Each extra bit halves Δ and divides the MSE by 4 (about 6 dB of SQNR). Δ = " + format_number(2 * a, 4) +
+               " / " + format_int(std::ldexp(1.0, bits) - 1) + " = " + format_number(step, 4) + "; MSE = Δ²/12 = " +
+               format_number(e.answer, 4) + ".";
   return e;
 }
 
@@ -111,9 +111,9 @@ Exercise group_memory(Rng& rng) {
   e.hint = "Count bits per weight: the code plus the metadata spread over the group (16 bits per scale" +
            std::string(sym ? "" : ", 16 more per zero point") + " ÷ group size). Then multiply by the parameters and divide by 8.";
   e.solution = "Bits per weight = " + std::to_string(bits) + " + " + (sym ? "16" : "32") + "/" + std::to_string(g) +
-               " = " + format_number(bpw, 4) + "; bytes = " + format_number(billions, 3) + "e9 × " +
-               format_number(bpw, 4) + " / 8 = " + format_number(e.answer, 4) + " GB (bf16 would take " +
-               format_number(billions * 2, 4) + " GB).";
+               " = " + format_number(bpw, 4) + " (bf16 would take " + format_number(billions * 2, 4) + " GB); bytes = " +
+               format_number(billions, 3) + "e9 × " + format_number(bpw, 4) + " / 8 = " + format_number(e.answer, 4) +
+               " GB.";
   return e;
 }
 
@@ -133,14 +133,17 @@ Exercise int4_decode(Rng& rng) {
              "by int4 weights with one fp16 scale per group of " + std::to_string(g) + " (matmuls still in bf16). "
              "What is the upper bound on the speedup of a decode step? Answer as a plain factor (×).";
   e.unit = "";
+  // At batch 1 the speedup is the ratio of bits per weight, whatever the chip or model: one
+  // answer per group size. That independence is what the exercise teaches.
+  e.small_answer_set = true;
   e.answer = 16 / bpw;
   e.hint = "At batch 1 the step is memory-bound both before and after, so its time is weight bytes ÷ bandwidth. The "
            "speedup is the ratio of bits per weight; do not forget the scales.";
   const double t16 = billions * 1e9 * 2 / (bw * 1e12) * 1e3, t4 = billions * 1e9 * bpw / 8 / (bw * 1e12) * 1e3;
   e.solution = "bf16: 16 bits per weight, " + format_number(t16, 4) + " ms per step. int4: 4 + 16/" + std::to_string(g) +
                " = " + format_number(bpw, 4) + " bits, " + format_number(t4, 4) + " ms. Speedup ≤ 16 / " +
-               format_number(bpw, 4) + " = " + format_number(e.answer, 4) + "×, whatever the bandwidth; dequantizing "
-               "and the KV cache make the real gain smaller.";
+               format_number(bpw, 4) + ", whatever the bandwidth (dequantizing and the KV cache make the real gain "
+               "smaller): " + format_number(e.answer, 4) + "×.";
   return e;
 }
 

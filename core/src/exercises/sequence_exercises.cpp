@@ -37,10 +37,10 @@ Exercise sp_activation(Rng& rng) {
   e.answer = bytes / 1e6;
   e.hint = "Korthikanti et al.: a layer stores s·b·h·(34 + 5·a·s/h) bytes without parallelism. Selective recomputation "
            "removes the 5·a·s/h term; tensor plus sequence parallelism divides everything that is left by t.";
-  e.solution = "s·b·h·34/t = " + format_int(s) + " × " + format_int(b) + " × " + format_int(m.hidden) + " × 34 / " +
-               format_int(t) + " = " + format_number(bytes, 4) + " bytes = " + format_number(e.answer, 4) +
-               " MB. Without sequence parallelism the 10·s·b·h bytes of layer norms, dropouts and residuals would stay "
-               "whole on every GPU.";
+  e.solution = "Without sequence parallelism the 10·s·b·h bytes of layer norms, dropouts and residuals would stay "
+               "whole on every GPU; with it, all 34·s·b·h bytes are split. s·b·h·34/t = " + format_int(s) + " × " +
+               format_int(b) + " × " + format_int(m.hidden) + " × 34 / " + format_int(t) + " = " +
+               format_number(bytes, 4) + " bytes = " + format_number(e.answer, 4) + " MB.";
   return e;
 }
 
@@ -50,9 +50,10 @@ Exercise ring_min_block(Rng& rng) {
   const double peak_tflops = round_sig(*hw->peak_for("bf16") / 1e12, 4);
   const double link_gbps = round_sig(hw->json()["scaleup_bandwidth_Bps"].get<double>() / 2 / 1e9, 4);
   const int heads = rng.pick(std::vector<int>{32, 64});
-  const int group = rng.pick(std::vector<int>{1, 4, 8});
+  const int group = rng.pick(std::vector<int>{1, 2, 4, 8});
   const int kv_heads = heads / group;
-  const double answer = peak_tflops * 1e12 / (link_gbps * 1e9) * kv_heads / heads;
+  const double exact = peak_tflops * 1e12 / (link_gbps * 1e9) * kv_heads / heads;
+  const double answer = std::ceil(exact - 1e-9);  // a whole block of tokens
   Exercise e;
   e.title = "Smallest ring-attention block that hides communication";
   e.params = {{"peak_flops", peak_tflops * 1e12}, {"link_bandwidth_Bps", link_gbps * 1e9}, {"latency_s", 0},
@@ -66,13 +67,13 @@ Exercise ring_min_block(Rng& rng) {
              "least as long as sending the next K and V block? Answer in tokens.";
   e.unit = "";
   e.answer = answer;
-  e.rel_tolerance = 0.02;
+  e.integer = true;
   e.hint = "Per step a GPU computes QKᵀ and PV for a c×c block: 4·c²·d·H FLOPs. It sends K and V for c tokens: "
            "2·c·d·H_kv values of 2 bytes. Set FLOPs/peak ≥ bytes/bandwidth and solve for c.";
   e.solution = "4c²dH / F ≥ 4c·d·H_kv / B gives c ≥ (F/B)·(H_kv/H) = (" + format_number(peak_tflops, 4) + "e12 / " +
                format_number(link_gbps, 4) + "e9) × " + format_int(kv_heads) + "/" + format_int(heads) + " = " +
-               format_number(answer, 4) + " tokens. Grouped-query attention shrinks the KV block, and with it the "
-               "block size needed to hide the transfer.";
+               format_number(exact, 6) + ". Grouped-query attention shrinks the KV block, and with it the block size "
+               "needed to hide the transfer. Rounded up to whole tokens, c = " + format_int(answer) + ".";
   return e;
 }
 
@@ -127,16 +128,15 @@ Exercise moe_dropped(Rng& rng) {
              " and capacity C = floor(capacity factor × tokens × k / experts), how many assignments are dropped?";
   e.unit = "";
   e.answer = r.dropped;
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0.5;
+  e.integer = true;
   e.hint = "Compute C first. An expert keeps at most C of its assignments; every assignment beyond C is dropped.";
   std::string over;
   for (double n : r.routed_per_expert)
     if (n > r.capacity) over += (over.empty() ? "" : " + ") + format_int(n - r.capacity);
   e.solution = "C = floor(" + format_number(c.capacity_factor, 3) + " × " + format_int(c.tokens) + " × " +
                format_int(c.top_k) + " / 8) = " + format_int(r.capacity) +
-               ". Dropped = the excess over C of each overloaded expert: " + over + " = " + format_int(r.dropped) +
-               " assignments (" + format_number(100 * r.drop_fraction, 3) + "% of them).";
+               ". Dropped = the excess over C of each overloaded expert, " + format_number(100 * r.drop_fraction, 3) +
+               "% of the assignments: " + over + " = " + format_int(r.dropped) + ".";
   return e;
 }
 

@@ -56,13 +56,13 @@ Exercise kv_per_token(Rng& rng) {
   e.answer = bytes / 1e3;
   e.hint = "Every layer keeps a key and a value vector for each key/value head: 2 × layers × kv_heads × head_dim × "
            "bytes per element. Query heads do not count.";
-  e.solution = "2 × " + format_int(m.layers) + " × " + format_int(m.kv_heads) + " × " + format_int(m.head_dim) +
+  e.solution = (m.kv_heads == m.heads ? std::string("Grouping the heads into 8 key/value heads would cut this to ") +
+                                            format_number(bytes * 8 / m.kv_heads / 1e3, 6) + " KB. "
+                                      : "With " + format_int(m.heads) + " key/value heads (multi-head attention) it "
+                                        "would be " + format_number(bytes * m.heads / m.kv_heads / 1e3, 6) + " KB. ") +
+               "2 × " + format_int(m.layers) + " × " + format_int(m.kv_heads) + " × " + format_int(m.head_dim) +
                " × " + format_number(s, 2) + " B = " + format_int(bytes) + " B = " + format_number(e.answer, 6) +
-               " KB per token." +
-               (m.kv_heads == m.heads ? std::string(" Grouping the heads into 8 key/value heads would cut it to ") +
-                                            format_number(bytes * 8 / m.kv_heads / 1e3, 6) + " KB."
-                                      : " With " + format_int(m.heads) + " key/value heads (multi-head attention) it "
-                                        "would be " + format_number(bytes * m.heads / m.kv_heads / 1e3, 6) + " KB.");
+               " KB per token.";
   return e;
 }
 
@@ -98,8 +98,7 @@ Exercise sequences_fit(Rng& rng) {
              format_int(context) + " tokens can hold their full KV cache at once?";
   e.unit = "";
   e.answer = std::floor(free / (kvb * context));
-  e.rel_tolerance = 0;
-  e.abs_tolerance = 0.5;
+  e.integer = true;
   e.hint = "Memory left for the KV cache = 0.9 × total HBM − parameters × bytes per weight. Divide by the KV bytes of "
            "one sequence (2 × layers × kv_heads × head_dim × 2 B × context) and round down.";
   e.solution = "HBM: " + format_int(g.count) + " × " + format_int(g.gib) + " GiB = " + format_number(hbm / 1e9, 5) +
@@ -141,9 +140,9 @@ Exercise tpot_bound(Rng& rng) {
            "bandwidth.";
   e.solution = "Weights: " + format_number(m.params_b, 3) + "e9 × " + format_number(wb, 2) + " B = " +
                format_number(m.params_b * wb, 4) + " GB; KV cache: " + format_int(context) + " × " + format_int(kvb) +
-               " B = " + format_number(context * kvb / 1e9, 4) + " GB. (" + format_number(bytes / 1e9, 5) + " GB) ÷ " +
-               format_number(c.tbps, 4) + " TB/s = " + format_number(e.answer, 4) + " ms per token, at most " +
-               format_number(1e3 / e.answer, 4) + " tokens/s for this user.";
+               " B = " + format_number(context * kvb / 1e9, 4) + " GB. Every token streams both, so this user gets at "
+               "most " + format_number(1e3 / e.answer, 4) + " tokens/s: (" + format_number(bytes / 1e9, 5) +
+               " GB) ÷ " + format_number(c.tbps, 4) + " TB/s = " + format_number(e.answer, 4) + " ms per token.";
   return e;
 }
 
@@ -209,11 +208,12 @@ Exercise paged_slack(Rng& rng) {
   e.abs_tolerance = 0;
   e.hint = "Each sequence holds ceil(tokens / block) blocks; the empty slots are blocks × block size − tokens. "
            "Multiply by the sequences and the bytes per token.";
-  e.solution = "ceil(" + format_int(tokens) + " / " + format_int(block) + ") = " + format_int(b.blocks) +
-               " blocks = " + format_int(b.paged_tokens) + " slots, " + format_int(b.slack_tokens) +
-               " of them empty. " + format_int(b.slack_tokens) + " × " + format_int(n) + " × " + format_int(kvb) +
-               " B = " + format_number(e.answer, 5) + " MB. A contiguous reservation of 4,096 slots would leave " +
-               format_number(b.contiguous_waste_tokens * n * kvb / 1e6, 5) + " MB unused.";
+  e.solution = "A contiguous reservation of 4,096 slots would leave " +
+               format_number(b.contiguous_waste_tokens * n * kvb / 1e6, 5) + " MB unused. With paging, ceil(" +
+               format_int(tokens) + " / " + format_int(block) + ") = " + format_int(b.blocks) + " blocks = " +
+               format_int(b.paged_tokens) + " slots, " + format_int(b.slack_tokens) + " of them empty: " +
+               format_int(b.slack_tokens) + " × " + format_int(n) + " × " + format_int(kvb) + " B = " +
+               format_number(e.answer, 5) + " MB.";
   return e;
 }
 

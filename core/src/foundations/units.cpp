@@ -109,28 +109,77 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a + 1);
 }
 
+// Reads the number at the start of `text` the way a person writes one: an optional sign
+// ("-", "+" or the minus sign U+2212), digits with commas only between groups of three
+// ("1,234,567.5"), an optional fraction and an optional exponent ("1e3", "2.5E-4").
+// Sets `rest` to what follows. Anything else that looks like a number ("0.0,247", "1,2,3",
+// "1..2", "1e", "--3", ",5") throws with a sentence saying what is wrong, rather than being
+// read as something the reader did not mean.
+double read_number(const std::string& text, std::string& rest) {
+  const auto digit = [&](std::size_t k) { return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); };
+  const auto malformed = [&](const std::string& why) {
+    return InputError("answer", "'" + quotable(text) + "' is not a well-formed number: " + why);
+  };
+  std::size_t i = 0;
+  std::string plain;  // the number without its commas, for strtod
+  if (text.compare(0, 3, "\xE2\x88\x92") == 0) plain = "-", i = 3;
+  else if (text[0] == '-' || text[0] == '+') plain = text[0], i = 1;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+' || text.compare(i, 3, "\xE2\x88\x92") == 0))
+    throw malformed("it has more than one sign.");
+  if (i < text.size() && text[i] == ',') throw malformed("a comma cannot start a number.");
+  if (!digit(i) && !(i < text.size() && text[i] == '.' && digit(i + 1)))
+    throw InputError("answer", "Could not read a number at the start of '" + quotable(text) + "'.");
+  const std::size_t int_start = i;
+  while (digit(i)) plain += text[i++];
+  if (i < text.size() && text[i] == ',') {
+    // Thousands separators: a first group of one to three digits, then groups of exactly three.
+    if (i - int_start > 3) throw malformed("commas go between groups of three digits, as in 1,234,567.");
+    while (i < text.size() && text[i] == ',') {
+      if (!(digit(i + 1) && digit(i + 2) && digit(i + 3)) || digit(i + 4))
+        throw malformed("commas go between groups of three digits, as in 1,234,567; use a point for decimals.");
+      plain.append(text, i + 1, 3);
+      i += 4;
+    }
+  }
+  if (i < text.size() && text[i] == '.') {
+    plain += text[i++];
+    while (digit(i)) plain += text[i++];
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    std::size_t k = i + 1;
+    if (k < text.size() && (text[k] == '+' || text[k] == '-')) ++k;
+    if (!digit(k)) throw malformed("the exponent after 'e' needs digits, as in 1e3.");
+    plain += 'e';
+    plain.append(text, i + 1, k - i - 1);
+    for (i = k; digit(i);) plain += text[i++];
+  }
+  if (i < text.size() && (text[i] == '.' || text[i] == ','))
+    throw malformed(text[i] == '.' ? "it has a second decimal point." : "a comma can only separate thousands before the decimal point.");
+  rest = text.substr(i);
+  return std::strtod(plain.c_str(), nullptr);
+}
+
 }  // namespace
 
 double parse_quantity(const std::string& raw, const std::string& unit) {
   if (raw.size() > 200) throw InputError("answer", "That answer is too long; type a number such as 1.5e3.");
-  std::string text = trim(raw);
-  // Thousands separators and the multiplication sign of "2.5 × 10^3" style input are not
-  // accepted in exponent form, but commas between digits are dropped: "1,200" = 1200.
-  std::string cleaned;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool comma_in_number = text[i] == ',' && i > 0 && i + 1 < text.size() &&
-                                 std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
-                                 std::isdigit(static_cast<unsigned char>(text[i + 1]));
-    if (!comma_in_number) cleaned += text[i];
-  }
-  if (cleaned.empty()) throw InputError("answer", "Type a number first.");
-  const char* begin = cleaned.c_str();
-  char* end = nullptr;
-  const double value = std::strtod(begin, &end);
-  if (end == begin) throw InputError("answer", "Could not read a number at the start of '" + quotable(raw) + "'.");
+  const std::string text = trim(raw);
+  if (text.empty()) throw InputError("answer", "Type a number first.");
+  std::string rest;
+  const double value = read_number(text, rest);
   if (!std::isfinite(value)) throw InputError("answer", "That number is not finite.");
-  const std::string typed_unit = trim(std::string(end));
+  const std::string typed_unit = trim(rest);
+
+  // A percent answer is read in percent points: "59.3%", "59.3 %" and "59.3" are all 59.3
+  // (the checker points out a fraction such as 0.593). "%" is not a unit of anything else.
+  if (unit == "%") {
+    if (typed_unit.empty() || typed_unit == "%") return value;
+    throw InputError("answer", "This answer is a percent; type it as a number of percent, such as 59.3 or 59.3%.");
+  }
   if (typed_unit.empty()) return value;  // read in the unit the question asks for
+  if (typed_unit == "%")
+    throw InputError("answer", unit.empty() ? "This answer is a plain number, not a percent; remove the '%'."
+                                            : "This answer is not a percent; answer in " + unit + ".");
 
   int want_base = -1, got_base = -1;
   double want_factor = 1, got_factor = 1;
@@ -144,6 +193,51 @@ double parse_quantity(const std::string& raw, const std::string& unit) {
   const double converted = value * got_factor / want_factor;  // "1e308 s" in µs overflows
   if (!std::isfinite(converted)) throw InputError("answer", "That number is not finite.");
   return converted;
+}
+
+std::vector<PrintedNumber> printed_numbers(const std::string& s) {
+  const auto digit = [&](std::size_t k) { return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])); };
+  const auto wordy = [&](std::size_t k) {
+    const auto c = static_cast<unsigned char>(s[k]);
+    return std::isalnum(c) || c == '_' || c == '.';
+  };
+  const auto plain = [](const std::string& t) {
+    std::string out;
+    for (char c : t)
+      if (c != ',') out += c;
+    return std::strtod(out.c_str(), nullptr);
+  };
+  std::vector<PrintedNumber> out;
+  for (std::size_t i = 0; i < s.size();) {
+    // "ZeRO-1", "GPT-3": digits after a letter and a hyphen are part of a name too.
+    const bool named = i > 0 && (wordy(i - 1) || (s[i - 1] == '-' && i > 1 && std::isalpha(static_cast<unsigned char>(s[i - 2]))));
+    if (!digit(i) || named) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (digit(i)) ++i;
+    while (i < s.size() && s[i] == ',' && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4)) i += 4;
+    if (i < s.size() && s[i] == '.' && digit(i + 1))
+      for (++i; digit(i);) ++i;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+      const std::size_t k = i + 1 + (i + 1 < s.size() && (s[i + 1] == '+' || s[i + 1] == '-'));
+      if (digit(k))
+        for (i = k; digit(i);) ++i;
+    }
+    PrintedNumber p{s.substr(start, i - start), 0};
+    p.value = plain(p.text);
+    if (i < s.size() && s[i] == '^' && digit(i + 1)) {
+      const std::size_t e0 = ++i;
+      while (digit(i)) ++i;
+      p.value = std::pow(p.value, plain(s.substr(e0, i - e0)));
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", p.value);
+      p.text = buf;
+    }
+    out.push_back(p);
+  }
+  return out;
 }
 
 double round_sig(double x, int sig) {

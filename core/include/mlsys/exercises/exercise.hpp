@@ -14,12 +14,19 @@ struct Exercise {
   std::uint32_t seed = 0;
   std::string title;     // short name shown above the prompt
   std::string prompt;    // the question, with its numbers
-  std::string unit;      // unit the answer is read in ("us", "FLOP/B", "" for a count)
+  std::string unit;      // unit the answer is read in ("µs", "FLOP/B", "%", "" for a plain number)
   std::string hint;
   std::string solution;  // worked solution ending with the answer
   double answer = 0;     // in `unit`
   double rel_tolerance = 0.01;
   double abs_tolerance = 0;  // in `unit`
+  // The answer is whole by its nature (a count of blocks, passes or tokens, a power-of-two
+  // scale): accepted only exactly, whatever the tolerances say (make_exercise sets them to 0).
+  bool integer = false;
+  // The answer can only take a few values whatever the draw (a power of two among a handful,
+  // a count bounded by the hardware), so "at least 10 distinct answers in 100 draws" cannot
+  // hold. Set it only where that is inherent to the question, with a comment saying why.
+  bool small_answer_set = false;
   nlohmann::json params = nlohmann::json::object();  // the drawn numbers, as calculator inputs
 };
 
@@ -29,11 +36,13 @@ std::vector<std::string> exercise_ids();
 // The exercise `id` drawn with `seed`. Throws InputError("id", ...) for an unknown id.
 Exercise make_exercise(const std::string& id, std::uint32_t seed);
 
-// {id, seed, title, prompt, unit, hint, solution, answer, tolerance: {relative, absolute}, params}
+// {id, seed, title, prompt, unit, hint, solution, answer, integer, tolerance: {relative, absolute}, params}
 nlohmann::json exercise_json(const Exercise& e);
 
 // Checks a typed answer: {correct, value (in the exercise's unit), message}. A malformed
 // answer is not an error here: it gives correct=false, and the message says what is wrong.
+// A percent answer (unit "%") is read in percent points: "59.3%", "59.3 %" and "59.3"; a
+// fraction such as 0.593 is wrong, and the message says to type it as a percent.
 nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const std::string& answer_text);
 
 }  // namespace mlsys

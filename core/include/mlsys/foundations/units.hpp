@@ -2,6 +2,7 @@
 // for prose, identically in native code and WebAssembly.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace mlsys {
 
@@ -17,6 +18,15 @@ std::string format_number(double x, int sig);
 
 // Whole number with thousands separators ("268,435,456").
 std::string format_int(double x);
+
+// The numbers a reader sees in prose: "4,096", "3.35", "2.5e+09", the 59.3 of "59.3%", and
+// "2^30" or "10^6" as their value (text "1073741824"). Digits glued to a letter name things,
+// not quantities ("fp8", "H100", "e4m3", "T_c", "ZeRO-1"), and are skipped. Signs are not read.
+struct PrintedNumber {
+  std::string text;  // as a reader would type it
+  double value;
+};
+std::vector<PrintedNumber> printed_numbers(const std::string& prose);
 
 // `x` rounded to `sig` significant digits (the value a reader sees in format_number).
 double round_sig(double x, int sig);
