@@ -11,7 +11,9 @@
 // - categorical bars (a bar chart over data.labels) coloured one by one (an array of colours)
 //   use a different colour for each bar, unless the dataset says `colourBy` (the colour then
 //   means that property of the bar, e.g. its bound, and the legend says which). Bars placed
-//   by coordinates (timelines, tiles) colour a state, named by legend-only datasets.
+//   by coordinates (timelines, tiles) colour a state, named by legend-only datasets;
+// - an SVG scene's legend entries each have their own key (fill, stroke, dash and opacity
+//   together): two entries drawn alike would name two things with one look.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -64,7 +66,21 @@ export function colourClashes(cfg) {
   return problems;
 }
 
+// Legend entries of an SVG scene that look the same.
+export function sceneClashes(scene) {
+  const seen = new Map();
+  const problems = [];
+  for (const { label, ...look } of scene.legend ?? []) {
+    const key = JSON.stringify(look, Object.keys(look).sort());
+    if (seen.has(key)) problems.push(`"${seen.get(key)}" and "${label}" are drawn alike (${key})`);
+    else seen.set(key, label);
+  }
+  return problems;
+}
+
 test('the rule catches a shared colour, and accepts a declared group', () => {
+  assert.equal(sceneClashes({ legend: [{ label: 'a', fill: '#1' }, { label: 'b', fill: '#1' }] }).length, 1);
+  assert.equal(sceneClashes({ legend: [{ label: 'a', fill: '#1' }, { label: 'b', fill: '#1', dash: [2, 2] }] }).length, 0);
   const cfg = (a, b) => ({ type: 'scatter', options: {}, data: { datasets: [{ label: 'a', borderColor: '#1', ...a }, { label: 'b', borderColor: '#1', ...b }] } });
   assert.equal(colourClashes(cfg({}, {})).length, 1);
   assert.equal(colourClashes(cfg({ group: 'g' }, { group: 'g' })).length, 0);
@@ -80,12 +96,11 @@ test('the rule catches a shared colour, and accepts a declared group', () => {
 for (const id of Object.keys(figureLoaders)) {
   test(`${id}: the series it draws have distinct colours`, async () => {
     const fig = (await figureLoaders[id]()).default;
-    if (typeof fig.draw !== 'function') return; // not a chart
     const specs = resolveParams(fig, engine);
     for (const { where, p } of settings(specs)) {
       const cfg = fig.draw(fig.data(engine, p), THEME);
-      if (!cfg?.data?.datasets) continue; // drawn without Chart.js
-      assert.deepEqual(colourClashes(cfg), [], `${id} at ${where}`);
+      const clashes = cfg.type === 'svg' ? sceneClashes(cfg) : colourClashes(cfg);
+      assert.deepEqual(clashes, [], `${id} at ${where}`);
     }
   });
 }
