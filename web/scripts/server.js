@@ -1,5 +1,5 @@
-// A static server for build/site that sends the site's CSP header; used by serve.mjs, the
-// browser tests and the benchmarks.
+// A static server for build/site that sends the site's CSP and cache headers; used by
+// serve.mjs, watch.mjs (serve --watch), the browser tests and the benchmarks.
 import http from 'node:http';
 import sirv from 'sirv';
 import compression from 'compression';
@@ -19,8 +19,9 @@ export function setSiteHeaders(res, pathname) {
   res.setHeader('Cache-Control', isHashed(pathname) ? 'public, max-age=31536000, immutable' : 'no-cache');
 }
 
-// Resolves to {server, url} once listening; port 0 picks a free port.
-export function startServer(port = 0, host = '127.0.0.1', root = siteDir) {
+// Resolves to {server, url} once listening; port 0 picks a free port. intercept(req, res):
+// true when it has answered the request itself (serve --watch: watch.mjs).
+export function startServer(port = 0, host = '127.0.0.1', root = siteDir, intercept = () => false) {
   const serve = sirv(root, {
     dev: true, // files are read per request: a rebuilt site (serve --watch) is served at once
     etag: true,
@@ -31,7 +32,7 @@ export function startServer(port = 0, host = '127.0.0.1', root = siteDir) {
   // The rest (pages, search index) compressed on the fly, as a production host would; byte
   // ranges stay plain.
   const compress = compression({ filter: (req, res) => !req.headers.range && compression.filter(req, res) });
-  const server = http.createServer((req, res) => compress(req, res, () => serve(req, res, () => {
+  const server = http.createServer((req, res) => intercept(req, res) || compress(req, res, () => serve(req, res, () => {
     res.statusCode = 404;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end('Not found');
