@@ -1,7 +1,8 @@
 // Builds the static site into build/site: page scripts and styles (esbuild), the engine
 // (copied from build/wasm), KaTeX styles and fonts, the pages (Eleventy), and the service
 // worker and offline manifest (offline-manifest.js, web/src/sw/sw.js), and the search index
-// (Pagefind, search-index.js).
+// (Pagefind, search-index.js). Scripts and engine parts are named by their content
+// (hashed-names.js); /assets/js/embed.js is the embed script's stable loader.
 import fs from 'node:fs';
 import path from 'node:path';
 import esbuild from 'esbuild';

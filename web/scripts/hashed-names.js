@@ -32,7 +32,8 @@ export function hashedName(name, bytes) {
 
 // Whether a URL path names a content-hashed script or engine part (precompressed copies
 // included); those never change, so they may be cached for good.
-export const isHashed = (pathname) => /\/assets\/(js|engine)\/[^/]+-[A-Z2-7]{8}\.(js|mjs|wasm)(\.br|\.gz)?$/.test(pathname);
+export const HASHED_PATH = /\/assets\/(js|engine)\/[^/]+-[A-Z2-7]{8}\.(js|mjs|wasm)(\.br|\.gz)?$/;
+export const isHashed = (pathname) => HASHED_PATH.test(pathname);
 
 // The embed script's documented address, /assets/js/embed.js, stays stable for other sites:
 // a two-line module that imports this build's hashed embed module. It is served "no-cache",

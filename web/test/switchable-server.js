@@ -8,10 +8,11 @@ import { setSiteHeaders } from '../scripts/server.js';
 export async function switchableServer(dir) {
   const handler = (d) => sirv(d, { dev: true, etag: true, setHeaders: setSiteHeaders });
   let serve = handler(dir);
-  const server = http.createServer((req, res) => serve(req, res, () => {
+  const requested = []; // every path asked for, in order
+  const server = http.createServer((req, res) => requested.push(new URL(req.url, 'http://x').pathname) && serve(req, res, () => {
     res.statusCode = 404;
     res.end('Not found');
   }));
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { server, url: `http://127.0.0.1:${server.address().port}`, use: (d) => { serve = handler(d); } };
+  return { server, url: `http://127.0.0.1:${server.address().port}`, requested, use: (d) => { serve = handler(d); } };
 }
