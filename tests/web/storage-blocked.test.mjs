@@ -81,7 +81,7 @@ test('blocked storage: a lesson draws every figure, checks an exercise, and says
   assert.match(await page.locator('.read-mark [data-progress]').textContent(), NOT_KEPT);
   await mark.click();
   assert.equal(await mark.getAttribute('aria-pressed'), 'true');
-  assert.match(await mark.textContent(), /until you leave this page/);
+  assert.match(await mark.textContent(), /\(this visit\)/);
   assert.deepEqual(problems, []);
   await context.close();
 });

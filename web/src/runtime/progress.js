@@ -92,7 +92,7 @@ export function setRead(slug, isRead) {
   return p;
 }
 
-const NOT_KEPT = 'This browser does not let the course store anything, so your reading progress cannot be kept here.';
+const NOT_KEPT = 'Reading progress cannot be kept: this browser blocks the site\'s storage.';
 
 // Wires [data-mark-read] buttons and [data-progress] lines present on the page.
 
@@ -123,7 +123,7 @@ export function initProgress(root = document) {
     for (const btn of root.querySelectorAll('[data-mark-read]')) {
       const done = Boolean(p.read[btn.dataset.markRead]);
       btn.setAttribute('aria-pressed', String(done));
-      btn.textContent = done ? `✓ Read${kept ? '' : ' (until you leave this page)'}` : 'Mark as read';
+      btn.textContent = done ? `✓ Read${kept ? '' : ' (this visit)'}` : 'Mark as read';
     }
   };
   for (const btn of root.querySelectorAll('[data-mark-read]')) {
