@@ -29,7 +29,13 @@ out(`# Benchmark report\n\n${new Date().toISOString().slice(0, 10)} · ${os.cpus
 const engineDir = path.join(root, 'build/wasm/engine');
 const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(engineDir, f)), { level: 9 }).length;
 // What the site sends: its brotli copies (web/scripts/precompress.js).
-const br = (f) => fs.statSync(path.join(root, 'build/site/assets/engine', `${f}.br`)).size;
+// The site names each part by its content (engine-gpu.wasm -> engine-gpu-<hash>.wasm).
+const siteEngine = path.join(root, 'build/site/assets/engine');
+const br = (f) => {
+  const [, base, ext] = f.match(/^(.*)(\.\w+)$/);
+  const served = fs.readdirSync(siteEngine).find((n) => n.startsWith(`${base}-`) && n.endsWith(`${ext}.br`));
+  return fs.statSync(path.join(siteEngine, served)).size;
+};
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const siteJs = path.join(root, 'build/site/assets/js');
 const jsGz = fs.readdirSync(siteJs).filter((f) => f.endsWith('.js')).reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(siteJs, f)), { level: 9 }).length, 0);

@@ -1,7 +1,8 @@
 // Builds the static site into build/site: page scripts and styles (esbuild), the engine
 // (copied from build/wasm), KaTeX styles and fonts, the pages (Eleventy), and the service
 // worker and offline manifest (offline-manifest.js, web/src/sw/sw.js), and the search index
-// (Pagefind, search-index.js).
+// (Pagefind, search-index.js). Scripts and engine parts are named by their content
+// (hashed-names.js); /assets/js/embed.js is the embed script's stable loader.
 import fs from 'node:fs';
 import path from 'node:path';
 import esbuild from 'esbuild';
@@ -10,10 +11,11 @@ import { writeSearchIndex } from './search-index.js';
 import { writeOfflineFiles } from './offline-manifest.js';
 import { loadContent } from './content.js';
 import { engineParts, readParts } from './engine-parts.js';
-import { setAssets } from './preload.js';
+import { setAssets, bundleOf } from './preload.js';
 import { precompress } from './precompress.js';
 import { addCompileHints, hintedFiles } from './compile-hints.js';
 import { repoRoot, engineDir, siteDir } from './paths.js';
+import { hashedName, writeEmbedLoader } from './hashed-names.js';
 
 const web = path.join(repoRoot, 'web');
 const out = siteDir;
@@ -35,10 +37,23 @@ for (const f of engineFiles) {
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
+// Every engine part under its content-hashed name (hashed-names.js): {part: {mjs, wasm}}.
+const engineOut = path.join(out, 'assets/engine');
+fs.mkdirSync(engineOut, { recursive: true });
+const engine = {};
+for (const part of Object.keys(readParts())) {
+  engine[part] = {};
+  for (const ext of ['mjs', 'wasm']) {
+    const bytes = fs.readFileSync(path.join(engineDir, `engine-${part}.${ext}`));
+    engine[part][ext] = hashedName(`engine-${part}.${ext}`, bytes);
+    fs.writeFileSync(path.join(engineOut, engine[part][ext]), bytes);
+  }
+}
+
 // `import parts from 'mlsys:engine-parts'` in the runtime: which part each figure, exercise
-// and calculator loads (engine-parts.js).
+// and calculator loads (engine-parts.js), and the parts' file names.
 const content = await loadContent();
-const partsMap = await engineParts(content.lessons);
+const partsMap = { ...await engineParts(content.lessons), engine };
 const enginePartsModule = {
   name: 'engine-parts',
   setup(b) {
@@ -51,20 +66,21 @@ const bundles = await esbuild.build({
   entryPoints: { main: path.join(web, 'src/runtime/main.js'), embed: path.join(web, 'src/runtime/embed.js') },
   outdir: path.join(out, 'assets/js'),
   bundle: true, splitting: true, format: 'esm', minify: true, target: 'es2020',
-  chunkNames: '[name]-[hash]', logLevel: 'warning', plugins: [enginePartsModule], metafile: true,
+  entryNames: '[name]-[hash]', chunkNames: '[name]-[hash]', logLevel: 'warning', plugins: [enginePartsModule], metafile: true,
 });
-setAssets(bundles.metafile, path.join(out, 'assets/js'), web, partsMap);
-addCompileHints(hintedFiles(bundles.metafile, web, ['src/runtime/main.js', 'src/runtime/embed.js', 'src/runtime/chart.js']));
 // The head script is a classic script (it must hold the parser: head.js says why).
-await esbuild.build({
-  entryPoints: [path.join(web, 'src/runtime/head.js')], outfile: path.join(out, 'assets/js/head.js'),
-  bundle: true, format: 'iife', minify: true, target: 'es2020', logLevel: 'warning',
+const head = await esbuild.build({
+  entryPoints: [path.join(web, 'src/runtime/head.js')], outdir: path.join(out, 'assets/js'), entryNames: '[name]-[hash]',
+  bundle: true, format: 'iife', minify: true, target: 'es2020', logLevel: 'warning', metafile: true,
 });
+const headFile = Object.keys(head.metafile.outputs).find((f) => f.endsWith('.js'));
+setAssets(bundles.metafile, path.join(out, 'assets/js'), web, partsMap, headFile);
+addCompileHints(hintedFiles(bundles.metafile, web, ['src/runtime/main.js', 'src/runtime/embed.js', 'src/runtime/chart.js']));
+writeEmbedLoader(path.join(out, 'assets/js'), bundleOf(bundles.metafile, web, 'src/runtime/embed.js')[0]);
 await esbuild.build({
   entryPoints: [path.join(web, 'src/styles/site.css')],
   outfile: path.join(out, 'assets/site.css'), bundle: true, minify: true, logLevel: 'warning',
 });
-copyDir(engineDir, path.join(out, 'assets/engine'), (n) => n.startsWith('engine-') && engineFiles.includes(n));
 const katexDist = path.join(web, 'node_modules/katex/dist');
 fs.mkdirSync(path.join(out, 'assets/katex'), { recursive: true });
 fs.copyFileSync(path.join(katexDist, 'katex.min.css'), path.join(out, 'assets/katex/katex.min.css'));

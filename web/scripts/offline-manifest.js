@@ -1,9 +1,11 @@
 // The offline manifest of a build: every file of the site with its size, and a version (a
 // hash of every file's path and contents). Written as /offline-manifest.json, and the service
-// worker (web/src/sw/sw.js) is written with that version and the app shell's list.
+// worker (web/src/sw/sw.js) is written with that version, the app shell's list and the
+// pattern of content-hashed file names (hashed-names.js).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { HASHED_PATH } from './hashed-names.js';
 
 const GENERATED = new Set(['/sw.js', '/offline-manifest.json']);
 
@@ -42,7 +44,7 @@ export function writeOfflineFiles(siteDir, swSource) {
   const manifest = { version, files: list, bytes };
   fs.writeFileSync(path.join(siteDir, 'offline-manifest.json'), JSON.stringify(manifest));
   const shell = list.map((f) => f.url).filter(inShell);
-  const header = `const VERSION = ${JSON.stringify(version)};\nconst SHELL = ${JSON.stringify(shell)};\n`;
+  const header = `const VERSION = ${JSON.stringify(version)};\nconst SHELL = ${JSON.stringify(shell)};\nconst HASHED = ${HASHED_PATH};\n`;
   fs.writeFileSync(path.join(siteDir, 'sw.js'), header + fs.readFileSync(swSource, 'utf8'));
   return { version, files: list.length, bytes, shell: shell.length };
 }

@@ -18,8 +18,9 @@ export function bundleOf(metafile, web, entry) {
 }
 export const staticImports = (output) => output.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path);
 
-// metafile: esbuild's, outdir: where the bundles went; parts: {figures: {id: part}}.
-export function setAssets(metafile, outdir, web, parts) {
+// metafile: esbuild's, outdir: where the bundles went; parts: {figures: {id: part}, engine:
+// {part: {mjs, wasm}}} (the parts' hashed file names); headFile: the head script's file.
+export function setAssets(metafile, outdir, web, parts, headFile) {
   const url = (file) => `/assets/js/${path.relative(outdir, path.resolve(file)).split(path.sep).join('/')}`;
   const byEntry = (entry) => bundleOf(metafile, web, entry);
   const main = byEntry('src/runtime/main.js');
@@ -30,17 +31,26 @@ export function setAssets(metafile, outdir, web, parts) {
     if (out) figures[id] = url(out[0]);
   }
   assets = {
+    main: url(main[0]),
+    head: url(headFile),
     mainChunks: staticImports(main[1]).map(url),
     chart: chart ? url(chart[0]) : null,
     figures,
     parts: parts.figures,
+    engine: parts.engine,
   };
 }
+
+// The engine part's files of figure `id`: {mjs, wasm} (names in /assets/engine/).
+const engineOf = (id) => assets.engine[assets.parts[id]];
+
+// The page script's URL (its name carries its content hash).
+export const mainScript = () => assets?.main ?? '/assets/js/main.js';
 
 // The <link> tags for a page that preloads the code of its figure `ids[0]` (embed pages).
 export function preloadLinks(ids) {
   if (!assets) return '';
-  const figure = assets.parts[ids[0]] ? figurePreloads(assets.chart, assets.figures[ids[0]], assets.parts[ids[0]]) : [];
+  const figure = assets.parts[ids[0]] ? figurePreloads(assets.chart, assets.figures[ids[0]], engineOf(ids[0])) : [];
   return [
     ...assets.mainChunks.map((href) => `<link rel="modulepreload" href="${href}">`),
     ...figure.map(({ rel, href, as }) => (as
@@ -49,12 +59,14 @@ export function preloadLinks(ids) {
   ].join('\n  ');
 }
 
-// The head script's tag for a page whose HTML is `body`: the chart chunk, and the module and
-// engine part of each figure on the page.
+// The head script's tag for a page whose HTML is `body`: the chart chunk, the module and
+// engine part of each figure on the page, and those parts' hashed file names.
 export function headScript(body) {
   const ids = [...new Set([...body.matchAll(/<mlsys-figure[^>]*\sdata-id="([^"]+)"/g)].map((m) => m[1]))];
   const figures = Object.fromEntries(ids.filter((id) => assets?.figures[id] && assets.parts[id])
     .map((id) => [id, [assets.figures[id], assets.parts[id]]]));
+  const engine = Object.fromEntries(Object.values(figures).map(([, part]) => [part, assets.engine[part]]));
   const chart = assets?.chart ? ` data-chart="${assets.chart}"` : '';
-  return `<script src="/assets/js/head.js"${chart} data-figures="${esc(JSON.stringify(figures))}"></script>`;
+  return `<script src="${assets?.head ?? '/assets/js/head.js'}"${chart} data-figures="${esc(JSON.stringify(figures))}" ` +
+    `data-engine="${esc(JSON.stringify(engine))}"></script>`;
 }

@@ -1,7 +1,9 @@
 // Loads a part of the WASM engine (wasm/parts.json) once per page, lazily: the first
 // figure, exercise or calculator near the viewport asks for the part that holds it.
-// engine-<part>.mjs and .wasm sit in ../engine/ beside this bundle; both downloads start at
-// once (the glue would otherwise ask for the wasm only after it has itself arrived and run).
+// engine-<part>-<hash>.mjs and .wasm sit in ../engine/ beside this bundle, named by their
+// content (web/scripts/hashed-names.js), so a page never runs another build's engine; both
+// downloads start at once (the glue would otherwise ask for the wasm only after it has itself
+// arrived and run).
 import parts from 'mlsys:engine-parts';
 import { wrapEngine } from './engine-api.js';
 
@@ -22,12 +24,13 @@ async function instantiate(fetched, imports, part) {
 }
 
 export function loadEngine(part) {
-  if (!part) return Promise.reject(new Error('this version of the engine does not hold it'));
+  const files = part && Object.hasOwn(parts.engine, part) ? parts.engine[part] : null;
+  if (!files) return Promise.reject(new Error('this version of the engine does not hold it'));
   if (!loading.has(part)) {
-    const base = new URL(`../engine/engine-${part}`, import.meta.url).href;
-    const fetched = fetch(`${base}.wasm`, { credentials: 'same-origin' });
+    const url = (name) => new URL(`../engine/${name}`, import.meta.url).href;
+    const fetched = fetch(url(files.wasm), { credentials: 'same-origin' });
     fetched.catch(() => {}); // a failed download is reported once, by instantiate
-    loading.set(part, import(/* @vite-ignore */ `${base}.mjs`)
+    loading.set(part, import(/* @vite-ignore */ url(files.mjs))
       .then((mod) => new Promise((resolve, reject) => {
         mod.default({
           instantiateWasm(imports, receive) {

@@ -10,7 +10,8 @@
 // When the URL names one of the page's figures (#<figure-id> or a permalink
 // #<figure-id>:<state>), it starts downloading that figure's code and engine part at once,
 // rather than once the page script runs. data-figures (written by web/scripts/preload.js):
-// {figure id: [module URL, engine part]}; data-chart: the chart chunk's URL.
+// {figure id: [module URL, engine part]}; data-engine: {part: {mjs, wasm}}, the parts'
+// content-hashed file names; data-chart: the chart chunk's URL.
 //
 // It also has the lesson's other parts laid out after that figure is drawn, not before:
 // the class `defer-parts` gives each <section class="part"> (lesson.11ty.js)
@@ -22,9 +23,10 @@ import { decodeHash } from './params.js';
 import { figurePreloads } from './figure-preloads.js';
 
 function prepareNamedFigure(script) {
-  let figures;
+  let figures, engine;
   try {
     figures = JSON.parse(script.dataset.figures ?? '{}');
+    engine = JSON.parse(script.dataset.engine ?? '{}');
   } catch {
     return;
   }
@@ -32,7 +34,8 @@ function prepareNamedFigure(script) {
   if (!id) return;
   deferParts();
   const [module, part] = figures[id];
-  for (const { rel, href, as } of figurePreloads(script.dataset.chart, module, part)) {
+  if (!engine[part]?.mjs || !engine[part].wasm) return;
+  for (const { rel, href, as } of figurePreloads(script.dataset.chart, module, engine[part])) {
     const link = document.createElement('link');
     link.rel = rel;
     link.href = href;

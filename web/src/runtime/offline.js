@@ -8,6 +8,21 @@
 const KEY = 'mlsys:offline:v1';
 const NOTICE = 'mlsys:updated';
 
+const UNAVAILABLE = 'Keeping the course for offline reading is not available in this browser: it does not let this site store files.';
+
+// Whether this browser lets the page use a service worker and its caches. Where site storage
+// is blocked, navigator.serviceWorker may be missing, reading `caches` may throw, and
+// registering the worker fails with a SecurityError (initOffline).
+let storageBlocked = false;
+function offlineAvailable() {
+  if (storageBlocked) return false;
+  try {
+    return Boolean(navigator.serviceWorker && window.caches);
+  } catch {
+    return false;
+  }
+}
+
 const mb = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1e3))} kB`);
 
 function readKept() {
@@ -103,6 +118,11 @@ function setUpBox(box) {
     button.textContent = 'Check offline copy';
   };
   const refresh = async () => {
+    if (!offlineAvailable()) {
+      say(UNAVAILABLE, 'unavailable');
+      button.disabled = true;
+      return;
+    }
     const version = await controllerVersion();
     const kept = readKept();
     if (version && kept?.version === version && await isKept(version)) await showKept(kept);
@@ -112,8 +132,8 @@ function setUpBox(box) {
     }
   };
   button.addEventListener('click', async () => {
-    if (!('serviceWorker' in navigator) || !window.caches) {
-      say('This browser cannot keep the course for offline reading.', 'failed');
+    if (!offlineAvailable()) {
+      say(UNAVAILABLE, 'unavailable');
       return;
     }
     button.disabled = true;
@@ -134,6 +154,7 @@ function setUpBox(box) {
     }
   });
   refresh().catch(() => {});
+  return refresh;
 }
 
 // Tells the reader about a new version: installed and waiting, or just switched to.
@@ -199,12 +220,17 @@ function showSwitched() {
 
 export function initOffline() {
   const boxes = document.querySelectorAll('[data-offline-keep]');
-  const on = 'serviceWorker' in navigator && document.documentElement.dataset.sw === 'on';
+  const on = offlineAvailable() && document.documentElement.dataset.sw === 'on';
   showSwitched();
+  const refreshers = [...boxes].map(setUpBox);
   if (on) {
-    navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(watchUpdates).catch(() => {});
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(watchUpdates).catch((err) => {
+      // Storage blocked: the boxes say so. Other failures (offline, a bad worker) leave them.
+      if (err?.name !== 'SecurityError') return;
+      storageBlocked = true;
+      refreshers.forEach((r) => r().catch(() => {}));
+    });
   }
-  boxes.forEach(setUpBox);
   // Once a service worker controls the page, the page being read joins the cache. The body
   // is read to the end, else the request stays open.
   if (on) {

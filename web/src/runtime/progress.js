@@ -1,8 +1,31 @@
 // "Mark as read" and the "N of M read" progress line, kept in localStorage. A missing,
-// corrupted or foreign store resets cleanly instead of breaking the page.
+// corrupted or foreign store resets cleanly instead of breaking the page. Where the browser
+// blocks the site's storage (reading localStorage throws a SecurityError: site data blocked,
+// some private modes, a third-party frame), the page says that progress cannot be kept, and
+// "mark as read" lasts as long as the page.
 const KEY = 'mlsys:progress:v1';
 
-export function readProgress(storage = globalThis.localStorage) {
+// localStorage if this page may use it, else null (probed once per page).
+let probed;
+export function siteStorage() {
+  if (probed === undefined) {
+    try {
+      const storage = globalThis.localStorage;
+      storage.setItem('mlsys:probe', '1');
+      storage.removeItem('mlsys:probe');
+      probed = storage;
+    } catch {
+      probed = null;
+    }
+  }
+  return probed;
+}
+
+// Progress of this page only, where storage is blocked.
+const inMemory = { getItem: () => inMemory.value ?? null, setItem: (k, v) => { inMemory.value = v; } };
+const store = () => siteStorage() ?? inMemory;
+
+export function readProgress(storage = store()) {
   try {
     const parsed = JSON.parse(storage.getItem(KEY) ?? '{}');
     const read = parsed && typeof parsed === 'object' && parsed.read && typeof parsed.read === 'object' ? parsed.read : {};
@@ -53,7 +76,7 @@ function showContinue(root, progress) {
   box.hidden = false;
 }
 
-function write(progress, storage = globalThis.localStorage) {
+function write(progress, storage = store()) {
   try {
     storage.setItem(KEY, JSON.stringify(progress));
   } catch {
@@ -69,8 +92,13 @@ export function setRead(slug, isRead) {
   return p;
 }
 
+const NOT_KEPT = 'Reading progress cannot be kept: this browser blocks the site\'s storage.';
+
 // Wires [data-mark-read] buttons and [data-progress] lines present on the page.
+
 export function initProgress(root = document) {
+  const kept = Boolean(siteStorage());
+  root.documentElement?.setAttribute('data-progress-kept', String(kept));
   // A lesson page (it has the one "mark as read" button) is remembered as the last visited.
   const marks = root.querySelectorAll('[data-mark-read]');
   if (marks.length === 1) setLastVisited(marks[0].dataset.markRead);
@@ -78,6 +106,12 @@ export function initProgress(root = document) {
     const p = readProgress();
     showContinue(root, p);
     for (const line of root.querySelectorAll('[data-progress]')) {
+      if (!kept) {
+        // Said once per page: the home page's per-module lines go.
+        if (line.closest('.module-progress')) line.hidden = true;
+        else line.textContent = NOT_KEPT;
+        continue;
+      }
       const slugs = (line.dataset.progress || '').split(' ').filter(Boolean);
       const total = Number(line.dataset.total || slugs.length);
       const n = slugs.filter((s) => p.read[s]).length;
@@ -89,7 +123,7 @@ export function initProgress(root = document) {
     for (const btn of root.querySelectorAll('[data-mark-read]')) {
       const done = Boolean(p.read[btn.dataset.markRead]);
       btn.setAttribute('aria-pressed', String(done));
-      btn.textContent = done ? '✓ Read' : 'Mark as read';
+      btn.textContent = done ? `✓ Read${kept ? '' : ' (this visit)'}` : 'Mark as read';
     }
   };
   for (const btn of root.querySelectorAll('[data-mark-read]')) {

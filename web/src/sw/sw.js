@@ -1,6 +1,7 @@
 // The service worker (written by hand, see README "Offline"). The build prepends
 //   const VERSION = '<hash of every file of the build>';
 //   const SHELL = ['/', '/offline/', '/assets/...', ...];
+//   const HASHED = /.../; (content-hashed scripts and engine parts: web/scripts/hashed-names.js)
 // Every file of one build lives in one cache, `mlsys-<VERSION>`, so pages and assets are
 // always served from a single version. Install stores the app shell (runtime, styles, engine,
 // fonts); pages are added as they are read; "Keep for offline reading" (runtime/offline.js)
@@ -8,7 +9,7 @@
 // the old one (downloading the whole new site first if the reader had kept the old one),
 // waits until the reader accepts the update (or closes every tab), then deletes every other
 // version's cache.
-/* global VERSION, SHELL */
+/* global VERSION, SHELL, HASHED */
 const PREFIX = 'mlsys-';
 const CACHE = `${PREFIX}${VERSION}`;
 const KEPT = '/__mlsys/kept';
@@ -25,6 +26,17 @@ async function keptBefore(names) {
   return false;
 }
 
+async function copyFrom(names, url, cache) {
+  for (const name of names) {
+    const hit = await (await caches.open(name)).match(url);
+    if (hit) {
+      await cache.put(url, hit);
+      return true;
+    }
+  }
+  return false;
+}
+
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const old = await otherCaches();
@@ -37,7 +49,11 @@ self.addEventListener('install', (event) => {
       urls = manifest.files.map((f) => f.url);
     }
     const cache = await caches.open(CACHE);
-    await cache.addAll(urls.map(fresh));
+    // A content-hashed file that an older version holds is the same file: copied, not
+    // downloaded again (an update then fetches only what changed).
+    const fetchNow = [];
+    for (const url of urls) if (!HASHED.test(url) || !(await copyFrom(old, url, cache))) fetchNow.push(url);
+    await cache.addAll(fetchNow.map(fresh));
     if (kept) await cache.put(KEPT, new Response(JSON.stringify({ version: VERSION, at: Date.now(), refreshed: true })));
     // The first install takes over at once; an update waits for the reader (runtime/offline.js).
     if (old.length === 0) await self.skipWaiting();

@@ -2,7 +2,7 @@
 // footer. Pages pass already-escaped HTML for `body`.
 import { esc } from '../../../scripts/markdown.js';
 import { CSP } from './csp.js';
-import { preloadLinks, headScript } from '../../../scripts/preload.js';
+import { preloadLinks, headScript, mainScript } from '../../../scripts/preload.js';
 
 // The site's pages beside the lessons, in the order the header and footer list them.
 export const SITE_PAGES = [
@@ -102,7 +102,7 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   ${katexPreloads(body)}` : ''}
   <link rel="stylesheet" href="/assets/site.css">${embed ? '' : `
   ${headScript(body)}`}
-  <script type="module" async src="/assets/js/main.js"></script>
+  <script type="module" async src="${mainScript()}"></script>
   ${preloadLinks(figures)}
 </head>
 <body class="${bodyClass}">${nav}
