@@ -49,8 +49,9 @@ const cacheState = (page) => page.evaluate(async () => {
   return { names, sizes, kept: JSON.parse(localStorage.getItem('mlsys:offline:v1') ?? 'null') };
 });
 
-test('keep for offline reading, then every page and figure works with the network cut', async () => {
+test('keep for offline reading, then every page and figure works with the network cut', async (t) => {
   const { server, url: base } = await switchableServer(siteDir);
+  t.after(() => server.close()); // also when an assertion fails, so the run does not hang
   const manifest = manifestOf(siteDir);
   const { context, page, problems } = await openPage(browser, { serviceWorkers: 'allow' });
   await page.goto(`${base}/track/`);
@@ -89,10 +90,9 @@ test('keep for offline reading, then every page and figure works with the networ
   assert.ok(await page.locator('.search-results a[href="/glossary/#arithmetic-intensity"]').count() > 0, 'offline search');
   assert.deepEqual(found, []);
   await context.close();
-  server.close();
 });
 
-test('a new version replaces the kept one: the reader is told, only the new version remains', async () => {
+test('a new version replaces the kept one: the reader is told, only the new version remains', async (t) => {
   // v1: the built site; v2: a copy with a changed lesson and its own manifest and worker.
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mlsys-v2-'));
   const v2 = path.join(tmp, 'site');
@@ -104,6 +104,7 @@ test('a new version replaces the kept one: the reader is told, only the new vers
   assert.notEqual(v1Version, v2Version);
 
   const srv = await switchableServer(siteDir);
+  t.after(() => { srv.server.close(); fs.rmSync(tmp, { recursive: true, force: true }); });
   const { context, page, problems } = await openPage(browser, { serviceWorkers: 'allow' });
   await page.goto(`${srv.url}/lessons/roofline/`);
   await controlled(page);
@@ -136,6 +137,4 @@ test('a new version replaces the kept one: the reader is told, only the new vers
   await page.waitForFunction(() => document.querySelector('.site-footer [data-offline-keep]').dataset.offline === 'kept');
   assert.deepEqual(problems, []);
   await context.close();
-  srv.server.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
