@@ -1,24 +1,16 @@
 // axe-core finds no violations in the dark desktop, light phone and dark phone views of a fixed
 // sample of pages, with the figures and exercises drawn (every page in the light desktop view:
 // crawl.test.mjs). Also: every figure control can be reached with the keyboard.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { launch, startServer, openPage, drawAll, axeViolations } from '../../web/test/browser.js';
+import { openPage, drawAll, axeViolations, useSite } from '../../web/test/browser.js';
 
 const require = createRequire(path.resolve('web/package.json'));
 const axePath = require.resolve('axe-core/axe.min.js');
-let browser, server, base;
-
-before(async () => {
-  ({ server, url: base } = await startServer(0));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 // Every page is checked with axe in the light desktop view by tests/web/crawl.test.mjs (one
 // visit per page). The three other views (dark desktop, light and dark phone) check a fixed

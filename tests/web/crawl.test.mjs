@@ -3,24 +3,17 @@
 // the KaTeX fonts it uses; every figure, exercise and calculator on it draws (the all-figures
 // page is scrolled through); axe-core finds no accessibility violations and the page is not
 // wider than the screen (light, 1280 px; the other views on a sample: tests/web/a11y.test.mjs).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { launch, startServer, openPage, drawAll, paintedPixels, sitePages, axeViolations } from '../../web/test/browser.js';
+import { openPage, drawAll, paintedPixels, sitePages, axeViolations, useSite } from '../../web/test/browser.js';
 import { brokenLinks } from '../../web/test/links.js';
 import { siteDir } from '../../web/scripts/paths.js';
 
 const axePath = createRequire(path.resolve('web/package.json')).resolve('axe-core/axe.min.js');
-let browser, server, base;
-before(async () => {
-  ({ server, url: base } = await startServer(0));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 const pages = sitePages(siteDir);
 

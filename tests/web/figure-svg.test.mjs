@@ -4,27 +4,19 @@
 // stop) with each tile's tooltip shown and announced; "Show data" shows and hides the data
 // table of an SVG and of a Chart.js figure, kept up to date; nothing moves when the runtime
 // replaces the page's placeholder, on a desktop or a phone.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { launch, startServer, openPage, paintedPixels, canvasImage, axeViolations } from '../../web/test/browser.js';
+import { openPage, paintedPixels, canvasImage, axeViolations, useSite } from '../../web/test/browser.js';
 
 const axePath = createRequire(path.resolve('web/package.json')).resolve('axe-core/axe.min.js');
 
 const LESSON = '/lessons/flashattention/';
 const SVG_FIG = 'mlsys-figure[data-id="flash-tiling-causal"]';
 const CHART_FIG = 'mlsys-figure[data-id="flash-hbm-traffic"]';
-let browser, server, base;
-
-before(async () => {
-  ({ server, url: base } = await startServer(0));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 async function drawn(page, sel) {
   await page.locator(sel).scrollIntoViewIfNeeded();

@@ -2,20 +2,13 @@
 // fonts: each superscript and subscript is drawn smaller than its base (a style sheet of
 // another KaTeX version leaves them full size), and at 1280 px no display formula is wider
 // than its column (there it must never need scrolling; on phones it scrolls in its box).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, startServer, sitePages } from '../../web/test/browser.js';
+import { openPage, sitePages, useSite } from '../../web/test/browser.js';
 
 const LESSONS = [...sitePages().filter((p) => /^\/lessons\/[a-z0-9-]+\/$/.test(p)), '/systems-and-scaling/'];
-let browser, server, base;
-before(async () => {
-  browser = await launch();
-  ({ server, url: base } = await startServer());
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 // Runs in the page: every script against its base, every display formula against its column.
 function measure() {

@@ -2,13 +2,13 @@
 // rows equal course.yaml, the recap holds every lesson's takeaways, the concept map's nodes
 // and edges equal the lessons' front matter, the glossary filter works, the Systems and
 // scaling calculators compute, and the home page offers "continue where you left off".
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { launch, startServer, openPage, drawAll } from '../../web/test/browser.js';
+import { openPage, drawAll, useSite } from '../../web/test/browser.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const yaml = createRequire(path.join(root, 'web/package.json'))('js-yaml');
@@ -20,15 +20,8 @@ const topicId = (t) => `topic-${String(t).toLowerCase().replace(/[^a-z0-9]+/g, '
 // lands the widgets say so, and these tests skip them with a message.
 const PENDING = new Set(['kv-cache', 'quantize']);
 
-let browser, server, base;
-before(async () => {
-  ({ server, url: base } = await startServer(0));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 const text = (s) => s.replace(/\s+/g, ' ').trim();
 

@@ -1,18 +1,11 @@
 // Search (Pagefind over the built site, /search/ page): finds a glossary term, a lesson's
 // heading (with its anchor) and a figure, under the site's CSP, with no console errors.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, startServer, openPage } from '../../web/test/browser.js';
+import { openPage, useSite } from '../../web/test/browser.js';
 
-let browser, server, base;
-before(async () => {
-  ({ server, url: base } = await startServer(0));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 // Searches on /search/ and returns the result links' hrefs.
 export async function searchLinks(page, origin, query) {

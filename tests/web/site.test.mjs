@@ -2,7 +2,7 @@
 // no console errors, failed requests or CSP violations; every figure draws and reacts to a
 // control; rejected input keeps the last drawing; exercises check answers; permalinks,
 // embedding, reading progress, glossary tooltips and offline reading work.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,20 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { launch, startServer, openPage, drawAll, paintedPixels, canvasImage } from '../../web/test/browser.js';
+import { openPage, drawAll, paintedPixels, canvasImage, useSite } from '../../web/test/browser.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = process.env.MLSYS_CLI ?? path.join(root, 'build/native/bin/mlsys');
-let browser, server, base;
-
-before(async () => {
-  ({ server, url: base } = await startServer(0));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 const LESSON = '/lessons/roofline/';
 // Every lesson of the course that exists.

@@ -4,19 +4,12 @@
 // exercises, calculators, search, glossary, copy buttons) with no uncaught error; "mark as
 // read" and the progress lines say that progress cannot be kept; "Keep for offline reading"
 // says it is not available.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, startServer, openPage, drawAll, paintedPixels } from '../../web/test/browser.js';
+import { openPage, drawAll, paintedPixels, useSite } from '../../web/test/browser.js';
 
-let browser, server, base;
-before(async () => {
-  ({ server, url: base } = await startServer(0));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, base;
+useSite((s) => ({ browser, base } = s));
 
 function blockStorage() {
   const blocked = () => { throw new DOMException('Access is denied for this document.', 'SecurityError'); };

@@ -1,6 +1,7 @@
 // Helpers for the browser tests: Debian's Chromium through playwright-core, the built site
 // on a free port, and a page that records console errors, failed requests and CSP
 // violations.
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,24 @@ export async function launch() {
 }
 
 export { startServer };
+
+// The usual setup of a browser test file: Chromium and the built site on a free port, started
+// before its tests and closed after them. `ready({browser, base})` hands them to the file.
+//   let browser, base;
+//   useSite((s) => ({ browser, base } = s));
+export function useSite(ready) {
+  let browser, server;
+  before(async () => {
+    let base;
+    ({ server, url: base } = await startServer(0));
+    browser = await launch();
+    ready({ browser, base });
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+}
 
 // A new context + page; `problems` collects everything that must stay empty.
 export async function openPage(browser, { colorScheme = 'light', width = 1280, height = 900, bypassCSP = false, serviceWorkers = 'block' } = {}) {
