@@ -16,7 +16,8 @@ MLSYS_DESCRIBE(ModelCounts, MLSYS_OUT(params, "", "All parameters, embeddings in
 MLSYS_DESCRIBE(ModelStates, MLSYS_OUT(weights_bytes, "B", "Weights held by one GPU"),
                MLSYS_OUT(grads_bytes, "B", "Gradients held by one GPU"),
                MLSYS_OUT(optimizer_bytes, "B", "Optimizer states (master copy, moments) held by one GPU"),
-               MLSYS_OUT_AS("model_states_bytes", total_bytes, "B", "Weights + gradients + optimizer states"));
+               MLSYS_OUT_AS("model_states_bytes", total_bytes, "B", "Weights + gradients + optimizer states on the GPU"),
+               MLSYS_OUT(offloaded_bytes, "B", "Gradients and optimizer states held in CPU memory (cpu_offload)"));
 MLSYS_DESCRIBE(TrainingMemory, MLSYS_FLAT(states),
                MLSYS_OUT(activations_bytes, "B", "Activations of the first pipeline stage"),
                MLSYS_OUT(total_bytes, "B", "Model states + activations on one GPU"),
@@ -24,7 +25,9 @@ MLSYS_DESCRIBE(TrainingMemory, MLSYS_FLAT(states),
                MLSYS_OUT(params_per_gpu, "", "Parameters of the first pipeline stage / tp, before ZeRO sharding"),
                MLSYS_OUT(layers_per_stage, "", "ceil(layers / pp)"),
                MLSYS_OUT(inflight_microbatches, "", "Micro-batches whose activations the first stage holds (1F1B: pp)"),
-               MLSYS_OUT(activations_per_layer_bytes, "B", "Activations stored by one layer for one micro-batch"),
+               MLSYS_OUT(activations_per_layer_bytes, "B",
+                         "Activations stored by one layer for one micro-batch: s·b·h·(18 + m + 5·a·s/h) with m = 4·f/h "
+                         "(non-gated MLP of width f) or 6·f/h (gated), 34 + 5·a·s/h for f = 4h, before TP/SP/recompute"),
                MLSYS_OUT(activations_layers_bytes, "B", "inflight · layers_per_stage · per layer"),
                MLSYS_OUT(activations_embedding_bytes, "B",
                          "Input-embedding dropout mask (and the output layer and loss when pp = 1)"));
@@ -71,7 +74,13 @@ std::vector<Field> training_fields(bool with_pp) {
   f.push_back(integer_field("micro_batch", "", "Sequences per micro-batch b", 1, 1, 4096));
   f.push_back(string_field("dtype", "Weight and gradient type: bf16/fp16 mixed precision (fp32 master copy) or pure fp32",
                            "bf16", {"bf16", "fp16", "fp32"}));
-  f.push_back(string_field("optimizer", "adam (momentum + variance) or sgd (with momentum)", "adam", {"adam", "sgd"}));
+  f.push_back(string_field("optimizer",
+                           "adam (fp32 momentum + variance), adam-8bit (bitsandbytes: 1 byte each) or sgd (with momentum)",
+                           "adam", {"adam", "adam-8bit", "sgd"}));
+  f.push_back(boolean_field("fp32_grads", "Gradients in an fp32 buffer (Megatron-LM, DeepSpeed): 4 bytes per parameter",
+                            false));
+  f.push_back(boolean_field("cpu_offload", "ZeRO-Offload: gradients and optimizer states in CPU memory, the step on the CPU",
+                            false));
   f.push_back(integer_field("zero_stage", "", "ZeRO stage: 1 shards optimizer states, 2 also gradients, 3 also weights",
                             0, 0, 3));
   f.push_back(integer_field("dp", "", "Data-parallel degree (ZeRO shards over it)", 1, 1, 1048576));
@@ -87,7 +96,10 @@ TrainingSetup setup_from(const Inputs& in, const ModelConfig& c, bool with_pp) {
   TrainingSetup st;
   st.micro_batch = static_cast<double>(in.integer("micro_batch"));
   st.weight_bytes = in.str("dtype") == "fp32" ? 4 : 2;
-  st.adam = in.str("optimizer") == "adam";
+  st.adam = in.str("optimizer") != "sgd";
+  st.adam_8bit = in.str("optimizer") == "adam-8bit";
+  st.fp32_grads = in.boolean("fp32_grads");
+  st.cpu_offload = in.boolean("cpu_offload");
   st.zero_stage = static_cast<int>(in.integer("zero_stage"));
   st.dp = static_cast<double>(in.integer("dp"));
   st.tp = static_cast<double>(in.integer("tp"));
@@ -98,6 +110,15 @@ TrainingSetup setup_from(const Inputs& in, const ModelConfig& c, bool with_pp) {
   if (static_cast<long long>(c.heads) % in.integer("tp") != 0) throw InputError("tp", "'tp' must divide 'heads'.");
   if (st.pp > c.layers) throw InputError("pp", "'pp' cannot exceed 'layers'.");
   return st;
+}
+
+std::vector<Field> timeline_fields() {
+  std::vector<Field> f = training_fields(false);
+  f.push_back(boolean_field("persistent_grads",
+                            "Gradient buffers allocated before the step and kept (DDP buckets, Megatron-LM, DeepSpeed); "
+                            "false: allocated during backward and freed by zero_grad(set_to_none=True)",
+                            false));
+  return f;
 }
 
 double params_override(const Inputs& in) { return in.has("params") ? in.num("params") : 0; }
@@ -120,7 +141,13 @@ void add_memory_calculators(Calculators& out) {
           "per parameter; SGD with momentum 2 + 2 + 8; pure fp32 4 + 4 + 8 or 4 + 4 + 4), sharded by ZeRO over dp and "
           "split by tp and pp (the first pipeline stage: its layers plus the embedding), and the activations of the "
           "first stage under 1F1B after Korthikanti et al. 2022 (pp micro-batches in flight, 16-bit activations, the "
-          "embedding dropout mask and, with pp = 1, the output layer and loss). With hardware, whether it fits in HBM.",
+          "embedding dropout mask and, with pp = 1, the output layer and loss). Per layer the attention block and norms "
+          "store 15·s·b·h + 5·a·s²·b and the MLP its input and dropout mask (3·s·b·h) plus, non-gated, the first "
+          "matmul's and the activation's outputs (4·s·b·f), gated, the gate and up projections and their product "
+          "(6·s·b·f), f = ffn_hidden: 34·s·b·h + 5·a·s²·b for a 4h non-gated MLP. adam-8bit keeps 6 bytes of "
+          "optimizer state, fp32_grads 4-byte gradients, cpu_offload moves gradients and optimizer states to "
+          "offloaded_bytes. All four states count at once, as with persistent gradient buffers. With hardware, "
+          "whether it fits in HBM.",
           tm_fields, [](const Inputs& in) {
             const ModelConfig c = model_config_from(in);
             TrainingMemoryOut r{training_memory(c, params_override(in), setup_from(in, c, true)), std::nullopt};
@@ -133,11 +160,15 @@ void add_memory_calculators(Calculators& out) {
           "Memory on one GPU across one training step of one micro-batch (no pipeline): weights and optimizer states "
           "throughout; the forward pass adds each layer's activations, the backward pass frees them and builds the "
           "gradients (with full recomputation each layer's activations briefly reappear), the optimizer updates in "
-          "place, and zero_grad(set_to_none) frees the gradients. Same model and setup fields as training-memory.",
-          training_fields(false), [](const Inputs& in) {
+          "place, and zero_grad(set_to_none) frees the gradients. With persistent_grads the gradient buffers exist "
+          "all step (DDP, Megatron-LM, DeepSpeed) and the peak equals training-memory's total. Same model and setup "
+          "fields as training-memory.",
+          timeline_fields(), [](const Inputs& in) {
             const ModelConfig c = model_config_from(in);
             if (c.layers > 512) throw InputError("layers", "The timeline is limited to 512 layers.");
-            return memory_step(c, params_override(in), setup_from(in, c, false));
+            TrainingSetup st = setup_from(in, c, false);
+            st.persistent_grads = in.boolean("persistent_grads");
+            return memory_step(c, params_override(in), st);
           });
 
   std::vector<Field> ck = config_fields();

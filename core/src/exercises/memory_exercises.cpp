@@ -22,6 +22,9 @@ const std::vector<Shape>& shapes() {
   return s;
 }
 
+// "1 sequence", "4 sequences": counts in prompts read as English.
+std::string sequences(int n) { return format_int(n) + (n == 1 ? " sequence" : " sequences"); }
+
 Exercise model_states(Rng& rng) {
   const double billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7.5, 13, 30, 70, 175});
   const int stage = rng.integer(0, 3);
@@ -31,7 +34,7 @@ Exercise model_states(Rng& rng) {
   Exercise e;
   e.title = "Model states per GPU under ZeRO";
   e.params = {{"params", p}, {"zero_stage", stage}, {"dp", dp}};
-  e.prompt = "A " + format_number(billions, 3) + "-billion-parameter model trains with mixed-precision Adam (bf16 "
+  e.prompt = "A model of " + format_number(billions, 3) + " billion parameters trains with mixed-precision Adam (bf16 "
              "weights and gradients, fp32 master weights, momentum and variance) on " + format_int(dp) +
              " data-parallel GPUs with ZeRO stage " + std::to_string(stage) +
              ". How many gigabytes (1 GB = 10^9 bytes) of model states does each GPU hold? Ignore activations.";
@@ -55,8 +58,9 @@ Exercise layer_activations(Rng& rng) {
   Exercise e;
   e.title = "Activations stored by one layer";
   e.params = {{"seq", s}, {"micro_batch", b}, {"hidden", sh.hidden}, {"heads", sh.heads}, {"layers", sh.layers}};
-  e.prompt = "A transformer layer of width h = " + format_int(sh.hidden) + " with a = " + format_int(sh.heads) +
-             " heads processes a micro-batch of b = " + format_int(b) + " sequences of s = " + format_int(s) +
+  e.prompt = "A GPT-style transformer layer of width h = " + format_int(sh.hidden) + " with a = " +
+             format_int(sh.heads) + " heads and a non-gated GeLU MLP of width 4h processes a micro-batch of b = " +
+             sequences(b) + " of s = " + format_int(s) +
              " tokens, with 16-bit activations, no parallelism and no recomputation. Using Korthikanti et al.'s count "
              "s·b·h·(34 + 5·a·s/h) bytes, how many megabytes (10^6 bytes) of activations does this one layer store for "
              "the backward pass?";
@@ -94,11 +98,11 @@ Exercise max_micro_batch(Rng& rng) {
   e.title = "The largest micro-batch that fits";
   e.params = {{"layers", sh.layers}, {"hidden", sh.hidden}, {"heads", sh.heads}, {"seq", s}, {"zero_stage", 3},
               {"dp", dp}, {"flash_attention", flash}, {"hardware", hw->id}};
-  e.prompt = "A " + format_number(params_b, 3) + "-billion-parameter model (" + format_int(sh.layers) + " layers, h = " +
-             format_int(sh.hidden) + ", a = " + format_int(sh.heads) + ") trains with mixed-precision Adam and ZeRO stage 3 "
+  e.prompt = "A model of " + format_number(params_b, 3) + " billion parameters (" + format_int(sh.layers) +
+             " layers, h = " + format_int(sh.hidden) + ", a = " + format_int(sh.heads) + ") trains with mixed-precision Adam and ZeRO stage 3 "
              "over " + format_int(dp) + " GPUs, so its 16 bytes per parameter are split 8 ways. Each sequence of " +
              format_int(s) + " tokens stores " + format_number(per_seq_shown, 3) + " GB of activations over all layers" +
-             (flash ? " (FlashAttention, no s² term)" : "") + ". On a " + hw->name + " with " + format_number(hbm_gb, 3) +
+             (flash ? " (FlashAttention, no s² term)" : "") + ". On one " + hw->name + " with " + format_number(hbm_gb, 3) +
              " GB of HBM, what is the largest micro-batch (in sequences) that fits? Ignore everything else.";
   e.unit = "";
   const double states_shown = states_gb;
@@ -149,8 +153,8 @@ Exercise recompute_flops(Rng& rng) {
   e.params = {{"layers", sh.layers}, {"hidden", sh.hidden}, {"heads", sh.heads}, {"seq", s}, {"micro_batch", b},
               {"strategy", "full"}};
   e.prompt = "A model of " + format_int(sh.layers) + " layers, each with " + format_int(p_layer) +
-             " parameters and width h = " + format_int(sh.hidden) + ", trains on a micro-batch of " + format_int(b) +
-             " sequences of " + format_int(s) + " tokens on one GPU with full activation checkpointing (only each "
+             " parameters and width h = " + format_int(sh.hidden) + ", trains on a micro-batch of " + sequences(b) +
+             " of " + format_int(s) + " tokens on one GPU with full activation checkpointing (only each "
              "layer's input is kept). How many TFLOP of extra work does the recomputation add per micro-batch? Count a "
              "layer's forward pass as 2 FLOPs per parameter per token plus 4·s·h per token for attention.";
   e.unit = "TFLOP";

@@ -1,5 +1,6 @@
-// Training memory per GPU: model states (ZeRO, TP, PP) and activations (Korthikanti et al.
-// 2022, Table 2), the memory timeline of one step, and checkpointing strategies.
+// Training memory per GPU: model states (ZeRO, TP, PP, 8-bit Adam, fp32 gradients, ZeRO-Offload)
+// and activations (Korthikanti et al. 2022, section 4.1 and Table 2, with the MLP terms of the
+// model's MLP), the memory timeline of one step, and checkpointing strategies.
 #include "mlsys/memory/training_memory.hpp"
 
 #include <algorithm>
@@ -12,6 +13,14 @@ StateBytes state_bytes_per_param(double weight_bytes, bool adam) {
   return {weight_bytes, weight_bytes, adam ? 12.0 : 8.0};   // fp32 master (+ momentum, variance)
 }
 
+StateBytes state_bytes_per_param(const TrainingSetup& st) {
+  StateBytes b = state_bytes_per_param(st.weight_bytes, st.adam);
+  // 8-bit Adam: the two fp32 moments (8 bytes) become 2 bytes; the fp32 master copy stays.
+  if (st.adam && st.adam_8bit) b.optimizer -= 6;
+  if (st.fp32_grads) b.grads = 4;
+  return b;
+}
+
 ModelStates model_states(double params, const StateBytes& per_param, int zero_stage, double dp) {
   ModelStates m{};
   m.weights_bytes = params * per_param.weights / (zero_stage >= 3 ? dp : 1);
@@ -21,13 +30,22 @@ ModelStates model_states(double params, const StateBytes& per_param, int zero_st
   return m;
 }
 
+double mlp_activation_units(double hidden, double ffn_hidden, bool gated) {
+  return (gated ? 6 : 4) * ffn_hidden / hidden;
+}
+
+double mlp_activation_units(const ModelConfig& m) { return mlp_activation_units(m.hidden, m.ffn_hidden, m.gated_mlp); }
+
 double activation_bytes_per_layer(double s, double b, double h, double a, double t, bool sequence_parallel,
-                                  Recompute recompute, bool flash_attention) {
+                                  Recompute recompute, bool flash_attention, double mlp_units) {
   const double sbh = s * b * h;
   if (recompute == Recompute::Full) return 2 * sbh / (sequence_parallel ? t : 1);
-  // Linear parts: layer norms, QKV/output/MLP inputs, GeLU input, dropout masks. Without
-  // sequence parallelism only 24 of the 34 are split by tensor parallelism.
-  const double linear = sequence_parallel ? 34 / t : 10 + 24 / t;
+  // Per s·b·h, Korthikanti section 4.1. Replicated under tensor parallelism (10): the two layer
+  // norms' inputs (4), the inputs of the QKV and first MLP matmuls (2 + 2), the two dropout
+  // masks after the attention and MLP output projections (1 + 1). Split over t: Q, K, V and
+  // the output projection's input (8) and the MLP's inner tensors (mlp_units, 16 for a 4h GeLU MLP).
+  const double replicated = 10, split = 8 + mlp_units;
+  const double linear = sequence_parallel ? (replicated + split) / t : replicated + split / t;
   // Attention scores, softmax output and its dropout mask: 5·a·s/h per s·b·h, split over heads.
   const double quadratic = (recompute == Recompute::Selective || flash_attention) ? 0 : 5 * a * s / (h * t);
   return sbh * (linear + quadratic);
@@ -67,12 +85,20 @@ TrainingMemory training_memory(const ModelConfig& model, double params_override,
   r.layers_per_stage = stage_layers(model, st.pp);
   r.inflight_microbatches = st.pp;
   const double act_scale = st.weight_bytes / 2;  // Korthikanti counts 16-bit activations
-  r.activations_per_layer_bytes = act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden,
-                                                                         model.heads, st.tp, st.sequence_parallel,
-                                                                         st.recompute, st.flash_attention);
+  r.activations_per_layer_bytes =
+      act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden, model.heads, st.tp,
+                                             st.sequence_parallel, st.recompute, st.flash_attention,
+                                             mlp_activation_units(model));
   r.activations_layers_bytes = r.inflight_microbatches * r.layers_per_stage * r.activations_per_layer_bytes;
   r.activations_embedding_bytes = act_scale * embedding_activations(model, st);
-  r.states = model_states(r.params_per_gpu, state_bytes_per_param(st.weight_bytes, st.adam), st.zero_stage, st.dp);
+  r.states = model_states(r.params_per_gpu, state_bytes_per_param(st), st.zero_stage, st.dp);
+  if (st.cpu_offload) {
+    // ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840): gradients stream to CPU memory as the
+    // backward pass makes them and the optimizer step runs there; the GPU keeps the 16-bit weights.
+    r.states.offloaded_bytes = r.states.grads_bytes + r.states.optimizer_bytes;
+    r.states.grads_bytes = r.states.optimizer_bytes = 0;
+    r.states.total_bytes = r.states.weights_bytes;
+  }
   r.activations_bytes = r.activations_layers_bytes + r.activations_embedding_bytes;
   r.total_bytes = r.states.total_bytes + r.activations_bytes;
   return r;
@@ -85,9 +111,10 @@ std::vector<MemoryPoint> memory_timeline(const ModelConfig& model, double params
   const double L = tm.layers_per_stage;
   const double act_scale = st.weight_bytes / 2;
   // Each layer's activations while it is re-run in the backward pass (full recomputation).
-  const double rematerialized = act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden,
-                                                                       model.heads, st.tp, st.sequence_parallel,
-                                                                       Recompute::None, st.flash_attention);
+  const double rematerialized =
+      act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden, model.heads, st.tp,
+                                             st.sequence_parallel, Recompute::None, st.flash_attention,
+                                             mlp_activation_units(model));
   // Gradients arrive in proportion to the parameters: output head and final norm first, then
   // the layers from last to first, the input embedding last.
   const ModelCounts c = model_counts(model);
@@ -95,7 +122,10 @@ std::vector<MemoryPoint> memory_timeline(const ModelConfig& model, double params
   const double head_share = (model.hidden + (model.tied_embeddings ? 0 : model.vocab * model.hidden)) /
                             (L * c.params_per_layer + c.params_embedding + model.hidden);
   std::vector<MemoryPoint> out;
-  double grads = 0, acts = 0;
+  // Persistent buffers (DDP buckets, Megatron-LM's main_grad, DeepSpeed) hold all gradients
+  // from the start; PyTorch's zero_grad(set_to_none=True) allocates them during backward.
+  const double grads_floor = st.persistent_grads ? s.grads_bytes : 0;
+  double grads = grads_floor, acts = 0;
   auto push = [&](const char* phase, double layer) {
     out.push_back({phase, layer, s.weights_bytes, grads, s.optimizer_bytes, acts,
                    s.weights_bytes + grads + s.optimizer_bytes + acts});
@@ -111,7 +141,7 @@ std::vector<MemoryPoint> memory_timeline(const ModelConfig& model, double params
   acts += out_layer - embed_mask;  // logits and loss
   push("forward", L);
   acts -= out_layer - embed_mask;
-  grads += head_share * s.grads_bytes;
+  if (!st.persistent_grads) grads += head_share * s.grads_bytes;
   push("backward", L);
   for (int i = static_cast<int>(L); i >= 1; --i) {
     if (st.recompute == Recompute::Full) {
@@ -120,14 +150,14 @@ std::vector<MemoryPoint> memory_timeline(const ModelConfig& model, double params
       acts -= rematerialized;
     }
     acts -= tm.activations_per_layer_bytes;
-    grads += layer_share * s.grads_bytes;
+    if (!st.persistent_grads) grads += layer_share * s.grads_bytes;
     push("backward", i);
   }
   acts = 0;
   grads = s.grads_bytes;
   push("backward", 0);
   push("optimizer", 0);
-  grads = 0;
+  grads = grads_floor;
   push("zero-grad", 0);
   return out;
 }
@@ -136,9 +166,11 @@ CheckpointResult checkpointing(const ModelConfig& model, double micro_batch, dou
                                bool flash_attention, const std::string& strategy, double k) {
   const ModelCounts c = model_counts(model);
   const double s = model.seq, b = micro_batch, h = model.hidden, a = model.heads, L = model.layers;
-  const double full_layer = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::None, flash_attention);
-  const double sel_layer = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::Selective, false);
-  const double input = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::Full, false);
+  const double mlp = mlp_activation_units(model);
+  const double full_layer =
+      activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::None, flash_attention, mlp);
+  const double sel_layer = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::Selective, false, mlp);
+  const double input = activation_bytes_per_layer(s, b, h, a, tp, sequence_parallel, Recompute::Full, false, mlp);
   // Per micro-batch, FLOPs of one layer's forward pass (PaLM accounting: weights 2·P per token,
   // attention scores and weighted sum 4·s·a·d per token), split over tp GPUs.
   const double attn_fwd = 4 * b * s * s * a * model.head_dim / tp;

@@ -18,11 +18,15 @@ struct TrainingSetup {
   double micro_batch = 1;        // b, sequences per micro-batch
   double weight_bytes = 2;       // 2: bf16/fp16 mixed precision (fp32 master copy); 4: pure fp32
   bool adam = true;              // false: SGD with momentum
+  bool adam_8bit = false;        // 8-bit Adam (bitsandbytes): momentum and variance 1 byte each
+  bool fp32_grads = false;       // gradients in an fp32 buffer (Megatron-LM main_grad): 4 bytes
+  bool cpu_offload = false;      // ZeRO-Offload: gradients and optimizer states live in CPU memory
   int zero_stage = 0;            // 0..3
   double dp = 1, tp = 1, pp = 1;  // data, tensor, pipeline parallel degrees
   bool sequence_parallel = false;
   Recompute recompute = Recompute::None;
   bool flash_attention = false;  // the s² attention scores are never stored (like selective)
+  bool persistent_grads = false;  // timeline: gradient buffers allocated before the forward pass
 };
 
 // Bytes per parameter of each model state before sharding.
@@ -33,22 +37,38 @@ struct StateBytes {
 // momentum, variance) or 8 for SGD with momentum (fp32 master, momentum). Pure fp32
 // (weight_bytes 4): 4, 4, and 8 (Adam: momentum, variance) or 4 (SGD: momentum).
 StateBytes state_bytes_per_param(double weight_bytes, bool adam);
+// The same with the setup's options: 8-bit Adam keeps its two moments in 1 byte each
+// (Dettmers et al. 2022, arXiv:2110.02861; block-wise scales ignored), so 4 + 2 = 6 bytes of
+// optimizer state in mixed precision; fp32 gradient buffers (Megatron-LM's main_grad, 18 bytes
+// per parameter for bf16 weights with Adam in its distributed-optimizer guide) make the
+// gradients 4 bytes.
+StateBytes state_bytes_per_param(const TrainingSetup& setup);
 
 struct ModelStates {
   double weights_bytes, grads_bytes, optimizer_bytes, total_bytes;
+  double offloaded_bytes = 0;  // gradients and optimizer states kept in CPU memory (ZeRO-Offload)
 };
 // Model states of `params` parameters held by one data-parallel rank, sharded over `dp` by
 // ZeRO: stage 1 the optimizer states, stage 2 also the gradients, stage 3 also the weights.
 ModelStates model_states(double params, const StateBytes& per_param, int zero_stage, double dp);
 
-// Korthikanti et al. Table 2, bytes of activations stored by one layer for one micro-batch of
-// b sequences of s tokens, width h, a heads, tensor-parallel degree t (16-bit activations,
-// 1-byte dropout masks): s·b·h·(34 + 5·a·s/h) at t = 1, s·b·h·(10 + 24/t + 5·a·s/(h·t)) with
-// tensor parallelism, s·b·h·(34/t + 5·a·s/(h·t)) with sequence parallelism as well. Selective
-// recomputation and FlashAttention drop the 5·a·s/h term; full recomputation keeps only the
-// layer's input, 2·s·b·h.
+// Bytes per s·b·h that the MLP stores beyond its input and dropout mask (3·s·b·h): non-gated,
+// the first matmul's output and the activation's output, 2·f each (4·f/h); gated (SwiGLU, as
+// Megatron-LM's fused kernel), the gate and up projections and their product (6·f/h). With
+// f = 4h non-gated this is Korthikanti's 16, so the MLP block stores 19·s·b·h.
+double mlp_activation_units(double hidden, double ffn_hidden, bool gated);
+double mlp_activation_units(const ModelConfig& model);
+
+// Korthikanti et al. section 4.1 and Table 2, bytes of activations stored by one layer for one
+// micro-batch of b sequences of s tokens, width h, a heads, tensor-parallel degree t (16-bit
+// activations, 1-byte dropout masks). With m = mlp_activation_units (16 for a 4h GeLU MLP):
+// s·b·h·(18 + m + 5·a·s/h) at t = 1, that is s·b·h·(34 + 5·a·s/h); with tensor parallelism the
+// 10 of norms, dropout masks and the QKV and MLP inputs is replicated, s·b·h·(10 + (8 + m)/t +
+// 5·a·s/(h·t)); sequence parallelism divides it too, s·b·h·((18 + m)/t + 5·a·s/(h·t)).
+// Selective recomputation and FlashAttention drop the 5·a·s/h term; full recomputation keeps
+// only the layer's input, 2·s·b·h.
 double activation_bytes_per_layer(double s, double b, double h, double a, double t, bool sequence_parallel,
-                                  Recompute recompute, bool flash_attention);
+                                  Recompute recompute, bool flash_attention, double mlp_units = 16);
 
 struct TrainingMemory {
   double params;            // parameters of the whole model
@@ -69,7 +89,9 @@ TrainingMemory training_memory(const ModelConfig& model, double params_override,
 // Memory on the GPU across one training step (one micro-batch, no pipeline): the forward
 // pass stores activations layer by layer, the backward frees them and builds the gradients
 // (with full recomputation each layer's activations reappear briefly), the optimizer step
-// updates in place, and zero_grad(set_to_none) frees the gradients.
+// updates in place, and zero_grad(set_to_none) frees the gradients. With persistent_grads the
+// gradient buffers exist throughout (DDP buckets, Megatron-LM, DeepSpeed) and the peak is the
+// training_memory() total.
 struct MemoryPoint {
   std::string phase;  // "start", "forward", "backward", "recompute", "optimizer", "zero-grad"
   double layer;       // the layer just processed (0 where none)
