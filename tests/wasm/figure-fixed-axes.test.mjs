@@ -30,6 +30,10 @@ const CASES = [
   { id: 'paged-kv-waste', axes: ['y'], vary: ['max_output'] },
   { id: 'speculative-decoding', axes: ['y'], vary: ['draft_cost'] },
   { id: 'training-time-6nd', axes: ['y'], vary: ['mfu'] },
+  { id: 'model-state-bytes', axes: ['y'], vary: ['zero_stage', 'dp'] },
+  { id: 'activation-memory-vs-seq', axes: ['x', 'y'], vary: ['tp', 'sequence_parallel'] },
+  { id: 'checkpointing-tradeoff', axes: ['x', 'y'], vary: ['seq', 'flash_attention'] },
+  { id: 'step-memory-timeline', axes: ['y'], vary: ['zero_stage', 'recompute', 'persistent_grads'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

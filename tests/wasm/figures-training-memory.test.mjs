@@ -79,17 +79,27 @@ test('activation-memory-vs-seq: Korthikanti per layer, s² term gone with FlashA
   }
   const sp = run(activationVsSeq, { tp: '8', sequence_parallel: true }).series[1];
   close(sp.points[0].bytes, (256 * 12288 * 34) / 8);
+  // Llama 2 7B's SwiGLU MLP: 18 + 6·11008/4096 in place of 34.
+  const llama = run(activationVsSeq, { model: 'llama2-7b' }).series[1];
+  close(llama.points[0].bytes, 256 * 4096 * (18 + (6 * 11008) / 4096));
   assert.throws(() => run(activationVsSeq, { micro_batch: -1 }), isEngineError('micro_batch'));
   assert.throws(() => run(activationVsSeq, { model: 'gpt-9' }), isEngineError('model'));
 });
 
-test('checkpointing-tradeoff: full costs a third, the best k beats both ends', () => {
-  const d = run(checkpointing);
-  close(d.full.recompute_pct, 100 / 3);
+test('checkpointing-tradeoff: a curve over k = 1 … L, every k costs a third, the best k beats both ends', () => {
+  const d = run(checkpointing); // Llama 2 13B, 40 layers, s = 4096, b = 1
+  assert.deepEqual(d.ks.map((q) => q.k), Array.from({ length: 40 }, (_, i) => i + 1));
+  for (const q of d.ks) close(q.recompute_pct, 100 / 3);
   assert.equal(d.none.recompute_pct, 0);
   assert.ok(d.selective.peak < d.none.peak && d.selective.recompute_pct < 5);
-  assert.ok(d.best.peak <= d.full.peak && d.best.peak < d.ks.at(-1).peak);
-  assert.equal(d.ks.length, 40 - 1);
+  assert.ok(d.best.peak <= d.ks[0].peak && d.best.peak < d.ks.at(-1).peak);
+  // Chen et al.'s peak ceil(L/k)·2sbh + k·A_layer, with Llama 2 13B's SwiGLU in A_layer:
+  // sbh·(18 + 6·13824/5120 + 5·40·4096/5120) bytes.
+  const sbh = 4096 * 5120, layer = sbh * (18 + (6 * 13824) / 5120 + (5 * 40 * 4096) / 5120);
+  for (const q of d.ks) close(q.peak, Math.ceil(40 / q.k) * 2 * sbh + q.k * layer);
+  // The curve is drawn over k, not stacked at one x value.
+  const cfg = checkpointing.draw(d, THEME);
+  assert.equal(new Set(cfg.data.datasets[0].data.map((pt) => pt.x)).size, 40);
   assert.throws(() => run(checkpointing, { seq: 0 }), isEngineError('seq'));
 });
 
@@ -98,10 +108,28 @@ test('step-memory-timeline: the peak is the end of the forward pass, gradients e
   const fwdEnd = d.points.filter((q) => q.phase === 'forward').at(-1);
   close(d.peak, fwdEnd.total_bytes);
   assert.equal(d.points.at(-1).grads_bytes, 0);
+  // On-demand gradients: the forward peak is one gradient copy below the training-memory total;
+  // kept buffers meet it.
+  close(d.peak, d.total - 2 * 1310986240); // GPT-3 XL: 1,310,986,240 parameters, bf16 gradients
+  const kept = run(timeline, { persistent_grads: true });
+  close(kept.peak, kept.total);
+  // FlashAttention is a control (on by default), not forced.
+  assert.ok(run(timeline, { flash_attention: false }).peak > d.peak);
   const full = run(timeline, { recompute: 'full' });
   assert.ok(full.points.some((q) => q.phase === 'recompute'));
   assert.ok(full.peak < d.peak);
   assert.throws(() => run(timeline, { dp: 1e9 }), isEngineError('dp'));
+});
+
+test('training-fit: one H100 fits Llama 2 7B with 8-bit Adam and full recompute, or with CPU offload', () => {
+  const eight = run(fit, { gpus: 1, optimizer: 'adam-8bit' });
+  close(eight.segments.slice(0, 3).reduce((s, x) => s + x.bytes, 0), 10 * 6738415616);
+  assert.equal(eight.fits, false); // FlashAttention alone leaves it just over
+  assert.equal(run(fit, { gpus: 1, optimizer: 'adam-8bit', recompute: 'full' }).fits, true);
+  const off = run(fit, { gpus: 1, cpu_offload: true });
+  assert.equal(off.fits, true);
+  close(off.offloaded, 14 * 6738415616);
+  close(run(fit, { gpus: 1, fp32_grads: true }).segments[1].bytes, 4 * 6738415616);
 });
 
 test('training-fit: Llama 2 7B with Adam overflows one H100; ZeRO-3 on 8 GPUs with full recompute fits', () => {

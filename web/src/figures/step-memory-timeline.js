@@ -1,6 +1,8 @@
 // Memory on one GPU across one training step: weights and optimizer states stay, the forward
 // pass piles up activations layer by layer, the backward pass frees them while gradients
-// grow, then the optimizer step and zero_grad. One calc('training-memory-timeline') per redraw.
+// grow, then the optimizer step and zero_grad. A dashed line marks the training-memory total
+// (all four at once), which the timeline reaches only with persistent gradient buffers.
+// One calc('training-memory-timeline') and two calc('training-memory') per redraw.
 import { formatSI } from '../runtime/format.js';
 import { PRESETS, presetOptions, presetOf, calcFor } from './training-fit.js';
 import { chart, linear, colours, series } from './shared/chart-config.js';
@@ -11,7 +13,7 @@ export default {
   id: 'step-memory-timeline',
   title: 'Memory during one training step',
   caption:
-    'Bytes on one GPU at each event of a step, stacked: the forward pass adds each layer\'s activations, the logits and loss add a spike, the backward pass frees activations while the gradients grow, and zero_grad frees the gradients after the optimizer step. Switch recomputation to full and the activation mountain flattens, with a small bump as each layer is re-run; raise the ZeRO stage to watch the flat base shrink.',
+    'Bytes on one GPU at each event of a step, stacked: the forward pass adds each layer\'s activations, the logits and loss add a spike, the backward pass frees activations while the gradients grow, and zero_grad frees the gradients after the optimizer step. With gradients allocated on demand (PyTorch\'s zero_grad(set_to_none=True)) no gradient exists during the forward pass, so the top of the forward pass sits one gradient copy below the dashed line, the training-memory total that the "Does it fit?" calculator reports (weights, gradients, optimizer states and activations at once). Keep the gradient buffers, as DDP, Megatron-LM and DeepSpeed do, and the peak meets the line. FlashAttention is on by default; turn it off to see the attention scores. Switch recomputation to full and the activation mountain flattens, with a small bump as each layer is re-run; raise the ZeRO stage to watch the flat base shrink against the fixed axis.',
   params: [
     { key: 'model', label: 'Model', type: 'select', options: presetOptions(), default: 'gpt3-1.3b' },
     { key: 'recompute', label: 'Recomputation', from: ['training-memory-timeline', 'recompute'] },
@@ -19,18 +21,27 @@ export default {
     { key: 'dp', label: 'Data-parallel GPUs', from: ['training-memory-timeline', 'dp'], max: 1024, default: 8, scale: 'log' },
     { key: 'micro_batch', label: 'Micro-batch (sequences)', from: ['training-memory-timeline', 'micro_batch'], max: 64, default: 4, scale: 'log' },
     { key: 'seq', label: 'Sequence length', from: ['training-memory-timeline', 'seq'], min: 128, max: 32768, default: 2048, scale: 'log' },
+    { key: 'persistent_grads', label: 'Gradient buffers kept all step', from: ['training-memory-timeline', 'persistent_grads'] },
+    { key: 'flash_attention', label: 'FlashAttention', from: ['training-memory-timeline', 'flash_attention'], default: true },
   ],
 
   data(engine, p) {
-    const fields = { recompute: 'recompute', zero_stage: 'zero_stage', dp: 'dp', micro_batch: 'micro_batch', seq: 'seq' };
-    const r = calcFor(engine, 'training-memory-timeline', { ...presetOf(p.model).config, recompute: p.recompute,
-      zero_stage: Number(p.zero_stage), dp: p.dp, micro_batch: p.micro_batch, seq: p.seq, flash_attention: true }, fields, 'model');
+    const fields = { recompute: 'recompute', zero_stage: 'zero_stage', dp: 'dp', micro_batch: 'micro_batch', seq: 'seq',
+      persistent_grads: 'persistent_grads', flash_attention: 'flash_attention' };
+    const setup = { ...presetOf(p.model).config, recompute: p.recompute, zero_stage: Number(p.zero_stage), dp: p.dp,
+      micro_batch: p.micro_batch, seq: p.seq, flash_attention: p.flash_attention };
+    const r = calcFor(engine, 'training-memory-timeline', { ...setup, persistent_grads: p.persistent_grads }, fields, 'model');
+    const total = calcFor(engine, 'training-memory', setup, fields, 'model').total_bytes;
+    // The y axis keeps the height of ZeRO stage 0 without recomputation (the most this model,
+    // micro-batch and sequence can hold), so the ZeRO stage, recomputation and the buffers
+    // move the curves, not the axis.
+    const top = calcFor(engine, 'training-memory', { ...setup, zero_stage: 0, recompute: 'none' }, fields, 'model').total_bytes;
     const points = r.points.map((q, i) => ({ ...q, i, name: q.phase === 'start' || q.phase === 'optimizer' || q.phase === 'zero-grad' ? q.phase : `${q.phase} layer ${q.layer}` }));
     const table = {
       columns: ['Event', ...LAYERS.map(([, l]) => `${l} (B)`), 'Total (B)'],
       rows: points.map((q) => [q.name, ...LAYERS.map(([k]) => q[k]), q.total_bytes]),
     };
-    return { model: PRESETS[p.model].label, points, peak: r.peak_bytes, peak_phase: r.peak_phase, table };
+    return { model: PRESETS[p.model].label, points, peak: r.peak_bytes, peak_phase: r.peak_phase, total, top, table };
   },
 
   draw(data, theme) {
@@ -38,14 +49,22 @@ export default {
     const pick = colours(theme);
     const datasets = LAYERS.map(([k, label], i) => series(pick(), {
       label, data: data.points.map((q) => ({ x: q.i, y: q[k], q })), showLine: true, stepped: false,
-      fill: i === 0 ? 'origin' : '-1', pointRadius: 0, borderWidth: 2, borderDash: dashes[i],
+      fill: i === 0 ? 'origin' : '-1', pointRadius: 0, borderWidth: 2, borderDash: dashes[i], stack: 'memory',
+    }));
+    const last = data.points.length - 1;
+    const ref = { name: 'training-memory total' };
+    datasets.push(series(pick('text'), {
+      label: `training-memory total ${formatSI(data.total, 'B')} (all four at once)`, stack: 'total', showLine: true,
+      data: [{ x: 0, y: data.total, q: ref }, { x: last, y: data.total, q: ref }],
+      fill: false, pointRadius: 0, borderWidth: 1.5, borderDash: [5, 4],
     }));
     return chart(theme, {
       type: 'line', datasets,
       scales: {
         x: linear(`Event in the step (index): forward, backward, optimizer; peak ${formatSI(data.peak, 'B')} (${data.peak_phase})`,
           { range: [0, data.points.length - 1], ticks: { precision: 0 } }),
-        y: linear(`Bytes on the GPU (B), ${data.model}`, { stacked: true, min: 0, ticks: { callback: (v) => formatSI(v, 'B') } }),
+        y: linear(`Bytes on the GPU (B), ${data.model}`, { stacked: true, range: [0, 1.05 * data.top],
+          ticks: { callback: (v) => formatSI(v, 'B'), includeBounds: false } }),
       },
       legend: { usePointStyle: false },
       tooltip: { callbacks: { title: (items) => items[0]?.raw.q.name ?? '', label: (ctx) => `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'B')}` } },

@@ -45,7 +45,7 @@ export default {
   id: 'training-fit',
   title: 'Does it fit? Bytes per GPU against HBM',
   caption:
-    'Bytes one GPU holds while training, by component, against its HBM capacity. Start with Llama 2 7B on one H100: the 16 bytes per parameter alone overflow it. Raise the GPUs and the ZeRO stage to shard the model states, then raise the sequence length or micro-batch and watch activations take over; switch recomputation to selective or full to win them back.',
+    'Bytes one GPU holds while training, by component, against its HBM capacity; all four components count at once, as with gradient buffers kept for the whole step. Start with Llama 2 7B on one H100: the 16 bytes per parameter alone overflow it. On one GPU, try 8-bit Adam with full recomputation, or CPU offload (the legend then names what moved to CPU memory). Or raise the GPUs and the ZeRO stage to shard the model states, then raise the sequence length or micro-batch and watch activations take over; switch recomputation to selective or full to win them back. fp32 gradient buffers, as Megatron-LM keeps them, add 2 bytes per parameter.',
   params: [
     { key: 'model', label: 'Model', type: 'select', options: presetOptions(), default: 'llama2-7b' },
     { key: 'hardware', label: 'Accelerator', from: ['training-memory', 'hardware'], default: 'h100-sxm' },
@@ -56,6 +56,9 @@ export default {
     { key: 'dtype', label: 'Precision', from: ['training-memory', 'dtype'] },
     { key: 'recompute', label: 'Recomputation', from: ['training-memory', 'recompute'] },
     { key: 'flash_attention', label: 'FlashAttention', from: ['training-memory', 'flash_attention'], default: true },
+    { key: 'optimizer', label: 'Optimizer', from: ['training-memory', 'optimizer'] },
+    { key: 'fp32_grads', label: 'fp32 gradient buffers', from: ['training-memory', 'fp32_grads'] },
+    { key: 'cpu_offload', label: 'CPU offload (ZeRO-Offload)', from: ['training-memory', 'cpu_offload'] },
   ],
 
   data(engine, p) {
@@ -63,9 +66,11 @@ export default {
     const input = {
       ...preset.config, seq: p.seq, micro_batch: p.micro_batch, dtype: p.dtype, dp: p.gpus,
       zero_stage: Number(p.zero_stage), recompute: p.recompute, flash_attention: p.flash_attention, hardware: p.hardware,
+      optimizer: p.optimizer, fp32_grads: p.fp32_grads, cpu_offload: p.cpu_offload,
     };
     const fields = { dp: 'gpus', seq: 'seq', micro_batch: 'micro_batch', dtype: 'dtype', zero_stage: 'zero_stage',
-      recompute: 'recompute', hardware: 'hardware', flash_attention: 'flash_attention' };
+      recompute: 'recompute', hardware: 'hardware', flash_attention: 'flash_attention', optimizer: 'optimizer',
+      fp32_grads: 'fp32_grads', cpu_offload: 'cpu_offload' };
     const r = calcFor(engine, 'training-memory', input, fields, 'model');
     let start = 0;
     const segments = COMPONENTS.map(([key, label]) => {
@@ -75,9 +80,11 @@ export default {
     });
     const table = {
       columns: ['Component', 'Bytes per GPU (B)'],
-      rows: [...segments.map((s) => [s.label, s.bytes]), ['Total', r.total_bytes], ['HBM capacity', r.hbm_bytes]],
+      rows: [...segments.map((s) => [s.label, s.bytes]), ['Total', r.total_bytes], ['HBM capacity', r.hbm_bytes],
+        ['Offloaded to CPU memory (not on the GPU)', r.offloaded_bytes]],
     };
-    return { model: preset.label, params: r.params, segments, total: r.total_bytes, hbm: r.hbm_bytes, fits: r.fits, table };
+    return { model: preset.label, params: r.params, segments, total: r.total_bytes, hbm: r.hbm_bytes, fits: r.fits,
+      offloaded: r.offloaded_bytes, table };
   },
 
   draw(data, theme) {
@@ -90,7 +97,7 @@ export default {
       borderColor: theme.text, borderWidth: 1, borderDash: patterns[i], borderSkipped: false,
     }));
     datasets.push(series(pick('muted'), {
-      label: `HBM capacity ${formatSI(data.hbm, 'B')}: ${data.fits ? 'fits' : 'does NOT fit'} (total ${formatSI(data.total, 'B')})`,
+      label: `HBM capacity ${formatSI(data.hbm, 'B')}: ${data.fits ? 'fits' : 'does NOT fit'} (total ${formatSI(data.total, 'B')}${data.offloaded > 0 ? `; ${formatSI(data.offloaded, 'B')} in CPU memory` : ''})`,
       data: [null, [0, data.hbm]], borderColor: theme.text, borderWidth: 2, borderSkipped: false,
     }));
     return chart(theme, {
