@@ -51,8 +51,9 @@ export default {
   draw(data, theme) {
     const pick = colours(theme);
     const pct = (q) => `+${q.recompute_pct.toFixed(q.recompute_pct < 1 && q.recompute_pct > 0 ? 1 : 0)}% FLOPs`;
-    // The flat strategies span the whole k axis; their labels sit at its right end.
-    const flat = (q) => [{ x: 1, y: q.peak, q }, { x: data.layers, y: q.peak, q, label: `${q.name} (${pct(q)})` }];
+    // The flat strategies span the whole k axis; their labels sit at its left end, above the
+    // curve's low start and clear of where it approaches "no checkpointing" at large k.
+    const flat = (q) => [{ x: 1, y: q.peak, q, label: `${q.name} (${pct(q)})` }, { x: data.layers, y: q.peak, q }];
     const datasets = [
       series(pick(), { label: `Every k layers (${pct(data.ks[0])} for every k)`, data: data.ks.map((q) => ({ x: q.k, y: q.peak, q })),
         showLine: true, pointStyle: 'crossRot', pointRadius: 4, borderWidth: 2 }),
