@@ -67,7 +67,7 @@ Exercise layer_activations(Rng& rng) {
   e.unit = "MB";
   e.answer = sbh * (34 + quad) / 1e6;
   e.hint = "Compute s·b·h first, then the bracket: 34 for the parts that grow with s, plus 5·a·s/h for the attention "
-           "scores, softmax output and its dropout mask, which grow with s².";
+           "scores: the softmax output, its dropout mask and the dropped-out scores that multiply V, which grow with s².";
   e.solution = "s·b·h = " + format_int(sbh) + "; 5·a·s/h = " + format_number(quad, 4) + ", so the attention term is " +
                format_number(100 * quad / (34 + quad), 3) + "% of the total; bytes = " + format_int(sbh) + " × " +
                format_number(34 + quad, 4) + " = " + format_number(e.answer, 4) + " MB.";

@@ -46,7 +46,7 @@ double activation_bytes_per_layer(double s, double b, double h, double a, double
   // the output projection's input (8) and the MLP's inner tensors (mlp_units, 16 for a 4h GeLU MLP).
   const double replicated = 10, split = 8 + mlp_units;
   const double linear = sequence_parallel ? (replicated + split) / t : replicated + split / t;
-  // Attention scores, softmax output and its dropout mask: 5·a·s/h per s·b·h, split over heads.
+  // Softmax output (2), its dropout mask (1) and the dropped-out scores (2): 5·a·s/h per s·b·h, split over heads.
   const double quadratic = (recompute == Recompute::Selective || flash_attention) ? 0 : 5 * a * s / (h * t);
   return sbh * (linear + quadratic);
 }
