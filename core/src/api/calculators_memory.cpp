@@ -144,10 +144,10 @@ void add_memory_calculators(Calculators& out) {
           "embedding dropout mask and, with pp = 1, the output layer and loss). Per layer the attention block and norms "
           "store 15·s·b·h + 5·a·s²·b and the MLP its input and dropout mask (3·s·b·h) plus, non-gated, the first "
           "matmul's and the activation's outputs (4·s·b·f), gated, the gate and up projections and their product "
-          "(6·s·b·f), f = ffn_hidden: 34·s·b·h + 5·a·s²·b for a 4h non-gated MLP. adam-8bit keeps 6 bytes of "
-          "optimizer state, fp32_grads 4-byte gradients, cpu_offload moves gradients and optimizer states to "
-          "offloaded_bytes. All four states count at once, as with persistent gradient buffers. With hardware, "
-          "whether it fits in HBM.",
+          "(6·s·b·f), f = ffn_hidden: 34·s·b·h + 5·a·s²·b for a 4h non-gated MLP. adam-8bit keeps 1-byte moments "
+          "(6 bytes of optimizer state with the fp32 master copy), fp32_grads 4-byte gradients, cpu_offload moves "
+          "gradients and optimizer states to offloaded_bytes. Weights, gradients, optimizer states and activations "
+          "count at once, as with gradient buffers kept all step. With hardware, whether it fits in HBM.",
           tm_fields, [](const Inputs& in) {
             const ModelConfig c = model_config_from(in);
             TrainingMemoryOut r{training_memory(c, params_override(in), setup_from(in, c, true)), std::nullopt};
