@@ -50,27 +50,45 @@ Exercise model_states(Rng& rng) {
 }
 
 Exercise layer_activations(Rng& rng) {
-  const Shape sh = rng.pick(shapes());
+  // Half the draws are GPT-style (non-gated GeLU MLP of width 4h, Korthikanti's 34), half
+  // Llama-style (SwiGLU of Llama 2's widths), whose MLP stores 6·s·b·f instead of 16·s·b·h.
+  struct Gated {
+    int hidden, heads, ffn;
+  };
+  static const std::vector<Gated> llama = {{4096, 32, 11008}, {5120, 40, 13824}, {8192, 64, 28672}};
+  const bool gated = rng.integer(0, 1) == 1;
+  const Shape gpt = rng.pick(shapes());
+  const Gated ll = rng.pick(llama);
+  const int hidden = gated ? ll.hidden : gpt.hidden, heads = gated ? ll.heads : gpt.heads;
+  const int ffn = gated ? ll.ffn : 4 * gpt.hidden;
   const int s = rng.pick(std::vector<int>{512, 1024, 2048, 4096, 8192});
   const int b = rng.pick(std::vector<int>{1, 2, 4, 8});
-  const double sbh = 1.0 * s * b * sh.hidden;
-  const double quad = 5.0 * sh.heads * s / sh.hidden;
+  const double sbh = 1.0 * s * b * hidden;
+  const double quad = 5.0 * heads * s / hidden;
+  const double m = (gated ? 6.0 : 4.0) * ffn / hidden;  // the MLP's inner tensors per s·b·h
+  const double bracket = 18 + m + quad;
   Exercise e;
   e.title = "Activations stored by one layer";
-  e.params = {{"seq", s}, {"micro_batch", b}, {"hidden", sh.hidden}, {"heads", sh.heads}, {"layers", sh.layers}};
-  e.prompt = "A GPT-style transformer layer of width h = " + format_int(sh.hidden) + " with a = " +
-             format_int(sh.heads) + " heads and a non-gated GeLU MLP of width 4h processes a micro-batch of b = " +
-             sequences(b) + " of s = " + format_int(s) +
-             " tokens, with 16-bit activations, no parallelism and no recomputation. Using Korthikanti et al.'s count "
-             "s·b·h·(34 + 5·a·s/h) bytes, how many megabytes (10^6 bytes) of activations does this one layer store for "
-             "the backward pass?";
+  e.params = {{"seq", s}, {"micro_batch", b}, {"hidden", hidden}, {"heads", heads}, {"layers", 1},
+              {"ffn_hidden", ffn}, {"gated_mlp", gated}};
+  e.prompt = std::string(gated ? "A Llama-style" : "A GPT-style") + " transformer layer of width h = " +
+             format_int(hidden) + " with a = " + format_int(heads) + " heads and " +
+             (gated ? "a gated SwiGLU MLP of width f = " + format_int(ffn)
+                    : "a non-gated GeLU MLP of width f = 4h = " + format_int(ffn)) +
+             " processes a micro-batch of b = " + sequences(b) + " of s = " + format_int(s) +
+             " tokens, with 16-bit activations, 1-byte dropout masks, no parallelism and no recomputation. Using "
+             "Korthikanti et al.'s count with the MLP's terms for its shape, s·b·h·(18 + m + 5·a·s/h) bytes where m = "
+             "4f/h for a non-gated MLP and 6f/h for a gated one, how many megabytes (10^6 bytes) of activations does "
+             "this one layer store for the backward pass?";
   e.unit = "MB";
-  e.answer = sbh * (34 + quad) / 1e6;
-  e.hint = "Compute s·b·h first, then the bracket: 34 for the parts that grow with s, plus 5·a·s/h for the attention "
-           "scores: the softmax output, its dropout mask and the dropped-out scores that multiply V, which grow with s².";
-  e.solution = "s·b·h = " + format_int(sbh) + "; 5·a·s/h = " + format_number(quad, 4) + ", so the attention term is " +
-               format_number(100 * quad / (34 + quad), 3) + "% of the total; bytes = " + format_int(sbh) + " × " +
-               format_number(34 + quad, 4) + " = " + format_number(e.answer, 4) + " MB.";
+  e.answer = sbh * bracket / 1e6;
+  e.hint = "Compute s·b·h first, then the bracket: 18 for attention, norms and the MLP's input and mask, m for the "
+           "tensors inside the MLP (" + std::string(gated ? "gate, up and their product: 6f/h" : "GeLU's input and output: 4f/h = 16") +
+           "), plus 5·a·s/h for the attention scores: the softmax output, its dropout mask and the dropped-out scores "
+           "that multiply V, which grow with s².";
+  e.solution = "s·b·h = " + format_int(sbh) + "; m = " + format_number(m, 4) + "; 5·a·s/h = " + format_number(quad, 4) +
+               ", so the attention term is " + format_number(100 * quad / bracket, 3) + "% of the total; bytes = " +
+               format_int(sbh) + " × " + format_number(bracket, 5) + " = " + format_number(e.answer, 4) + " MB.";
   return e;
 }
 
