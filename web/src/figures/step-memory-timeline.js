@@ -38,8 +38,8 @@ export default {
     const top = calcFor(engine, 'training-memory', { ...setup, zero_stage: 0, recompute: 'none' }, fields, 'model').total_bytes;
     const points = r.points.map((q, i) => ({ ...q, i, name: q.phase === 'start' || q.phase === 'optimizer' || q.phase === 'zero-grad' ? q.phase : `${q.phase} layer ${q.layer}` }));
     const table = {
-      columns: ['Event', ...LAYERS.map(([, l]) => `${l} (B)`), 'Total (B)'],
-      rows: points.map((q) => [q.name, ...LAYERS.map(([k]) => q[k]), q.total_bytes]),
+      columns: ['Event', ...LAYERS.map(([, l]) => `${l} (B)`), 'Total (B)', 'training-memory total, all four at once (B)'],
+      rows: points.map((q) => [q.name, ...LAYERS.map(([k]) => q[k]), q.total_bytes, total]),
     };
     return { model: PRESETS[p.model].label, points, peak: r.peak_bytes, peak_phase: r.peak_phase, total, top, table };
   },
