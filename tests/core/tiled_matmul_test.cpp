@@ -148,8 +148,10 @@ TEST(TiledMatmul, SharedMemoryLimit) {
   const json fits = calc("tiled-matmul", {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"hardware", "h100-sxm"}});
   EXPECT_DOUBLE_EQ(fits["smem_limit_bytes"].get<double>(), 227.0 * 1024);
   EXPECT_EQ(fits["smem_limit_source"], "max_smem_per_block_bytes");
-  // MI300X: 64 KiB of LDS per compute unit, the table's only shared-memory number for it.
-  const json amd = calc("tiled-matmul", {{"hardware", "mi300x"}});
+  // MI300X: 64 KiB of LDS per compute unit, the table's only shared-memory number for it (its
+  // register limits are given explicitly: the table has NVIDIA's only).
+  const json amd = calc("tiled-matmul", {{"hardware", "mi300x"}, {"max_registers_per_thread", 512},
+                                         {"max_registers_per_block", 131072}});
   EXPECT_DOUBLE_EQ(amd["smem_limit_bytes"].get<double>(), 64.0 * 1024);
   EXPECT_EQ(amd["smem_limit_source"], "smem_per_sm_bytes");
   EXPECT_DOUBLE_EQ(fits["smem_per_block_bytes"].get<double>(), 2.0 * 128 * 32 * 4);
@@ -181,7 +183,15 @@ TEST(TiledMatmul, BadInputs) {
   EXPECT_EQ(error_of("tiled-matmul", R"({"seed": -1})")["field"], "seed");
   EXPECT_EQ(error_of("tiled-matmul", R"({"reference": "yes"})")["field"], "reference");
   EXPECT_EQ(error_of("tiled-matmul", R"({"tile": 32})")["field"], "tile");
-  EXPECT_TRUE(calc("tiled-matmul", {{"hardware", "tpu-v4"}, {"smem_limit_bytes", 1e6}})["fits_smem"]);
+  EXPECT_TRUE(calc("tiled-matmul", {{"hardware", "tpu-v4"}, {"smem_limit_bytes", 1e6},
+                                    {"max_registers_per_thread", 255}, {"max_registers_per_block", 65536}})["fits_smem"]);
+  EXPECT_EQ(error_of("tiled-matmul", R"({"hardware": "mi300x"})")["field"], "hardware");  // no register limits
+  EXPECT_EQ(error_of("tiled-matmul", R"({"threads_per_block": 2048})")["field"], "threads_per_block");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"threads_per_block": 0})")["field"], "threads_per_block");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"register_overhead": 255})")["field"], "register_overhead");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"threads_per_block": 1024, "register_overhead": 64})")["field"],
+            "register_overhead");
+  EXPECT_EQ(error_of("tiled-matmul", R"({"max_registers_per_thread": 0})")["field"], "max_registers_per_thread");
 }
 
 TEST(TiledMatmul, ExercisesAgreeWithCalculator) {
@@ -198,17 +208,24 @@ TEST(TiledMatmul, ExercisesAgreeWithCalculator) {
     p["k"] = 1;
     p["bm"] = e.answer;
     p["bn"] = e.answer;
-    EXPECT_TRUE(calc("tiled-matmul", p)["fits_smem"]) << seed;
+    const json at = calc("tiled-matmul", p);
+    EXPECT_TRUE(at["fits"]) << seed;
+    EXPECT_EQ(at["max_tile"].get<double>(), e.answer) << seed;
     p["bm"] = e.answer + 1;
     p["bn"] = e.answer + 1;
-    EXPECT_FALSE(calc("tiled-matmul", p)["fits_smem"]) << seed;
+    EXPECT_FALSE(calc("tiled-matmul", p)["fits"]) << seed;
+    // No draw may answer beyond what the 256 KiB register file can hold: T² · 4 B <= 256 KiB.
+    EXPECT_LE(e.answer, 256) << seed;
   }
 }
 
 // The report's closed forms (Hwu, Kirk & El Hajj, PMPP 4th ed., ch. 5): 64³ fp32 with 32×32
 // tiles reads A and B twice each, 2·64·64·2 = 16,384 elements, against the naive 2·M·N·K.
 TEST(TiledMatmul, ModelReport) {
-  const auto r = mlsys::tiled_matmul_report({64, 64, 64, 32, 32, 32, 1}, 4, nullptr, 49152.0, 1, true);
+  mlsys::RegisterInputs regs;
+  regs.max_registers_per_thread = 255;
+  regs.max_registers_per_block = 65536;
+  const auto r = mlsys::tiled_matmul_report({64, 64, 64, 32, 32, 32, 1}, 4, nullptr, 49152.0, 1, true, regs);
   EXPECT_TRUE(r.executed);
   EXPECT_EQ(r.blocks, 4);
   EXPECT_EQ(r.tile_steps, 8);
@@ -221,10 +238,12 @@ TEST(TiledMatmul, ModelReport) {
   EXPECT_EQ(r.smem_limit_source, "smem_limit_bytes");
   EXPECT_TRUE(r.matches_reference.value_or(false));
   EXPECT_TRUE(r.counts_match_formula.value_or(false));
-  const auto big = mlsys::tiled_matmul_report({4096, 4096, 4096, 128, 128, 32, 2}, 2, nullptr, 1e5, 1, true);
+  const auto big = mlsys::tiled_matmul_report({4096, 4096, 4096, 128, 128, 32, 2}, 2, nullptr, 1e5, 1, true, regs);
   EXPECT_FALSE(big.executed);
   EXPECT_FALSE(big.c_sum);
   EXPECT_DOUBLE_EQ(big.tiled.global.global_bytes, big.formula.global.global_bytes);
-  EXPECT_THROW(mlsys::tiled_matmul_report({64, 64, 64, 32, 32, 32, 1}, 4, nullptr, std::nullopt, 1, false),
+  EXPECT_THROW(mlsys::tiled_matmul_report({64, 64, 64, 32, 32, 32, 1}, 4, nullptr, std::nullopt, 1, false, regs),
                mlsys::InputError);
+  EXPECT_THROW(mlsys::tiled_matmul_report({64, 64, 64, 32, 32, 32, 1}, 4, nullptr, 49152.0, 1, false),
+               mlsys::InputError);  // no hardware and no register limits
 }
