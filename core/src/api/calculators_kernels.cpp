@@ -72,7 +72,10 @@ MLSYS_DESCRIBE(TiledMatmulReport, MLSYS_OUT(executed, "", "Kernels were run"),
                MLSYS_OUT(traffic_reduction, "", "naive / tiled bytes"),
                MLSYS_OUT(tiled_intensity, "FLOP/B", "flops / global_bytes"),
                MLSYS_OUT(naive_intensity, "FLOP/B", "flops / naive_global_bytes"),
-               MLSYS_OUT(compulsory_intensity, "FLOP/B", "flops / compulsory_bytes"));
+               MLSYS_OUT(compulsory_intensity, "FLOP/B", "flops / compulsory_bytes"),
+               MLSYS_OUT(peak_flops, "FLOP/s", "Peak of the dtype (hardware)"),
+               MLSYS_OUT(l2_bandwidth_Bps, "B/s", "L2 bandwidth (hardware)"),
+               MLSYS_OUT(l2_bound_flops, "FLOP/s", "tiled_intensity · L2 bandwidth: every tile load from L2"));
 
 MLSYS_DESCRIBE(ElementwiseChain, MLSYS_OUT(flops, "FLOP", "ops · flops_per_element · n"),
                MLSYS_OUT(unfused_bytes, "B", "(2·L + b)·n·size"), MLSYS_OUT(fused_bytes, "B", "(2 + b)·n·size"),
@@ -184,9 +187,19 @@ void add_kernels_calculators(Calculators& out) {
           [](const Inputs& in) {
             const TiledMatmulShape shape{in.integer("m"),  in.integer("n"),  in.integer("k"),     in.integer("bm"),
                                          in.integer("bn"), in.integer("bk"), in.integer("stages")};
-            return tiled_matmul_report(shape, dtype_bytes(in.str("dtype")), hardware_of(in),
-                                       in.num_if("smem_limit_bytes"), static_cast<std::uint64_t>(in.integer("seed")),
-                                       in.boolean("reference"), registers_of(in));
+            const Accelerator* hw = hardware_of(in);
+            TiledMatmulReport r = tiled_matmul_report(shape, dtype_bytes(in.str("dtype")), hw,
+                                                      in.num_if("smem_limit_bytes"),
+                                                      static_cast<std::uint64_t>(in.integer("seed")),
+                                                      in.boolean("reference"), registers_of(in));
+            if (hw) {
+              r.peak_flops = hw->peak_for(in.str("dtype"));
+              if (hw->json().contains("l2_bandwidth_Bps") && hw->json().at("l2_bandwidth_Bps").is_number()) {
+                r.l2_bandwidth_Bps = hw->json().at("l2_bandwidth_Bps").get<double>();
+                r.l2_bound_flops = r.tiled_intensity * *r.l2_bandwidth_Bps;
+              }
+            }
+            return r;
           });
 
   out.add("fusion",

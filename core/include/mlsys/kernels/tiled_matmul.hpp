@@ -106,6 +106,9 @@ struct TiledMatmulReport {
   double naive_global_read_bytes, naive_global_write_bytes, naive_global_bytes;
   double traffic_reduction;                       // naive / tiled global bytes
   double tiled_intensity, naive_intensity, compulsory_intensity;  // flops per global byte
+  // With a hardware row that has them: the dtype's peak, the L2 bandwidth, and the rate the
+  // tiled kernel could reach if L2 served every tile load at that bandwidth (intensity · L2).
+  std::optional<double> peak_flops, l2_bandwidth_Bps, l2_bound_flops;
 };
 
 // The register side of the tile: threads per block, the per-thread overhead, and optional
