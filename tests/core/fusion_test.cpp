@@ -94,17 +94,18 @@ TEST(Fusion, ExerciseAgreesWithCalculator) {
   }
 }
 
-// "New numbers" draws a random seed: two draws should rarely give the same answer (3 digits),
-// which powers-of-two sizes made common (bf16 of 2^k elements = fp32 of 2^(k−1)).
+// "New numbers" draws a random seed: two draws should rarely give the same answer (3 digits).
+// Powers-of-two sizes made it common (bf16 of 2^k elements = fp32 of 2^(k−1)): about 0.8 % of
+// pairs of draws agreed; sizes of tokens × features bring that near 0.2 %.
 TEST(Fusion, ExerciseAnswersRarelyRepeat) {
-  std::map<std::string, int> count;
-  const int draws = 1000;
-  for (std::uint32_t seed = 0; seed < static_cast<std::uint32_t>(draws); ++seed)
+  std::map<std::string, double> count;
+  const double draws = 4000;
+  for (std::uint32_t seed = 0; seed < draws; ++seed)
     ++count[mlsys::format_number(mlsys::make_exercise("kernels-fusion-saving", seed).answer, 3)];
-  // Chance that two independent draws agree: the sum of squared answer frequencies.
+  // Chance that two different draws agree: sum c·(c − 1) / (N·(N − 1)).
   double collide = 0;
-  for (const auto& [answer, c] : count) collide += (c / double(draws)) * (c / double(draws));
-  EXPECT_LT(collide, 0.01) << count.size() << " distinct answers";
+  for (const auto& [answer, c] : count) collide += c * (c - 1) / (draws * (draws - 1));
+  EXPECT_LT(collide, 0.004) << count.size() << " distinct answers";
 }
 
 // Roofline times of the chain: n = 10^6 bf16, L = 4 ops of which b = 1 binary, 1 FLOP each, on

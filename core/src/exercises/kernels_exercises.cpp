@@ -112,8 +112,8 @@ Exercise fusion_saving(Rng& rng) {
   const double tbps = shown_tbps(hw);
   // n = tokens × features from lists whose products rarely coincide (powers of two alone made
   // many draws share one n·s and so one answer).
-  const int tokens = rng.pick(std::vector<int>{512, 1000, 2048, 3000, 4096, 6000, 8192});
-  const int features = rng.pick(std::vector<int>{2560, 4096, 5120, 7168, 8192});
+  const int tokens = rng.pick(std::vector<int>{384, 640, 1000, 1536, 2304, 3000, 4800, 7000});
+  const int features = rng.pick(std::vector<int>{2560, 3584, 4096, 5120, 7168, 8192});
   const double n = static_cast<double>(tokens) * features;
   const int ops = rng.integer(2, 8);
   const int binary = rng.integer(0, std::min(ops, 2));

@@ -102,7 +102,7 @@ export default {
       series(pick('text'), { label: `Counted by running the loop${check}`,
         data: data.points.filter((q) => q.executed).map((q) => ({ x: lx(q.t), y: q.counted, q })),
         showLine: false, pointStyle: 'circle', pointRadius: 8, borderWidth: 2, backgroundColor: theme.grid, order: 1 }),
-      series(pick('compute'), { label: `Accumulators exceed the registers (${formatSI(data.register_file, 'B')} per block)`,
+      series(pick('compute'), { label: `Accumulators exceed the registers (${Math.round(data.register_file / 1024)} KiB per block)`,
         data: data.points.filter((q) => !q.fits_registers).map(at), showLine: false, pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3 }),
       series(pick(), { label: 'Operand tiles exceed shared memory', data: data.points.filter((q) => !q.fits_smem).map(at),
         showLine: false, pointStyle: 'cross', pointRadius: 12, borderWidth: 2 }),
