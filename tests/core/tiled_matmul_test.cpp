@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/units.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "mlsys/hardware/accelerator.hpp"
 #include "test_support.hpp"
@@ -199,6 +200,13 @@ TEST(TiledMatmul, ExercisesAgreeWithCalculator) {
     const auto e = mlsys::make_exercise("kernels-tiled-traffic", seed);
     const json r = calc("tiled-matmul", e.params);
     EXPECT_NEAR(r["global_bytes"].get<double>() / 1e6, e.answer, 1e-12 * e.answer) << seed;
+    // Forgetting the write of C is a wrong answer, and must be marked so.
+    const std::string reads_only = mlsys::format_number(r["global_read_bytes"].get<double>() / 1e6, 6);
+    EXPECT_FALSE(mlsys::check_exercise("kernels-tiled-traffic", seed, reads_only)["correct"].get<bool>())
+        << seed << ": " << reads_only << " accepted for " << e.answer;
+    EXPECT_TRUE(mlsys::check_exercise("kernels-tiled-traffic", seed, mlsys::format_number(e.answer, 6))["correct"]
+                    .get<bool>())
+        << seed;
   }
   for (std::uint32_t seed = 0; seed < 40; ++seed) {
     const auto e = mlsys::make_exercise("kernels-smem-tile", seed);
