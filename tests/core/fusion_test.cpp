@@ -2,7 +2,11 @@
 // output) against fused traffic (inputs once, output once), and their roofline times.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "mlsys/api/calc.hpp"
+#include "mlsys/foundations/units.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "mlsys/hardware/accelerator.hpp"
 #include "test_support.hpp"
@@ -88,6 +92,20 @@ TEST(Fusion, ExerciseAgreesWithCalculator) {
     EXPECT_EQ(r["fused_bound"], "memory") << seed;
     EXPECT_NEAR(r["time_saved_s"].get<double>() * 1e6, e.answer, 1e-9 * e.answer) << seed;
   }
+}
+
+// "New numbers" draws a random seed: two draws should rarely give the same answer (3 digits).
+// Powers-of-two sizes made it common (bf16 of 2^k elements = fp32 of 2^(k−1)): about 0.8 % of
+// pairs of draws agreed; sizes of tokens × features bring that near 0.2 %.
+TEST(Fusion, ExerciseAnswersRarelyRepeat) {
+  std::map<std::string, double> count;
+  const double draws = 4000;
+  for (std::uint32_t seed = 0; seed < draws; ++seed)
+    ++count[mlsys::format_number(mlsys::make_exercise("kernels-fusion-saving", seed).answer, 3)];
+  // Chance that two different draws agree: sum c·(c − 1) / (N·(N − 1)).
+  double collide = 0;
+  for (const auto& [answer, c] : count) collide += c * (c - 1) / (draws * (draws - 1));
+  EXPECT_LT(collide, 0.004) << count.size() << " distinct answers";
 }
 
 // Roofline times of the chain: n = 10^6 bf16, L = 4 ops of which b = 1 binary, 1 FLOP each, on

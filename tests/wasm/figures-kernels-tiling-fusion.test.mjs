@@ -118,13 +118,45 @@ test('tiled-matmul-traffic: large sizes use the closed form only', () => {
 
 test('tiled-matmul-traffic: the shared-memory limit is stages·2·T·BK·s <= smem per block', () => {
   const h100 = run(tiled); // fp32, BK 32, 1 stage: 232,448 / 256 = 908
-  assert.equal(h100.t_max, 908);
-  assert.deepEqual(h100.points.filter((q) => !q.fits).map((q) => q.t), [1024]);
+  assert.equal(h100.t_max_smem, 908);
+  assert.deepEqual(h100.points.filter((q) => !q.fits_smem).map((q) => q.t), [1024]);
   const a100 = run(tiled, { hardware: 'a100-sxm-80gb', stages: 3 }); // 166,912 / 768 = 217.3
-  assert.equal(a100.t_max, 217);
-  assert.deepEqual(a100.points.filter((q) => !q.fits).map((q) => q.t), [256, 512, 1024]);
+  assert.equal(a100.t_max_smem, 217);
+  assert.deepEqual(a100.points.filter((q) => !q.fits_smem).map((q) => q.t), [256, 512, 1024]);
   const cfg = tiled.draw(a100, THEME);
   assert.match(cfg.data.datasets.at(-1).label, /T ≤ 217 \(163 KiB per block\)/);
+});
+
+// Issue 22: the figure said "every tile fits (T ≤ 1816)" for bf16 and drew a 1024×1024 tile at
+// 455 FLOP/B; its fp32 accumulator is 4 MiB against a 256 KiB register file. 256 threads with 32
+// registers of overhead hold T² <= 256 · 223 accumulators: T <= 238 (CUDA C++ Programming Guide,
+// 255 registers per thread, 64 K per block; CUTLASS's Hopper tiles are 128×128 and 128×256).
+test('tiled-matmul-traffic: accumulators in registers bound the tile before shared memory', () => {
+  const data = run(tiled, { size: 4096, dtype: 'bf16' });
+  assert.equal(data.t_max_smem, 1816);
+  assert.equal(data.t_max_registers, 238);
+  assert.equal(data.t_max, 238);
+  assert.equal(data.limiter, 'registers');
+  assert.deepEqual(data.points.filter((q) => !q.fits).map((q) => q.t), [256, 512, 1024]);
+  assert.equal(data.points.find((q) => q.t === 1024).accumulator, 4 * 1024 ** 2);
+  assert.ok(data.best.intensity < data.points.find((q) => q.t === 1024).intensity / 3);
+  const cfg = tiled.draw(data, THEME);
+  const labels = cfg.data.datasets.map((d) => d.label);
+  assert.ok(labels.some((l) => /Register limit: T ≤ 238/.test(l)), labels.join(' | '));
+  assert.ok(labels.some((l) => /Largest tile that fits: T = 238 \(registers bind\)/.test(l)));
+  assert.ok(!labels.some((l) => /Every tile/.test(l)));
+  // Four stages of fp32 BK-32 tiles: 232,448 / 1,024 = 227 < 238, shared memory binds.
+  const staged = run(tiled, { stages: 4 });
+  assert.equal(staged.t_max, 227);
+  assert.equal(staged.limiter, 'smem');
+  // 1,024 threads: 64 registers each, 32 accumulators, T <= 181.
+  assert.equal(run(tiled, { threads: 1024 }).t_max_registers, 181);
+});
+
+test('tiled-matmul-traffic: the line is flat once T reaches the matrix size', () => {
+  const data = run(tiled, { size: 128 });
+  for (const q of data.points.filter((p) => p.t >= 128)) assert.equal(q.formula, data.compulsory);
+  assert.ok(data.points.find((q) => q.t === 64).formula > data.compulsory);
 });
 
 test('tiled-matmul-traffic: a TPU has no shared memory in the table', () => {
@@ -169,11 +201,11 @@ test('fusion-chain: bad n is an EngineError on n', () => {
 // --- launch-overhead-size ---------------------------------------------------------------
 
 test('launch-overhead-size: half the serial time is overhead at the break-even size', () => {
-  const data = run(launch); // 5 µs on the H100: 5e-6 × 3.35e12 = 16.75 MB
-  close(data.breakeven_bytes, 5e-6 * 3.35e12);
+  const data = run(launch); // 5 µs launch + 1 µs gap on the H100: 6e-6 × 3.35e12 = 20.1 MB
+  close(data.breakeven_bytes, 6e-6 * 3.35e12);
   for (const q of data.points) {
     const work = q.bytes / 3.35e12;
-    close(q.serial, 100 * 5e-6 / (5e-6 + work), 1e-9);
+    close(q.serial, 100 * 6e-6 / (6e-6 + work), 1e-9);
     assert.ok(q.graph < q.serial);
     assert.ok(q.pipelined <= q.serial + 1e-9);
   }
@@ -181,8 +213,24 @@ test('launch-overhead-size: half the serial time is overhead at the break-even s
   assert.ok(data.points.at(-1).serial < 1);
 });
 
+// Issue 22: the graph line lay above the pipelined one from about 10 MB per kernel (702 against
+// 602 µs for 100 × 20 MB) while the gap was charged to graphs only.
+test('launch-overhead-size: a CUDA graph is never slower than eager launches', () => {
+  for (const kernels of [1, 10, 100, 10000]) {
+    for (const launch_us of [0.5, 5, 50]) {
+      for (const graph_us of [0.1, 1, 10]) {
+        for (const q of run(launch, { kernels, launch_us, graph_us }).points) {
+          assert.ok(q.graph_s <= q.pipelined_s * (1 + 1e-12), `${kernels} × ${q.bytes} B, ${launch_us}/${graph_us} µs`);
+          assert.ok(q.graph <= q.pipelined + 1e-9);
+        }
+      }
+    }
+  }
+});
+
 test('launch-overhead-size: a larger overhead moves the break-even right', () => {
-  assert.ok(run(launch, { launch_us: 20 }).breakeven_bytes > run(launch).breakeven_bytes * 3.9);
+  close(run(launch, { launch_us: 20 }).breakeven_bytes, (20e-6 + 1e-6) * 3.35e12); // (o + g)·B, 21 against 6 µs
+  assert.ok(run(launch, { launch_us: 20 }).breakeven_bytes > run(launch).breakeven_bytes * 3.4);
 });
 
 test('launch-overhead-size: a negative overhead is an EngineError on its control', () => {

@@ -30,6 +30,23 @@ MLSYS_DESCRIBE(GlobalTrafficBytes, MLSYS_OUT(global_read_bytes, "B", "Global loa
                MLSYS_OUT(a_read_bytes, "B", "Global reads of A"), MLSYS_OUT(b_read_bytes, "B", "Global reads of B"));
 MLSYS_DESCRIBE(TrafficBytes, MLSYS_FLAT(global), MLSYS_OUT(smem_read_bytes, "B", "Shared-memory reads"),
                MLSYS_OUT(smem_write_bytes, "B", "Shared-memory writes"));
+MLSYS_DESCRIBE(TileLimits, MLSYS_OUT(threads_per_block, "", "Threads of one block"),
+               MLSYS_OUT(register_overhead, "", "Registers per thread besides accumulators"),
+               MLSYS_OUT(accumulator_registers, "", "Registers per accumulator (2 for fp64)"),
+               MLSYS_OUT(accumulator_bytes, "B", "BM·BN·accumulator_registers·4"),
+               MLSYS_OUT(registers_per_thread, "", "ceil(BM·BN/threads)·acc + overhead"),
+               MLSYS_OUT(registers_per_block, "", "threads · registers_per_thread"),
+               MLSYS_OUT(max_registers_per_thread, "", "Per-thread register limit"),
+               MLSYS_OUT(max_registers_per_block, "", "Per-block register limit"),
+               MLSYS_OUT(register_limit_source, "", "Hardware id or input"),
+               MLSYS_OUT(register_file_bytes, "B", "max_registers_per_block · 4"),
+               MLSYS_OUT(fits_registers, "", "Both register limits hold"),
+               MLSYS_OUT(fits, "", "fits_registers and fits_smem"),
+               MLSYS_OUT(max_tile_smem, "", "Largest square T for shared memory"),
+               MLSYS_OUT(max_tile_registers, "", "Largest square T for registers"),
+               MLSYS_OUT(register_limiter, "", "Register limit that binds"),
+               MLSYS_OUT(max_tile, "", "min(max_tile_smem, max_tile_registers)"),
+               MLSYS_OUT(limiter, "", "registers or smem: which sets max_tile"));
 MLSYS_DESCRIBE(TiledMatmulReport, MLSYS_OUT(executed, "", "Kernels were run"),
                MLSYS_OUT(executed_max_dim, "", "Largest executed M, N, K"),
                MLSYS_OUT(executed_max_tile_steps, "", "Most executed tile steps"),
@@ -41,7 +58,7 @@ MLSYS_DESCRIBE(TiledMatmulReport, MLSYS_OUT(executed, "", "Kernels were run"),
                MLSYS_OUT(smem_per_block_bytes, "B", "stages·(BM·BK + BK·BN)·size"),
                MLSYS_OUT(smem_limit_bytes, "B", "Per-block shared memory"),
                MLSYS_OUT(smem_limit_source, "", "Input or table column it comes from"),
-               MLSYS_OUT(fits_smem, "", "smem_per_block_bytes <= smem_limit_bytes"),
+               MLSYS_OUT(fits_smem, "", "smem_per_block_bytes <= smem_limit_bytes"), MLSYS_FLAT(limits),
                MLSYS_OUT(formula, "", "Tiled closed form"), MLSYS_OUT(naive_formula, "", "Naive closed form"),
                MLSYS_OUT(c_sum, "", "Sum of C"), MLSYS_OUT(c_first, "", "C[0,0] (executed)"),
                MLSYS_OUT(c_last, "", "C[M−1,N−1] (executed)"),
@@ -55,7 +72,10 @@ MLSYS_DESCRIBE(TiledMatmulReport, MLSYS_OUT(executed, "", "Kernels were run"),
                MLSYS_OUT(traffic_reduction, "", "naive / tiled bytes"),
                MLSYS_OUT(tiled_intensity, "FLOP/B", "flops / global_bytes"),
                MLSYS_OUT(naive_intensity, "FLOP/B", "flops / naive_global_bytes"),
-               MLSYS_OUT(compulsory_intensity, "FLOP/B", "flops / compulsory_bytes"));
+               MLSYS_OUT(compulsory_intensity, "FLOP/B", "flops / compulsory_bytes"),
+               MLSYS_OUT(peak_flops, "FLOP/s", "Peak of the dtype (hardware)"),
+               MLSYS_OUT(l2_bandwidth_Bps, "B/s", "L2 bandwidth (hardware)"),
+               MLSYS_OUT(l2_bound_flops, "FLOP/s", "tiled_intensity · L2 bandwidth: every tile load from L2"));
 
 MLSYS_DESCRIBE(ElementwiseChain, MLSYS_OUT(flops, "FLOP", "ops · flops_per_element · n"),
                MLSYS_OUT(unfused_bytes, "B", "(2·L + b)·n·size"), MLSYS_OUT(fused_bytes, "B", "(2 + b)·n·size"),
@@ -76,7 +96,7 @@ MLSYS_DESCRIBE(FusionTimes, MLSYS_FLAT(chain), MLSYS_OUT(bytes_saved, "B", "unfu
                MLSYS_OUT(ridge_intensity, "FLOP/B", "vector_peak_flops / bandwidth_Bps"));
 
 MLSYS_DESCRIBE(LaunchTimes, MLSYS_OUT(work_s, "s", "GPU busy time"),
-               MLSYS_OUT_AS("serial_time_s", serial_s, "s", "kernels · (launch + work)"),
+               MLSYS_OUT_AS("serial_time_s", serial_s, "s", "kernels · (launch + gap + work)"),
                MLSYS_OUT_AS("pipelined_time_s", pipelined_s, "s", "CPU queues launches ahead"),
                MLSYS_OUT_AS("graph_time_s", graph_s, "s", "One CUDA graph"),
                MLSYS_OUT_AS("serial_overhead_fraction", serial_lost, "", "1 − work_s / serial_time_s"),
@@ -87,7 +107,7 @@ MLSYS_DESCRIBE(LaunchOverhead, MLSYS_OUT(work_per_kernel_s, "s", "One kernel's r
                MLSYS_OUT(graph_speedup, "", "serial_time_s / graph_time_s"),
                MLSYS_OUT(achieved_bandwidth_Bps, "B/s", "Bytes / serial time"),
                MLSYS_OUT(graph_achieved_bandwidth_Bps, "B/s", "Bytes / graph time"),
-               MLSYS_OUT(breakeven_bytes, "B", "launch overhead · bandwidth"),
+               MLSYS_OUT(breakeven_bytes, "B", "(launch overhead + gap) · bandwidth"),
                MLSYS_OUT(bandwidth_Bps, "B/s", "Memory bandwidth"),
                MLSYS_OUT(vector_peak_flops, "FLOP/s", "Vector (non-tensor) peak"));
 
@@ -103,6 +123,15 @@ const Accelerator* hardware_of(const Inputs& in) {
 Machine vector_machine(const Inputs& in) {
   const Machine m = machine_from(in, in.str("dtype"));
   return {vector_peak(hardware_of(in), in.has("peak_flops"), m.peak_flops), m.bandwidth_Bps};
+}
+
+RegisterInputs registers_of(const Inputs& in) {
+  RegisterInputs r;
+  r.threads_per_block = in.integer("threads_per_block");
+  r.register_overhead = in.integer("register_overhead");
+  if (in.has("max_registers_per_thread")) r.max_registers_per_thread = static_cast<double>(in.integer("max_registers_per_thread"));
+  if (in.has("max_registers_per_block")) r.max_registers_per_block = static_cast<double>(in.integer("max_registers_per_block"));
+  return r;
 }
 
 }  // namespace
@@ -128,7 +157,9 @@ void add_kernels_calculators(Calculators& out) {
           "C = A·B executed with BM×BN block tiles and a K-step BK through a simulated shared-memory buffer, beside "
           "the naive kernel; counts global and shared-memory traffic as it runs and checks it against the closed "
           "form. Executed when M, N, K <= 256, with at most 65,536 tile steps and 2^23 loaded elements; beyond "
-          "that the closed form (\"executed\": false).",
+          "that the closed form (\"executed\": false). Also the tile's two on-chip budgets: operand tiles in shared "
+          "memory and fp32 accumulators in registers (ceil(BM·BN/threads) per thread plus an overhead, at most the "
+          "per-thread and per-block register limits), with the largest square tile each allows and which binds.",
           {integer_field("m", "", "Rows of A and C", 128, 1, kMaxDim),
            integer_field("n", "", "Columns of B and C", 128, 1, kMaxDim),
            integer_field("k", "", "Inner dimension", 128, 1, kMaxDim),
@@ -143,13 +174,32 @@ void add_kernels_calculators(Calculators& out) {
                                  "Shared memory one block may use; overrides the table's per-block maximum (or per-SM "
                                  "size)",
                                  json(), 0.0, 1e9, true)),
+           integer_field("threads_per_block", "", "Threads of one block; they share the BM×BN accumulators", 256, 1,
+                         1024),
+           integer_field("register_overhead", "",
+                         "Registers per thread besides the accumulators (operand fragments, addresses, indices)", 32, 0,
+                         255),
+           optional(integer_field("max_registers_per_thread", "", "Overrides the table's per-thread register limit",
+                                  json(), 1, 1LL << 16)),
+           optional(integer_field("max_registers_per_block", "", "Overrides the table's per-block register limit",
+                                  json(), 1, 1LL << 24)),
            seed_field(), boolean_field("reference", "Also run the naive kernel and compare values and traffic", true)},
           [](const Inputs& in) {
             const TiledMatmulShape shape{in.integer("m"),  in.integer("n"),  in.integer("k"),     in.integer("bm"),
                                          in.integer("bn"), in.integer("bk"), in.integer("stages")};
-            return tiled_matmul_report(shape, dtype_bytes(in.str("dtype")), hardware_of(in),
-                                       in.num_if("smem_limit_bytes"), static_cast<std::uint64_t>(in.integer("seed")),
-                                       in.boolean("reference"));
+            const Accelerator* hw = hardware_of(in);
+            TiledMatmulReport r = tiled_matmul_report(shape, dtype_bytes(in.str("dtype")), hw,
+                                                      in.num_if("smem_limit_bytes"),
+                                                      static_cast<std::uint64_t>(in.integer("seed")),
+                                                      in.boolean("reference"), registers_of(in));
+            if (hw) {
+              r.peak_flops = hw->peak_for(in.str("dtype"));
+              if (hw->json().contains("l2_bandwidth_Bps") && hw->json().at("l2_bandwidth_Bps").is_number()) {
+                r.l2_bandwidth_Bps = hw->json().at("l2_bandwidth_Bps").get<double>();
+                r.l2_bound_flops = r.tiled_intensity * *r.l2_bandwidth_Bps;
+              }
+            }
+            return r;
           });
 
   out.add("fusion",
@@ -170,7 +220,8 @@ void add_kernels_calculators(Calculators& out) {
 
   out.add("launch-overhead",
           "A sequence of dependent kernels, each with a fixed launch overhead (a parameter, not a datasheet value): "
-          "serial and pipelined eager launches versus one CUDA graph; time and the fraction of it lost.",
+          "serial and pipelined eager launches versus one CUDA graph; time and the fraction of it lost. Every kernel "
+          "also costs the GPU a gap (graph_node_s) eager or in a graph, so a graph is never slower than eager launches.",
           with_machine({integer_field("kernels", "", "Kernels launched one after another", 100, 1, 10000000),
                         number_field("bytes_per_kernel", "B", "HBM bytes each kernel moves", 1e6, 0.0, 1e13, true),
                         number_field("flops_per_kernel", "FLOP", "FLOPs each kernel performs", 0, 0.0, 1e18),
@@ -179,7 +230,7 @@ void add_kernels_calculators(Calculators& out) {
                                      "times reported by Meta's Holistic Trace Analysis)",
                                      5e-6, 0.0, 1e-2),
                         number_field("graph_node_s", "s",
-                                     "Per-kernel cost inside a replayed CUDA graph (default 1 µs, a parameter)", 1e-6,
+                                     "GPU gap per kernel, eager or in a replayed CUDA graph (default 1 µs, a parameter)", 1e-6,
                                      0.0, 1e-2),
                         dtype_field("bf16"), hardware_field(true)}),
           [](const Inputs& in) {

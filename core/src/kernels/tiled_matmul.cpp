@@ -8,6 +8,7 @@
 
 #include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
+#include "mlsys/foundations/units.hpp"
 #include "mlsys/hardware/accelerator.hpp"
 
 namespace mlsys {
@@ -152,6 +153,30 @@ TrafficBytes traffic_bytes(const MatmulTraffic& t, double s) {
 
 namespace {
 
+// The register limits of the report: overrides first, then the hardware row.
+RegisterBudget register_budget(const RegisterInputs& in, const Accelerator* hw) {
+  RegisterBudget b;
+  b.threads_per_block = in.threads_per_block;
+  b.register_overhead = in.register_overhead;
+  const auto row = [&](const char* key) -> std::optional<double> {
+    if (hw && hw->json().contains(key) && hw->json().at(key).is_number()) return hw->json().at(key).get<double>();
+    return std::nullopt;
+  };
+  if (const auto max_threads = row("max_threads_per_block"); max_threads && in.threads_per_block > *max_threads)
+    throw InputError("threads_per_block", "A block holds at most " + format_int(*max_threads) + " threads on the " +
+                                              hw->name + ".");
+  const auto per_thread = in.max_registers_per_thread ? in.max_registers_per_thread : row("max_registers_per_thread");
+  const auto per_block = in.max_registers_per_block ? in.max_registers_per_block : row("max_registers_per_block");
+  if (!per_thread || !per_block)
+    throw InputError("hardware", (hw ? hw->name : std::string("No hardware")) +
+                                     " has no per-thread and per-block register limits in the hardware table; choose "
+                                     "an NVIDIA GPU or give 'max_registers_per_thread' and 'max_registers_per_block'.");
+  b.max_registers_per_thread = static_cast<long long>(*per_thread);
+  b.max_registers_per_block = static_cast<long long>(*per_block);
+  b.source = in.max_registers_per_thread || in.max_registers_per_block ? "input" : hw->id;
+  return b;
+}
+
 bool same_traffic(const MatmulTraffic& a, const MatmulTraffic& b, bool with_smem) {
   return a.global_reads == b.global_reads && a.global_writes == b.global_writes && a.a_reads == b.a_reads &&
          a.b_reads == b.b_reads && (!with_smem || (a.smem_reads == b.smem_reads && a.smem_writes == b.smem_writes));
@@ -160,7 +185,8 @@ bool same_traffic(const MatmulTraffic& a, const MatmulTraffic& b, bool with_smem
 }  // namespace
 
 TiledMatmulReport tiled_matmul_report(const TiledMatmulShape& shape, double s, const Accelerator* hw,
-                                      std::optional<double> smem_limit_bytes, std::uint64_t seed, bool reference) {
+                                      std::optional<double> smem_limit_bytes, std::uint64_t seed, bool reference,
+                                      const RegisterInputs& registers) {
   const auto [m, n, k, bm, bn, bk, stages] = shape;
   TiledMatmulReport out{};
   if (smem_limit_bytes) {
@@ -199,6 +225,9 @@ TiledMatmulReport tiled_matmul_report(const TiledMatmulShape& shape, double s, c
   out.compulsory_bytes = compulsory;
   out.smem_per_block_bytes = smem;
   out.fits_smem = smem <= out.smem_limit_bytes;
+  // Accumulators are fp32 (int32 for int8) whatever the operand type, fp64 for fp64: 1 or 2 registers.
+  out.limits = tile_limits(bm, bn, bk, stages, s, s == 8 ? 2 : 1, out.smem_limit_bytes, out.fits_smem,
+                           register_budget(registers, hw));
   out.formula = traffic_bytes(tiled_formula, s);
   out.naive_formula = traffic_bytes(naive_formula, s).global;
   MatmulTraffic tiled = tiled_formula, naive = naive_formula;

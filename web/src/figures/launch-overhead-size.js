@@ -1,7 +1,9 @@
 // Share of a sequence's time lost to kernel-launch overhead against the work each kernel
 // does (HBM bytes moved), for launches that wait for each other (serial), launches the CPU
-// queues ahead (pipelined) and one CUDA graph. The overheads are parameters, not datasheet
-// values. All numbers from calc('launch-overhead').
+// queues ahead (pipelined) and one CUDA graph. Every kernel costs the GPU the same gap in all
+// three modes; a graph removes only the CPU's per-kernel launch, so its line never lies above
+// the eager ones. The overheads are parameters, not datasheet values. All numbers from
+// calc('launch-overhead').
 import { formatSI } from '../runtime/format.js';
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
@@ -15,11 +17,11 @@ export default {
   id: 'launch-overhead-size',
   title: 'Launch overhead against kernel size',
   caption:
-    'Share of the time lost to launch overhead when a sequence of memory-bound kernels runs one after another, against the bytes each kernel moves. Below the break-even size (dashed), where the work takes as long as a launch, most of the time is overhead; a CUDA graph replays the same kernels with a much smaller cost each. Raise the launch overhead to 20 µs and watch the break-even move right.',
+    'Share of the time lost to overhead when a sequence of memory-bound kernels runs one after another, against the bytes each kernel moves. Each kernel pays the GPU gap in every mode; eager launching adds the CPU launch, which a CUDA graph pays once for the whole sequence. Below the break-even size (dashed), where the work takes as long as a launch plus a gap, most of the serial time is overhead; once the work outlasts a launch, the CPU keeps ahead and the pipelined line meets the graph line. Raise the launch overhead to 20 µs and watch the break-even move right.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['launch-overhead', 'hardware'] },
     { key: 'launch_us', label: 'Launch overhead per kernel', type: 'number', unit: 'µs', min: 0.5, max: 50, default: 5, scale: 'log' },
-    { key: 'graph_us', label: 'Per-kernel cost inside a CUDA graph', type: 'number', unit: 'µs', min: 0.1, max: 10, default: 1, scale: 'log' },
+    { key: 'graph_us', label: 'GPU gap per kernel (eager and graph)', type: 'number', unit: 'µs', min: 0.1, max: 10, default: 1, scale: 'log' },
     { key: 'kernels', label: 'Kernels in the sequence', from: ['launch-overhead', 'kernels'], min: 1, max: 10000, scale: 'log' },
   ],
 
@@ -62,20 +64,20 @@ export default {
       pointStyle: style, pointRadius: 2.5,
     });
     const datasets = [
-      curve('serial', `Eager, each launch waits: ${data.launch_us} µs per kernel`, 'circle', []),
-      curve('pipelined', 'Eager, CPU launches ahead (lost only while the GPU waits)', 'triangle', [6, 3]),
-      curve('graph', `One CUDA graph: ${data.graph_us} µs per kernel`, 'rect', [2, 2]),
+      curve('serial', `Eager, each launch waits: ${data.launch_us} µs launch + ${data.graph_us} µs gap per kernel`, 'circle', []),
+      curve('pipelined', 'Eager, CPU launches ahead (lost while the GPU waits, and the gaps)', 'triangle', [6, 3]),
+      curve('graph', `One CUDA graph: one launch, then ${data.graph_us} µs gap per kernel`, 'rect', [2, 2]),
     ];
     const b = data.breakeven_bytes;
     if (b >= LO && b <= HI) {
-      datasets.push(line(pick('text'), { label: `Break-even: ${formatSI(b, 'B')} per kernel (work = launch overhead)`,
+      datasets.push(line(pick('text'), { label: `Break-even: ${formatSI(b, 'B')} per kernel (work = launch + gap)`,
         data: [{ x: b, y: 0 }, { x: b, y: 100 }], borderDash: [8, 4] }));
     }
     return chart(theme, {
       datasets,
       scales: {
         x: log('HBM bytes moved by each kernel (B)', { unit: 'B', range: [LO, HI] }),
-        y: linear('Time lost to launch overhead (%)', { range: [0, 100], ticks: { callback: (v) => `${v}%` } }),
+        y: linear('Time lost to launch overhead and gaps (%)', { range: [0, 100], ticks: { callback: (v) => `${v}%` } }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;

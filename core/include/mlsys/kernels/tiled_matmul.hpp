@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "mlsys/kernels/tile_limits.hpp"
+
 namespace mlsys {
 
 // Element counts (multiply by the element size for bytes). Whole numbers, exact in a double
@@ -91,6 +93,7 @@ struct TiledMatmulReport {
   double smem_per_block_bytes, smem_limit_bytes;
   std::string smem_limit_source;                  // smem_limit_bytes | max_smem_per_block_bytes | smem_per_sm_bytes
   bool fits_smem;
+  TileLimits limits;                              // registers and the largest square tile (tile_limits.hpp)
   TrafficBytes formula;                           // closed forms
   GlobalTrafficBytes naive_formula;
   // Executed only: checksum, first and last element of C, counted traffic equals the formula.
@@ -103,12 +106,26 @@ struct TiledMatmulReport {
   double naive_global_read_bytes, naive_global_write_bytes, naive_global_bytes;
   double traffic_reduction;                       // naive / tiled global bytes
   double tiled_intensity, naive_intensity, compulsory_intensity;  // flops per global byte
+  // With a hardware row that has them: the dtype's peak, the L2 bandwidth, and the rate the
+  // tiled kernel could reach if L2 served every tile load at that bandwidth (intensity · L2).
+  std::optional<double> peak_flops, l2_bandwidth_Bps, l2_bound_flops;
+};
+
+// The register side of the tile: threads per block, the per-thread overhead, and optional
+// overrides of the hardware row's per-thread and per-block register limits.
+struct RegisterInputs {
+  long long threads_per_block = 256, register_overhead = 32;
+  std::optional<double> max_registers_per_thread, max_registers_per_block;
 };
 
 // smem_limit_bytes: shared memory one block may use; when not given, the row's per-block
 // maximum (what one block can allocate, e.g. 227 KiB of the H100's 228) or, for rows without
-// it, the per-SM size; InputError on "hardware" when there is neither.
+// it, the per-SM size; InputError on "hardware" when there is neither. Register limits: the
+// overrides, else the row's max_registers_per_thread and max_registers_per_block (NVIDIA rows);
+// InputError on "hardware" when neither gives them, on threads_per_block above the row's
+// max_threads_per_block.
 TiledMatmulReport tiled_matmul_report(const TiledMatmulShape& shape, double element_bytes, const Accelerator* hw,
-                                      std::optional<double> smem_limit_bytes, std::uint64_t seed, bool reference);
+                                      std::optional<double> smem_limit_bytes, std::uint64_t seed, bool reference,
+                                      const RegisterInputs& registers = {});
 
 }  // namespace mlsys
