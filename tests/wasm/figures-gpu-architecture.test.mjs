@@ -76,18 +76,34 @@ test('wave-quantization: one block past a full wave halves utilization (H100, 13
 
 test('wave-quantization: the timeline places the last wave breadth first', () => {
   const d = run(waveQuantization, { view: 'timeline', blocks: 300, blocks_per_sm: 2 });
-  // 300 blocks, 264 slots: one full wave and 36 blocks on 36 SMs in the second.
+  // 300 blocks, 264 slots: one full wave and 36 blocks on 36 SMs in the second; the SMs are
+  // grouped by schedule (SMs 0-35 run one block of the last wave, 36-131 none).
   assert.equal(d.waves, 2);
   assert.equal(d.fullWaves, 1);
-  assert.equal(d.lastBySm.filter((n) => n === 1).length, 36);
-  assert.equal(d.lastBySm.filter((n) => n === 0).length, 96);
-  assert.equal(d.lastBySm.reduce((a, n) => a + n, 0), 300 - 264);
+  assert.deepEqual(d.groups.map((g) => [g.from, g.to, g.n]), [[0, 35, 1], [36, 131, 0]]);
   const cfg = waveQuantization.draw(d, THEME);
   assert.equal(cfg.options.indexAxis, 'y');
-  assert.equal(cfg.data.labels.length, 132);
-  const idle = cfg.data.datasets.find((x) => /idle$/.test(x.label) && /SM idle/.test(x.label));
-  assert.equal(idle.data.filter((v) => v !== null).length, 96);
-  assert.deepEqual(idle.data.find((v) => v !== null), [1, 2]);
+  assert.deepEqual(cfg.data.labels, ['SMs 0–35 (36 SMs)', 'SMs 36–131 (96 SMs)', 'Stream-K, all 132 SMs']);
+  const idle = cfg.data.datasets.find((x) => /SM idle/.test(x.label));
+  assert.deepEqual(idle.data, [null, [1, 2], null]);
+  // Every legend entry has its own colour (no two entries look alike).
+  const fills = cfg.data.datasets.map((x) => x.backgroundColor);
+  assert.equal(new Set(fills).size, fills.length);
+});
+
+test('wave-quantization: one block past a whole wave gets its own row and colour', () => {
+  // 133 blocks on 132 SMs: SM 0 runs the lone block of the second wave, in a colour that no
+  // full-wave bar has; Stream-K finishes in (33 + 1) / 32 tile-times instead of 2.
+  const d = run(waveQuantization, { view: 'timeline', blocks: 133, blocks_per_sm: 1, hardware: 'h100-sxm' });
+  assert.deepEqual(d.groups.map((g) => [g.label, g.n]), [['SM 0 (1 SM)', 1], ['SMs 1–131 (131 SMs)', 0]]);
+  const cfg = waveQuantization.draw(d, THEME);
+  const full = cfg.data.datasets[0], tail = cfg.data.datasets.find((x) => /Last wave: every slot/.test(x.label));
+  assert.deepEqual(tail.data, [[1, 2], null, null]);
+  assert.notEqual(tail.backgroundColor, full.backgroundColor);
+  assert.equal(d.streamK.stream_k_tiles, 34 / 32);
+  const sk = run(waveQuantization, { view: 'streamk', blocks: 133 });
+  const star = waveQuantization.draw(sk, THEME).data.datasets.filter((x) => /Your grid/.test(x.label)).map((x) => x.data[0].y);
+  assert.deepEqual(star, [2, 34 / 32]);
 });
 
 test('wave-quantization: more blocks per SM than the GPU holds is an error on blocks_per_sm', () => {

@@ -1,6 +1,9 @@
 // The memory hierarchy and compute units of one GPU: bandwidth against capacity for registers,
 // L1/shared memory, L2 and HBM (log-log), the latency of each level, and tensor-core against
 // CUDA-core peaks per number format. calc('memory-hierarchy') and calc('compute-units').
+// Every value carries its source from the hardware table (datasheet, whitepaper, derivation,
+// or the microbenchmark and the GPU it was measured on), in the legend, the latency labels and
+// the data table, so one GPU's measurement is never shown as another's.
 import { formatSI } from '../runtime/format.js';
 import { chart, log, category, colours, series, line } from './shared/chart-config.js';
 
@@ -18,7 +21,7 @@ export default {
   id: 'memory-hierarchy',
   title: 'Where data lives and what computes on it',
   caption:
-    'Each memory level of one GPU, from the registers beside the arithmetic units out to HBM. In the first view, watch bandwidth fall several-fold at each step outwards while capacity grows (the register file is as large as the L1); switch to latency to see why a load from HBM must be hidden; switch to compute and compare the tensor cores with the CUDA cores, format by format.',
+    'Each memory level of one GPU, from the registers beside the arithmetic units out to HBM, with the source of every value: datasheet, whitepaper, a derivation, or a microbenchmark and the GPU it ran on (no latency has been published for the H100 SXM itself; the H200, the same chip with faster memory, was measured for this course). In the first view, watch bandwidth fall several-fold at each step outwards while capacity grows (the register file is as large as the L1); switch to latency to see why a load from HBM must be hidden; switch to compute and compare the tensor cores with the CUDA cores, format by format.',
   params: [
     { key: 'hardware', label: 'GPU', from: ['memory-hierarchy', 'hardware'], options: GPUS },
     {
@@ -50,8 +53,10 @@ export default {
     return {
       view: p.view, name, levels, clock: h.boost_clock_hz,
       table: {
-        columns: ['Level', 'Capacity, whole GPU (B)', 'Capacity per SM or shared (B)', 'Bandwidth (B/s)', 'Latency (s)', 'Latency (cycles)'],
-        rows: levels.map((l) => [l.name, l.capacity_bytes, l.capacity_per_sm_bytes, l.bandwidth_Bps, l.latency_s ?? '—', l.latency_cycles ?? '—']),
+        columns: ['Level', 'Capacity, whole GPU (B)', 'Capacity per SM or shared (B)', 'Bandwidth (B/s)', 'Latency (s)', 'Latency (cycles)',
+          'Capacity source', 'Bandwidth source', 'Latency source'],
+        rows: levels.map((l) => [l.name, l.capacity_bytes, l.capacity_per_sm_bytes, l.bandwidth_Bps, l.latency_s ?? '—', l.latency_cycles ?? '—',
+          l.capacity_source || '—', l.bandwidth_source || '—', l.latency_s === null ? 'read within the instruction' : (l.latency_source || '—')]),
       },
     };
   },
@@ -62,7 +67,8 @@ export default {
     const levelColours = [pick(), pick(), pick(), pick('memory')];
     if (data.view === 'pyramid') {
       const datasets = data.levels.map((l, i) => series(levelColours[i], {
-        label: `${l.name}: ${bytes(l.capacity_bytes)}${l.per_sm ? ` (${bytes(l.capacity_per_sm_bytes)} per SM)` : ''}, ${formatSI(l.bandwidth_Bps, 'B/s')}`,
+        label: `${l.name}: ${bytes(l.capacity_bytes)}${l.per_sm ? ` (${bytes(l.capacity_per_sm_bytes)} per SM)` : ''}, ${formatSI(l.bandwidth_Bps, 'B/s')}` +
+          (l.bandwidth_source ? ` (bandwidth: ${l.bandwidth_source})` : ''),
         data: [{ x: l.capacity_bytes, y: l.bandwidth_Bps, l, label: l.name }], pointStyle: STYLES[i], pointRadius: 9, pointLabels: true,
       }));
       datasets.push(line(pick('muted'), { label: 'From the arithmetic units outwards', data: data.levels.map((l) => ({ x: l.capacity_bytes, y: l.bandwidth_Bps, l })),
@@ -81,7 +87,9 @@ export default {
       const levels = data.levels.filter((l) => l.latency_s !== null);
       return chart(theme, {
         type: 'bar', indexAxis: 'y',
-        labels: levels.map((l) => `${l.name}: ${formatSI(l.latency_s, 's')} (${Math.round(l.latency_cycles)} cycles)`),
+        // Two-line labels: the value, then where it was measured.
+        labels: levels.map((l) => [`${l.name}: ${formatSI(l.latency_s, 's')} (${Math.round(l.latency_cycles)} cycles)`,
+          l.latency_source || 'source not given']),
         datasets: [{ label: 'Load-to-use latency, unloaded (registers are read within the instruction)', data: levels.map((l) => l.latency_s),
           backgroundColor: levels.map((l) => levelColours[data.levels.indexOf(l)]), borderColor: theme.text, borderWidth: 1 }],
         scales: {
