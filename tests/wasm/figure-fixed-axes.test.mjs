@@ -30,6 +30,8 @@ const CASES = [
   { id: 'paged-kv-waste', axes: ['y'], vary: ['max_output'] },
   { id: 'speculative-decoding', axes: ['y'], vary: ['draft_cost'] },
   { id: 'training-time-6nd', axes: ['y'], vary: ['mfu'] },
+  { id: 'wave-quantization', view: { view: 'streamk' }, axes: ['x', 'y'], vary: ['fixup_iters', 'iters_per_tile'] },
+  { id: 'littles-law', axes: ['x'], vary: ['bytes_per_warp'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

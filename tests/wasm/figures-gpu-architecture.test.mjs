@@ -195,3 +195,38 @@ test('memory-hierarchy: tensor cores against CUDA cores (A100 whitepaper ratios)
   assert.equal(cfg.data.datasets.length, 2);
   assert.match(cfg.data.labels.find((l) => l.startsWith('int8')), /tensor cores only/);
 });
+
+// --- sources and the probe (issue 22) ----------------------------------------------------
+
+test('memory-hierarchy: every value shows its source, and the H100 SXM names the GPUs it borrows from', () => {
+  const d = run(memoryHierarchy, { hardware: 'h100-sxm', view: 'pyramid' });
+  const at = (col) => d.table.columns.indexOf(col);
+  for (const col of ['Capacity source', 'Bandwidth source', 'Latency source']) assert.ok(at(col) > 0, col);
+  for (const row of d.table.rows) for (const col of ['Capacity source', 'Bandwidth source', 'Latency source']) assert.notEqual(row[at(col)], '—', `${row[0]} ${col}`);
+  const l2 = d.table.rows.find((r) => r[0] === 'L2 cache');
+  assert.match(l2[at('Bandwidth source')], /measured on an H200/);
+  assert.match(l2[at('Latency source')], /measured on an H100 PCIe/);
+  const lat = memoryHierarchy.draw(run(memoryHierarchy, { hardware: 'h100-sxm', view: 'latency' }), THEME);
+  for (const label of lat.data.labels) assert.match(label[1], /measured on/);
+});
+
+test("littles-law: the H200 shows the probe's measurements below the model; other GPUs do not", () => {
+  const d = run(littlesLaw, { hardware: 'h200-sxm', bytes_per_warp: 512 });
+  const probe = engine.calc('latency-hiding', { hardware: 'h200-sxm' }).probe;
+  assert.deepEqual(d.probe.points.map((p) => p.y), probe.points.map((q) => q.measured_bandwidth_Bps));
+  for (const p of d.probe.points) {
+    const model = d.series.find((s) => s.bytes === 512).points.find((q) => q.x === p.x).y;
+    assert.ok(p.y < model, `${p.x} warps: measured ${p.y} below the model ${model}`);
+  }
+  assert.ok(d.probe.one.extra_latency > 0.3, 'one warp per SM already sees ~40 % more latency');
+  const cfg = littlesLaw.draw(d, THEME);
+  assert.ok(cfg.data.datasets.some((x) => /Measured on this H200/.test(x.label)));
+  assert.equal(run(littlesLaw, { hardware: 'h100-sxm' }).probe, null);
+});
+
+test("littles-law: every load width's line carries the marker its legend shows", () => {
+  const cfg = littlesLaw.draw(run(littlesLaw), THEME);
+  for (const x of cfg.data.datasets.slice(0, 5)) {
+    assert.ok(Array.isArray(x.pointRadius) && x.pointRadius.some((r) => r > 0), x.label);
+  }
+});

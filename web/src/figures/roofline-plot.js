@@ -49,7 +49,7 @@ export default {
         return 0; // the chip has no rate for this format
       }
     };
-    const tensorPeak = peakOf(dtype);
+    const tensorPeak = 1e12 / roof(1e12, 1).compute_time_s; // throws on a format the chip lacks
     const vectorPeak = peakOf('fp32') > 0 ? Math.min(peakOf('fp32'), tensorPeak) : tensorPeak;
     const specs = [
       ...ELEMENTWISE.map((e) => ({ name: e.name, flops: e.flopsPer * N, bytes: e.elemsPer * N * size, vector: true })),

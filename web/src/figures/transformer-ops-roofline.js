@@ -96,6 +96,7 @@ export default {
 
 // The ops as points on log-log roofline axes, under the two flat roofs.
 function drawRoofline(data, theme) {
+  // A kernel's colour is its roof's: memory- or compute-bound (group names that meaning).
   const pick = colours(theme);
   const [memory, compute] = [pick('memory'), pick('compute')];
   const xs = data.ops.map((o) => o.intensity);
@@ -103,16 +104,16 @@ function drawRoofline(data, theme) {
   const B = data.bandwidth, P = data.tensorPeak, V = data.vectorPeak;
   const pts = (pred) => data.ops.filter(pred).map((o) => ({ x: o.intensity, y: Math.min(o.peak_flops, o.intensity * B), o, label: o.name }));
   const datasets = [
-    line(memory, { label: `Memory roof: ${formatSI(B, 'B/s')} × intensity`, data: [{ x: lo, y: lo * B }, { x: P / B, y: P }] }),
-    line(compute, { label: `Tensor-core roof: ${formatSI(P, 'FLOP/s')} (${data.dtype}), matmuls`, data: [{ x: P / B, y: P }, { x: hi, y: P }] }),
+    line(memory, { label: `Memory roof: ${formatSI(B, 'B/s')} × intensity`, data: [{ x: lo, y: lo * B }, { x: P / B, y: P }], group: 'memory' }),
+    line(compute, { label: `Tensor-core roof: ${formatSI(P, 'FLOP/s')} (${data.dtype}), matmuls`, data: [{ x: P / B, y: P }, { x: hi, y: P }], group: 'compute' }),
   ];
   if (V && V < P) {
     datasets.push(line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(V, 'FLOP/s')} fp32, elementwise ops`, data: [{ x: V / B, y: V }, { x: hi, y: V }],
       borderDash: [8, 4] }));
   }
   datasets.push(
-    series(memory, { label: 'Memory-bound ops', data: pts((o) => o.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, pointLabels: true }),
-    series(compute, { label: 'Compute-bound ops', data: pts((o) => o.bound === 'compute'), pointStyle: 'rectRot', pointRadius: 7, pointLabels: true }),
+    series(memory, { label: 'Memory-bound ops', data: pts((o) => o.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, pointLabels: true, group: 'memory' }),
+    series(compute, { label: 'Compute-bound ops', data: pts((o) => o.bound === 'compute'), pointStyle: 'rectRot', pointRadius: 7, pointLabels: true, group: 'compute' }),
   );
   return chart(theme, {
     datasets,

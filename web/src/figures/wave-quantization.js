@@ -43,10 +43,10 @@ export default {
     };
     if (p.view === 'streamk') {
       const at = (key) => r.curve.map((q) => ({ x: q.blocks, y: q[key] }));
-      const dataParallel = at('data_parallel_tiles'), streamK = at('stream_k_tiles');
+      const dataParallel = at('data_parallel_tiles'), streamKTimes = at('stream_k_tiles');
       const ideal = [{ x: 0, y: 0 }, { x: r.curve.at(-1).blocks, y: r.curve.at(-1).blocks / r.slots }];
       return {
-        ...base, dataParallel, streamK, ideal,
+        ...base, dataParallel, streamKTimes, ideal,
         table: {
           columns: ['Grid size (tiles)', 'One tile per block (tile-times)', 'Stream-K (tile-times)', 'Perfect balance (tile-times)'],
           rows: r.curve.map((q) => [q.blocks, q.data_parallel_tiles, q.stream_k_tiles, q.blocks / r.slots]),
@@ -117,7 +117,7 @@ export default {
       return chart(theme, {
         datasets: [
           line(pick(), { label: 'One tile per block, or a persistent kernel looping over whole tiles: ceil(tiles ÷ slots)', data: data.dataParallel }),
-          line(pick('compute'), { label: 'Stream-K: ceil(tiles × iterations ÷ slots) + fix-ups', data: data.streamK, borderDash: [6, 3] }),
+          line(pick('compute'), { label: 'Stream-K: ceil(tiles × iterations ÷ slots) + fix-ups', data: data.streamKTimes, borderDash: [6, 3] }),
           line(pick('muted'), { label: 'Perfect balance: tiles ÷ slots', data: data.ideal, borderDash: [2, 3], borderWidth: 1 }),
           series(pick(), { label: `Your grid, one tile per block: ${sk.data_parallel_tiles} tile-times`, data: here(sk.data_parallel_tiles),
             pointStyle: 'star', pointRadius: 11, borderWidth: 3, clip: false }),
