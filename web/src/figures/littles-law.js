@@ -73,9 +73,8 @@ export default {
     if (data.probe) {
       const one = data.probe.one;
       datasets.push(series(theme.palette[5], {
-        label: `Measured on this H200, one float4 per thread: 1 warp → ${formatSI(one.measured_bandwidth_Bps, 'B/s')} ` +
-          `(model ${formatSI(one.predicted_bandwidth_Bps, 'B/s')}): latency seen ${formatSI(one.effective_latency_s, 's')}, ` +
-          `${(100 * one.extra_latency).toFixed(0)}% above the unloaded ${formatSI(data.latency, 's')}`,
+        label: `Measured on an H200, float4: 1 warp → ${formatSI(one.measured_bandwidth_Bps, 'B/s')}, ` +
+          `latency seen ${formatSI(one.effective_latency_s, 's')} (+${(100 * one.extra_latency).toFixed(0)}%)`,
         data: data.probe.points, showLine: true, pointStyle: 'crossRot', pointRadius: 6, borderWidth: 2,
       }));
     }

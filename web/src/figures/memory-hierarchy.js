@@ -15,6 +15,20 @@ function bytes(x) {
   const [scale, unit] = units.find(([s]) => x >= s) ?? [1, 'B'];
   return `${Number((x / scale).toPrecision(3))} ${unit}`;
 }
+// Word-wrapped lines of at most `width` characters, for multi-line axis labels that fit a phone.
+function wrap(text, width = 26) {
+  const lines = [];
+  for (const word of text.split(' ')) {
+    if (lines.length && (lines.at(-1) + ' ' + word).length <= width) lines[lines.length - 1] += ' ' + word;
+    else lines.push(word);
+  }
+  return lines;
+}
+// "L2 cache (measured on an H200)" when the bandwidth was measured on a GPU other than `gpu`.
+function pointLabel(l, gpu) {
+  const on = /measured on an? ([^:(]+)/.exec(l.bandwidth_source ?? '')?.[1]?.trim();
+  return on && !on.split(' ').every((w) => gpu.includes(w)) ? `${l.name} (measured on ${on})` : l.name;
+}
 const FORMAT_LABEL = { fp64: 'fp64', fp32: 'fp32 (tensor cores: tf32)', fp16: 'fp16', bf16: 'bf16', fp8: 'fp8', int8: 'int8 (op/s)' };
 
 export default {
@@ -67,9 +81,10 @@ export default {
     const levelColours = [pick(), pick(), pick(), pick('memory')];
     if (data.view === 'pyramid') {
       const datasets = data.levels.map((l, i) => series(levelColours[i], {
-        label: `${l.name}: ${bytes(l.capacity_bytes)}${l.per_sm ? ` (${bytes(l.capacity_per_sm_bytes)} per SM)` : ''}, ${formatSI(l.bandwidth_Bps, 'B/s')}` +
-          (l.bandwidth_source ? ` (bandwidth: ${l.bandwidth_source})` : ''),
-        data: [{ x: l.capacity_bytes, y: l.bandwidth_Bps, l, label: l.name }], pointStyle: STYLES[i], pointRadius: 9, pointLabels: true,
+        label: `${l.name}: ${bytes(l.capacity_bytes)}${l.per_sm ? ` (${bytes(l.capacity_per_sm_bytes)} per SM)` : ''}, ${formatSI(l.bandwidth_Bps, 'B/s')}`,
+        // On the chart, a bandwidth measured on another GPU names it; every source is in the
+        // tooltip and the data table.
+        data: [{ x: l.capacity_bytes, y: l.bandwidth_Bps, l, label: pointLabel(l, data.name) }], pointStyle: STYLES[i], pointRadius: 9, pointLabels: true,
       }));
       datasets.push(line(pick('muted'), { label: 'From the arithmetic units outwards', data: data.levels.map((l) => ({ x: l.capacity_bytes, y: l.bandwidth_Bps, l })),
         borderWidth: 1, borderDash: [4, 4] }));
@@ -80,7 +95,7 @@ export default {
           x: log('Capacity, whole GPU (B)', { unit: 'B', range: [Math.min(...xs) / 4, Math.max(...xs) * 4] }),
           y: log('Bandwidth (B/s)', { unit: 'B/s', range: [Math.min(...ys) / 3, Math.max(...ys) * 3] }),
         },
-        tooltip: (ctx) => `${ctx.raw.l.name}: ${bytes(ctx.raw.x)}, ${formatSI(ctx.raw.y, 'B/s')}`,
+        tooltip: (ctx) => `${ctx.raw.l.name}: ${bytes(ctx.raw.x)}, ${formatSI(ctx.raw.y, 'B/s')} (${ctx.raw.l.bandwidth_source || 'source not given'})`,
       });
     }
     if (data.view === 'latency') {
@@ -88,8 +103,8 @@ export default {
       return chart(theme, {
         type: 'bar', indexAxis: 'y',
         // Two-line labels: the value, then where it was measured.
-        labels: levels.map((l) => [`${l.name}: ${formatSI(l.latency_s, 's')} (${Math.round(l.latency_cycles)} cycles)`,
-          l.latency_source || 'source not given']),
+        labels: levels.map((l) => [`${l.name.replace(' (device memory)', '')}:`, `${formatSI(l.latency_s, 's')} (${Math.round(l.latency_cycles)} cycles)`,
+          ...wrap(l.latency_source || 'source not given')]),
         datasets: [{ label: 'Load-to-use latency, unloaded (registers are read within the instruction)', data: levels.map((l) => l.latency_s),
           backgroundColor: levels.map((l) => levelColours[data.levels.indexOf(l)]), borderColor: theme.text, borderWidth: 1 }],
         scales: {

@@ -90,15 +90,13 @@ export default {
     const summary = `${data.blocks} blocks on ${data.sms} SMs × ${data.perSm}: ${data.waves} wave${data.waves === 1 ? '' : 's'}, ${pct(100 * data.utilization)} busy`;
     const pick = colours(theme);
     const sk = data.streamK;
-    const skSummary = `Stream-K: ${sk.iters_per_worker} of ${sk.iters_per_tile} MAC iterations per SM` +
-      (sk.fixups ? ` + ${sk.fixups} fix-up${sk.fixups === 1 ? '' : 's'}` : '') + ` = ${sk.stream_k_tiles.toFixed(2)} tile-times`;
     if (data.view === 'curve') {
       const here = { x: data.blocks, y: 100 * data.utilization };
       const fullWaveGrids = data.curve.filter((q) => q.y === 100);
       return chart(theme, {
         datasets: [
-          line(pick(), { label: `One block per tile: busy share of slot-time, ${data.slots} slots per wave`, data: data.curve }),
-          line(pick('compute'), { label: `Stream-K (${sk.iters_per_tile} iterations per tile, fix-ups idle)`, data: data.streamKCurve,
+          line(pick(), { label: `One block per tile: busy share, ${data.slots} slots per wave`, data: data.curve }),
+          line(pick('compute'), { label: `Stream-K, ${sk.iters_per_tile} iterations per tile`, data: data.streamKCurve,
             borderDash: [6, 3] }),
           series(pick(), { label: 'Grids of whole waves (100%)', data: fullWaveGrids, pointStyle: 'triangle', pointRadius: 5, clip: false }),
           series(pick(), { label: `Your grid: ${summary}${data.truncated ? ' (beyond the plotted waves)' : ''}`, data: [here],
@@ -116,12 +114,12 @@ export default {
       const xMax = Math.max(data.dataParallel.at(-1).x, data.blocks);
       return chart(theme, {
         datasets: [
-          line(pick(), { label: 'One tile per block, or a persistent kernel looping over whole tiles: ceil(tiles ÷ slots)', data: data.dataParallel }),
-          line(pick('compute'), { label: 'Stream-K: ceil(tiles × iterations ÷ slots) + fix-ups', data: data.streamKTimes, borderDash: [6, 3] }),
+          line(pick(), { label: 'One tile per block (or persistent): ceil(tiles ÷ slots)', data: data.dataParallel }),
+          line(pick('compute'), { label: 'Stream-K: iterations split evenly, + fix-ups', data: data.streamKTimes, borderDash: [6, 3] }),
           line(pick('muted'), { label: 'Perfect balance: tiles ÷ slots', data: data.ideal, borderDash: [2, 3], borderWidth: 1 }),
-          series(pick(), { label: `Your grid, one tile per block: ${sk.data_parallel_tiles} tile-times`, data: here(sk.data_parallel_tiles),
+          series(pick(), { label: `Your grid, one tile per block: ${sk.data_parallel_tiles}`, data: here(sk.data_parallel_tiles),
             pointStyle: 'star', pointRadius: 11, borderWidth: 3, clip: false }),
-          series(pick(), { label: `Your grid, ${skSummary} (${sk.speedup.toFixed(2)}× faster)`, data: here(sk.stream_k_tiles),
+          series(pick(), { label: `Your grid, Stream-K: ${sk.stream_k_tiles.toFixed(2)} (${sk.speedup.toFixed(2)}× faster)`, data: here(sk.stream_k_tiles),
             pointStyle: 'rectRot', pointRadius: 8, borderWidth: 2, clip: false }),
         ],
         scales: {
@@ -141,6 +139,7 @@ export default {
     const bar = (label, values, fill) => series(fill, {
       label, data: values, borderWidth: 1, borderColor: theme.background, grouped: false, barPercentage: 0.9, categoryPercentage: 1,
     });
+    // Each kind of bar in its own colour, and only the kinds this grid has in the legend.
     const datasets = [bar('Full waves: every slot busy', rows(() => data.fullWaves > 0, [0, data.lastStart]), pick())];
     if (data.partial) {
       datasets.push(
@@ -149,10 +148,11 @@ export default {
         bar('Last wave: SM idle', rows((g) => g.n === 0, last), theme.grid),
       );
     }
+    for (let i = datasets.length - 1; i > 0; i--) if (datasets[i].data.every((v) => v === null)) datasets.splice(i, 1);
     const skRow = (span) => labels.map((_, i) => (i === groups.length ? span : null));
     const macEnd = sk.iters_per_worker / sk.iters_per_tile;
-    datasets.push(bar(`Stream-K: ${sk.iters_per_worker} MAC iterations per SM`, skRow([0, macEnd]), pick('compute')));
-    if (sk.fixup_iters > 0) datasets.push(bar(`Stream-K: fix-up of split tiles (${sk.fixups} × ${formatSI(sk.fixup_iters / sk.fixups, '')} iterations, assumed)`,
+    datasets.push(bar(`Stream-K: ${sk.iters_per_worker} of ${sk.iters_per_tile} iterations per SM`, skRow([0, macEnd]), pick('compute')));
+    if (sk.fixup_iters > 0) datasets.push(bar(`Stream-K: ${sk.fixups} fix-up${sk.fixups === 1 ? '' : 's'} (assumed cost)`,
       skRow([macEnd, sk.stream_k_tiles]), pick('muted')));
     return chart(theme, {
       type: 'bar', labels, datasets, indexAxis: 'y',
