@@ -35,7 +35,7 @@ export default {
   id: 'memory-hierarchy',
   title: 'Where data lives and what computes on it',
   caption:
-    'Each memory level of one GPU, from the registers beside the arithmetic units out to HBM, with the source of every value: datasheet, whitepaper, a derivation, or a microbenchmark and the GPU it ran on (no latency has been published for the H100 SXM itself; the H200, the same chip with faster memory, was measured for this course). In the first view, watch bandwidth fall several-fold at each step outwards while capacity grows (the register file is as large as the L1); switch to latency to see why a load from HBM must be hidden; switch to compute and compare the tensor cores with the CUDA cores, format by format.',
+    'Each memory level of one GPU, from the registers beside the arithmetic units out to HBM, with the source of every value: datasheet, whitepaper, a derivation, or a microbenchmark and the GPU it ran on (the sources used here have no latency of the H100 SXM itself; the H200, the same chip with faster memory, was measured for this course). In the first view, watch bandwidth fall several-fold at each step outwards while capacity grows (the register file is as large as the L1); switch to latency to see why a load from HBM must be hidden; switch to compute and compare the tensor cores with the CUDA cores, format by format.',
   params: [
     { key: 'hardware', label: 'GPU', from: ['memory-hierarchy', 'hardware'], options: GPUS },
     {
