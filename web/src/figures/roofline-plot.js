@@ -105,7 +105,8 @@ export default {
       line(memory, { label: `Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data: data.memoryRoof, group: 'memory' }),
       // Where the dtype's peak is the vector peak itself (fp32 on NVIDIA), one roof serves every op.
       line(compute, { label: data.vectorRoof ? `Tensor-core roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for matmuls`
-        : `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}, vector units), for every op`, data: data.computeRoof, group: 'compute' }),
+        : `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for every op${data.dtype === 'fp32' ? ' (vector units)' : ' (no separate vector rate in the table)'}`,
+        data: data.computeRoof, group: 'compute' }),
       ...(data.vectorRoof ? [line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(data.vectorPeak, 'FLOP/s')} fp32, for elementwise ops; ridge ${formatSI(data.vectorRidge, 'FLOP/B')}`,
         data: data.vectorRoof, borderDash: [8, 4] })] : []),
       line(muted, { label: `Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, data: [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], borderDash: [4, 4] }),
