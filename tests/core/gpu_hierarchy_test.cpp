@@ -130,3 +130,21 @@ TEST(ComputeUnits, ModelOnTableRow) {
     EXPECT_EQ(e.field, "tensor_format");
   }
 }
+
+TEST(MemoryHierarchy, EveryValueNamesItsSource) {
+  // No row may pass one GPU's measurement off as another's: a latency or L2 bandwidth that was
+  // not measured on the row's own GPU names the GPU it was measured on.
+  for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "h100-pcie"}) {
+    const json h = calc("memory-hierarchy", {{"hardware", id}});
+    for (const auto& l : h["levels"]) {
+      EXPECT_FALSE(l["capacity_source"].get<std::string>().empty()) << id << " " << l["id"];
+      EXPECT_FALSE(l["bandwidth_source"].get<std::string>().empty()) << id << " " << l["id"];
+      if (!l["latency_s"].is_null()) {
+        EXPECT_NE(l["latency_source"].get<std::string>().find("measured on"), std::string::npos) << id << l["id"];
+      }
+    }
+  }
+  const json h100 = calc("memory-hierarchy", {{"hardware", "h100-sxm"}});
+  EXPECT_NE(h100["levels"][2]["bandwidth_source"].get<std::string>().find("H200"), std::string::npos);
+  EXPECT_NE(h100["levels"][3]["latency_source"].get<std::string>().find("H100 PCIe"), std::string::npos);
+}

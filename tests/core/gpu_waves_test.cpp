@@ -114,3 +114,57 @@ TEST(Waves, ModelOnTableRow) {
   EXPECT_TRUE(big.curve_truncated);
   EXPECT_THROW(mlsys::waves_on(*mlsys::find_accelerator("tpu-v4"), 10, 1, std::nullopt), mlsys::InputError);
 }
+
+// Stream-K (Osama, Merrill, Cecka, Garland, Owens, PPoPP 2023, arXiv:2301.03598): "partitioning
+// an even share of the aggregate inner loop iterations among physical processing elements".
+TEST(StreamK, ClosedForm) {
+  // 133 tiles of 32 MAC iterations on 132 workers: data-parallel (and a persistent kernel
+  // looping over whole tiles) needs ceil(133 / 132) = 2 tile-times; Stream-K gives each worker
+  // ceil(133 · 32 / 132) = 33 iterations, one tile is split, so one fix-up: (33 + 1) / 32.
+  const auto s = mlsys::stream_k(133, 132, 32, 1.0);
+  EXPECT_EQ(s.total_iters, 4256);
+  EXPECT_EQ(s.iters_per_worker, 33);
+  EXPECT_TRUE(s.split);
+  EXPECT_EQ(s.fixups, 1);
+  EXPECT_DOUBLE_EQ(s.data_parallel_tiles, 2.0);
+  EXPECT_DOUBLE_EQ(s.stream_k_tiles, 34.0 / 32.0);
+  EXPECT_DOUBLE_EQ(s.ideal_tiles, 133.0 / 132.0);
+  EXPECT_DOUBLE_EQ(s.speedup, 2.0 / (34.0 / 32.0));
+  // Whole waves: nothing is split and Stream-K equals data-parallel.
+  const auto w = mlsys::stream_k(264, 132, 32, 5.0);
+  EXPECT_FALSE(w.split);
+  EXPECT_DOUBLE_EQ(w.stream_k_tiles, 2.0);
+  EXPECT_DOUBLE_EQ(w.speedup, 1.0);
+  // Fewer tiles than workers: each share (ceil(10 · 32 / 132) = 3 iterations) is a slice of a
+  // tile, and the worker finishing a tile adds ceil(32 / 3) = 11 partials.
+  const auto f = mlsys::stream_k(10, 132, 32, 1.0);
+  EXPECT_EQ(f.iters_per_worker, 3);
+  EXPECT_EQ(f.fixups, 11);
+  EXPECT_DOUBLE_EQ(f.stream_k_tiles, 14.0 / 32.0);
+  EXPECT_DOUBLE_EQ(f.data_parallel_tiles, 1.0);
+}
+
+TEST(StreamK, NeverWorseThanDataParallelWithoutFixupCost) {
+  // With a free fix-up, an even split of the iterations can only shorten the busiest worker.
+  for (long long tiles = 1; tiles <= 300; ++tiles)
+    for (long long iters : {1LL, 4LL, 32LL}) {
+      const auto s = mlsys::stream_k(tiles, 132, iters, 0.0);
+      EXPECT_LE(s.stream_k_tiles, s.data_parallel_tiles + 1e-12) << tiles << " " << iters;
+      EXPECT_GE(s.stream_k_tiles, s.ideal_tiles - 1e-12);
+    }
+}
+
+TEST(StreamK, InTheWavesCalculator) {
+  const json r = calc("waves", {{"hardware", "h100-sxm"}, {"blocks", 133}});
+  EXPECT_EQ(r["stream_k"]["iters_per_tile"], 32);
+  EXPECT_DOUBLE_EQ(r["stream_k"]["data_parallel_tiles"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(r["stream_k"]["stream_k_tiles"].get<double>(), 34.0 / 32.0);
+  for (const auto& q : r["curve"]) {
+    const auto s = mlsys::stream_k(q["blocks"].get<long long>(), 132, 32, 1.0);
+    EXPECT_DOUBLE_EQ(q["stream_k_tiles"].get<double>(), s.stream_k_tiles);
+    EXPECT_DOUBLE_EQ(q["data_parallel_tiles"].get<double>(), static_cast<double>(q["waves"].get<long long>()));
+  }
+  EXPECT_THROW(calc("waves", {{"hardware", "h100-sxm"}, {"blocks", 2000000000}, {"iters_per_tile", 1000000}}),
+               mlsys::InputError);
+  EXPECT_THROW(calc("waves", {{"hardware", "h100-sxm"}, {"blocks", 133}, {"fixup_iters", -1}}), mlsys::InputError);
+}

@@ -63,3 +63,13 @@ TEST(Matmul, WithoutHardwareHasNoTime) {
   EXPECT_DOUBLE_EQ(r["bytes"].get<double>(), (8 + 12 + 6) * 4.0);
   EXPECT_FALSE(r.contains("time_s"));
 }
+
+TEST(Roofline, NoOverlapUpperBound) {
+  // Williams et al. assume full overlap, max(F/P, Q/B); with none the kernel takes F/P + Q/B.
+  const auto r = mlsys::roofline(2e12, 1e10, 1e15, 2e12);  // 2 ms compute, 5 ms memory
+  EXPECT_DOUBLE_EQ(r.time_s, 5e-3);
+  EXPECT_DOUBLE_EQ(r.time_no_overlap_s, 7e-3);
+  const json c = calc("roofline", {{"hardware", "h100-sxm"}, {"dtype", "bf16"}, {"flops", 1e12}, {"bytes", 1e9}});
+  EXPECT_DOUBLE_EQ(c["time_no_overlap_s"].get<double>(),
+                   c["compute_time_s"].get<double>() + c["memory_time_s"].get<double>());
+}

@@ -34,6 +34,8 @@ const CASES = [
   { id: 'activation-memory-vs-seq', axes: ['x', 'y'], vary: ['tp', 'sequence_parallel'] },
   { id: 'checkpointing-tradeoff', axes: ['x', 'y'], vary: ['seq', 'flash_attention'] },
   { id: 'step-memory-timeline', axes: ['y'], vary: ['zero_stage', 'recompute', 'persistent_grads'] },
+  { id: 'wave-quantization', view: { view: 'streamk' }, axes: ['x', 'y'], vary: ['fixup_iters', 'iters_per_tile'] },
+  { id: 'littles-law', axes: ['x'], vary: ['bytes_per_warp'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

@@ -76,18 +76,34 @@ test('wave-quantization: one block past a full wave halves utilization (H100, 13
 
 test('wave-quantization: the timeline places the last wave breadth first', () => {
   const d = run(waveQuantization, { view: 'timeline', blocks: 300, blocks_per_sm: 2 });
-  // 300 blocks, 264 slots: one full wave and 36 blocks on 36 SMs in the second.
+  // 300 blocks, 264 slots: one full wave and 36 blocks on 36 SMs in the second; the SMs are
+  // grouped by schedule (SMs 0-35 run one block of the last wave, 36-131 none).
   assert.equal(d.waves, 2);
   assert.equal(d.fullWaves, 1);
-  assert.equal(d.lastBySm.filter((n) => n === 1).length, 36);
-  assert.equal(d.lastBySm.filter((n) => n === 0).length, 96);
-  assert.equal(d.lastBySm.reduce((a, n) => a + n, 0), 300 - 264);
+  assert.deepEqual(d.groups.map((g) => [g.from, g.to, g.n]), [[0, 35, 1], [36, 131, 0]]);
   const cfg = waveQuantization.draw(d, THEME);
   assert.equal(cfg.options.indexAxis, 'y');
-  assert.equal(cfg.data.labels.length, 132);
-  const idle = cfg.data.datasets.find((x) => /idle$/.test(x.label) && /SM idle/.test(x.label));
-  assert.equal(idle.data.filter((v) => v !== null).length, 96);
-  assert.deepEqual(idle.data.find((v) => v !== null), [1, 2]);
+  assert.deepEqual(cfg.data.labels, ['SMs 0–35 (36 SMs)', 'SMs 36–131 (96 SMs)', 'Stream-K, all 132 SMs']);
+  const idle = cfg.data.datasets.find((x) => /SM idle/.test(x.label));
+  assert.deepEqual(idle.data, [null, [1, 2], null]);
+  // Every legend entry has its own colour (no two entries look alike).
+  const fills = cfg.data.datasets.map((x) => x.backgroundColor);
+  assert.equal(new Set(fills).size, fills.length);
+});
+
+test('wave-quantization: one block past a whole wave gets its own row and colour', () => {
+  // 133 blocks on 132 SMs: SM 0 runs the lone block of the second wave, in a colour that no
+  // full-wave bar has; Stream-K finishes in (33 + 1) / 32 tile-times instead of 2.
+  const d = run(waveQuantization, { view: 'timeline', blocks: 133, blocks_per_sm: 1, hardware: 'h100-sxm' });
+  assert.deepEqual(d.groups.map((g) => [g.label, g.n]), [['SM 0 (1 SM)', 1], ['SMs 1–131 (131 SMs)', 0]]);
+  const cfg = waveQuantization.draw(d, THEME);
+  const full = cfg.data.datasets[0], tail = cfg.data.datasets.find((x) => /Last wave: every slot/.test(x.label));
+  assert.deepEqual(tail.data, [[1, 2], null, null]);
+  assert.notEqual(tail.backgroundColor, full.backgroundColor);
+  assert.equal(d.streamK.stream_k_tiles, 34 / 32);
+  const sk = run(waveQuantization, { view: 'streamk', blocks: 133 });
+  const star = waveQuantization.draw(sk, THEME).data.datasets.filter((x) => /Your grid/.test(x.label)).map((x) => x.data[0].y);
+  assert.deepEqual(star, [2, 34 / 32]);
 });
 
 test('wave-quantization: more blocks per SM than the GPU holds is an error on blocks_per_sm', () => {
@@ -178,4 +194,39 @@ test('memory-hierarchy: tensor cores against CUDA cores (A100 whitepaper ratios)
   const cfg = memoryHierarchy.draw(d, THEME);
   assert.equal(cfg.data.datasets.length, 2);
   assert.match(cfg.data.labels.find((l) => l.startsWith('int8')), /tensor cores only/);
+});
+
+// --- sources and the probe (issue 22) ----------------------------------------------------
+
+test('memory-hierarchy: every value shows its source, and the H100 SXM names the GPUs it borrows from', () => {
+  const d = run(memoryHierarchy, { hardware: 'h100-sxm', view: 'pyramid' });
+  const at = (col) => d.table.columns.indexOf(col);
+  for (const col of ['Capacity source', 'Bandwidth source', 'Latency source']) assert.ok(at(col) > 0, col);
+  for (const row of d.table.rows) for (const col of ['Capacity source', 'Bandwidth source', 'Latency source']) assert.notEqual(row[at(col)], '—', `${row[0]} ${col}`);
+  const l2 = d.table.rows.find((r) => r[0] === 'L2 cache');
+  assert.match(l2[at('Bandwidth source')], /measured on an H200/);
+  assert.match(l2[at('Latency source')], /measured on an H100 PCIe/);
+  const lat = memoryHierarchy.draw(run(memoryHierarchy, { hardware: 'h100-sxm', view: 'latency' }), THEME);
+  for (const label of lat.data.labels) assert.match(label.slice(2).join(' '), /measured on/);
+});
+
+test("littles-law: the H200 shows the probe's measurements below the model; other GPUs do not", () => {
+  const d = run(littlesLaw, { hardware: 'h200-sxm', bytes_per_warp: 512 });
+  const probe = engine.calc('latency-hiding', { hardware: 'h200-sxm' }).probe;
+  assert.deepEqual(d.probe.points.map((p) => p.y), probe.points.map((q) => q.measured_bandwidth_Bps));
+  for (const p of d.probe.points) {
+    const model = d.series.find((s) => s.bytes === 512).points.find((q) => q.x === p.x).y;
+    assert.ok(p.y < model, `${p.x} warps: measured ${p.y} below the model ${model}`);
+  }
+  assert.ok(d.probe.one.extra_latency > 0.3, 'one warp per SM already sees ~40 % more latency');
+  const cfg = littlesLaw.draw(d, THEME);
+  assert.ok(cfg.data.datasets.some((x) => /Measured on an H200/.test(x.label)));
+  assert.equal(run(littlesLaw, { hardware: 'h100-sxm' }).probe, null);
+});
+
+test("littles-law: every load width's line carries the marker its legend shows", () => {
+  const cfg = littlesLaw.draw(run(littlesLaw), THEME);
+  for (const x of cfg.data.datasets.slice(0, 5)) {
+    assert.ok(Array.isArray(x.pointRadius) && x.pointRadius.some((r) => r > 0), x.label);
+  }
 });

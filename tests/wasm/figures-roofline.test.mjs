@@ -227,3 +227,45 @@ test('transformer-ops-roofline: bar datasets split by bound, the legend explains
 test('transformer-ops-roofline: heads must divide hidden', () => {
   assert.throws(() => run(transformerOps, { hidden: 4096, heads: 3 }), isEngineError('heads'));
 });
+
+// --- one rule for the roof an op sits under (issue 22) ------------------------------------
+
+test('roofline-plot: matmuls under the tensor-core roof, elementwise ops under the fp32 vector roof, both drawn', () => {
+  const d = run(rooflinePlot, { hardware: 'h100-sxm', dtype: 'bf16' });
+  const hw = engine.calc('hardware', { id: 'h100-sxm' });
+  close(d.peak, hw.peak_flops.bf16);
+  close(d.vectorPeak, hw.peak_flops.fp32);
+  for (const k of d.kernels) {
+    assert.equal(k.unit, k.vector ? 'CUDA cores (vector)' : 'tensor cores', k.name);
+    assert.ok(k.attainable <= (k.vector ? d.vectorPeak : d.peak) * (1 + 1e-12), k.name);
+    assert.ok(k.noOverlap >= k.time && k.noOverlap <= 2 * k.time * (1 + 1e-12), `${k.name}: max <= sum <= 2 max`);
+  }
+  const labels = rooflinePlot.draw(d, THEME).data.datasets.map((x) => x.label);
+  assert.ok(labels.some((l) => /^Tensor-core roof/.test(l)) && labels.some((l) => /^CUDA-core \(vector\) roof/.test(l)), labels.join(' | '));
+  // The same rule as the transformer-ops calculator: its layer norm runs at the same peak.
+  const ops = engine.calc('transformer-ops', { hardware: 'h100-sxm', dtype: 'bf16' }).ops;
+  close(ops.find((o) => o.name === 'ln1').peak_flops, d.vectorPeak);
+  close(ops.find((o) => o.name === 'mlp_up').peak_flops, d.peak);
+  // In fp32 the matmuls run on the vector units too: one flat roof.
+  const f = run(rooflinePlot, { hardware: 'h100-sxm', dtype: 'fp32' });
+  assert.equal(f.vectorRoof, null);
+  assert.ok(!rooflinePlot.draw(f, THEME).data.datasets.some((x) => /CUDA-core/.test(x.label)));
+});
+
+test('roofline-plot: every kernel is labelled on the chart', () => {
+  const cfg = rooflinePlot.draw(run(rooflinePlot), THEME);
+  const points = cfg.data.datasets.filter((x) => x.pointLabels).flatMap((x) => x.data);
+  assert.equal(points.length, run(rooflinePlot).kernels.length);
+  for (const p of points) assert.ok(typeof p.label === 'string' && p.label.length > 0);
+});
+
+test('transformer-ops-roofline: the roofline view puts each op under its own roof and labels it', () => {
+  const d = run(transformerOps, { view: 'roofline', hardware: 'h100-sxm', dtype: 'bf16' });
+  const cfg = transformerOps.draw(d, THEME);
+  assertChartSubset('transformer-ops-roofline', cfg);
+  const labels = cfg.data.datasets.map((x) => x.label);
+  assert.ok(labels.some((l) => /^Tensor-core roof/.test(l)) && labels.some((l) => /^CUDA-core \(vector\) roof/.test(l)));
+  const points = cfg.data.datasets.filter((x) => x.pointLabels).flatMap((x) => x.data);
+  assert.equal(points.length, d.ops.length);
+  for (const p of points) assert.ok(p.y <= p.o.peak_flops * (1 + 1e-12) && p.label === p.o.name);
+});

@@ -48,12 +48,26 @@ MLSYS_DESCRIBE(WaveResult, MLSYS_OUT(slots, "", "SMs · blocks per SM"), MLSYS_O
                MLSYS_OUT(sms_high, "", "SMs with blocks_high; others one less"),
                MLSYS_OUT(sms_busy_last_wave, "", "SMs busy in the last wave"));
 MLSYS_DESCRIBE(WavePoint, MLSYS_OUT(blocks, "", "Grid size"), MLSYS_OUT(waves, "", "Waves it needs"),
-               MLSYS_OUT(utilization, "", "blocks / (waves · slots)"));
+               MLSYS_OUT(utilization, "", "blocks / (waves · slots)"),
+               MLSYS_OUT(data_parallel_tiles, "", "Time in tile-times, one tile per block: waves"),
+               MLSYS_OUT(stream_k_tiles, "", "Time in tile-times, Stream-K"));
+MLSYS_DESCRIBE(StreamK, MLSYS_OUT(iters_per_tile, "", "MAC iterations per tile (K / tile depth)"),
+               MLSYS_OUT(total_iters, "", "blocks · iters_per_tile"),
+               MLSYS_OUT(iters_per_worker, "", "ceil(total_iters / slots): the busiest worker"),
+               MLSYS_OUT(split, "", "Some tile is split between workers"),
+               MLSYS_OUT(fixups, "", "Partial tiles added on the critical path"),
+               MLSYS_OUT(fixup_iters, "", "fixups · fix-up cost, in MAC iterations"),
+               MLSYS_OUT(data_parallel_tiles, "", "ceil(blocks / slots), in tile-times"),
+               MLSYS_OUT(stream_k_tiles, "", "(iters_per_worker + fixup_iters) / iters_per_tile"),
+               MLSYS_OUT(ideal_tiles, "", "blocks / slots"),
+               MLSYS_OUT(speedup, "", "data_parallel_tiles / stream_k_tiles"),
+               MLSYS_OUT(stream_k_utilization, "", "ideal_tiles / stream_k_tiles"));
 MLSYS_DESCRIBE(WavesOn, MLSYS_OUT(sms, "", "SMs the grid runs on"),
                MLSYS_OUT(blocks_per_sm, "", "Blocks each SM holds at once"), MLSYS_FLAT(r),
                MLSYS_OUT(idle_fraction, "", "1 − utilization"), MLSYS_OUT(curve, "", "Utilization against grid size"),
                MLSYS_OUT(curve_waves, "", "Waves the curve covers"),
-               MLSYS_OUT(curve_truncated, "", "waves > curve_waves"));
+               MLSYS_OUT(curve_truncated, "", "waves > curve_waves"),
+               MLSYS_OUT(stream_k, "", "The grid's tiles split evenly by Stream-K, one worker per slot"));
 
 MLSYS_DESCRIBE(LatencyHiding,
                MLSYS_OUT_AS("needed_bytes_in_flight", bytes_in_flight_needed, "B", "bandwidth · latency"),
@@ -66,12 +80,24 @@ MLSYS_DESCRIBE(LatencyHiding,
 MLSYS_DESCRIBE(LatencyPoint, MLSYS_OUT(warps_per_sm, "", "Resident warps per SM"),
                MLSYS_OUT(achieved_bandwidth_Bps, "B/s", "Bandwidth sustained"),
                MLSYS_OUT(fraction_of_peak, "", "achieved / peak"));
+MLSYS_DESCRIBE(LatencyProbePoint, MLSYS_OUT(warps_per_sm, "", "Resident warps per SM"),
+               MLSYS_OUT(measured_bandwidth_Bps, "B/s", "Read bandwidth measured"),
+               MLSYS_OUT(predicted_bandwidth_Bps, "B/s", "Little's law with the unloaded latency"),
+               MLSYS_OUT(effective_latency_s, "s", "SMs · warps · bytes per warp / measured"),
+               MLSYS_OUT(extra_latency, "", "effective / unloaded latency − 1"),
+               MLSYS_OUT(fraction_of_peak, "", "measured / datasheet peak"));
+MLSYS_DESCRIBE(LatencyProbe, MLSYS_OUT(hardware, "", "GPU measured"),
+               MLSYS_OUT(bytes_per_warp, "B", "32 threads × one float4"),
+               MLSYS_OUT(latency_s, "s", "Unloaded HBM latency, same run"),
+               MLSYS_OUT(bandwidth_Bps, "B/s", "Datasheet peak"), MLSYS_OUT(sms, "", "SMs"),
+               MLSYS_OUT(points, "", "One per warps-per-SM setting"));
 MLSYS_DESCRIBE(LatencyHidingOn, MLSYS_OUT(bandwidth_Bps, "B/s", "Peak memory bandwidth"),
                MLSYS_OUT(latency_s, "s", "Memory latency"), MLSYS_OUT(sms, "", "Number of SMs"),
                MLSYS_OUT(bytes_per_warp, "B", "Bytes in flight per warp"), MLSYS_FLAT(r),
                MLSYS_OUT(warps_needed_per_sm, "", "Whole warps per SM for peak"),
                MLSYS_OUT(max_warps_per_sm, "", "Warp slots of one SM"),
-               MLSYS_OUT(feasible, "", "Needed warps fit an SM"), MLSYS_OUT(curve, "", "Against warps per SM"));
+               MLSYS_OUT(feasible, "", "Needed warps fit an SM"), MLSYS_OUT(curve, "", "Against warps per SM"),
+               MLSYS_OUT(probe, "", "Measured on an H200 (tools/probes), whatever the hardware"));
 
 MLSYS_DESCRIBE(MemoryLevel, MLSYS_OUT(id, "", "registers, l1, l2 or hbm"), MLSYS_OUT(name, "", "Name of the level"),
                MLSYS_OUT(per_sm, "", "Private to each SM"),
@@ -81,7 +107,10 @@ MLSYS_DESCRIBE(MemoryLevel, MLSYS_OUT(id, "", "registers, l1, l2 or hbm"), MLSYS
                MLSYS_OUT_NULLABLE(latency_s, "s", "Load-to-use; null: registers"),
                MLSYS_OUT(basis, "", "Source of bandwidth and latency"));
 MLSYS_DESCRIBE(MemoryLevelOn, MLSYS_FLAT(level),
-               MLSYS_OUT_NULLABLE(latency_cycles, "cycles", "latency_s · boost clock; null: registers"));
+               MLSYS_OUT_NULLABLE(latency_cycles, "cycles", "latency_s · boost clock; null: registers"),
+               MLSYS_OUT(capacity_source, "", "Source of the capacity"),
+               MLSYS_OUT(bandwidth_source, "", "Source of the bandwidth, naming the GPU measured"),
+               MLSYS_OUT(latency_source, "", "Source of the latency, naming the GPU measured"));
 MLSYS_DESCRIBE(MemoryHierarchyOn, MLSYS_OUT(levels, "", "Memory levels, fastest first"),
                MLSYS_OUT(sms, "", "Number of SMs"), MLSYS_OUT(boost_clock_hz, "Hz", "SM boost clock"));
 
@@ -146,13 +175,23 @@ void add_gpu_calculators(Calculators& out) {
 
   out.add("waves",
           "Wave quantization of a grid of equal blocks: slots = SMs × blocks per SM, waves = ceil(blocks / slots), "
-          "last-wave and overall utilization, the last wave's placement on the SMs, and utilization against grid size.",
+          "last-wave and overall utilization, the last wave's placement on the SMs, and utilization against grid size; "
+          "and the same blocks as matmul tiles under Stream-K (Osama et al., PPoPP 2023): one persistent worker per "
+          "slot, each taking ceil(blocks · iters_per_tile / slots) MAC iterations, plus fixup_iters per partial tile "
+          "added on the critical path when a tile is split (an assumed cost).",
           {hardware_field(true), integer_field("blocks", "", "Blocks in the grid", 264, 1, 2147483647LL),  // gridDim.x
            integer_field("blocks_per_sm", "", "Blocks each SM holds at once (from the occupancy calculator)", 1, 1, 64),
-           sms_field()},
+           sms_field(),
+           integer_field("iters_per_tile", "", "Stream-K: MAC iterations per tile, K / tile depth (4096 / 128 = 32)",
+                         32, 1, 1 << 20),
+           number_field("fixup_iters", "",
+                        "Stream-K: cost of adding one partial tile, in MAC iterations (an assumption)", 1.0, 0.0,
+                        1e6)},
           [](const Inputs& in) {
+            if (in.integer("blocks") > (1LL << 40) / in.integer("iters_per_tile"))
+              throw InputError("iters_per_tile", "blocks × iters_per_tile must stay below 2^40 MAC iterations.");
             return waves_on(accelerator_of(in), in.integer("blocks"), in.integer("blocks_per_sm"),
-                            in.integer_if("sms"));
+                            in.integer_if("sms"), in.integer("iters_per_tile"), in.num("fixup_iters"));
           });
 
   out.add("latency-hiding",

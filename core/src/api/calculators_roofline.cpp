@@ -12,7 +12,8 @@ MLSYS_DESCRIBE(RooflineResult, MLSYS_OUT(intensity, "FLOP/B", "Arithmetic intens
                MLSYS_OUT(memory_time_s, "s", "Bytes / bandwidth"),
                MLSYS_OUT(time_s, "s", "Roofline time: the larger of the two"),
                MLSYS_OUT(bound, "", "compute or memory: the ceiling that sets the time"),
-               MLSYS_OUT(attainable_flops, "FLOP/s", "min(peak, intensity · bandwidth)"));
+               MLSYS_OUT(attainable_flops, "FLOP/s", "min(peak, intensity · bandwidth)"),
+               MLSYS_OUT(time_no_overlap_s, "s", "No-overlap upper bound: compute_time_s + memory_time_s"));
 
 MLSYS_DESCRIBE(MatmulCost, MLSYS_OUT(flops, "FLOP", "2·m·n·k"),
                MLSYS_OUT(bytes, "B", "(m·k + k·n + m·n) · element size: each matrix moved once"),

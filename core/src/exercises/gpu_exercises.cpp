@@ -178,7 +178,7 @@ Exercise wave_utilization(Rng& rng) {
   Exercise e;
   e.title = "Wave quantization of a tiled matmul";
   e.params = {{"hardware", hw->id}, {"blocks", blocks}, {"blocks_per_sm", per_sm}};
-  e.prompt = "A matmul with a " + format_int(m) + " × " + format_int(n) + " output is split into " +
+  e.prompt = "A matmul with an output of " + format_int(m) + " × " + format_int(n) + " is split into " +
              format_int(tile.m) + " × " + format_int(tile.n) +
              " tiles, one thread block per tile, and every tile takes the same time. The " + hw->name + " has " +
              format_int(sms) + " SMs, and " + format_int(per_sm) + (per_sm == 1 ? " block fits" : " blocks fit") +
@@ -219,7 +219,7 @@ Exercise bytes_in_flight(Rng& rng) {
            "among the SMs.";
   e.solution = "Target bandwidth = " + std::to_string(pct) + "% × " + format_number(c.bw_tbps, 4) + " TB/s = " +
                format_number(target_tbps, 4) + " TB/s. In flight over the chip = " + format_number(target_tbps, 4) +
-               "e12 B/s × " + format_number(c.latency_ns, 3) + "e-9 s = " +
+               " TB/s × " + format_number(c.latency_ns, 3) + " ns = " +
                format_number(target_tbps * 1e12 * c.latency_ns * 1e-9, 4) + " B; per SM ÷ " + format_int(c.sms) + " = " +
                format_number(per_sm_bytes, 4) + " B = " + format_number(e.answer, 4) + " KB.";
   return e;
@@ -251,7 +251,7 @@ Exercise warps_to_hide(Rng& rng) {
   e.hint = "Little's law gives the bytes each SM must keep in flight: bandwidth × latency ÷ SMs. One warp keeps 32 "
            "threads × bytes per load × loads per thread in flight.";
   const bool too_many = e.answer > field(*c.hw, "max_warps_per_sm");
-  e.solution = "Per SM: " + format_number(c.bw_tbps, 4) + "e12 × " + format_number(c.latency_ns, 3) + "e-9 ÷ " +
+  e.solution = "Per SM: " + format_number(c.bw_tbps, 4) + " TB/s × " + format_number(c.latency_ns, 3) + " ns ÷ " +
                format_int(c.sms) + " = " + format_number(per_sm, 4) + " bytes in flight. One warp: 32 × " +
                std::to_string(load.bytes) + " × " + std::to_string(ilp) + " = " + format_int(per_warp) +
                " bytes. Warps = " + format_number(per_sm, 4) + " ÷ " + format_int(per_warp) + " = " +

@@ -39,6 +39,26 @@ std::string chip_text(const Chip& c) {
 
 double log_uniform(Rng& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
 
+// "989.4 × 10¹²": a number shown with a power of ten, never in e-notation.
+std::string times_ten(double mantissa, int sig, int exponent) {
+  static const char* const kSup[] = {"\u2070", "\u00B9", "\u00B2", "\u00B3", "\u2074",
+                                     "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+  std::string digits;
+  for (char ch : std::to_string(exponent)) digits += kSup[ch - '0'];
+  return format_number(mantissa, sig) + " \u00D7 10" + digits;
+}
+
+// A byte count with an SI prefix, 3 significant digits: "9.1 MB", "21.1 GB".
+std::string si_bytes(double bytes) {
+  static const std::vector<std::pair<double, std::string>> prefixes = {
+      {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}, {1, "B"}};
+  for (const auto& [scale, unit] : prefixes)
+    if (bytes >= scale * 0.9995) return format_number(bytes / scale, 3) + " " + unit;
+  return format_number(bytes, 3) + " B";
+}
+
+std::string bytes_per_element(double s) { return format_number(s, 2) + (s == 1 ? " byte" : " bytes"); }
+
 Exercise ridge(Rng& rng) {
   const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3", "tf32"});
   Exercise e;
@@ -50,31 +70,36 @@ Exercise ridge(Rng& rng) {
   e.answer = c.peak_tflops * 1e12 / (c.bw_tbps * 1e12);
   e.hint = "The two roofs meet where intensity × bandwidth equals the peak: I* = peak FLOP/s ÷ bytes/s. Convert both "
            "to the same prefix first.";
-  e.solution = "I* = " + format_number(c.peak_tflops, 4) + "e12 FLOP/s ÷ " + format_number(c.bw_tbps, 4) +
-               "e12 B/s = " + format_number(e.answer, 4) + " FLOP/B. Kernels below this intensity are memory-bound.";
+  e.solution = "I* = " + times_ten(c.peak_tflops, 4, 12) + " FLOP/s ÷ " + times_ten(c.bw_tbps, 4, 12) +
+               " B/s = " + format_number(e.answer, 4) + " FLOP/B. Kernels below this intensity are memory-bound.";
   return e;
 }
 
 Exercise kernel_time(Rng& rng) {
   const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3"});
-  const double gflop = round_sig(log_uniform(rng, 1, 5000), 3);
-  const double intensity = log_uniform(rng, 0.5, 3000);
-  const double gbytes = round_sig(gflop / intensity, 3);
-  const double compute_us = gflop * 1e9 / (c.peak_tflops * 1e12) * 1e6;
-  const double memory_us = gbytes * 1e9 / (c.bw_tbps * 1e12) * 1e6;
+  // Redraw until the two times differ by a fifth, so that the smaller one (the wrong roof) is
+  // never accepted as the answer.
+  double gflop = 0, gbytes = 0, compute_us = 0, memory_us = 0;
+  do {
+    gflop = round_sig(log_uniform(rng, 1, 5000), 3);
+    gbytes = round_sig(gflop / log_uniform(rng, 0.5, 3000), 3);
+    compute_us = gflop * 1e9 / (c.peak_tflops * 1e12) * 1e6;
+    memory_us = gbytes * 1e9 / (c.bw_tbps * 1e12) * 1e6;
+  } while (std::max(compute_us, memory_us) < 1.2 * std::min(compute_us, memory_us));
   Exercise e;
   e.title = "Lower-bound a kernel's time";
   e.params = {{"dtype", c.dtype}, {"flops", gflop * 1e9}, {"bytes", gbytes * 1e9},
               {"peak_flops", c.peak_tflops * 1e12}, {"bandwidth_Bps", c.bw_tbps * 1e12}};
-  e.prompt = chip_text(c) + " A " + c.dtype + " kernel performs " + format_number(gflop, 3) + " GFLOP and moves " +
-             format_number(gbytes, 3) + " GB to and from HBM. What is the roofline lower bound on its run time, in " +
+  e.prompt = chip_text(c) + " A kernel in " + c.dtype + " performs " + format_number(gflop, 3) + " GFLOP and moves " +
+             si_bytes(gbytes * 1e9) + " to and from HBM. What is the roofline lower bound on its run time, in " +
              kMicro + "?";
   e.unit = kMicro;
   e.answer = std::max(compute_us, memory_us);
   e.hint = "Compute two times, FLOPs ÷ peak and bytes ÷ bandwidth. The kernel cannot finish before the longer one.";
-  e.solution = "Compute time = " + format_number(gflop, 3) + "e9 ÷ " + format_number(c.peak_tflops, 4) + "e12 = " +
-               format_number(compute_us, 4) + " " + kMicro + "; memory time = " + format_number(gbytes, 3) + "e9 ÷ " +
-               format_number(c.bw_tbps, 4) + "e12 = " + format_number(memory_us, 4) + " " + kMicro +
+  e.solution = "Compute time = " + times_ten(gflop, 3, 9) + " FLOP ÷ " + times_ten(c.peak_tflops, 4, 12) +
+               " FLOP/s = " + format_number(compute_us, 4) + " " + kMicro + "; memory time = " +
+               si_bytes(gbytes * 1e9) + " ÷ " + format_number(c.bw_tbps, 4) + " TB/s = " +
+               format_number(memory_us, 4) + " " + kMicro +
                ". The bound is the larger, " + format_number(e.answer, 4) + " " + kMicro + " (" +
                (compute_us >= memory_us ? "compute" : "memory") + "-bound).";
   return e;
@@ -91,14 +116,14 @@ Exercise matmul_intensity(Rng& rng) {
   e.title = "Intensity of a matmul";
   e.params = {{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}};
   e.prompt = "C = A·B with A of shape " + format_int(m) + "×" + format_int(k) + " and B of shape " + format_int(k) +
-             "×" + format_int(n) + ", all in " + dtype + " (" + format_number(s, 2) +
-             " bytes per element). If each matrix crosses HBM exactly once, what is the arithmetic intensity in FLOP/B?";
+             "×" + format_int(n) + ", all in " + dtype + " (" + bytes_per_element(s) +
+             " per element). If each matrix crosses HBM exactly once, what is the arithmetic intensity in FLOP/B?";
   e.unit = "FLOP/B";
   e.answer = flops / bytes;
   e.hint = "FLOPs = 2·m·n·k (a multiply and an add per term). Bytes = (m·k + k·n + m·n) × bytes per element.";
   e.solution = "FLOPs = 2 × " + format_int(m) + " × " + format_int(n) + " × " + format_int(k) + " = " +
-               format_number(flops, 4) + "; bytes = (" + format_int(1.0 * m * k) + " + " + format_int(1.0 * k * n) +
-               " + " + format_int(1.0 * m * n) + ") × " + format_number(s, 2) + " = " + format_number(bytes, 4) +
+               format_int(flops) + "; bytes = (" + format_int(1.0 * m * k) + " + " + format_int(1.0 * k * n) +
+               " + " + format_int(1.0 * m * n) + ") × " + format_number(s, 2) + " = " + format_int(bytes) +
                "; intensity = " + format_number(e.answer, 4) + " FLOP/B.";
   return e;
 }
@@ -115,14 +140,14 @@ Exercise crossover_batch(Rng& rng) {
   e.title = "When does a weight matmul become compute-bound?";
   e.params = {{"d", d}, {"dtype", c.dtype}, {"peak_flops", c.peak_tflops * 1e12}, {"bandwidth_Bps", c.bw_tbps * 1e12}};
   e.prompt = chip_text(c) + " A layer multiplies a batch of b token vectors (b×" + format_int(d) +
-             ") by a " + format_int(d) + "×" + format_int(d) + " weight matrix, all in " + c.dtype +
+             ") by a weight matrix of shape " + format_int(d) + "×" + format_int(d) + ", all in " + c.dtype +
              ". Counting each matrix once through HBM, what is the smallest whole batch b at which it is compute-bound?";
   e.unit = "";
   e.answer = std::ceil(b_exact);
   e.integer = true;
   e.hint = "Write the intensity as a function of b: 2·b·d² FLOPs over (2·b·d + d²)·bytes-per-element bytes. Set it "
            "equal to the ridge point peak ÷ bandwidth and solve for b.";
-  e.solution = "Ridge R = " + format_number(c.peak_tflops, 4) + "e12 ÷ " + format_number(c.bw_tbps, 4) + "e12 = " +
+  e.solution = "Ridge R = " + format_number(c.peak_tflops, 4) + " TFLOP/s ÷ " + format_number(c.bw_tbps, 4) + " TB/s = " +
                format_number(ridge, 4) + " FLOP/B. For b ≪ d the intensity is about 2b/s, so the crossover batch is close to "
                "s·R/2. Exactly, intensity 2bd/(s(2b+d)) ≥ R gives b ≥ s·R·d / (2(d − s·R)) = " +
                format_number(b_exact, 4) + ", so b = " + format_int(e.answer) + ".";
@@ -147,8 +172,8 @@ Exercise elementwise(Rng& rng) {
   e.hint = "It does 1 FLOP per element but moves three elements (read a, read b, write c): it is deeply memory-bound, "
            "so time = bytes ÷ bandwidth.";
   e.solution = "Its intensity is 1/(3×" + format_number(s, 2) + ") FLOP/B, far below any ridge point. Bytes = 3 × " +
-               format_int(n) + " × " + format_number(s, 2) + " = " + format_number(bytes, 4) + " B; time = " +
-               format_number(bytes, 4) + " ÷ " + format_number(c.bw_tbps, 4) + "e12 B/s = " + format_number(e.answer, 4) +
+               format_int(n) + " × " + format_number(s, 2) + " = " + format_int(bytes) + " B; time = " +
+               format_int(bytes) + " B ÷ " + times_ten(c.bw_tbps, 4, 12) + " B/s = " + format_number(e.answer, 4) +
                " " + kMicro + ".";
   return e;
 }

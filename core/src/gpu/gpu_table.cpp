@@ -115,7 +115,8 @@ OccupancyCurve occupancy_curve_on(const Accelerator& a, const KernelResources& b
   return c;
 }
 
-WavesOn waves_on(const Accelerator& a, long long blocks, long long per_sm, std::optional<long long> sms_given) {
+WavesOn waves_on(const Accelerator& a, long long blocks, long long per_sm, std::optional<long long> sms_given,
+                 long long iters_per_tile, double fixup_iters) {
   long long sms = 0;
   if (sms_given) {
     sms = *sms_given;
@@ -130,8 +131,17 @@ WavesOn waves_on(const Accelerator& a, long long blocks, long long per_sm, std::
                                           format_int(number_of(a, "max_blocks_per_sm")) + " blocks at once.");
   const WaveResult r = waves(blocks, sms, per_sm);
   const long long curve_waves = std::min(std::max(r.waves + 1, 4LL), kMaxCurveWaves);
-  return {sms, per_sm, r, 1.0 - r.utilization, wave_curve(sms, per_sm, curve_waves), curve_waves,
-          r.waves > curve_waves};
+  std::vector<WavePoint> curve = wave_curve(sms, per_sm, curve_waves);
+  const long long workers = sms * per_sm;
+  for (auto& q : curve) {
+    const StreamK s = stream_k(q.blocks, workers, iters_per_tile, fixup_iters);
+    q.data_parallel_tiles = s.data_parallel_tiles;
+    q.stream_k_tiles = s.stream_k_tiles;
+  }
+  return {sms,         per_sm,
+          r,           1.0 - r.utilization,
+          std::move(curve), curve_waves,
+          r.waves > curve_waves, stream_k(blocks, workers, iters_per_tile, fixup_iters)};
 }
 
 LatencyHidingOn latency_hiding_on(const Accelerator& a, double warps, double per_warp,
@@ -159,7 +169,8 @@ LatencyHidingOn latency_hiding_on(const Accelerator& a, double warps, double per
     curve.push_back({w, c.achieved_bandwidth_Bps, c.fraction_of_peak});
   }
   const double needed = std::ceil(r.warps_needed_per_sm - 1e-9);
-  return {bandwidth, latency, sms, per_warp, r, needed, max_warps, needed <= max_warps, std::move(curve)};
+  return {bandwidth, latency, sms, per_warp, r, needed, max_warps, needed <= max_warps, std::move(curve),
+          h200_latency_probe()};
 }
 
 GpuMemorySpec gpu_memory_spec_of(const Accelerator& a) {
@@ -190,8 +201,12 @@ GpuMemorySpec gpu_memory_spec_of(const Accelerator& a) {
 MemoryHierarchyOn memory_hierarchy_on(const Accelerator& a) {
   const GpuMemorySpec g = gpu_memory_spec_of(a);
   MemoryHierarchyOn h{{}, g.sms, g.boost_clock_hz};
+  const nlohmann::json none = nlohmann::json::object();
+  const nlohmann::json& sources = a.json().contains("hierarchy_sources") ? a.json().at("hierarchy_sources") : none;
+  const auto source = [&](const std::string& key) { return sources.value(key, std::string()); };
   for (const auto& l : memory_hierarchy(g))
-    h.levels.push_back({l, l.latency_s ? std::optional<double>(*l.latency_s * g.boost_clock_hz) : std::nullopt});
+    h.levels.push_back({l, l.latency_s ? std::optional<double>(*l.latency_s * g.boost_clock_hz) : std::nullopt,
+                        source(l.id + "_capacity"), source(l.id + "_bandwidth"), source(l.id + "_latency")});
   return h;
 }
 

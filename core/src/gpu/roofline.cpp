@@ -16,6 +16,7 @@ RooflineResult roofline(double flops, double bytes, double peak_flops, double ba
   // At exactly the ridge both ceilings bind; call it compute-bound.
   r.bound = r.compute_time_s >= r.memory_time_s ? "compute" : "memory";
   r.attainable_flops = std::min(peak_flops, r.intensity * bandwidth_Bps);
+  r.time_no_overlap_s = r.compute_time_s + r.memory_time_s;
   return r;
 }
 

@@ -59,4 +59,24 @@ std::vector<WavePoint> wave_curve(long long sms, long long blocks_per_sm, long l
   return points;
 }
 
+StreamK stream_k(long long tiles, long long workers, long long iters_per_tile, double fixup_iters) {
+  StreamK s{};
+  s.iters_per_tile = iters_per_tile;
+  s.total_iters = tiles * iters_per_tile;
+  s.iters_per_worker = (s.total_iters + workers - 1) / workers;
+  // A worker's range [w·share, (w+1)·share) splits a tile unless every boundary falls on a
+  // tile edge: the share is a whole number of tiles, or one worker takes everything.
+  s.split = workers > 1 && s.iters_per_worker < s.total_iters && s.iters_per_worker % iters_per_tile != 0;
+  s.fixups = s.split ? (iters_per_tile + s.iters_per_worker - 1) / s.iters_per_worker : 0;
+  s.fixup_iters = static_cast<double>(s.fixups) * fixup_iters;
+  const double per_tile = static_cast<double>(iters_per_tile);
+  s.data_parallel_tiles = static_cast<double>((tiles + workers - 1) / workers);
+  s.stream_k_tiles = (static_cast<double>(s.iters_per_worker) + s.fixup_iters) / per_tile;
+  s.ideal_tiles = static_cast<double>(tiles) / static_cast<double>(workers);
+  s.speedup = s.data_parallel_tiles / s.stream_k_tiles;
+  s.stream_k_utilization = s.ideal_tiles / s.stream_k_tiles;
+  return s;
+}
+
 }  // namespace mlsys
+

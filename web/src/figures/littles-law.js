@@ -1,6 +1,8 @@
 // Latency hiding by Little's law: achieved HBM bandwidth against resident warps per SM, for
 // several amounts of data each warp keeps in flight. Each curve is one calc('latency-hiding')
-// call: min(peak, SMs × warps × bytes per warp / latency).
+// call: min(peak, SMs × warps × bytes per warp / latency). On the H200 the figure also shows
+// what the course's probe measured for float4 loads (the result's `probe`), so the gap between
+// the unloaded-latency model and real loads is visible.
 import { formatSI } from '../runtime/format.js';
 import { chart, linear, colours, series, line } from './shared/chart-config.js';
 
@@ -18,7 +20,7 @@ export default {
   id: 'littles-law',
   title: "Hiding memory latency with warps (Little's law)",
   caption:
-    "Bandwidth a streaming kernel can reach against the warps resident on each SM: each warp keeps some bytes of loads in flight, and Little's law says bandwidth = bytes in flight ÷ latency until the bus saturates. Switch to 4-byte loads and see that even a full SM cannot reach the peak; then pick two float4 loads per thread and count how few warps suffice.",
+    "Bandwidth a streaming kernel can reach against the warps resident on each SM: each warp keeps some bytes of loads in flight, and Little's law says bandwidth = bytes in flight ÷ latency until the bus saturates. Switch to 4-byte loads and see that even a full SM cannot reach the peak; then pick two float4 loads per thread and count how few warps suffice. Choose the H200 to see what a real float4 kernel measured: below the model at every warp count, because loads in flight see more than the unloaded latency.",
   params: [
     { key: 'hardware', label: 'GPU', from: ['latency-hiding', 'hardware'], options: ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'h100-pcie'] },
     { key: 'bytes_per_warp', label: 'Bytes in flight per warp', type: 'select', default: 512, options: LOADS },
@@ -37,14 +39,23 @@ export default {
       };
     });
     const name = engine.calc('hardware', { id: p.hardware }).name;
+    // The probe ran on one GPU with one float4 per thread: shown only where it applies.
+    const probe = chosen.probe.hardware === p.hardware ? chosen.probe : null;
     return {
+      probe: probe && {
+        bytesPerWarp: probe.bytes_per_warp,
+        points: probe.points.map((q) => ({ x: q.warps_per_sm, y: q.measured_bandwidth_Bps, q })),
+        one: probe.points[0],
+      },
       name, warps: p.warps_per_sm, bytesPerWarp: p.bytes_per_warp, peak: chosen.bandwidth_Bps, latency: chosen.latency_s,
       sms: chosen.sms, neededPerSm: chosen.needed_bytes_in_flight_per_sm, needed: chosen.warps_needed_per_sm,
       feasible: chosen.feasible, maxWarps: chosen.max_warps_per_sm, achieved: chosen.achieved_bandwidth_Bps,
       fraction: chosen.fraction_of_peak, series,
       table: {
-        columns: ['Warps per SM (count)', ...LOADS.map((o) => `Bandwidth with ${o.value} B per warp (B/s)`)],
-        rows: series[0].points.map((q, i) => [q.x, ...series.map((s) => s.points[i].y)]),
+        columns: ['Warps per SM (count)', ...LOADS.map((o) => `Bandwidth with ${o.value} B per warp (B/s)`),
+          ...(probe ? ['Measured, 512 B per warp (B/s)'] : [])],
+        rows: series[0].points.map((q, i) => [q.x, ...series.map((s) => s.points[i].y),
+          ...(probe ? [probe.points.find((m) => m.warps_per_sm === q.x)?.measured_bandwidth_Bps ?? '—'] : [])]),
       },
     };
   },
@@ -52,11 +63,21 @@ export default {
   draw(data, theme) {
     // One colour per load width (its point style and dash too); the selected one is drawn thicker.
     const pick = colours(theme);
+    // Markers every 8 warps, so that each line carries the marker its legend entry shows.
+    const markers = (points) => points.map((q) => (q.x % 8 === 0 ? 5 : 0));
     const datasets = data.series.map((s) => series(theme.palette[s.style], {
       label: `${s.label} per warp: ${s.feasible ? `peak from ${s.needed} warps` : `needs ${s.needed} > ${data.maxWarps} warps`}`,
-      data: s.points, showLine: true, pointStyle: STYLES[s.style], pointRadius: 0, pointHoverRadius: 4,
+      data: s.points, showLine: true, pointStyle: STYLES[s.style], pointRadius: markers(s.points), pointHoverRadius: 4,
       borderWidth: s.selected ? 3.5 : 1.5, borderDash: DASHES[s.style],
     }));
+    if (data.probe) {
+      const one = data.probe.one;
+      datasets.push(series(theme.palette[5], {
+        label: `Measured on an H200, float4: 1 warp → ${formatSI(one.measured_bandwidth_Bps, 'B/s')}, ` +
+          `latency seen ${formatSI(one.effective_latency_s, 's')} (+${(100 * one.extra_latency).toFixed(0)}%)`,
+        data: data.probe.points, showLine: true, pointStyle: 'crossRot', pointRadius: 6, borderWidth: 2,
+      }));
+    }
     datasets.push(
       line(pick('text'), { label: `Peak ${formatSI(data.peak, 'B/s')} × latency ${formatSI(data.latency, 's')} = ${formatSI(data.neededPerSm, 'B')} in flight per SM`,
         data: [{ x: 1, y: data.peak }, { x: data.maxWarps, y: data.peak }], borderWidth: 1, borderDash: [4, 4] }),
@@ -69,7 +90,9 @@ export default {
         x: linear('Resident warps per SM (count)', { range: [0, data.maxWarps], ticks: { stepSize: 8 } }),
         y: linear('Achieved bandwidth (B/s)', { min: 0, ticks: { callback: (v) => formatSI(v, 'B/s') } }),
       },
-      tooltip: (ctx) => `${ctx.raw.x} warps: ${formatSI(ctx.raw.y, 'B/s')}`,
+      tooltip: (ctx) => (ctx.raw.q
+        ? `${ctx.raw.x} warps, measured: ${formatSI(ctx.raw.y, 'B/s')} (model ${formatSI(ctx.raw.q.predicted_bandwidth_Bps, 'B/s')}, latency seen ${formatSI(ctx.raw.q.effective_latency_s, 's')})`
+        : `${ctx.raw.x} warps: ${formatSI(ctx.raw.y, 'B/s')}`),
     });
   },
 };

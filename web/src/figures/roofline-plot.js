@@ -1,6 +1,9 @@
 // Roofline of one accelerator and dtype: attainable FLOP/s = min(peak, intensity x bandwidth)
 // on log-log axes, with standard kernels and a reader-movable custom kernel placed on it.
-// Every number comes from the engine's `roofline` and `matmul` calculators.
+// Every number comes from the engine's `roofline` and `matmul` calculators. One rule for
+// which roof an op sits under, the same as the transformer-ops figure and calculator: matmuls
+// under the dtype's tensor-core (matrix) peak, elementwise ops and reductions under the fp32
+// CUDA-core (vector) peak, where the table has one; both flat roofs are drawn.
 import { formatSI } from '../runtime/format.js';
 import { chart, log, colours, series, line } from './shared/chart-config.js';
 
@@ -23,7 +26,7 @@ export default {
   id: 'roofline-plot',
   title: 'The roofline of one accelerator',
   caption:
-    'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets the flat compute roof at the ridge point, and each kernel sits on one of them. Switch to fp32 and watch the flat roof drop while the slanted one stays; then drag the custom kernel across the ridge.',
+    'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets a flat compute roof at a ridge point, and each kernel sits on one of them. There are two flat roofs: matmuls (and the custom kernel) run on the tensor cores, elementwise ops and reductions on the CUDA cores’ fp32 vector peak, far lower. Switch to fp32 and watch the tensor-core roof drop onto the vector one while the slanted roof stays; then move the custom kernel across the ridge with its two controls.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['roofline', 'hardware'] },
     { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: DTYPES },
@@ -37,8 +40,19 @@ export default {
     const size = engine.calc('matmul', { m: 1, n: 1, k: 1, dtype }).bytes / 3; // bytes per element
 
     // The kernels, each placed with the roofline calculator.
+    // The vector roof: the fp32 CUDA-core peak, never above the dtype's own (as transformer-ops).
+    const peakOf = (d) => {
+      try {
+        return 1e12 / engine.calc('roofline', { hardware, dtype: d, flops: 1e12, bytes: 1 }).compute_time_s;
+      } catch (e) {
+        if (e?.field !== 'dtype') throw e;
+        return 0; // the chip has no rate for this format
+      }
+    };
+    const tensorPeak = 1e12 / roof(1e12, 1).compute_time_s; // throws on a format the chip lacks
+    const vectorPeak = peakOf('fp32') > 0 ? Math.min(peakOf('fp32'), tensorPeak) : tensorPeak;
     const specs = [
-      ...ELEMENTWISE.map((e) => ({ name: e.name, flops: e.flopsPer * N, bytes: e.elemsPer * N * size })),
+      ...ELEMENTWISE.map((e) => ({ name: e.name, flops: e.flopsPer * N, bytes: e.elemsPer * N * size, vector: true })),
       ...MATMULS.map((mm) => {
         const r = engine.calc('matmul', { m: mm.m, n: mm.n, k: mm.k, dtype });
         return { name: mm.name, flops: r.flops, bytes: r.bytes };
@@ -46,8 +60,11 @@ export default {
       { name: 'Custom kernel', flops: p.flops, bytes: p.bytes, custom: true },
     ];
     const kernels = specs.map((s) => {
-      const r = roof(s.flops, s.bytes);
-      return { ...s, intensity: r.intensity, attainable: r.attainable_flops, time: r.time_s, bound: r.bound };
+      const r = s.vector
+        ? engine.calc('roofline', { hardware, dtype, flops: s.flops, bytes: s.bytes, peak_flops: vectorPeak })
+        : roof(s.flops, s.bytes);
+      return { ...s, intensity: r.intensity, attainable: r.attainable_flops, time: r.time_s, bound: r.bound,
+        noOverlap: r.time_no_overlap_s, unit: s.vector ? 'CUDA cores (vector)' : 'tensor cores' };
     });
 
     // The roof: attainable FLOP/s from 0.01 to 10^4 FLOP/B (widened to hold every kernel).
@@ -60,24 +77,20 @@ export default {
     const point = (x) => ({ x, y: roof(x * 1e9, 1e9).attainable_flops });
     const memoryRoof = [lo, ridge].map(point);
     const computeRoof = [ridge, hi].map(point);
+    const vectorRidge = vectorPeak / bandwidth;
+    const vectorRoof = vectorPeak < peak ? [{ x: vectorRidge, y: vectorPeak }, { x: hi, y: vectorPeak }] : null;
 
     // The y axis reaches above the chip's highest peak of any dtype, fixed across dtypes, so
     // switching to fp32 shows the flat roof drop instead of the axis rescaling under it.
-    const peakOf = (d) => {
-      try {
-        return 1e12 / engine.calc('roofline', { hardware, dtype: d, flops: 1e12, bytes: 1 }).compute_time_s;
-      } catch (e) {
-        if (e?.field !== 'dtype') throw e;
-        return 0; // the chip has no rate for this format
-      }
-    };
     const yMax = 2 * Math.max(peak, ...DTYPES.map(peakOf));
 
     const table = {
-      columns: ['Kernel', 'Work (FLOP)', 'Traffic (B)', 'Intensity (FLOP/B)', 'Attainable (FLOP/s)', 'Time (s)', 'Bound'],
-      rows: kernels.map((k) => [k.name, k.flops, k.bytes, k.intensity, k.attainable, k.time, k.bound]),
+      columns: ['Kernel', 'Runs on', 'Work (FLOP)', 'Traffic (B)', 'Intensity (FLOP/B)', 'Attainable (FLOP/s)',
+        'Time, full overlap: max(F/P, Q/B) (s)', 'Time, no overlap: F/P + Q/B (s)', 'Bound'],
+      rows: kernels.map((k) => [k.name, k.unit, k.flops, k.bytes, k.intensity, k.attainable, k.time, k.noOverlap, k.bound]),
     };
-    return { hardware, dtype, size, ridge, peak, bandwidth, memoryRoof, computeRoof, kernels, range: [lo, hi], yMax, table };
+    return { hardware, dtype, size, ridge, peak, vectorPeak, vectorRidge, vectorRoof, bandwidth, memoryRoof, computeRoof, kernels,
+      range: [lo, hi], yMax, table };
   },
 
   draw(data, theme) {
@@ -90,7 +103,12 @@ export default {
     const dots = { pointLabels: true };
     const datasets = [
       line(memory, { label: `Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data: data.memoryRoof, group: 'memory' }),
-      line(compute, { label: `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype})`, data: data.computeRoof, group: 'compute' }),
+      // Where the dtype's peak is the vector peak itself (fp32 on NVIDIA), one roof serves every op.
+      line(compute, { label: data.vectorRoof ? `Tensor-core roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for matmuls`
+        : `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for every op${data.dtype === 'fp32' ? ' (vector units)' : ' (no separate vector rate in the table)'}`,
+        data: data.computeRoof, group: 'compute' }),
+      ...(data.vectorRoof ? [line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(data.vectorPeak, 'FLOP/s')} fp32, for elementwise ops; ridge ${formatSI(data.vectorRidge, 'FLOP/B')}`,
+        data: data.vectorRoof, borderDash: [8, 4] })] : []),
       line(muted, { label: `Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, data: [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], borderDash: [4, 4] }),
       series(memory, { ...dots, label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, group: 'memory' }),
       series(compute, { ...dots, label: 'Compute-bound kernels', data: pts((k) => !k.custom && k.bound === 'compute'), pointStyle: 'rectRot', pointRadius: 7, group: 'compute' }),
@@ -106,7 +124,8 @@ export default {
       tooltip: (ctx) => {
         const k = ctx.raw.k;
         if (!k) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
-        return `${k.name}: ${formatSI(k.intensity, 'FLOP/B')}, ${formatSI(k.attainable, 'FLOP/s')}, ${formatSI(k.time, 's')}, ${k.bound}-bound`;
+        return `${k.name} (${k.unit}): ${formatSI(k.intensity, 'FLOP/B')}, ${formatSI(k.attainable, 'FLOP/s')}, ` +
+          `${formatSI(k.time, 's')} to ${formatSI(k.noOverlap, 's')} (full to no overlap), ${k.bound}-bound`;
       },
     });
   },

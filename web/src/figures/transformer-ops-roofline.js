@@ -1,8 +1,11 @@
 // Every op of one unfused transformer block on the roofline: each op's share of the block's
-// roofline time beside its share of the FLOPs, coloured and labelled by what bounds it.
-// One call to calc('transformer-ops'); the engine counts FLOPs, bytes, time and bound.
+// roofline time beside its share of the FLOPs, coloured and labelled by what bounds it; or
+// every op placed on the roofline itself, under the roof of the units that run it (matmuls:
+// the dtype's tensor-core peak; elementwise ops: the fp32 CUDA-core peak, the rule of the
+// roofline-plot figure too). One call to calc('transformer-ops'); the engine counts FLOPs,
+// bytes, time, the peak each op runs at, and its bound.
 import { formatSI } from '../runtime/format.js';
-import { chart, linear, category, colours, series } from './shared/chart-config.js';
+import { chart, linear, log, category, colours, series, line } from './shared/chart-config.js';
 
 // Readable names for the engine's op ids; an unknown id is shown as it is.
 const NAMES = {
@@ -16,8 +19,15 @@ export default {
   id: 'transformer-ops-roofline',
   title: 'Where a transformer block spends its time',
   caption:
-    'Share of one block’s roofline time taken by each op (coloured by what bounds it) beside its share of the FLOPs. In prefill, find the ops whose time share far exceeds their FLOP share; switch to decode and every op turns memory-bound, then raise the batch to bring the weight matmuls back to compute-bound.',
+    'Share of one block’s roofline time taken by each op (coloured by what bounds it) beside its share of the FLOPs. Matmuls run at the tensor-core peak, elementwise ops at the far lower CUDA-core (vector) peak; the second view draws both roofs with every op under its own. In prefill, find the ops whose time share far exceeds their FLOP share; switch to decode and every op turns memory-bound, then raise the batch to bring the weight matmuls back to compute-bound.',
   params: [
+    {
+      key: 'view', label: 'View', type: 'select', default: 'shares',
+      options: [
+        { value: 'shares', label: 'Share of time and of FLOPs per op' },
+        { value: 'roofline', label: 'Every op on the roofline, both roofs' },
+      ],
+    },
     { key: 'hardware', label: 'Accelerator', from: ['transformer-ops', 'hardware'] },
     { key: 'dtype', label: 'Data type', from: ['transformer-ops', 'dtype'], options: ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'int8'] },
     { key: 'phase', label: 'Phase', from: ['transformer-ops', 'phase'] },
@@ -41,13 +51,16 @@ export default {
         'Share of time (%)', 'Share of FLOPs (%)', 'Bound'],
       rows: ops.map((o) => [o.name, o.kind, o.flops, o.bytes, o.intensity, o.peak_flops, o.time_s, o.time_pct, o.flops_pct, o.bound]),
     };
+    const peakOf = (kind) => ops.find((o) => o.kind === kind)?.peak_flops;
     return {
-      phase: p.phase, dtype: p.dtype, ops, total_time_s: r.total_time_s, total_flops: r.total_flops,
-      ridge_intensity: r.ridge_intensity, table,
+      view: p.view, phase: p.phase, dtype: p.dtype, ops, total_time_s: r.total_time_s, total_flops: r.total_flops,
+      ridge_intensity: r.ridge_intensity, bandwidth: r.bandwidth_Bps, tensorPeak: peakOf('matmul'),
+      vectorPeak: peakOf('elementwise'), table,
     };
   },
 
   draw(data, theme) {
+    if (data.view === 'roofline') return drawRoofline(data, theme);
     const share = (bound) => data.ops.map((o) => (o.bound === bound ? o.time_pct : null));
     const bar = (label, values, colour, stack) => series(colour, { label, data: values, stack, borderWidth: 1, barPercentage: 0.9 });
     const pick = colours(theme);
@@ -80,3 +93,40 @@ export default {
     });
   },
 };
+
+// The ops as points on log-log roofline axes, under the two flat roofs.
+function drawRoofline(data, theme) {
+  // A kernel's colour is its roof's: memory- or compute-bound (group names that meaning).
+  const pick = colours(theme);
+  const [memory, compute] = [pick('memory'), pick('compute')];
+  const xs = data.ops.map((o) => o.intensity);
+  const lo = Math.min(0.01, ...xs) / 2, hi = Math.max(1e4, ...xs) * 2;
+  const B = data.bandwidth, P = data.tensorPeak, V = data.vectorPeak;
+  const pts = (pred) => data.ops.filter(pred).map((o) => ({ x: o.intensity, y: Math.min(o.peak_flops, o.intensity * B), o, label: o.name }));
+  const datasets = [
+    line(memory, { label: `Memory roof: ${formatSI(B, 'B/s')} × intensity`, data: [{ x: lo, y: lo * B }, { x: P / B, y: P }], group: 'memory' }),
+    line(compute, { label: `Tensor-core roof: ${formatSI(P, 'FLOP/s')} (${data.dtype}), matmuls`, data: [{ x: P / B, y: P }, { x: hi, y: P }], group: 'compute' }),
+  ];
+  if (V && V < P) {
+    datasets.push(line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(V, 'FLOP/s')} fp32, elementwise ops`, data: [{ x: V / B, y: V }, { x: hi, y: V }],
+      borderDash: [8, 4] }));
+  }
+  datasets.push(
+    series(memory, { label: 'Memory-bound ops', data: pts((o) => o.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, pointLabels: true, group: 'memory' }),
+    series(compute, { label: 'Compute-bound ops', data: pts((o) => o.bound === 'compute'), pointStyle: 'rectRot', pointRadius: 7, pointLabels: true, group: 'compute' }),
+  );
+  return chart(theme, {
+    datasets,
+    scales: {
+      x: log('Arithmetic intensity (FLOP/B)', { unit: '', range: [lo, hi] }),
+      y: log('Attainable performance (FLOP/s)', { unit: 'FLOP/s', range: [lo * B / 2, 2 * P] }),
+    },
+    tooltip: (ctx) => {
+      const o = ctx.raw.o;
+      if (!o) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
+      return `${o.name} (${o.kind === 'matmul' ? 'tensor cores' : 'CUDA cores'}): ${formatSI(o.intensity, 'FLOP/B')}, ` +
+        `${formatSI(o.time_s, 's')}, ${o.bound}-bound`;
+    },
+  });
+}
+

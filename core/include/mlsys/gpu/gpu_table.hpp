@@ -13,6 +13,7 @@
 #include "mlsys/gpu/memory_hierarchy.hpp"
 #include "mlsys/gpu/occupancy.hpp"
 #include "mlsys/gpu/waves.hpp"
+#include "mlsys/gpu/latency_probe.hpp"
 
 namespace mlsys {
 
@@ -73,10 +74,13 @@ struct WavesOn {
   std::vector<WavePoint> curve;  // wave_curve over curve_waves waves
   long long curve_waves;         // min(max(waves + 1, 4), kMaxCurveWaves)
   bool curve_truncated;          // waves > curve_waves
+  StreamK stream_k;              // the same grid as tiles of a Stream-K matmul, one worker per slot
 };
 
 // sms: the row's SM count unless given.
-WavesOn waves_on(const Accelerator& a, long long blocks, long long blocks_per_sm, std::optional<long long> sms);
+// iters_per_tile and fixup_iters: the Stream-K comparison (StreamK in waves.hpp).
+WavesOn waves_on(const Accelerator& a, long long blocks, long long blocks_per_sm, std::optional<long long> sms,
+                 long long iters_per_tile = 32, double fixup_iters = 1.0);
 
 // ---- latency hiding ---------------------------------------------------------------------
 
@@ -92,6 +96,7 @@ struct LatencyHidingOn {
   double max_warps_per_sm;
   bool feasible;               // warps_needed_per_sm <= max_warps_per_sm
   std::vector<LatencyPoint> curve;  // 1 .. max_warps_per_sm warps
+  LatencyProbe probe;               // the H200 measurement (whatever the hardware), beside the model
 };
 
 // latency_s, bandwidth_Bps and sms: the row's (measured HBM latency, HBM bandwidth, SMs) unless given.
@@ -107,6 +112,9 @@ GpuMemorySpec gpu_memory_spec_of(const Accelerator& a);
 struct MemoryLevelOn {
   MemoryLevel level;
   std::optional<double> latency_cycles;  // latency_s · boost clock
+  // Where this row's numbers come from, naming the GPU they were measured on when that is not
+  // this one: the table row's "hierarchy_sources" (empty when the row gives none).
+  std::string capacity_source, bandwidth_source, latency_source;
 };
 
 struct MemoryHierarchyOn {

@@ -13,6 +13,10 @@ struct RooflineResult {
   double time_s;             // max of the two
   std::string bound;         // "compute" or "memory"
   double attainable_flops;   // FLOP/s: min(peak, intensity * bandwidth)
+  // Upper bound with no overlap at all (arithmetic waits for every load, and the other way
+  // round): compute_time_s + memory_time_s, at most twice time_s. A real kernel's time lies
+  // between time_s and this unless something else (latency, launch, occupancy) limits it.
+  double time_no_overlap_s = 0;
 };
 
 // flops >= 0, bytes > 0, peak_flops > 0 (FLOP/s), bandwidth_Bps > 0 (bytes/s).
