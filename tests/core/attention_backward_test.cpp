@@ -164,12 +164,15 @@ TEST(AttentionExercises, AnswersAgreeWithTheCalculators) {
     }
     {
       const auto e = mlsys::make_exercise("attention-split-count", seed);
+      // The answer is the engine's saturating split count: at s the first wave runs at the full
+      // HBM bandwidth, at s − 1 it does not.
       const json r = calc("split-kv", e.params);
-      EXPECT_GE(r["blocks"].get<double>(), r["sms"].get<double>()) << seed;
+      EXPECT_EQ(r["saturating_splits"].get<double>(), e.answer) << seed;
+      EXPECT_EQ(r["fraction_of_peak"].get<double>(), 1) << seed;
       json fewer = e.params;
       fewer["splits"] = e.answer - 1;
       if (e.answer > 1) {
-        EXPECT_LT(calc("split-kv", fewer)["blocks"].get<double>(), r["sms"].get<double>()) << seed;
+        EXPECT_LT(calc("split-kv", fewer)["fraction_of_peak"].get<double>(), 1) << seed;
       }
     }
   }

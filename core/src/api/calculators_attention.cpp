@@ -110,10 +110,16 @@ MLSYS_DESCRIBE(BackwardReport, MLSYS_FLAT(memory),
 
 MLSYS_DESCRIBE(SplitKvTiming, MLSYS_OUT(splits, "", "Chunks s of the keys and values"),
                MLSYS_OUT(time_s, "s", "Latency: main kernel plus merge"),
-               MLSYS_OUT(main_time_s, "s", "Launch + waves × per-block bytes / (bandwidth / SMs)"),
+               MLSYS_OUT(main_time_s, "s", "Launch + Σ over waves of its bytes / min(B, resident blocks · in flight / L)"),
                MLSYS_OUT(merge_time_s, "s", "Merge kernel (0 for one split)"),
-               MLSYS_OUT(blocks, "", "Thread blocks: batch·heads·splits"), MLSYS_OUT(waves, "", "⌈blocks / SMs⌉"),
-               MLSYS_OUT(active_sms, "", "min(blocks, SMs)"), MLSYS_OUT(chunk_keys, "", "⌈N / s⌉: keys per chunk"));
+               MLSYS_OUT(blocks, "", "Thread blocks: batch·heads·splits"),
+               MLSYS_OUT(waves, "", "⌈blocks / (SMs · resident blocks per SM)⌉"),
+               MLSYS_OUT(active_sms, "", "min(blocks, SMs): SMs with work in the first wave"),
+               MLSYS_OUT(resident_blocks, "", "min(blocks, SMs · blocks per SM): blocks of the first wave"),
+               MLSYS_OUT(bytes_in_flight_per_block, "B", "One tile of K or V: min(tile_keys, chunk_keys)·d·bytes"),
+               MLSYS_OUT(wave_bandwidth_Bps, "B/s", "First wave's HBM bandwidth: min(B, resident · in flight / L)"),
+               MLSYS_OUT(fraction_of_peak, "", "wave_bandwidth_Bps / HBM bandwidth"),
+               MLSYS_OUT(chunk_keys, "", "⌈N / s⌉: keys per chunk"));
 MLSYS_DESCRIBE(SplitPartialResult, MLSYS_OUT(begin, "", "First key of the chunk"),
                MLSYS_OUT(end, "", "One past its last key"), MLSYS_OUT(m, "", "Max score of the chunk"),
                MLSYS_OUT(l, "", "Σ e^(x − m) over the chunk"), MLSYS_OUT(lse, "", "m + ln l"));
@@ -122,7 +128,13 @@ MLSYS_DESCRIBE(SplitKvExecuted, MLSYS_OUT(partials, "", "Each chunk's partial (e
                MLSYS_OUT(merged_error_fp64, "", "Max |merged − fp64 reference|"),
                MLSYS_OUT(single_error_fp64, "", "Max |one pass − fp64 reference|"));
 MLSYS_DESCRIBE(SplitKvReport, MLSYS_FLAT(chosen), MLSYS_OUT(sms, "", "Streaming multiprocessors used"),
-               MLSYS_OUT(bandwidth_Bps, "B/s", "HBM bandwidth used"),
+               MLSYS_OUT(bandwidth_Bps, "B/s", "HBM bandwidth B used"),
+               MLSYS_OUT(latency_s, "s", "HBM latency L used by Little's law"),
+               MLSYS_OUT(blocks_per_sm, "", "Resident blocks per SM (occupancy of one block)"),
+               MLSYS_OUT(smem_per_block_bytes, "B", "(query_rows + 2·tile_keys)·d·bytes"),
+               MLSYS_OUT(occupancy_limiter, "", "What caps blocks_per_sm: threads, registers, smem or blocks"),
+               MLSYS_OUT(saturating_blocks, "", "⌈B·L / (tile_keys·d·bytes)⌉: resident blocks that saturate HBM"),
+               MLSYS_OUT(saturating_splits, "", "⌈saturating_blocks / (batch·heads)⌉: fewest splits that saturate HBM"),
                MLSYS_OUT(kv_bytes, "B", "K and V of every sequence and head: 2·batch·heads·N·d·s"),
                MLSYS_OUT(partial_bytes, "B", "Partials written and read back by the merge"),
                MLSYS_OUT(ideal_time_s, "s", "Every K and V byte once at full bandwidth"),
@@ -229,14 +241,25 @@ void add_attention_calculators(Calculators& out) {
                                  1e16, true)),
            number_field("launch_s", "s", "Fixed cost per kernel (launch and tail)", 3e-6, 0.0, 1e-3),
            boolean_field("execute", "Execute the split and merge when N <= 65,536 and N·d <= 2^20", true),
-           seed_field()},
+           seed_field(),
+           optional(number_field("latency_s", "s", "HBM latency; overrides the hardware table", json(), 0.0, 1e-3,
+                                 true)),
+           integer_field("tile_keys", "", "Keys per K/V tile of a block (FlashAttention-2 at d = 128: 128)", 128, 1,
+                         4096),
+           integer_field("query_rows", "", "Query rows a block holds in shared memory (FlashAttention-2: 64)", 64, 1,
+                         1024),
+           integer_field("threads_per_block", "", "Threads per block (FlashAttention-2: 4 warps)", 128, 1, 4096),
+           integer_field("registers_per_thread", "", "Registers per thread", 128, 1, 1024)},
           [](const Inputs& in) {
             return split_kv_report(
                 {in.integer("context"), in.integer("head_dim"), in.integer("heads"), in.integer("batch"),
                  in.str("dtype"), in.integer("splits"), in.integer("max_splits"), in.str("hardware"),
                  in.has("sms") ? std::optional<double>(static_cast<double>(in.integer("sms"))) : std::nullopt,
                  in.has("bandwidth_Bps") ? std::optional<double>(in.num("bandwidth_Bps")) : std::nullopt,
-                 in.num("launch_s"), in.boolean("execute"), static_cast<std::uint64_t>(in.integer("seed"))});
+                 in.num("launch_s"), in.boolean("execute"), static_cast<std::uint64_t>(in.integer("seed")),
+                 in.integer("tile_keys"), in.integer("query_rows"), in.integer("threads_per_block"),
+                 in.integer("registers_per_thread"),
+                 in.has("latency_s") ? std::optional<double>(in.num("latency_s")) : std::nullopt});
           });
 }
 
