@@ -5,6 +5,9 @@
 // (backward = 2.5 × forward); the `attention-backward-memory` calculator and its bad inputs.
 #include <gtest/gtest.h>
 
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/exercises/exercise.hpp"
+
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
@@ -138,6 +141,20 @@ TEST(AttentionBackwardCalc, BadInputs) {
   EXPECT_EQ(error_field({{"peak_flops", 0}}), "peak_flops");
   EXPECT_EQ(error_field({{"seq_len", 4}}), "seq_len");
   EXPECT_FALSE(mlsys::calc_text("attention-backward-memory", "{\"seq\": NaN}").ok);
+}
+
+// Standard attention's traffic: the answer that forgets the 4Nd terms (only 4N²) is wrong, even
+// where they are 0.39% of the total (N = 16,384, d = 64).
+TEST(AttentionExercises, StandardHbmRejectsTheN2OnlyCount) {
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const auto e = mlsys::make_exercise("attention-standard-hbm", seed);
+    const double n = e.params["seq"].get<double>();
+    const double s = e.params["dtype"] == "fp32" ? 4 : 2;
+    const double n2_only = 4 * n * n * s / 1e6;
+    EXPECT_FALSE(mlsys::check_exercise("attention-standard-hbm", seed, mlsys::format_number(n2_only, 6))["correct"])
+        << seed << ": " << n2_only << " for " << e.answer;
+    EXPECT_TRUE(mlsys::check_exercise("attention-standard-hbm", seed, mlsys::format_number(e.answer, 5))["correct"]) << seed;
+  }
 }
 
 TEST(AttentionExercises, AnswersAgreeWithTheCalculators) {

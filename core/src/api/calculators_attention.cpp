@@ -145,6 +145,7 @@ MLSYS_DESCRIBE(SplitKvReport, MLSYS_FLAT(chosen), MLSYS_OUT(sms, "", "Streaming 
                MLSYS_OUT(speedup, "", "no_split_time_s / time_s"),
                MLSYS_OUT(best_splits, "", "Split count of the lowest latency in the series"),
                MLSYS_OUT(best_time_s, "s", "That latency"),
+               MLSYS_OUT(best_speedup, "", "no_split_time_s / best_time_s"),
                MLSYS_OUT(series, "", "Latency for 1..min(max_splits, context) splits"),
                MLSYS_OUT(executed, "", "The split and merge were executed on one head"), MLSYS_FLAT(run));
 

@@ -212,6 +212,7 @@ SplitKvReport split_kv_report(const SplitKvQuery& q) {
   r.speedup = one.time_s / r.chosen.time_s;
   r.best_splits = best.splits;
   r.best_time_s = best.time_s;
+  r.best_speedup = one.time_s / best.time_s;
   r.executed = q.execute && n <= kSplitMaxContext && static_cast<double>(n) * static_cast<double>(d) <= kSplitMaxWork;
   if (r.executed) {
     const auto inputs = make_attention_inputs(static_cast<int>(n), static_cast<int>(d), q.seed);

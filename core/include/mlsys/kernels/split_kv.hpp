@@ -114,7 +114,7 @@ struct SplitKvReport {
   std::string occupancy_limiter;  // what caps the resident blocks: "threads" | "registers" | "smem" | "blocks"
   double saturating_blocks = 0;   // ⌈B·L / (T·d·bytes)⌉: resident full-tile blocks that saturate HBM
   double saturating_splits = 0;   // ⌈saturating_blocks / (batch·heads)⌉, at most the context
-  double no_split_time_s = 0, speedup = 0, best_splits = 0, best_time_s = 0;
+  double no_split_time_s = 0, speedup = 0, best_splits = 0, best_time_s = 0, best_speedup = 0;
   std::vector<SplitKvTiming> series;
   bool executed = false;
   std::optional<SplitKvExecuted> run;
