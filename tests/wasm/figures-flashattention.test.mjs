@@ -95,14 +95,15 @@ test('online-softmax-stepper: the step is clamped, large scores stay exact', () 
 // (the last row of the table) and that the textbook e^x overflowed. Both are in the x-axis title.
 test('online-softmax-stepper: the figure shows the final error and the textbook overflow', () => {
   const big = run(stepper, { scale: 1000, step: 1 });
-  const [, final] = stepper.draw(big, THEME).options.scales.x.title.text;
-  assert.match(final, /^All 4 blocks: online o\/l = .+, error \d\.\de-\d+ vs fp64; textbook e\^x overflows fp32/);
+  const [, final, naive] = stepper.draw(big, THEME).options.scales.x.title.text;
+  assert.match(final, /^All 4 blocks: online o\/l = .+, error \d\.\de-\d+ vs fp64$/);
+  assert.match(naive, /^textbook e\^x overflows fp32 \(a score above 88\.7 gives ∞\)$/);
   assert.ok(big.output_error < 1e-6);
   close(big.table.rows.at(-1)[10], big.output_error, 1e-6); // the table's final error, the same number
   close(Number(final.match(/error (\S+) vs/)[1]), big.output_error, 0.05);
   // Small scores: the textbook formula is fine, and the figure says so.
-  const [, calm] = stepper.draw(run(stepper, { scale: 4 }), THEME).options.scales.x.title.text;
-  assert.match(calm, /textbook e\^x stays in fp32 range$/);
+  const [, , calm] = stepper.draw(run(stepper, { scale: 4 }), THEME).options.scales.x.title.text;
+  assert.equal(calm, 'textbook e^x stays in fp32 range');
   // Large negative scores only: every e^x underflows to 0 (0/0), not an overflow.
   const under = run(stepper, { scale: 1000, pattern: 'falling' });
   assert.equal(under.naive_out_of_range, true);
@@ -281,6 +282,8 @@ test('split-kv-decoding: splits pay until the blocks saturate HBM, then stop pay
   assert.ok(d.executed && d.merge_diff < 1e-6);
   const busy = run(splitKv, { batch: 64 });
   assert.equal(busy.best.splits, 1);
+  assert.match(splitKv.draw(busy, THEME).data.datasets[0].label, /best s = 1: .*, splitting does not pay\)$/);
+  assert.match(splitKv.draw(d, THEME).data.datasets[0].label, /best s = 5: 16\.4 µs, 3\.1× faster than s = 1\)$/);
   assert.throws(() => run(splitKv, { context: 64, splits: 128 }), isEngineError('splits'));
   assert.throws(() => run(splitKv, { hardware: 'nope' }), isEngineError('hardware'));
 });

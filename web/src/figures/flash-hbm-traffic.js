@@ -21,7 +21,7 @@ export default {
   caption:
     'Bytes one attention head moves between HBM and the chip, against sequence length. Standard attention grows as N² whatever the SRAM; FlashAttention as N²d²/M, and FlashAttention-2’s loop order the same way with about two thirds of its bytes. Markers are counts from executing both kernels, lines the closed forms. The SRAM starts at the 227 KiB one H100 thread block may use. Double it and watch the FlashAttention lines drop by half at long sequences; raise the head dimension to 256 and see the advantage, about M/(3d²), vanish.',
   params: [
-    { key: 'sram_bytes', label: 'On-chip SRAM M (per thread block)', from: ['flash-attention', 'sram_bytes'], min: SRAM_MIN, max: SRAM_MAX,
+    { key: 'sram_bytes', label: 'On-chip SRAM M per thread block', from: ['flash-attention', 'sram_bytes'], min: SRAM_MIN, max: SRAM_MAX,
       default: H100_BLOCK_SMEM, scale: 'log' },
     { key: 'head_dim', label: 'Head dimension d', type: 'select', default: 64,
       options: [16, 32, 64, 128, 256].map((v) => ({ value: v, label: String(v) })) },

@@ -59,7 +59,8 @@ export default {
     const last = data.series.length;
     const datasets = [
       curve(`Attention time (best s = ${data.best.splits}: ${formatSI(data.best.time_s, 's')}, ` +
-        `${times(data.no_split_s / data.best.time_s)} faster than s = 1)`, ratio('time_s'), pick('compute'), 'circle'),
+        `${data.best.splits === 1 ? 'splitting does not pay' : `${times(data.no_split_s / data.best.time_s)} faster than s = 1`})`,
+      ratio('time_s'), pick('compute'), 'circle'),
       curve('Split kernel alone (no merge)', ratio('main_time_s'), pick('memory'), 'rect', { borderWidth: 1.5, borderDash: [6, 3] }),
       line(pick('muted'), { label: `Bandwidth floor: ${formatSI(floor, 's')} (every K, V byte once at full bandwidth)`,
         data: [{ x: 1, y: 1 }, { x: last, y: 1 }], borderDash: [1, 3], yAxisID: 'y' }),
@@ -76,7 +77,9 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: linear('Splits s of the KV cache (chunks)', { range: [1, last], ticks: { maxRotation: 0 } }),
+        // Log: the knee sits at a few splits, the merge's slow rise at a hundred.
+        x: log('Splits s of the KV cache (chunks, log scale)', { range: [1, last],
+          ticks: { callback: (v) => ([1, 2, 5, 10, 20, 50, 100].includes(v) ? String(v) : '') } }),
         y: log('Time ÷ bandwidth floor (×, log scale)', { position: 'left', range: RATIO_RANGE,
           ticks: { callback: (v) => ([1, 2, 5, 10, 20, 50, 100].includes(v) ? `${v}×` : '') } }),
         y1: linear('HBM bandwidth drawn (% of peak)', { position: 'right', range: [0, 100], grid: { drawOnChartArea: false } }),
