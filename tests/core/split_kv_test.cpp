@@ -154,7 +154,7 @@ TEST(SplitKvCalc, SplitsPayUntilHbmIsSaturated) {
 
 // Published: Flash-Decoding (Dao, Haziza, Massa, Sizov, PyTorch blog, October 2023) reports
 // attention up to 50× faster than FlashAttention for very long contexts and up to 8× faster
-// generation end to end (CodeLLaMa-34B on A100s). The model reaches HBM saturation at a few
+// generation end to end (CodeLLaMa-34B). The model reaches HBM saturation at a few
 // splits, so at batch 1 its speed-up is capped by B·L over the unsplit blocks' bytes in flight:
 // it must show a real gain at 64k tokens on an A100 but stay under the blog's upper bound.
 TEST(SplitKvCalc, SpeedupWithinThePublishedRange) {
