@@ -5,6 +5,9 @@
 // (backward = 2.5 × forward); the `attention-backward-memory` calculator and its bad inputs.
 #include <gtest/gtest.h>
 
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/exercises/exercise.hpp"
+
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
@@ -140,6 +143,20 @@ TEST(AttentionBackwardCalc, BadInputs) {
   EXPECT_FALSE(mlsys::calc_text("attention-backward-memory", "{\"seq\": NaN}").ok);
 }
 
+// Standard attention's traffic: the answer that forgets the 4Nd terms (only 4N²) is wrong, even
+// where they are 0.39% of the total (N = 16,384, d = 64).
+TEST(AttentionExercises, StandardHbmRejectsTheN2OnlyCount) {
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const auto e = mlsys::make_exercise("attention-standard-hbm", seed);
+    const double n = e.params["seq"].get<double>();
+    const double s = e.params["dtype"] == "fp32" ? 4 : 2;
+    const double n2_only = 4 * n * n * s / 1e6;
+    EXPECT_FALSE(mlsys::check_exercise("attention-standard-hbm", seed, mlsys::format_number(n2_only, 6))["correct"])
+        << seed << ": " << n2_only << " for " << e.answer;
+    EXPECT_TRUE(mlsys::check_exercise("attention-standard-hbm", seed, mlsys::format_number(e.answer, 5))["correct"]) << seed;
+  }
+}
+
 TEST(AttentionExercises, AnswersAgreeWithTheCalculators) {
   for (std::uint32_t seed = 0; seed < 40; ++seed) {
     {
@@ -164,12 +181,15 @@ TEST(AttentionExercises, AnswersAgreeWithTheCalculators) {
     }
     {
       const auto e = mlsys::make_exercise("attention-split-count", seed);
+      // The answer is the engine's saturating split count: at s the first wave runs at the full
+      // HBM bandwidth, at s − 1 it does not.
       const json r = calc("split-kv", e.params);
-      EXPECT_GE(r["blocks"].get<double>(), r["sms"].get<double>()) << seed;
+      EXPECT_EQ(r["saturating_splits"].get<double>(), e.answer) << seed;
+      EXPECT_EQ(r["fraction_of_peak"].get<double>(), 1) << seed;
       json fewer = e.params;
       fewer["splits"] = e.answer - 1;
       if (e.answer > 1) {
-        EXPECT_LT(calc("split-kv", fewer)["blocks"].get<double>(), r["sms"].get<double>()) << seed;
+        EXPECT_LT(calc("split-kv", fewer)["fraction_of_peak"].get<double>(), 1) << seed;
       }
     }
   }

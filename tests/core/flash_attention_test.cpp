@@ -188,6 +188,41 @@ TEST(FlashIo, ScalesAsN2D2OverM) {
   EXPECT_NEAR(a["flash_hbm_bytes"].get<double>() / b["flash_hbm_bytes"].get<double>(), 2.0, 0.06);
 }
 
+// FlashAttention-2 (Dao 2023, arXiv:2307.08691, Algorithm 1 and Section 3.1): query blocks
+// outer, Q_i read once, K and V read once per query block, O_i and L_i written once. Same order
+// Θ(N²d²/M) as FlashAttention; at long sequences the per-pass traffic falls from 3Nd + 4N
+// (FlashAttention reads Q, O, l, m and writes O, l, m) to 2Nd (K and V), a ratio of 1.5 + 2/d.
+TEST(Flash2Io, ClosedFormAndTheRoundTripsItRemoves) {
+  // N = 4096, d = 64, M = 116,224 elements (227 KiB of bf16): B = ⌈116224/256⌉ = 454, T = 10.
+  const auto r = mlsys::flash2_attention_io(4096, 64, 116224, false);
+  EXPECT_EQ(r.block_rows, 454);
+  EXPECT_EQ(r.row_blocks, 10);
+  EXPECT_EQ(r.hbm.read_elements, 4096.0 * 64 + 2.0 * 64 * 10 * 4096);
+  EXPECT_EQ(r.hbm.write_elements, 4096.0 * 64 + 4096);
+  const json c = calc("flash-attention", {{"seq", 4096}, {"head_dim", 64}, {"sram_bytes", 232448}, {"execute", false}});
+  EXPECT_EQ(c["fa2_hbm_bytes"], 2 * 5771264.0);
+  EXPECT_EQ(c["fa2_row_blocks"], 10);
+  EXPECT_EQ(c["flash_hbm_bytes"], 2 * 8822784.0);  // 3Nd + 2N + 10·(3Nd + 4N)
+  EXPECT_NEAR(c["fa2_ratio"].get<double>(), 8822784.0 / 5771264.0, 1e-12);
+  // Long sequences: FlashAttention over FlashAttention-2 tends to (3Nd + 4N)/(2Nd) = 1.5 + 2/d.
+  for (long long d : {32LL, 64LL, 128LL}) {
+    const double fa1 = mlsys::flash_attention_io(1 << 20, d, 65536, false).hbm.total();
+    const double fa2 = mlsys::flash2_attention_io(1 << 20, d, 65536, false).hbm.total();
+    EXPECT_NEAR(fa1 / fa2, 1.5 + 2.0 / d, 0.01) << d;
+    // Same order: doubling M halves both.
+    EXPECT_NEAR(fa2 / mlsys::flash2_attention_io(1 << 20, d, 131072, false).hbm.total(), 2.0, 0.02) << d;
+  }
+  // Causal: query block i reads the keys up to its last query, (i + 1)·B, the last block all N.
+  for (const auto& k : kCases) {
+    const auto causal = mlsys::flash2_attention_io(k.n, k.d, k.m, true);
+    double keys = 0;
+    for (long long i = 0; i < causal.row_blocks; ++i)
+      keys += std::min<double>(k.n, static_cast<double>((i + 1) * causal.block_rows));
+    EXPECT_DOUBLE_EQ(causal.hbm.read_elements, static_cast<double>(k.n) * k.d + 2.0 * k.d * keys) << k.n;
+    EXPECT_LE(causal.hbm.total(), mlsys::flash2_attention_io(k.n, k.d, k.m, false).hbm.total());
+  }
+}
+
 TEST(FlashIo, CausalSkipsTheUpperTriangleOfTiles) {
   // Square tiles (B_r = B_c = d when M = 4d²) on N = T·B: T(T−1)/2 tiles skipped, T(T+1)/2
   // computed, of which T are diagonal.

@@ -12,6 +12,7 @@ import traffic from '../../web/src/figures/flash-hbm-traffic.js';
 import tiling from '../../web/src/figures/flash-tiling-causal.js';
 import backward from '../../web/src/figures/attention-backward-memory.js';
 import splitKv from '../../web/src/figures/split-kv-decoding.js';
+import { lessOrMore } from '../../web/src/figures/flash-hbm-traffic.js';
 
 const FIGURES = [stepper, traffic, tiling, backward, splitKv];
 
@@ -90,6 +91,24 @@ test('online-softmax-stepper: the step is clamped, large scores stay exact', () 
   assert.throws(() => run(stepper, { block: 0 }), isEngineError('block'));
 });
 
+// The lesson reads two things off the figure at a scale of 1000: the online pass's final error
+// (the last row of the table) and that the textbook e^x overflowed. Both are in the x-axis title.
+test('online-softmax-stepper: the figure shows the final error and the textbook overflow', () => {
+  const big = run(stepper, { scale: 1000, step: 1 });
+  const [, final, naive] = stepper.draw(big, THEME).options.scales.x.title.text;
+  assert.match(final, /^All 4 blocks: online o\/l = .+, error \d\.\de-\d+ vs fp64$/);
+  assert.match(naive, /^textbook e\^x overflows fp32 \(a score above 88\.7 gives ∞\)$/);
+  assert.ok(big.output_error < 1e-6);
+  close(big.table.rows.at(-1)[10], big.output_error, 1e-6); // the table's final error, the same number
+  close(Number(final.match(/error (\S+) vs/)[1]), big.output_error, 0.05);
+  // Small scores: the textbook formula is fine, and the figure says so.
+  const [, , calm] = stepper.draw(run(stepper, { scale: 4 }), THEME).options.scales.x.title.text;
+  assert.equal(calm, 'textbook e^x stays in fp32 range');
+  // Large negative scores only: every e^x underflows to 0 (0/0), not an overflow.
+  const under = run(stepper, { scale: 1000, pattern: 'falling' });
+  assert.equal(under.naive_out_of_range, true);
+});
+
 // --- flash-hbm-traffic ------------------------------------------------------------------
 
 test('flash-hbm-traffic: standard traffic is (4N² + 4Nd)·s; executed points equal the closed form', () => {
@@ -110,10 +129,34 @@ test('flash-hbm-traffic: doubling M halves FlashAttention traffic at long N, sta
   const b = run(traffic, { sram_bytes: 131072 }).points.at(-1);
   close(a.flash / b.flash, 2, 0.03);
   assert.equal(a.standard, b.standard);
-  // The advantage is about M/(3d²): with d = 256 and 192 KiB of bf16 it is gone.
+  // The advantage is about M/(3d²): with d = 256 and 227 KiB of bf16 it is gone.
   assert.ok(run(traffic, { head_dim: 256 }).long_ratio < 1);
   assert.ok(run(traffic, { head_dim: 64 }).long_ratio > 5);
   assert.throws(() => run(traffic, { sram_bytes: 100 }), isEngineError('sram_bytes'));
+});
+
+test('flash-hbm-traffic: the SRAM starts at the 227 KiB of one H100 block, as in the lesson', () => {
+  const [sram] = resolveParams(traffic, engine);
+  assert.equal(sram.default, 232448); // CUDA C++ Programming Guide, cc 9.0: 227 KiB per block
+  assert.equal(sram.default, engine.calc('hardware', { id: 'h100-sxm' }).max_smem_per_block_bytes);
+});
+
+test('flash-hbm-traffic: the legend says "more" when FlashAttention moves more, and gives FlashAttention-2 its bytes', () => {
+  assert.equal(lessOrMore(8.49), '8.49× less');
+  assert.equal(lessOrMore(1 / 2.0), '2× more');
+  const wide = run(traffic, { head_dim: 256 });
+  const labels = traffic.draw(wide, THEME).data.datasets.map((x) => x.label);
+  assert.match(labels[1], /^FlashAttention, .* \(\d(\.\d+)?× more than standard at 1M\)$/);
+  assert.ok(!labels.some((l) => / m×/.test(l)), labels.join(' | '));
+  // FlashAttention-2's loop order: the same N²d²/M growth with about 2/3 of the bytes at long N
+  // ((3Nd + 4N)/(2Nd) = 1.5 + 2/d), whatever the head dimension.
+  for (const head_dim of [64, 256]) {
+    const d = run(traffic, { head_dim });
+    close(d.long_fa2_ratio, 1.5 + 2 / head_dim, 0.01);
+    for (const q of d.points) assert.ok(q.fa2 < q.flash);
+  }
+  const labels64 = traffic.draw(run(traffic), THEME).data.datasets.map((x) => x.label);
+  assert.match(labels64[2], /^FlashAttention-2 loop order \(1\.5\d× less than FlashAttention at 1M\)$/);
 });
 
 // --- flash-tiling-causal ----------------------------------------------------------------
@@ -224,16 +267,40 @@ test('attention-backward-memory: P is N²·s per head and layer, L is 4N; the ch
 
 // --- split-kv-decoding ----------------------------------------------------------------------
 
-test('split-kv-decoding: splitting fills the SMs, then stops paying', () => {
-  const d = run(splitKv); // 8 KV heads, batch 1, 8k context, H100 (132 SMs)
+test('split-kv-decoding: splits pay until the blocks saturate HBM, then stop paying', () => {
+  const d = run(splitKv); // 8 KV heads, batch 1, 8k context, H100: 2 blocks per SM, 32 KiB in flight each
   assert.equal(d.sms, 132);
-  assert.ok(d.best.splits >= 16);
-  assert.ok(d.no_split_s / d.best.time_s > 10);
-  assert.equal(d.series[15].active_sms, 128);
-  assert.equal(d.series[16].waves, 2);
+  assert.equal(d.blocks_per_sm, 2);
+  assert.equal(d.saturating_splits, 5); // ⌈3.35 TB/s · 374 ns / 32 KiB⌉ = 39 blocks
+  assert.ok(d.series[3].fraction_of_peak < 1 && d.series[4].fraction_of_peak === 1);
+  // Little's law below the knee: 8 blocks at 32 KiB / 374 ns each.
+  close(d.series[0].wave_bandwidth_Bps, 8 * 32768 / 374e-9, 1e-12);
+  const gain = d.no_split_s / d.best.time_s;
+  assert.ok(gain > 2.5 && gain < 4, `gain ${gain}`);
+  // Past the knee the curve is flat within 10 %: no wave sawtooth.
+  for (const q of d.series.slice(4)) assert.ok(q.time_s < 1.1 * d.series[4].time_s, `s = ${q.splits}`);
   assert.ok(d.executed && d.merge_diff < 1e-6);
   const busy = run(splitKv, { batch: 64 });
-  assert.ok(busy.no_split_s / busy.best.time_s < 1.1);
+  assert.equal(busy.best.splits, 1);
+  assert.match(splitKv.draw(busy, THEME).data.datasets[0].label, /best s = 1: .*, splitting does not pay\)$/);
+  assert.match(splitKv.draw(d, THEME).data.datasets[0].label, /best s = 5: 16\.4 µs, 3\.1× faster than s = 1\)$/);
   assert.throws(() => run(splitKv, { context: 64, splits: 128 }), isEngineError('splits'));
   assert.throws(() => run(splitKv, { hardware: 'nope' }), isEngineError('hardware'));
+});
+
+// The caption asks the reader to raise the batch and change heads, context and splits: the time
+// axis (relative to the bandwidth floor) and the bandwidth axis hold still, and hold the data.
+test('split-kv-decoding: axes keep their range as the controls move', () => {
+  const ranges = [];
+  for (const over of [{}, { batch: 1 }, { batch: 256 }, { heads: 1 }, { heads: 128 }, { context: 1024 },
+    { context: 1048576 }, { splits: 1 }, { splits: 128 }, { hardware: 'a100-sxm-80gb' }, { hardware: 'h200-sxm' }]) {
+    const cfg = splitKv.draw(run(splitKv, over), THEME);
+    const { y, y1 } = cfg.options.scales;
+    ranges.push([y.min, y.max, y1.min, y1.max]);
+    for (const ds of cfg.data.datasets) {
+      const axis = ds.yAxisID === 'y1' ? y1 : y;
+      for (const p of ds.data) assert.ok(p.y >= axis.min && p.y <= axis.max, `${ds.label}: ${p.y} at ${JSON.stringify(over)}`);
+    }
+  }
+  for (const r of ranges) assert.deepEqual(r, [1, 100, 0, 100]);
 });

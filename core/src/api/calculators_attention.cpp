@@ -73,6 +73,9 @@ MLSYS_DESCRIBE(FlashAttentionReport, MLSYS_OUT(executed, "", "Both kernels were 
                MLSYS_OUT(formula_standard_hbm_bytes, "B", "Closed form of standard attention's traffic"),
                MLSYS_OUT(formula_flash_hbm_bytes, "B", "Closed form of FlashAttention's traffic"),
                MLSYS_OUT(hbm_ratio, "", "standard_hbm_bytes / flash_hbm_bytes"),
+               MLSYS_OUT(fa2_hbm_bytes, "B", "FlashAttention-2's loop order (queries outer), closed form"),
+               MLSYS_OUT(fa2_ratio, "", "flash_hbm_bytes / fa2_hbm_bytes"),
+               MLSYS_OUT(fa2_row_blocks, "", "⌈N/⌈M/(4d)⌉⌉: FlashAttention-2's passes over K and V"),
                MLSYS_OUT(standard_intensity, "FLOP/B", "standard_flops / standard_hbm_bytes"),
                MLSYS_OUT(flash_intensity, "FLOP/B", "flops / flash_hbm_bytes"),
                MLSYS_OUT(score_matrix_bytes, "B", "One N×N score matrix in the dtype"),
@@ -110,10 +113,16 @@ MLSYS_DESCRIBE(BackwardReport, MLSYS_FLAT(memory),
 
 MLSYS_DESCRIBE(SplitKvTiming, MLSYS_OUT(splits, "", "Chunks s of the keys and values"),
                MLSYS_OUT(time_s, "s", "Latency: main kernel plus merge"),
-               MLSYS_OUT(main_time_s, "s", "Launch + waves × per-block bytes / (bandwidth / SMs)"),
+               MLSYS_OUT(main_time_s, "s", "Launch + Σ over waves of its bytes / min(B, resident blocks · in flight / L)"),
                MLSYS_OUT(merge_time_s, "s", "Merge kernel (0 for one split)"),
-               MLSYS_OUT(blocks, "", "Thread blocks: batch·heads·splits"), MLSYS_OUT(waves, "", "⌈blocks / SMs⌉"),
-               MLSYS_OUT(active_sms, "", "min(blocks, SMs)"), MLSYS_OUT(chunk_keys, "", "⌈N / s⌉: keys per chunk"));
+               MLSYS_OUT(blocks, "", "Thread blocks: batch·heads·splits"),
+               MLSYS_OUT(waves, "", "⌈blocks / (SMs · resident blocks per SM)⌉"),
+               MLSYS_OUT(active_sms, "", "min(blocks, SMs): SMs with work in the first wave"),
+               MLSYS_OUT(resident_blocks, "", "min(blocks, SMs · blocks per SM): blocks of the first wave"),
+               MLSYS_OUT(bytes_in_flight_per_block, "B", "One tile of K or V: min(tile_keys, chunk_keys)·d·bytes"),
+               MLSYS_OUT(wave_bandwidth_Bps, "B/s", "First wave's HBM bandwidth: min(B, resident · in flight / L)"),
+               MLSYS_OUT(fraction_of_peak, "", "wave_bandwidth_Bps / HBM bandwidth"),
+               MLSYS_OUT(chunk_keys, "", "⌈N / s⌉: keys per chunk"));
 MLSYS_DESCRIBE(SplitPartialResult, MLSYS_OUT(begin, "", "First key of the chunk"),
                MLSYS_OUT(end, "", "One past its last key"), MLSYS_OUT(m, "", "Max score of the chunk"),
                MLSYS_OUT(l, "", "Σ e^(x − m) over the chunk"), MLSYS_OUT(lse, "", "m + ln l"));
@@ -122,7 +131,13 @@ MLSYS_DESCRIBE(SplitKvExecuted, MLSYS_OUT(partials, "", "Each chunk's partial (e
                MLSYS_OUT(merged_error_fp64, "", "Max |merged − fp64 reference|"),
                MLSYS_OUT(single_error_fp64, "", "Max |one pass − fp64 reference|"));
 MLSYS_DESCRIBE(SplitKvReport, MLSYS_FLAT(chosen), MLSYS_OUT(sms, "", "Streaming multiprocessors used"),
-               MLSYS_OUT(bandwidth_Bps, "B/s", "HBM bandwidth used"),
+               MLSYS_OUT(bandwidth_Bps, "B/s", "HBM bandwidth B used"),
+               MLSYS_OUT(latency_s, "s", "HBM latency L used by Little's law"),
+               MLSYS_OUT(blocks_per_sm, "", "Resident blocks per SM (occupancy of one block)"),
+               MLSYS_OUT(smem_per_block_bytes, "B", "(query_rows + 2·tile_keys)·d·bytes"),
+               MLSYS_OUT(occupancy_limiter, "", "What caps blocks_per_sm: threads, registers, smem or blocks"),
+               MLSYS_OUT(saturating_blocks, "", "⌈B·L / (tile_keys·d·bytes)⌉: resident blocks that saturate HBM"),
+               MLSYS_OUT(saturating_splits, "", "⌈saturating_blocks / (batch·heads)⌉: fewest splits that saturate HBM"),
                MLSYS_OUT(kv_bytes, "B", "K and V of every sequence and head: 2·batch·heads·N·d·s"),
                MLSYS_OUT(partial_bytes, "B", "Partials written and read back by the merge"),
                MLSYS_OUT(ideal_time_s, "s", "Every K and V byte once at full bandwidth"),
@@ -130,6 +145,7 @@ MLSYS_DESCRIBE(SplitKvReport, MLSYS_FLAT(chosen), MLSYS_OUT(sms, "", "Streaming 
                MLSYS_OUT(speedup, "", "no_split_time_s / time_s"),
                MLSYS_OUT(best_splits, "", "Split count of the lowest latency in the series"),
                MLSYS_OUT(best_time_s, "s", "That latency"),
+               MLSYS_OUT(best_speedup, "", "no_split_time_s / best_time_s"),
                MLSYS_OUT(series, "", "Latency for 1..min(max_splits, context) splits"),
                MLSYS_OUT(executed, "", "The split and merge were executed on one head"), MLSYS_FLAT(run));
 
@@ -229,14 +245,25 @@ void add_attention_calculators(Calculators& out) {
                                  1e16, true)),
            number_field("launch_s", "s", "Fixed cost per kernel (launch and tail)", 3e-6, 0.0, 1e-3),
            boolean_field("execute", "Execute the split and merge when N <= 65,536 and N·d <= 2^20", true),
-           seed_field()},
+           seed_field(),
+           optional(number_field("latency_s", "s", "HBM latency; overrides the hardware table", json(), 0.0, 1e-3,
+                                 true)),
+           integer_field("tile_keys", "", "Keys per K/V tile of a block (FlashAttention-2 at d = 128: 128)", 128, 1,
+                         4096),
+           integer_field("query_rows", "", "Query rows a block holds in shared memory (FlashAttention-2: 64)", 64, 1,
+                         1024),
+           integer_field("threads_per_block", "", "Threads per block (FlashAttention-2: 4 warps)", 128, 1, 4096),
+           integer_field("registers_per_thread", "", "Registers per thread", 128, 1, 1024)},
           [](const Inputs& in) {
             return split_kv_report(
                 {in.integer("context"), in.integer("head_dim"), in.integer("heads"), in.integer("batch"),
                  in.str("dtype"), in.integer("splits"), in.integer("max_splits"), in.str("hardware"),
                  in.has("sms") ? std::optional<double>(static_cast<double>(in.integer("sms"))) : std::nullopt,
                  in.has("bandwidth_Bps") ? std::optional<double>(in.num("bandwidth_Bps")) : std::nullopt,
-                 in.num("launch_s"), in.boolean("execute"), static_cast<std::uint64_t>(in.integer("seed"))});
+                 in.num("launch_s"), in.boolean("execute"), static_cast<std::uint64_t>(in.integer("seed")),
+                 in.integer("tile_keys"), in.integer("query_rows"), in.integer("threads_per_block"),
+                 in.integer("registers_per_thread"),
+                 in.has("latency_s") ? std::optional<double>(in.num("latency_s")) : std::nullopt});
           });
 }
 

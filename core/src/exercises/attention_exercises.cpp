@@ -72,6 +72,9 @@ Exercise standard_hbm(Rng& rng) {
              "softmax(S) (read S; write P), O = PV (read P, V; write O). How many MB cross HBM in all (1 MB = 10^6 B)?";
   e.unit = "MB";
   e.answer = elements * s / 1e6;
+  // The 4Nd terms are d/N of the total (0.39% at N = 16,384, d = 64): a 1% tolerance would
+  // accept 4N² alone, so the answer must be within 0.1%.
+  e.rel_tolerance = 0.001;
   e.hint = "Count elements: Q, K, V, O are N×d each and cross once; S and P are N×N and each is written once and "
            "read once. Multiply by " + format_number(s, 2) + " bytes per element.";
   e.solution = "Elements = 4·N·d + 4·N² = 4 × " + format_int(n) + " × " + std::to_string(d) + " + 4 × " +
@@ -161,33 +164,48 @@ Exercise lse_merge(Rng& rng) {
   return e;
 }
 
+// Little's law on the decode kernel: B·L bytes must be in flight to saturate HBM, and each
+// block keeps one tile of K or V (128 keys · d · 2 bytes) in flight; the smallest s with
+// batch·heads·s blocks holding that much is the answer (the split-kv calculator's
+// saturating_splits). Only GPUs with a measured HBM latency in the table.
 Exercise split_count(Rng& rng) {
-  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"};
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
-  const int sms = hw->json()["sms"].get<int>();
+  const double latency = hw->json()["hbm_latency_s"].get<double>();
+  const double bw = hw->hbm_bandwidth_Bps;
   const int batch = rng.pick(std::vector<int>{1, 2, 3, 4});
-  const int heads = rng.pick(std::vector<int>{2, 4, 8, 16});
+  const int heads = rng.pick(std::vector<int>{1, 2, 4, 8});
+  const int d = rng.pick(std::vector<int>{64, 128});
   const int ctx = rng.pick(std::vector<int>{32768, 65536, 131072});
+  constexpr int kTile = 128, kBytes = 2;
+  const double in_flight = static_cast<double>(kTile) * d * kBytes;
+  const double needed = bw * latency;  // bytes in flight that saturate HBM
+  const double blocks = std::ceil(needed / in_flight - 1e-9);
   const int groups = batch * heads;
-  const int s = (sms + groups - 1) / groups;
+  const int s = static_cast<int>(std::ceil(blocks / groups - 1e-9));
   Exercise e;
-  e.title = "Splits that fill the GPU";
-  e.params = {{"hardware", hw->id}, {"batch", batch}, {"heads", heads}, {"context", ctx}, {"splits", s},
-              {"execute", false}};
+  e.title = "Splits that saturate HBM";
+  e.params = {{"hardware", hw->id}, {"batch", batch}, {"heads", heads}, {"head_dim", d}, {"context", ctx},
+              {"splits", s}, {"tile_keys", kTile}, {"dtype", "bf16"}, {"execute", false}};
   e.prompt = "Decoding one token for a batch of " + std::to_string(batch) + " sequence" + (batch > 1 ? "s" : "") +
-             " with " + std::to_string(heads) + " KV heads and a " + format_int(ctx) + "-token KV cache on the " +
-             hw->name + ", which has " + std::to_string(sms) + " " + (hw->vendor == "AMD" ? "compute units" : "SMs") +
-             ". Without splitting, the attention kernel launches one thread block per (sequence, head). What is the "
-             "smallest number of KV splits s that gives at least one block per " +
-             (hw->vendor == "AMD" ? "compute unit" : "SM") + "?";
+             " with " + std::to_string(heads) + " KV head" + (heads > 1 ? "s" : "") + " of dimension " +
+             std::to_string(d) + " and a " + format_int(ctx) + "-token bf16 KV cache on the " + hw->name +
+             " (HBM bandwidth " + format_number(bw / 1e12, 3) + " TB/s, latency " +
+             format_number(latency * 1e9, 4) + " ns). Each thread block of the split-KV kernel keeps one tile of " +
+             std::to_string(kTile) + " keys of K or V in flight. What is the smallest number of KV splits s for "
+             "which the blocks keep enough bytes in flight to saturate HBM?";
   e.unit = "";
   e.answer = s;
   e.integer = true;
-  e.hint = "With s splits there are batch × heads × s blocks. Solve batch × heads × s ≥ units for the smallest whole s.";
-  e.solution = "batch × heads = " + std::to_string(groups) + " blocks without splitting, so only " +
-               std::to_string(std::min(groups, sms)) + " of " + std::to_string(sms) +
-               " units would stream the cache. s splits give " + std::to_string(groups) + "·s blocks; s = ⌈" +
-               std::to_string(sms) + " / " + std::to_string(groups) + "⌉ = " + std::to_string(s) + ".";
+  e.hint = "Little's law: bandwidth × latency bytes must be in flight. Divide by one block's tile, then by the "
+           "batch × heads blocks each split adds.";
+  e.solution = "B·L = " + format_number(bw / 1e12, 3) + " TB/s × " + format_number(latency * 1e9, 4) + " ns = " +
+               format_number(needed / 1024.0, 4) + " KiB in flight. One tile is " + std::to_string(kTile) + " × " +
+               std::to_string(d) + " × 2 B = " + format_number(in_flight / 1024.0, 4) + " KiB, so ⌈" +
+               format_number(needed / in_flight, 4) + "⌉ = " + format_int(blocks) + " blocks are needed. Each split "
+               "gives " + std::to_string(groups) + " block" + (groups > 1 ? "s" : "") + ", so s = ⌈" +
+               format_int(blocks) + " / " + std::to_string(groups) + "⌉ = " + std::to_string(s) +
+               ". Fewer splits leave the kernel latency-bound; more only share the same bandwidth.";
   return e;
 }
 

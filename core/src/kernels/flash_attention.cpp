@@ -75,6 +75,21 @@ FlashBlocks flash_blocks(long long n, long long d, long long sram_elements) {
   return b;
 }
 
+Flash2Io flash2_attention_io(long long n, long long d, long long sram_elements, bool causal) {
+  const FlashBlocks b = flash_blocks(n, d, sram_elements);
+  Flash2Io r;
+  r.block_rows = b.block_cols;
+  r.row_blocks = b.col_blocks;
+  const double N = static_cast<double>(n), D = static_cast<double>(d), B = static_cast<double>(r.block_rows);
+  // Σ_i keys read by query block i: N each, or with the mask the keys up to the block's last
+  // query, (i + 1)·B for every block but the last, which reads all N: B·T(T − 1)/2 + N.
+  const double T = static_cast<double>(r.row_blocks);
+  const double keys = causal ? B * T * (T - 1) / 2 + N : T * N;
+  r.hbm.read_elements = N * D + 2 * D * keys;  // Q once, K and V once per query block
+  r.hbm.write_elements = N * D + N;            // O and the logsumexp once
+  return r;
+}
+
 FlashIo flash_attention_io(long long n, long long d, long long sram_elements, bool causal) {
   const FlashBlocks b = flash_blocks(n, d, sram_elements);
   const long long br = b.block_rows, bc = b.block_cols, tr = b.row_blocks, tc = b.col_blocks;
@@ -289,6 +304,10 @@ FlashAttentionReport flash_attention_report(const FlashAttentionQuery& q) {
   r.formula_standard_hbm_bytes = standard_formula.total() * s;
   r.formula_flash_hbm_bytes = formula.hbm.total() * s;
   r.hbm_ratio = standard_bytes / flash_bytes;
+  const Flash2Io fa2 = flash2_attention_io(n, d, m, causal);
+  r.fa2_hbm_bytes = fa2.hbm.total() * s;
+  r.fa2_ratio = flash_bytes / r.fa2_hbm_bytes;
+  r.fa2_row_blocks = fa2.row_blocks;
   r.standard_intensity = standard_flops / standard_bytes;
   r.flash_intensity = flash.matmul_flops / flash_bytes;
   r.score_matrix_bytes = N * N * s;

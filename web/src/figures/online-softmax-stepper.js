@@ -4,6 +4,8 @@
 import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
+// ln of the largest fp32, 3.4028235e38: e^x is infinite in fp32 above it.
+const FP32_EXP_MAX = Math.log(3.4028235e38);
 const fmt = (x, digits = 4) => (x === null || x === undefined ? '−∞' : Number(x.toPrecision(digits)).toString());
 
 export default {
@@ -40,7 +42,8 @@ export default {
     };
     return {
       step: k, blocks: r.blocks, current: cur, steps: r.steps.slice(0, k), keys, output: r.output,
-      exact_output: r.exact_output, max_prob_error: r.max_prob_error, naive_out_of_range: r.naive_out_of_range,
+      exact_output: r.exact_output, output_error: r.output_error, max_prob_error: r.max_prob_error,
+      naive_out_of_range: r.naive_out_of_range, naive_overflows: Math.max(...r.scores) > FP32_EXP_MAX,
       rescales: r.rescales, table,
     };
   },
@@ -72,10 +75,16 @@ export default {
     ];
     const rescale = c.m_old === null ? 'first block' : `l, o × ${fmt(c.rescale, 3)}`;
     const xTitle = `Key (step ${data.step}/${data.blocks}: ${rescale}; o/l = ${fmt(c.estimate, 5)}, error ${sci(c.error)})`;
+    // The whole row, whatever the step: the online pass's final error, and what the textbook
+    // e^x / Σ e^x does in fp32 on the same scores.
+    const naive = !data.naive_out_of_range ? 'textbook e^x stays in fp32 range'
+      : data.naive_overflows ? `textbook e^x overflows fp32 (a score above ${fmt(FP32_EXP_MAX, 3)} gives ∞)`
+        : 'textbook e^x underflows fp32 (every e^x is 0)';
+    const final = `All ${data.blocks} blocks: online o/l = ${fmt(data.output, 6)}, error ${sci(data.output_error)} vs fp64`;
     return chart(theme, {
       type: 'bar', labels, datasets,
       scales: {
-        x: category({ title: xTitle, ticks: { color: theme.muted, autoSkip: true, maxRotation: 0 }, grid: { display: false } }),
+        x: category({ title: [xTitle, final, naive], ticks: { color: theme.muted, autoSkip: true, maxRotation: 0 }, grid: { display: false } }),
         y: linear('Score x (logit)', { position: 'left' }),
         y1: linear('Weight e^(x − m) (0 to 1)', { position: 'right', range: [0, 1], grid: { drawOnChartArea: false } }),
       },

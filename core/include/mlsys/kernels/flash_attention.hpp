@@ -44,6 +44,20 @@ struct FlashIo {
 // Closed form of the count (no execution; O(log N) with floor sums for the causal staircase).
 FlashIo flash_attention_io(long long n, long long d, long long sram_elements, bool causal);
 
+// FlashAttention-2's loop order (Dao 2023, Algorithm 1 of that paper): query blocks outer, each
+// loaded once, its output, max and sum kept on chip across the inner loop over all K and V
+// blocks, then O_i and the logsumexp L_i written once. Counted here with query blocks of
+// Algorithm 1's large size B = ⌈M/(4d)⌉ (the block that stays on chip) and square tiles, so
+// the N×N reads of K and V are the same order as FlashAttention's, Θ(N²d²/M), while the
+// per-pass round trips of O, l and m disappear:
+//   elements = Nd (Q) + Nd (O) + N (L) + Σ_i 2d·keys_i, keys_i = N, or min(N, (i + 1)·B) causal.
+struct Flash2Io {
+  long long block_rows = 0;  // B: queries per block (= Algorithm 1's B_c)
+  long long row_blocks = 0;  // ⌈N/B⌉: passes over K and V
+  HbmCount hbm;
+};
+Flash2Io flash2_attention_io(long long n, long long d, long long sram_elements, bool causal);
+
 // One tile (i, j) of the loop, in the order Algorithm 1 visits it.
 enum class TileStatus { Full, Diagonal, Skipped };  // unmasked, partly masked, skipped (all masked)
 struct FlashTile {
@@ -99,6 +113,8 @@ struct FlashAttentionReport {
   double standard_hbm_bytes = 0, flash_hbm_bytes = 0, flops = 0, standard_flops = 0;
   double standard_read_bytes = 0, standard_write_bytes = 0, flash_read_bytes = 0, flash_write_bytes = 0;
   double formula_standard_hbm_bytes = 0, formula_flash_hbm_bytes = 0;
+  double fa2_hbm_bytes = 0, fa2_ratio = 0;  // FlashAttention-2's loop order (closed form); flash / fa2
+  long long fa2_row_blocks = 0;
   double hbm_ratio = 0, standard_intensity = 0, flash_intensity = 0, score_matrix_bytes = 0;
   long long sram_elements = 0, block_rows = 0, block_cols = 0, row_blocks = 0, col_blocks = 0;
   double tiles_computed = 0, tiles_skipped = 0;
