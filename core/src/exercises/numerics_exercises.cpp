@@ -20,13 +20,24 @@ std::string exact(double x) { return format_number(x, 17); }
 Exercise round_value_ex(Rng& rng) {
   const std::string name = rng.pick(std::vector<std::string>{"bf16", "fp16"});
   const FloatFormat& f = float_format(name);
-  const int k = rng.integer(-3, 2);
-  const double x = rng.integer(1001, 9999) * std::pow(10.0, k - 3);  // 4 significant digits
-  const Rounded r = round_to_format(x, f);
-  int e2 = 0;
-  std::frexp(x, &e2);
-  const int e = e2 - 1;
-  const double q = std::ldexp(1.0, e - f.mantissa_bits);
+  // A 4-significant-digit value whose rounding moves it by at least an eighth of the spacing
+  // q, so that the stored value differs from the typed one in its 5th or 6th digit: an
+  // eighth of q is at least 2^-(m+4) of the value (6.1e-5 in fp16), far above the tolerance,
+  // and typing the question's number back is wrong. Most draws pass at once; 64 tries never
+  // all fail over the seeds the tests cover.
+  double x = 0, q = 0;
+  int e = 0;
+  Rounded r;
+  for (int tries = 0; tries < 64; ++tries) {
+    const int k = rng.integer(-3, 2);
+    x = rng.integer(1001, 9999) * std::pow(10.0, k - 3);
+    r = round_to_format(x, f);
+    int e2 = 0;
+    std::frexp(x, &e2);
+    e = e2 - 1;
+    q = std::ldexp(1.0, e - f.mantissa_bits);
+    if (std::fabs(r.value - x) >= q / 8) break;
+  }
   Exercise ex;
   ex.title = "Round a number to " + name;
   ex.params = {{"format", name}, {"value", x}};
@@ -36,8 +47,8 @@ Exercise round_value_ex(Rng& rng) {
               "decimal number with at least 6 significant digits.";
   ex.unit = "";
   ex.answer = r.value;
-  // Six significant digits, as the prompt asks, are within 5e-6 of the value; the four-digit
-  // input is farther (half a gap is up to 2^-(mantissa bits + 1) relative), so typing it back is wrong.
+  // Six significant digits, as the prompt asks, are within 5e-6 of the value; the typed input
+  // (at least q/8 away, see above) and the neighbouring codes (q/2 or q away) are farther.
   ex.rel_tolerance = 1e-5;
   ex.hint = "Find the power of two just below the number, 2^e. In that binade the representable values are "
             "spaced 2^(e − " + std::to_string(f.mantissa_bits) + ") apart: divide by the spacing, round to the "
