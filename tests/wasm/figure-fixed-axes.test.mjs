@@ -30,6 +30,7 @@ const CASES = [
   { id: 'paged-kv-waste', axes: ['y'], vary: ['max_output'] },
   { id: 'speculative-decoding', axes: ['y'], vary: ['draft_cost'] },
   { id: 'training-time-6nd', axes: ['y'], vary: ['mfu'] },
+  { id: 'precision-throughput', axes: ['y', 'y1'], vary: ['hardware', 'optimizer'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

@@ -47,7 +47,8 @@ MLSYS_DESCRIBE(FloatReport, MLSYS_OUT(format, "", "The format"), MLSYS_OUT(value
                MLSYS_OUT(nan_codes, "", "Bit patterns that are NaN"),
                MLSYS_OUT(infinity_codes, "", "Bit patterns that are ±inf"),
                MLSYS_OUT(zero_codes, "", "Bit patterns that are zero (2 with a signed zero, 1 in FNUZ)"),
-               MLSYS_OUT(binade_codes, "", "Bit patterns sharing one exponent value, both signs: 2^(mantissa bits + 1)"));
+               MLSYS_OUT(binade_codes, "", "Bit patterns sharing one exponent value, both signs: 2^(mantissa bits + 1)"),
+               MLSYS_OUT(binades, "", "log2(max / min_subnormal): powers of two spanned by the positive values"));
 
 MLSYS_DESCRIBE(SummationPoint, MLSYS_OUT(step, "", "Additions done"), MLSYS_OUT(exact, "", "Exact sum so far"),
                MLSYS_OUT_NULLABLE(naive, "", "Naive sum in the format (null past its range)"),

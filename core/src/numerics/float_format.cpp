@@ -248,6 +248,7 @@ FloatReport float_report(const std::string& format, double value, bool saturate)
   out.infinity_codes = f.has_infinity ? 2 : 0;
   out.nan_codes = f.has_infinity ? binade - 2 : f.fnuz ? 1 : 2;
   out.zero_codes = f.fnuz ? 1 : 2;
+  out.binades = std::log2(f.max / f.min_subnormal);
   out.max = f.max;
   out.min_normal = f.min_normal;
   out.min_subnormal = f.min_subnormal;

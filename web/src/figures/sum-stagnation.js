@@ -6,7 +6,7 @@ export default {
   id: 'sum-stagnation',
   title: 'A low-precision sum that stops growing',
   caption:
-    'The running sum of the addends as each method computes it, every operation rounded to the accumulator’s format. Adding 1 in bf16, the naive sum sticks at 256 while the exact sum keeps climbing; fp32 accumulation, Kahan summation and pairwise summation stay on the exact line. Switch to fp16 and the stall moves to 2048; choose uniform addends to see the naive sum drift rather than stop.',
+    'The running sum of the addends as each method computes it, every operation rounded to the accumulator’s format. Adding 1 in bf16, the naive sum sticks at 256 while the exact sum keeps climbing; fp32 accumulation, Kahan summation and pairwise summation stay on the exact line. Switch to fp16 and the stall moves to 2048; with uniform addends the naive sum stops too, once half an ulp of the sum reaches the largest addend; with 100,000 addends even Kahan’s bf16 sum drifts from the exact line.',
   simulation: true,
   params: [
     { key: 'format', label: 'Accumulator format', from: ['summation', 'format'], options: ['bf16', 'fp16', 'fp8-e4m3', 'fp8-e5m2', 'tf32'] },

@@ -94,6 +94,7 @@ struct FloatReport {
   // How the format spends its 2^total_bits codes: NaN, infinity and zero patterns, and the
   // codes of one exponent value (both signs), what reserving a whole binade would cost.
   double code_count = 0, nan_codes = 0, infinity_codes = 0, zero_codes = 0, binade_codes = 0;
+  double binades = 0;  // log2(max / min_subnormal): the span of positive values, in powers of two
 };
 FloatReport float_report(const std::string& format, double value, bool saturate);
 
