@@ -31,6 +31,7 @@ const CASES = [
   { id: 'speculative-decoding', axes: ['y'], vary: ['draft_cost'] },
   { id: 'training-time-6nd', axes: ['y'], vary: ['mfu'] },
   { id: 'precision-throughput', axes: ['y', 'y1'], vary: ['hardware', 'optimizer'] },
+  { id: 'loss-scaling-range', axes: ['x'], vary: ['loss_scale'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

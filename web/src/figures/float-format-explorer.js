@@ -72,9 +72,12 @@ export default {
       series(pick('muted'), { label: `${c.format}: ${rounding(c)} = ${c.bits}${c.rel_error !== null ? `, rel. error ${percent(c.rel_error)}` : ''}${c.subnormal ? ', subnormal' : ''}${c.underflow ? ', underflow to 0' : ''}`,
         data: [], group: 'chosen' }),
       // The precision at the value: the two neighbours in the chosen format and their spacing.
+      // Two short lines rather than one, so that the legend fits a phone's width.
       series(theme.muted, { label: c.special === 'none'
-        ? `neighbours ${show(c.next_down)} and ${c.next_up === null ? 'none (max)' : show(c.next_up)}, ulp ${pow2(c.ulp)}${c.rel_ulp === null ? '' : ` = ${percent(c.rel_ulp)} of the value`}`
+        ? `neighbours ${show(c.next_down)} and ${c.next_up === null ? 'none (max)' : show(c.next_up)}`
         : `no neighbours: ${rounding(c)}`, data: [], group: 'chosen' }),
+      ...(c.special === 'none' ? [series(theme.muted, {
+        label: `ulp ${pow2(c.ulp)}${c.rel_ulp === null ? '' : ` = ${percent(c.rel_ulp)} of the value`}`, data: [], group: 'chosen' })] : []),
     ];
     return chart(theme, {
       type: 'bar', labels, datasets, indexAxis: 'y',
