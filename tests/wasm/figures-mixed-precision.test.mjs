@@ -154,6 +154,10 @@ test('float-format-explorer: neighbours and ulp at the value are drawn', () => {
   assert.equal(labels[2], '1000, ulp 2^2');   // bf16
   assert.equal(labels[3], '1000, ulp 2^-1');  // fp16
   assert.match(labels[6], /NaN/);              // E4M3FNUZ: 1000 > 240
+  // The caption's tie: 464 lies halfway between 448 (S.1111.110) and the NaN code above it, and
+  // round-to-nearest-even keeps the even 448 (OCP OFP8 rev. 1.0 rounds to nearest even by default).
+  assert.equal(run(explorer, { value: 464, format: 'fp8-e4m3' }).chosen.rounded, 448);
+  assert.equal(run(explorer, { value: 465, format: 'fp8-e4m3' }).chosen.special, 'nan');
   const fnuz = run(explorer, { value: 240, format: 'fp8-e4m3-fnuz' }).chosen;
   assert.equal(fnuz.rounded, 240);
   assert.equal(fnuz.next_up, null);
@@ -164,6 +168,8 @@ test('float-format-explorer: neighbours and ulp at the value are drawn', () => {
 test('sum-stagnation: uniform addends stall at 8 in bf16, Kahan grows with n', () => {
   const u = (count) => engine.calc('summation', { format: 'bf16', value: 0.01, count, distribution: 'uniform', seed: 1 });
   assert.equal(u(4096).naive, 8);
-  assert.equal(run(stagnation, { value: 0.01, distribution: 'uniform' }).final.naive, 8);
+  const d = run(stagnation, { value: 0.01, distribution: 'uniform' });
+  assert.equal(d.final.naive, 8);
+  assert.match(stagnation.draw(d, THEME).data.datasets[1].label, new RegExp(`stops at 8 after ${u(4096).last_growth_step} additions`));
   assert.ok(u(100000).rel_error_kahan > 10 * u(4096).rel_error_kahan);
 });

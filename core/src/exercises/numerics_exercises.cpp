@@ -138,7 +138,8 @@ Exercise sum_stall(Rng& rng) {
   const double c = std::ldexp(1.0, k);
   const double stall = std::ldexp(c, f.mantissa_bits + 1);
   Exercise ex;
-  ex.title = "Where does a " + name + " running sum stop growing?";
+  // "an fp16", "an fp8-e5m2", "a bf16": the article follows the sound of the first letter.
+  ex.title = std::string("Where does ") + (name[0] == 'f' ? "an " : "a ") + name + " running sum stop growing?";
   ex.params = {{"format", name}, {"value", c}, {"count", 4096}, {"distribution", "constant"}};
   ex.prompt = "A loop adds " + prose(c, 4) + " to an accumulator held in " + name + " (" +
               std::to_string(f.mantissa_bits) + " mantissa bits), rounding to nearest even after every addition. "

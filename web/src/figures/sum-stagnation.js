@@ -20,6 +20,7 @@ export default {
     const cell = (x) => (x === null ? 'overflow' : x);
     return {
       format: r.format, addend: r.addend, count: r.count, stall_count: r.stall_count, stall_sum: r.stall_sum,
+      last_growth_step: r.last_growth_step, frozen_additions: r.frozen_additions,
       final: { exact: r.exact, naive: r.naive, fp32: r.fp32, kahan: r.kahan, pairwise: r.pairwise },
       overflow: r.overflow,
       series: r.series,
@@ -33,7 +34,11 @@ export default {
   draw(data, theme) {
     const pts = (key) => data.series.filter((s) => s[key] !== null).map((s) => ({ x: s.step, y: s[key] }));
     const f = data.format;
-    const stall = data.stall_count !== null ? `, stuck at ${data.stall_sum} after ${data.stall_count} additions` : '';
+    // Varying addends stall too: a naive sum that did not move over the last quarter of the
+    // additions or more has stopped, where half its ulp passed the largest addend.
+    const stopped = data.frozen_additions >= data.count / 4
+      ? `, stops at ${data.final.naive} after ${data.last_growth_step} additions` : '';
+    const stall = data.stall_count !== null ? `, stuck at ${data.stall_sum} after ${data.stall_count} additions` : stopped;
     const pick = colours(theme);
     const curve = (label, key, colour, style, dash = []) => series(colour, {
       label, data: pts(key), showLine: true, pointStyle: style, pointRadius: 2, borderWidth: 2, borderDash: dash,
