@@ -218,6 +218,30 @@ TEST(NumericsExercises, RoundValueRejectsTheUnroundedInput) {
   }
 }
 
+// A format's limit is one exact value: over seeds 0-199 its 6-digit form passes and the
+// neighbouring values of the format do not (with the old 1e-3 tolerance fp16's 65472 passed
+// for its max, 65504; IEEE 754 binary16 spacing 32 there).
+TEST(NumericsExercises, FormatLimitRejectsNeighbouringValues) {
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    const auto e = mlsys::make_exercise("numerics-format-limit", seed);
+    const auto check = [&](double v, const char* fmt) {
+      char text[40];
+      std::snprintf(text, sizeof text, fmt, v);
+      return mlsys::check_exercise("numerics-format-limit", seed, text)["correct"].get<bool>();
+    };
+    EXPECT_TRUE(check(e.answer, "%.6g")) << "seed " << seed << ": " << e.answer;
+    json in = e.params;
+    in["value"] = e.answer;
+    const json near = calc("float", in)["neighbours"];  // held: a loop over a temporary's member dangles
+    ASSERT_FALSE(near.empty()) << "seed " << seed;
+    for (const auto& n : near) {
+      if (std::fabs(n.get<double>() - e.answer) > 4 * e.answer) continue;  // the nearest few only
+      if (n.get<double>() <= 0) continue;
+      EXPECT_FALSE(check(n.get<double>(), "%.17g")) << "seed " << seed << " " << e.title << ": neighbour " << n;
+    }
+  }
+}
+
 // Closed-form checks of the numerics reports. bf16 keeps 8 significant bits, so a naive bf16
 // running sum of ones stalls at 2^8 = 256 (256 + 1 is a tie that rounds to even, 256); fp32
 // accumulation is exact here.

@@ -87,7 +87,10 @@ Exercise format_limit(Rng& rng) {
   Exercise ex;
   ex.params = {{"format", name}};
   ex.unit = "";
-  ex.rel_tolerance = 1e-3;
+  // The answer is one exact value of the format: 6 significant digits (within 5e-6) pass, a
+  // neighbouring value does not (fp16's 65472 is 5e-4 below its max, E4M3's 416 7 % below).
+  ex.rel_tolerance = 1e-5;
+  const std::string digits = " Give it exactly or to 6 significant digits.";
   std::string layout = name + " has 1 sign bit, " + std::to_string(f.exponent_bits) + " exponent bits with bias " +
                        std::to_string(f.bias) + " and " + m + " mantissa bits" +
                        (f.has_infinity ? "; like IEEE 754 it reserves the all-ones exponent for infinities and NaN."
@@ -97,7 +100,7 @@ Exercise format_limit(Rng& rng) {
                                    "exponent with all-ones mantissa is NaN.");
   if (which == 0) {
     ex.title = "Largest finite value of " + name;
-    ex.prompt = layout + " What is its largest finite value?";
+    ex.prompt = layout + " What is its largest finite value?" + digits;
     ex.answer = f.max;
     ex.hint = f.has_infinity ? "The largest usable exponent field is all ones minus one; the mantissa is all ones."
               : f.fnuz ? "Every positive code is a number: the all-ones exponent with the all-ones mantissa too."
@@ -108,14 +111,14 @@ Exercise format_limit(Rng& rng) {
                   " × " + pow2(f.emax) + " = " + typed(f.max, 17) + ".";
   } else if (which == 1) {
     ex.title = "Smallest normal value of " + name;
-    ex.prompt = layout + " What is its smallest positive normal value?";
+    ex.prompt = layout + " What is its smallest positive normal value?" + digits;
     ex.answer = f.min_normal;
     ex.hint = "Exponent field 1 is the smallest normal exponent: its value is 1 − bias.";
     ex.solution = "Smallest normal = 2^(1 − " + std::to_string(f.bias) + ") = " + pow2(f.emin) + " = " +
                   typed(f.min_normal, 6) + ".";
   } else if (which == 2) {
     ex.title = "Smallest subnormal value of " + name;
-    ex.prompt = layout + " What is its smallest positive (subnormal) value?";
+    ex.prompt = layout + " What is its smallest positive (subnormal) value?" + digits;
     ex.answer = f.min_subnormal;
     ex.hint = "Subnormals share the smallest normal exponent, with no implicit 1: the smallest has only the "
               "last mantissa bit set.";
@@ -123,7 +126,7 @@ Exercise format_limit(Rng& rng) {
                   pow2(f.emin - f.mantissa_bits) + " = " + typed(f.min_subnormal, 6) + ".";
   } else {
     ex.title = "Machine epsilon of " + name;
-    ex.prompt = layout + " What is its machine epsilon, the gap between 1 and the next larger value?";
+    ex.prompt = layout + " What is its machine epsilon, the gap between 1 and the next larger value?" + digits;
     ex.answer = f.epsilon;
     ex.hint = "Next to 1 the last mantissa bit is worth 2^−(mantissa bits).";
     ex.solution = "epsilon = 2^−" + m + " = " + typed(f.epsilon, 6) + ".";
