@@ -159,3 +159,67 @@ TEST(FloatReportModel, TieToEvenAndE4m3Overflow) {
   EXPECT_FALSE(e.rounded || e.exponent || e.abs_error || e.rel_error || e.ulp);
   EXPECT_EQ(mlsys::float_report("fp8-e4m3", 500, true).rounded, 448.0);  // saturate to ±max
 }
+
+// FNUZ FP8, the variant of AMD's MI300 (AMD HIP "FP8 numbers": gfx942 supports FNUZ, not OCP;
+// LLVM APFloat Float8E4M3FNUZ / Float8E5M2FNUZ, StableHLO RFC 2023-03-21): bias 8 and 16, no
+// infinities, no negative zero, one NaN 1.0000.000; E4M3FNUZ max 0.1111.111 = 1.875·2^7 = 240,
+// min normal 2^-7, min subnormal 2^-10; E5M2FNUZ max 1.75·2^15 = 57344, min normal 2^-15.
+TEST(FloatFormat, FnuzVariantsOfMi300) {
+  const auto& e4 = F("fp8-e4m3-fnuz");
+  EXPECT_EQ(e4.bias, 8);
+  EXPECT_EQ(e4.max, 240.0);
+  EXPECT_EQ(e4.min_normal, p2(-7));
+  EXPECT_EQ(e4.min_subnormal, p2(-10));
+  EXPECT_FALSE(e4.has_infinity);
+  const auto& e5 = F("fp8-e5m2-fnuz");
+  EXPECT_EQ(e5.bias, 16);
+  EXPECT_EQ(e5.max, 57344.0);
+  EXPECT_EQ(e5.min_normal, p2(-15));
+  EXPECT_EQ(e5.min_subnormal, p2(-17));
+  EXPECT_EQ(mlsys::float_report("fp8-e4m3-fnuz", 240, false).bits, "0 1111 111");  // a number, not NaN
+  const auto nan = mlsys::float_report("fp8-e4m3-fnuz", 250, false);                // past 240 + 8
+  EXPECT_EQ(nan.special, "nan");
+  EXPECT_EQ(nan.bits, "1 0000 000");
+  EXPECT_EQ(mlsys::float_report("fp8-e4m3-fnuz", 250, true).rounded, 240.0);
+  const auto z = mlsys::float_report("fp8-e4m3-fnuz", -1e-9, false);  // no negative zero
+  EXPECT_EQ(z.bits, "0 0000 000");
+  EXPECT_EQ(z.sign, "+");
+}
+
+// How each format spends its codes. OCP E4M3: 256 codes, NaN only S.1111.111 (2 codes), no
+// infinity (OFP8 rev. 1.0 Table 1), where an IEEE-style all-ones binade would take 2·2^3 = 16
+// codes, one sixteenth; E5M2 and fp16 reserve the binade: 2 infinities and 2·(2^m − 1) NaNs.
+TEST(FloatReportModel, CodeCounts) {
+  const auto e4 = mlsys::float_report("fp8-e4m3", 1, false);
+  EXPECT_EQ(e4.code_count, 256.0);
+  EXPECT_EQ(e4.nan_codes, 2.0);
+  EXPECT_EQ(e4.infinity_codes, 0.0);
+  EXPECT_EQ(e4.binade_codes, 16.0);
+  EXPECT_EQ(e4.binade_codes / e4.code_count, 1.0 / 16);
+  const auto e5 = mlsys::float_report("fp8-e5m2", 1, false);
+  EXPECT_EQ(e5.nan_codes, 6.0);
+  EXPECT_EQ(e5.infinity_codes, 2.0);
+  EXPECT_EQ(e5.nan_codes + e5.infinity_codes, e5.binade_codes);
+  const auto h = mlsys::float_report("fp16", 1, false);
+  EXPECT_EQ(h.nan_codes, 2046.0);
+  EXPECT_EQ(mlsys::float_report("fp8-e4m3-fnuz", 1, false).nan_codes, 1.0);
+  EXPECT_EQ(mlsys::float_report("fp8-e4m3-fnuz", 1, false).zero_codes, 1.0);
+}
+
+// Precision at the value: 1000 in bf16 lies in [512, 1024), spacing 2^(9−7) = 4, so its
+// neighbours are 996 and 1004 and the relative spacing 4/1000; at 1 in fp16 the gap below is
+// half the gap above (2^-11 against 2^-10); at max there is no value above.
+TEST(FloatReportModel, SpacingAndNeighboursAtTheValue) {
+  const auto b = mlsys::float_report("bf16", 1000, false);
+  EXPECT_EQ(*b.ulp, 4.0);
+  EXPECT_EQ(*b.next_down, 996.0);
+  EXPECT_EQ(*b.next_up, 1004.0);
+  EXPECT_DOUBLE_EQ(*b.rel_ulp, 0.004);
+  const auto one = mlsys::float_report("fp16", 1, false);
+  EXPECT_EQ(*one.next_down, 1 - p2(-11));
+  EXPECT_EQ(*one.next_up, 1 + p2(-10));
+  const auto top = mlsys::float_report("fp8-e4m3", 448, false);
+  EXPECT_FALSE(top.next_up.has_value());
+  EXPECT_EQ(*top.next_down, 416.0);
+  EXPECT_FALSE(mlsys::float_report("fp16", 0, false).rel_ulp.has_value());
+}

@@ -4,6 +4,7 @@
 // growth_interval clean steps), the recipe's bytes (Micikevicius et al. 2018), bad inputs,
 // and the exercises against the calculators.
 #include <cmath>
+#include <cstdio>
 
 #include <gtest/gtest.h>
 
@@ -190,6 +191,57 @@ TEST(NumericsExercises, AgreeWithCalculators) {
   }
 }
 
+// Rounding a value to bf16 or fp16 must change it visibly: over seeds 0-199 the question's own
+// number and the two neighbouring codes of the answer are rejected, the answer and its 6-digit
+// form accepted (issue 22: the unrounded input used to pass in about a third of the draws).
+TEST(NumericsExercises, RoundValueRejectsTheUnroundedInput) {
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    const auto e = mlsys::make_exercise("numerics-round-value", seed);
+    const double x = e.params["value"].get<double>();
+    const auto check = [&](double v) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.17g", v);
+      return mlsys::check_exercise("numerics-round-value", seed, text)["correct"].get<bool>();
+    };
+    const auto six = [&](double v) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.6g", v);
+      return mlsys::check_exercise("numerics-round-value", seed, text)["correct"].get<bool>();
+    };
+    EXPECT_FALSE(check(x)) << "seed " << seed << ": the input " << x << " is accepted for " << e.answer;
+    EXPECT_TRUE(check(e.answer)) << "seed " << seed;
+    EXPECT_TRUE(six(e.answer)) << "seed " << seed << ": 6 significant digits of " << e.answer;
+    const json n = calc("float", e.params)["neighbours"];  // nearest first: below, above
+    ASSERT_GE(n.size(), 2u);
+    EXPECT_FALSE(check(n[0].get<double>())) << "seed " << seed << ": neighbour " << n[0];
+    EXPECT_FALSE(check(n[1].get<double>())) << "seed " << seed << ": neighbour " << n[1];
+  }
+}
+
+// A format's limit is one exact value: over seeds 0-199 its 6-digit form passes and the
+// neighbouring values of the format do not (with the old 1e-3 tolerance fp16's 65472 passed
+// for its max, 65504; IEEE 754 binary16 spacing 32 there).
+TEST(NumericsExercises, FormatLimitRejectsNeighbouringValues) {
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    const auto e = mlsys::make_exercise("numerics-format-limit", seed);
+    const auto check = [&](double v, const char* fmt) {
+      char text[40];
+      std::snprintf(text, sizeof text, fmt, v);
+      return mlsys::check_exercise("numerics-format-limit", seed, text)["correct"].get<bool>();
+    };
+    EXPECT_TRUE(check(e.answer, "%.6g")) << "seed " << seed << ": " << e.answer;
+    json in = e.params;
+    in["value"] = e.answer;
+    const json near = calc("float", in)["neighbours"];  // held: a loop over a temporary's member dangles
+    ASSERT_FALSE(near.empty()) << "seed " << seed;
+    for (const auto& n : near) {
+      if (std::fabs(n.get<double>() - e.answer) > 4 * e.answer) continue;  // the nearest few only
+      if (n.get<double>() <= 0) continue;
+      EXPECT_FALSE(check(n.get<double>(), "%.17g")) << "seed " << seed << " " << e.title << ": neighbour " << n;
+    }
+  }
+}
+
 // Closed-form checks of the numerics reports. bf16 keeps 8 significant bits, so a naive bf16
 // running sum of ones stalls at 2^8 = 256 (256 + 1 is a tie that rounds to even, 256); fp32
 // accumulation is exact here.
@@ -202,6 +254,26 @@ TEST(NumericsReportModels, SummationStallsAtTwoToTheEight) {
   ASSERT_TRUE(r.rel_error_naive.has_value());
   EXPECT_DOUBLE_EQ(*r.rel_error_naive, (4096.0 - 256.0) / 4096.0);
   EXPECT_FALSE(r.overflow);
+}
+
+// Varying addends stall too: uniform on [0, 0.02) in bf16 (8 significant bits) stops once the
+// largest addend is at most half an ulp of the sum; at 8 the ulp is 2^(3−7) = 1/16, half of it
+// 0.03125 > 0.02, so nothing gets through. Kahan in bf16 is not free of n: its error bound is
+// (2u + O(n·u²))·Σ|x| with u = 2^-8 (Higham 1993; Goldberg 1991, Theorem 8), so its error grows
+// from 4,096 to 100,000 addends, and a bf16 Kahan sum of ones stalls at 2^16 = 1/u², where its
+// compensation, itself bf16, stalls at 256.
+TEST(NumericsReportModels, UniformAddendsStallAndKahanGrowsWithN) {
+  const auto u = mlsys::summation_report("bf16", 0.01, 4096, true, 1);
+  EXPECT_EQ(u.naive, 8.0);
+  EXPECT_GT(u.last_growth_step, 0);
+  EXPECT_EQ(u.frozen_additions, 4096 - u.last_growth_step);
+  EXPECT_FALSE(u.stall_count.has_value());
+  const auto big = mlsys::summation_report("bf16", 0.01, 100000, true, 1);
+  EXPECT_EQ(big.naive, 8.0);
+  EXPECT_GT(*big.rel_error_kahan, 5 * *u.rel_error_kahan);
+  const auto ones = mlsys::summation_report("bf16", 1, 100000, false, 1);
+  EXPECT_EQ(ones.kahan, 65536.0);
+  EXPECT_EQ(ones.last_growth_step, 256);
 }
 
 // fp16: min_subnormal 2^-24, min_normal 2^-14 (IEEE 754 binary16), so g = 2^-30 needs S = 2^6

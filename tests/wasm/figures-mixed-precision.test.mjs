@@ -120,3 +120,56 @@ test('precision-throughput: every accelerator of its select draws, TPUs without 
   const tpu = run(throughput, { hardware: 'tpu-v4' });
   assert.equal(tpu.formats.find((f) => f.compute_dtype === 'fp32').available, false);
 });
+
+// Issue 22: every control of the throughput figure changes what is drawn. Parameters and
+// tokens reach the drawing through the labels (step time at peak: 6·N·T / peak; model state:
+// bytes per parameter × N), and the axes hold still over accelerators and optimizers.
+test('precision-throughput: parameters and tokens change the labels, the axes are fixed', () => {
+  const texts = (p) => {
+    const cfg = throughput.draw(run(throughput, p), THEME);
+    return [...cfg.data.labels.flat(), cfg.options.scales.y1.title.text];
+  };
+  const base = texts({});
+  assert.notDeepEqual(texts({ params: 7e10 }), base);
+  assert.notDeepEqual(texts({ tokens: 1e6 }), base);
+  assert.match(base.at(-1), /112 GB of model state/);  // 16 B/param × 7e9
+  const h100 = engine.calc('mixed-precision-recipe', { hardware: 'h100-sxm', compute_dtype: 'bf16' });
+  assert.equal(h100.step_time_s, 6 * 7e9 * 4194304 / h100.peak_flops);
+  assert.ok(base.includes(`${Number(h100.step_time_s.toPrecision(3))} s`), base.join(' | '));
+  const axes = (p) => { const s = throughput.draw(run(throughput, p), THEME).options.scales; return [s.y.min, s.y.max, s.y1.min, s.y1.max]; };
+  assert.deepEqual(axes({ hardware: 'a100-sxm-80gb', optimizer: 'sgd' }), axes({}));
+  assert.match(throughput.draw(run(throughput, { hardware: 'mi300x' }), THEME).data.labels.at(-1)[0], /fnuz/);
+});
+
+// The explorer shows precision, not only range: the ulp at the value on every format's marker
+// and the chosen format's neighbours. 1000 in bf16: binade [512, 1024), ulp 2^(9−7) = 4, so the
+// neighbours are 996 and 1004 (IEEE 754 spacing); fp16 there has ulp 2^-1.
+test('float-format-explorer: neighbours and ulp at the value are drawn', () => {
+  const d = run(explorer, { value: 1000, format: 'bf16' });
+  const cfg = explorer.draw(d, THEME);
+  const legend = cfg.data.datasets.map((ds) => ds.label).join(' | ');
+  assert.match(legend, /neighbours 996 and 1004 \| ulp 2\^2 = 0\.4 % of the value/);
+  const marker = cfg.data.datasets.find((ds) => typeof ds.pointLabels === 'function');
+  const labels = marker.data.map((raw, i) => marker.pointLabels(raw, i));
+  assert.equal(labels[2], '1000, ulp 2^2');   // bf16
+  assert.equal(labels[3], '1000, ulp 2^-1');  // fp16
+  assert.match(labels[6], /NaN/);              // E4M3FNUZ: 1000 > 240
+  // The caption's tie: 464 lies halfway between 448 (S.1111.110) and the NaN code above it, and
+  // round-to-nearest-even keeps the even 448 (OCP OFP8 rev. 1.0 rounds to nearest even by default).
+  assert.equal(run(explorer, { value: 464, format: 'fp8-e4m3' }).chosen.rounded, 448);
+  assert.equal(run(explorer, { value: 465, format: 'fp8-e4m3' }).chosen.special, 'nan');
+  const fnuz = run(explorer, { value: 240, format: 'fp8-e4m3-fnuz' }).chosen;
+  assert.equal(fnuz.rounded, 240);
+  assert.equal(fnuz.next_up, null);
+});
+
+// Uniform addends on [0, 0.02) stall too (half the ulp at 8 in bf16 is 2^-5 > 0.02), and
+// Kahan's bf16 error grows with n (its bound has an n·u² term, Goldberg 1991, Theorem 8).
+test('sum-stagnation: uniform addends stall at 8 in bf16, Kahan grows with n', () => {
+  const u = (count) => engine.calc('summation', { format: 'bf16', value: 0.01, count, distribution: 'uniform', seed: 1 });
+  assert.equal(u(4096).naive, 8);
+  const d = run(stagnation, { value: 0.01, distribution: 'uniform' });
+  assert.equal(d.final.naive, 8);
+  assert.match(stagnation.draw(d, THEME).data.datasets[1].label, new RegExp(`stops at 8 after ${u(4096).last_growth_step} additions`));
+  assert.ok(u(100000).rel_error_kahan > 10 * u(4096).rel_error_kahan);
+});

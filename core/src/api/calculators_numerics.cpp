@@ -31,7 +31,7 @@ MLSYS_DESCRIBE(FloatReport, MLSYS_OUT(format, "", "The format"), MLSYS_OUT(value
                MLSYS_OUT(exponent_width, "", "Exponent bits of the format"),
                MLSYS_OUT(mantissa_width, "", "Stored mantissa bits of the format"),
                MLSYS_OUT(bias, "", "Exponent bias"), MLSYS_OUT(total_bits, "", "Bits of one value"),
-               MLSYS_OUT(has_infinity, "", "The format has infinities (not OCP E4M3)"),
+               MLSYS_OUT(has_infinity, "", "The format has infinities (not OCP E4M3 nor the FNUZ formats)"),
                MLSYS_OUT(overflow_mode, "", "What overflow gives"),
                MLSYS_OUT_NULLABLE(abs_error, "", "|rounded − value|"),
                MLSYS_OUT_NULLABLE(rel_error, "", "|rounded − value| / |value| (0 for 0)"),
@@ -39,7 +39,16 @@ MLSYS_DESCRIBE(FloatReport, MLSYS_OUT(format, "", "The format"), MLSYS_OUT(value
                MLSYS_OUT(neighbours, "", "The 6 representable values below and above, nearest first"),
                MLSYS_OUT(max, "", "Largest finite value"), MLSYS_OUT(min_normal, "", "Smallest normal value"),
                MLSYS_OUT(min_subnormal, "", "Smallest subnormal value"),
-               MLSYS_OUT(epsilon, "", "Gap between 1 and the next value"));
+               MLSYS_OUT(epsilon, "", "Gap between 1 and the next value"),
+               MLSYS_OUT_NULLABLE(next_down, "", "The nearest value of the format below the result (null when inf, NaN or -max)"),
+               MLSYS_OUT_NULLABLE(next_up, "", "The nearest value of the format above the result (null when inf, NaN or max)"),
+               MLSYS_OUT_NULLABLE(rel_ulp, "", "ulp / |rounded|: the relative spacing at the value (null for 0, inf, NaN)"),
+               MLSYS_OUT(code_count, "", "Bit patterns of the format, 2^total_bits"),
+               MLSYS_OUT(nan_codes, "", "Bit patterns that are NaN"),
+               MLSYS_OUT(infinity_codes, "", "Bit patterns that are ±inf"),
+               MLSYS_OUT(zero_codes, "", "Bit patterns that are zero (2 with a signed zero, 1 in FNUZ)"),
+               MLSYS_OUT(binade_codes, "", "Bit patterns sharing one exponent value, both signs: 2^(mantissa bits + 1)"),
+               MLSYS_OUT(binades, "", "log2(max / min_subnormal): powers of two spanned by the positive values"));
 
 MLSYS_DESCRIBE(SummationPoint, MLSYS_OUT(step, "", "Additions done"), MLSYS_OUT(exact, "", "Exact sum so far"),
                MLSYS_OUT_NULLABLE(naive, "", "Naive sum in the format (null past its range)"),
@@ -61,6 +70,8 @@ MLSYS_DESCRIBE(SummationReport, MLSYS_OUT(format, "", "Format of the addends and
                MLSYS_OUT(lost_additions, "", "Naive additions of a nonzero addend that left the sum unchanged"),
                MLSYS_OUT_NULLABLE(stall_count, "", "Constant addend: additions before the first lost one"),
                MLSYS_OUT_NULLABLE(stall_sum, "", "Constant addend: the naive sum from then on"),
+               MLSYS_OUT(last_growth_step, "", "Additions done when the naive sum changed for the last time"),
+               MLSYS_OUT(frozen_additions, "", "Additions after that which left the naive sum unchanged"),
                MLSYS_OUT(overflow, "", "Some sum went past the format's max"),
                MLSYS_OUT(max, "", "Largest finite value of the format"),
                MLSYS_OUT(series, "", "The four sums at about 160 log-spaced steps"));

@@ -14,87 +14,122 @@ namespace {
 
 std::string pow2(int k) { return "2^" + std::to_string(k); }
 
+// `x` for prose: format_number's fixed notation where it uses one, else "9.4 × 10^−7", as a
+// reader writes it, instead of e-notation.
+std::string prose(double x, int sig) {
+  const std::string s = format_number(x, sig);
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  const int exp = std::stoi(s.substr(e + 1));
+  return s.substr(0, e) + " × 10^" + (exp < 0 ? "−" : "") + std::to_string(std::abs(exp));
+}
+
 // Up to 17 significant digits, enough to print any of these formats' values exactly.
-std::string exact(double x) { return format_number(x, 17); }
+std::string exact(double x) { return prose(x, 17); }
+
+// The answer at the end of a solution: in prose form, followed where that is "× 10^k" by the
+// e-notation the answer box reads, so the solution's last number is one the reader can type.
+std::string typed(double x, int sig) {
+  const std::string p = prose(x, sig);
+  return p.find("10^") == std::string::npos ? p : p + " (type " + format_number(x, sig) + ")";
+}
 
 Exercise round_value_ex(Rng& rng) {
   const std::string name = rng.pick(std::vector<std::string>{"bf16", "fp16"});
   const FloatFormat& f = float_format(name);
-  const int k = rng.integer(-3, 2);
-  const double x = rng.integer(1001, 9999) * std::pow(10.0, k - 3);  // 4 significant digits
-  const Rounded r = round_to_format(x, f);
-  int e2 = 0;
-  std::frexp(x, &e2);
-  const int e = e2 - 1;
-  const double q = std::ldexp(1.0, e - f.mantissa_bits);
+  // A 4-significant-digit value whose rounding moves it by at least an eighth of the spacing
+  // q, so that the stored value differs from the typed one in its 5th or 6th digit: an
+  // eighth of q is at least 2^-(m+4) of the value (6.1e-5 in fp16), far above the tolerance,
+  // and typing the question's number back is wrong. Most draws pass at once; 64 tries never
+  // all fail over the seeds the tests cover.
+  double x = 0, q = 0;
+  int e = 0;
+  Rounded r;
+  for (int tries = 0; tries < 64; ++tries) {
+    const int k = rng.integer(-3, 2);
+    x = rng.integer(1001, 9999) * std::pow(10.0, k - 3);
+    r = round_to_format(x, f);
+    int e2 = 0;
+    std::frexp(x, &e2);
+    e = e2 - 1;
+    q = std::ldexp(1.0, e - f.mantissa_bits);
+    if (std::fabs(r.value - x) >= q / 8) break;
+  }
   Exercise ex;
   ex.title = "Round a number to " + name;
   ex.params = {{"format", name}, {"value", x}};
   ex.prompt = name + " stores " + std::to_string(f.mantissa_bits) +
-              " fraction bits after the implicit leading 1. What value does " + format_number(x, 4) +
+              " fraction bits after the implicit leading 1. What value does " + prose(x, 4) +
               " become when it is rounded to " + name + " (round to nearest, ties to even)? Give the value as a "
               "decimal number with at least 6 significant digits.";
   ex.unit = "";
   ex.answer = r.value;
-  // Six significant digits, as the prompt asks, are within 5e-6 of the value; the four-digit
-  // input is farther (half a gap is up to 2^-(mantissa bits + 1) relative), so typing it back is wrong.
+  // Six significant digits, as the prompt asks, are within 5e-6 of the value; the typed input
+  // (at least q/8 away, see above) and the neighbouring codes (q/2 or q away) are farther.
   ex.rel_tolerance = 1e-5;
   ex.hint = "Find the power of two just below the number, 2^e. In that binade the representable values are "
             "spaced 2^(e − " + std::to_string(f.mantissa_bits) + ") apart: divide by the spacing, round to the "
             "nearest integer, multiply back.";
-  ex.solution = format_number(x, 4) + " lies in [" + pow2(e) + ", " + pow2(e + 1) + "), where the spacing is " +
-                pow2(e - f.mantissa_bits) + " = " + exact(q) + ". " + format_number(x, 4) + " ÷ spacing = " +
-                format_number(x / q, 8) + ", which rounds to " + format_int(r.value / q) + ". So the stored value is " +
+  ex.solution = prose(x, 4) + " lies in [" + pow2(e) + ", " + pow2(e + 1) + "), where the spacing is " +
+                pow2(e - f.mantissa_bits) + " = " + exact(q) + ". " + prose(x, 4) + " ÷ spacing = " +
+                prose(x / q, 8) + ", which rounds to " + format_int(r.value / q) + ". So the stored value is " +
                 format_int(r.value / q) + " × " + pow2(e - f.mantissa_bits) + ", a relative error of " +
-                format_number(std::fabs(r.value - x) / x, 3) + ": " + exact(r.value) + ".";
+                prose(std::fabs(r.value - x) / x, 3) + ": " + typed(r.value, 17) + ".";
   return ex;
 }
 
 Exercise format_limit(Rng& rng) {
-  const std::string name = rng.pick(std::vector<std::string>{"fp16", "bf16", "fp8-e4m3", "fp8-e5m2", "tf32"});
+  const std::string name =
+      rng.pick(std::vector<std::string>{"fp16", "bf16", "fp8-e4m3", "fp8-e5m2", "tf32", "fp8-e4m3-fnuz"});
   const FloatFormat& f = float_format(name);
   const int which = rng.integer(0, 3);
   const std::string m = std::to_string(f.mantissa_bits);
   Exercise ex;
   ex.params = {{"format", name}};
   ex.unit = "";
-  ex.rel_tolerance = 1e-3;
+  // The answer is one exact value of the format: 6 significant digits (within 5e-6) pass, a
+  // neighbouring value does not (fp16's 65472 is 5e-4 below its max, E4M3's 416 7 % below).
+  ex.rel_tolerance = 1e-5;
+  const std::string digits = " Give it exactly or to 6 significant digits.";
   std::string layout = name + " has 1 sign bit, " + std::to_string(f.exponent_bits) + " exponent bits with bias " +
                        std::to_string(f.bias) + " and " + m + " mantissa bits" +
                        (f.has_infinity ? "; like IEEE 754 it reserves the all-ones exponent for infinities and NaN."
-                                       : "; as in the OCP FP8 spec it has no infinities, and only the all-ones "
-                                         "exponent with all-ones mantissa is NaN.");
+                        : f.fnuz ? "; it is AMD's FNUZ variant (MI300): no infinities, no negative zero, and the "
+                                   "only NaN is the code of negative zero, sign 1 with all other bits 0."
+                                 : "; as in the OCP FP8 spec it has no infinities, and only the all-ones "
+                                   "exponent with all-ones mantissa is NaN.");
   if (which == 0) {
     ex.title = "Largest finite value of " + name;
-    ex.prompt = layout + " What is its largest finite value?";
+    ex.prompt = layout + " What is its largest finite value?" + digits;
     ex.answer = f.max;
     ex.hint = f.has_infinity ? "The largest usable exponent field is all ones minus one; the mantissa is all ones."
-                             : "The all-ones exponent is usable; the largest mantissa that is not NaN is all ones but "
-                               "the last bit.";
+              : f.fnuz ? "Every positive code is a number: the all-ones exponent with the all-ones mantissa too."
+                       : "The all-ones exponent is usable; the largest mantissa that is not NaN is all ones but "
+                         "the last bit.";
     ex.solution = "Largest exponent = " + std::to_string(f.emax) + ", largest significand = " +
                   exact(f.max / std::ldexp(1.0, f.emax)) + ", so max = " + exact(f.max / std::ldexp(1.0, f.emax)) +
-                  " × " + pow2(f.emax) + " = " + exact(f.max) + ".";
+                  " × " + pow2(f.emax) + " = " + typed(f.max, 17) + ".";
   } else if (which == 1) {
     ex.title = "Smallest normal value of " + name;
-    ex.prompt = layout + " What is its smallest positive normal value?";
+    ex.prompt = layout + " What is its smallest positive normal value?" + digits;
     ex.answer = f.min_normal;
     ex.hint = "Exponent field 1 is the smallest normal exponent: its value is 1 − bias.";
     ex.solution = "Smallest normal = 2^(1 − " + std::to_string(f.bias) + ") = " + pow2(f.emin) + " = " +
-                  format_number(f.min_normal, 6) + ".";
+                  typed(f.min_normal, 6) + ".";
   } else if (which == 2) {
     ex.title = "Smallest subnormal value of " + name;
-    ex.prompt = layout + " What is its smallest positive (subnormal) value?";
+    ex.prompt = layout + " What is its smallest positive (subnormal) value?" + digits;
     ex.answer = f.min_subnormal;
     ex.hint = "Subnormals share the smallest normal exponent, with no implicit 1: the smallest has only the "
               "last mantissa bit set.";
     ex.solution = "Smallest subnormal = " + pow2(f.emin) + " × " + pow2(-f.mantissa_bits) + " = " +
-                  pow2(f.emin - f.mantissa_bits) + " = " + format_number(f.min_subnormal, 6) + ".";
+                  pow2(f.emin - f.mantissa_bits) + " = " + typed(f.min_subnormal, 6) + ".";
   } else {
     ex.title = "Machine epsilon of " + name;
-    ex.prompt = layout + " What is its machine epsilon, the gap between 1 and the next larger value?";
+    ex.prompt = layout + " What is its machine epsilon, the gap between 1 and the next larger value?" + digits;
     ex.answer = f.epsilon;
     ex.hint = "Next to 1 the last mantissa bit is worth 2^−(mantissa bits).";
-    ex.solution = "epsilon = 2^−" + m + " = " + format_number(f.epsilon, 6) + ".";
+    ex.solution = "epsilon = 2^−" + m + " = " + typed(f.epsilon, 6) + ".";
   }
   return ex;
 }
@@ -106,9 +141,10 @@ Exercise sum_stall(Rng& rng) {
   const double c = std::ldexp(1.0, k);
   const double stall = std::ldexp(c, f.mantissa_bits + 1);
   Exercise ex;
-  ex.title = "Where does a " + name + " running sum stop growing?";
+  // "an fp16", "an fp8-e5m2", "a bf16": the article follows the sound of the first letter.
+  ex.title = std::string("Where does ") + (name[0] == 'f' ? "an " : "a ") + name + " running sum stop growing?";
   ex.params = {{"format", name}, {"value", c}, {"count", 4096}, {"distribution", "constant"}};
-  ex.prompt = "A loop adds " + format_number(c, 4) + " to an accumulator held in " + name + " (" +
+  ex.prompt = "A loop adds " + prose(c, 4) + " to an accumulator held in " + name + " (" +
               std::to_string(f.mantissa_bits) + " mantissa bits), rounding to nearest even after every addition. "
               "At what value does the sum get stuck?";
   ex.unit = "";
@@ -117,10 +153,10 @@ Exercise sum_stall(Rng& rng) {
   ex.hint = "Adding c changes the sum only while c is more than half the spacing between neighbouring values at "
             "the sum. At exactly half, the tie goes to the even neighbour: the sum itself.";
   ex.solution = "At a sum s in [2^e, 2^(e+1)) the spacing is 2^(e − " + std::to_string(f.mantissa_bits) +
-                "). The sum stays exact until the spacing reaches 2c = " + format_number(2 * c, 4) + ", i.e. at s = 2c × " +
-                pow2(f.mantissa_bits) + " = " + format_number(stall, 6) + ". There s + c is a tie between s and s + 2c, "
+                "). The sum stays exact until the spacing reaches 2c = " + prose(2 * c, 4) + ", i.e. at s = 2c × " +
+                pow2(f.mantissa_bits) + " = " + prose(stall, 6) + ". There s + c is a tie between s and s + 2c, "
                 "and ties go to the even mantissa, s. After " + format_int(stall / c) +
-                " additions, however many more follow, the sum sticks at " + format_number(stall, 6) + ".";
+                " additions, however many more follow, the sum sticks at " + prose(stall, 6) + ".";
   return ex;
 }
 
@@ -135,18 +171,18 @@ Exercise loss_scale(Rng& rng) {
   Exercise ex;
   ex.title = "Choose a loss scale";
   ex.params = {{"format", "fp16"}, {"smallest_gradient", g}};
-  ex.prompt = "The smallest gradient you must keep has magnitude " + format_number(g, 2) + ". fp16's smallest " +
-              (normal ? "normal value is 2^−14 ≈ 6.104e-5" : "subnormal value is 2^−24 ≈ 5.960e-8") +
+  ex.prompt = "The smallest gradient you must keep has magnitude " + prose(g, 2) + ". fp16's smallest " +
+              (normal ? "normal value is 2^−14 ≈ 6.104 × 10^−5" : "subnormal value is 2^−24 ≈ 5.960 × 10^−8") +
               ". What is the smallest power-of-two loss scale S that lifts it to at least that value? Answer with S "
               "as a number (for example 1024).";
   ex.unit = "";
   ex.answer = s;
   ex.integer = true;
   ex.hint = "You need S ≥ threshold ÷ gradient; take log2 and round up.";
-  ex.solution = "threshold ÷ gradient = " + format_number(target / g, 4) + "; log2 of that is " +
-                format_number(std::log2(target / g), 4) + ", rounded up " + format_number(std::log2(s), 3) +
-                ". Then " + format_number(g, 2) + " × 2^" + format_number(std::log2(s), 3) + " = " +
-                format_number(g * s, 4) + " clears the threshold, so S = " + pow2(static_cast<int>(std::log2(s))) +
+  ex.solution = "threshold ÷ gradient = " + prose(target / g, 4) + "; log2 of that is " +
+                prose(std::log2(target / g), 4) + ", rounded up " + prose(std::log2(s), 3) +
+                ". Then " + prose(g, 2) + " × 2^" + prose(std::log2(s), 3) + " = " +
+                prose(g * s, 4) + " clears the threshold, so S = " + pow2(static_cast<int>(std::log2(s))) +
                 " = " + format_int(s) + ".";
   return ex;
 }
@@ -158,18 +194,18 @@ Exercise recipe_bytes(Rng& rng) {
   Exercise ex;
   ex.title = "Bytes of the mixed-precision recipe";
   ex.params = {{"params", billions * 1e9}, {"optimizer", opt}, {"compute_dtype", "bf16"}};
-  ex.prompt = "A " + format_number(billions, 3) + "-billion-parameter model trains with the mixed-precision recipe: "
+  ex.prompt = "A " + prose(billions, 3) + "-billion-parameter model trains with the mixed-precision recipe: "
               "bf16 working weights and gradients, an fp32 master copy of the weights, and " +
               (opt == "adam" ? "Adam's two moments" : "SGD's momentum") +
-              " in fp32. How many GB do these per-parameter tensors take in total (1 GB = 1e9 bytes)?";
+              " in fp32. How many GB do these per-parameter tensors take in total (1 GB = 10^9 bytes)?";
   ex.unit = "GB";
   ex.answer = r.total_bytes * billions;
   ex.hint = "Count bytes per parameter: 2 for each bf16 tensor, 4 for each fp32 one. Then multiply by the "
             "parameter count.";
   ex.solution = "Per parameter: 2 (bf16 weights) + 2 (bf16 gradients) + 4 (fp32 master) + " +
                 format_int(r.optimizer_bytes) + (opt == "adam" ? " (fp32 m and v)" : " (fp32 momentum)") + " = " +
-                format_int(r.total_bytes) + " bytes. × " + format_number(billions, 3) + "e9 = " +
-                format_number(ex.answer, 4) + " GB.";
+                format_int(r.total_bytes) + " bytes. × " + prose(billions, 3) + " × 10^9 = " +
+                prose(ex.answer, 4) + " GB.";
   return ex;
 }
 

@@ -10,22 +10,30 @@ namespace mlsys {
 
 namespace {
 
-FloatFormat make(std::string name, int e, int m, bool has_inf) {
+enum class Specials { Ieee, OcpE4m3, Fnuz };
+
+FloatFormat make(std::string name, int e, int m, Specials kind = Specials::Ieee) {
   FloatFormat f;
   f.name = std::move(name);
   f.exponent_bits = e;
   f.mantissa_bits = m;
-  f.bias = (1 << (e - 1)) - 1;
-  f.has_infinity = has_inf;
+  f.fnuz = kind == Specials::Fnuz;
+  // FNUZ biases one more, so that its extra exponent value extends the range downward too.
+  f.bias = (1 << (e - 1)) - (f.fnuz ? 0 : 1);
+  f.has_infinity = kind == Specials::Ieee;
   f.emin = 1 - f.bias;
-  if (has_inf) {
+  if (kind == Specials::Ieee) {
     // The all-ones exponent is reserved for inf/NaN: emax = (2^e − 2) − bias.
     f.emax = (1 << e) - 2 - f.bias;
     f.max = std::ldexp(2.0 - std::ldexp(1.0, -m), f.emax);
-  } else {
+  } else if (kind == Specials::OcpE4m3) {
     // E4M3: the all-ones exponent holds normal values except mantissa all ones (NaN).
     f.emax = (1 << e) - 1 - f.bias;
     f.max = std::ldexp(2.0 - std::ldexp(1.0, 1 - m), f.emax);
+  } else {
+    // FNUZ: every code but 0x80 is a number, the all-ones exponent and mantissa included.
+    f.emax = (1 << e) - 1 - f.bias;
+    f.max = std::ldexp(2.0 - std::ldexp(1.0, -m), f.emax);
   }
   f.min_normal = std::ldexp(1.0, f.emin);
   f.min_subnormal = std::ldexp(1.0, f.emin - m);
@@ -35,8 +43,14 @@ FloatFormat make(std::string name, int e, int m, bool has_inf) {
 
 const std::vector<FloatFormat>& formats() {
   static const std::vector<FloatFormat> all = {
-      make("fp32", 8, 23, true),      make("tf32", 8, 10, true),     make("bf16", 8, 7, true),
-      make("fp16", 5, 10, true),      make("fp8-e4m3", 4, 3, false), make("fp8-e5m2", 5, 2, true)};
+      make("fp32", 8, 23),
+      make("tf32", 8, 10),
+      make("bf16", 8, 7),
+      make("fp16", 5, 10),
+      make("fp8-e4m3", 4, 3, Specials::OcpE4m3),
+      make("fp8-e5m2", 5, 2),
+      make("fp8-e4m3-fnuz", 4, 3, Specials::Fnuz),
+      make("fp8-e5m2-fnuz", 5, 2, Specials::Fnuz)};
   return all;
 }
 
@@ -90,6 +104,10 @@ Rounded round_to_format(double x, const FloatFormat& fmt, Overflow mode) {
       mag = fmt.max;
     } else {
       r.special = fmt.has_infinity ? FloatSpecial::Infinity : FloatSpecial::NaN;
+      if (fmt.fnuz) {  // the one NaN, 1.0000.000
+        r.negative = true;
+        return r;
+      }
       const unsigned long long ones = (1ULL << fmt.exponent_bits) - 1;
       r.exponent_field = ones;
       r.mantissa_field = fmt.has_infinity ? 0 : (1ULL << fmt.mantissa_bits) - 1;
@@ -97,6 +115,7 @@ Rounded round_to_format(double x, const FloatFormat& fmt, Overflow mode) {
     }
   }
   r.underflow = a != 0 && mag == 0;
+  if (fmt.fnuz && mag == 0) r.negative = false;  // no negative zero: its code is the NaN
   r.value = r.negative ? -mag : mag;
   if (mag < fmt.min_normal) {
     r.subnormal = mag != 0;
@@ -130,6 +149,10 @@ std::string bit_string(const Rounded& r, const FloatFormat& fmt) {
   std::string s = r.negative ? "1 " : "0 ";
   unsigned long long e = r.exponent_field, m = r.mantissa_field;
   if (r.special == FloatSpecial::NaN && fmt.has_infinity) m = 1ULL << (fmt.mantissa_bits - 1);  // quiet NaN
+  if (r.special == FloatSpecial::NaN && fmt.fnuz) {  // the one NaN, 0x80
+    s = "1 ";
+    e = m = 0;
+  }
   for (int i = fmt.exponent_bits - 1; i >= 0; --i) s += ((e >> i) & 1) ? '1' : '0';
   s += ' ';
   for (int i = fmt.mantissa_bits - 1; i >= 0; --i) s += ((m >> i) & 1) ? '1' : '0';
@@ -204,13 +227,28 @@ FloatReport float_report(const std::string& format, double value, bool saturate)
   out.total_bits = f.total_bits();
   out.has_infinity = f.has_infinity;
   out.overflow_mode =
-      saturate ? "saturate to ±max" : (f.has_infinity ? "to ±inf (IEEE 754)" : "to NaN (OCP E4M3 default)");
+      saturate ? "saturate to ±max"
+               : (f.has_infinity ? "to ±inf (IEEE 754)" : f.fnuz ? "to NaN (FNUZ, no infinity)" : "to NaN (OCP E4M3 default)");
   if (finite) {
     out.abs_error = std::fabs(r.value - x);
     out.rel_error = x == 0 ? 0.0 : std::fabs(r.value - x) / std::fabs(x);
     out.ulp = r.ulp;
   }
   out.neighbours = neighbours(r, f, 6);
+  if (finite) {
+    // neighbours() lists the nearest below first, then the nearest above, each when within ±max.
+    const double down = next_down(r.value, f), up = next_up(r.value, f);
+    if (down >= -f.max) out.next_down = down;
+    if (up <= f.max) out.next_up = up;
+    if (r.value != 0) out.rel_ulp = r.ulp / std::fabs(r.value);
+  }
+  const double binade = std::ldexp(1.0, f.mantissa_bits + 1);  // 2^m mantissas × 2 signs
+  out.code_count = std::ldexp(1.0, f.total_bits());
+  out.binade_codes = binade;
+  out.infinity_codes = f.has_infinity ? 2 : 0;
+  out.nan_codes = f.has_infinity ? binade - 2 : f.fnuz ? 1 : 2;
+  out.zero_codes = f.fnuz ? 1 : 2;
+  out.binades = std::log2(f.max / f.min_subnormal);
   out.max = f.max;
   out.min_normal = f.min_normal;
   out.min_subnormal = f.min_subnormal;

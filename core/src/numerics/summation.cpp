@@ -86,6 +86,7 @@ SummationSeries summation_series(const std::vector<double>& x, const FloatFormat
     const double v = x[static_cast<std::size_t>(i)];
     const double before = naive;
     naive = round_value(naive + v, low);
+    if (naive != before) out.last_growth_step = i + 1;
     if (v != 0 && naive == before && std::isfinite(before)) {
       ++out.lost_additions;
       if (constant && !out.stall_count) {
@@ -157,6 +158,8 @@ SummationReport summation_report(const std::string& format, double value, long l
   r.lost_additions = s.lost_additions;
   r.stall_count = s.stall_count;
   r.stall_sum = s.stall_sum;
+  r.last_growth_step = s.last_growth_step;
+  r.frozen_additions = r.count - s.last_growth_step;
   r.overflow = overflow || !std::isfinite(recursive);
   r.max = f.max;
   r.series = s.points;

@@ -101,7 +101,10 @@ export default {
         vline(L.normal, 0, top, `Smallest normal 2^${L.normal}`, pick('muted'), [6, 3]),
         vline(L.max, 0, top, `Max ≈ 2^${L.max.toFixed(2)}`, pick('compute'), [10, 3]),
       ],
-      scales: { x: axis('log2 |gradient × loss scale| (binades)'), y: axis('Share of gradients per bin (%)', { min: 0 }) },
+      // The binades of the format with 24 to spare on each side: fixed for a format, so raising
+      // the loss scale moves the histogram across its limits, not the axis under it.
+      scales: { x: axis('log2 |gradient × loss scale| (binades)', { range: [Math.floor(L.sub) - 24, Math.ceil(L.max) + 24] }),
+        y: axis('Share of gradients per bin (%)', { min: 0 }) },
     });
   },
 };

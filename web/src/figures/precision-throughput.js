@@ -1,15 +1,29 @@
 // Throughput and memory of the mixed-precision recipe per compute format: the dense tensor
 // peak and the compute-bound step time from the hardware table, and the bytes per parameter
 // (working weights, gradients, fp32 master copy, fp32 optimizer state) from
-// calc('mixed-precision-recipe').
+// calc('mixed-precision-recipe'). Parameters and tokens per step reach the drawing through the
+// labels: the step time at peak under each format's name, the model state in the byte axis title.
 import { formatSI } from '../runtime/format.js';
-import { chart, linear, category, colours, series } from './shared/chart-config.js';
+import { chart, linear, log, category, colours, series } from './shared/chart-config.js';
+
+// Fixed axes over every accelerator of the table (L4's 30 TFLOP/s fp32 to B200's 4.5 PFLOP/s
+// fp8) and both optimizers (at most 16 B/param), so switching moves the bars, not the axes.
+const PEAK_RANGE = [1e13, 1e16];
+const BYTES_RANGE = [0, 18];
+
+// A step time as a reader says it: seconds up to ten minutes, then minutes, hours, days.
+function duration(s) {
+  if (!Number.isFinite(s)) return '–';
+  if (s < 1) return formatSI(s, 's');
+  const [unit, size] = s < 600 ? ['s', 1] : s < 36000 ? ['min', 60] : s < 172800 ? ['h', 3600] : ['days', 86400];
+  return `${Number((s / size).toPrecision(3))} ${unit}`;
+}
 
 export default {
   id: 'precision-throughput',
   title: 'Throughput and bytes per format',
   caption:
-    'For each compute format, the accelerator’s dense peak (bars on the left axis) and the bytes each parameter costs with the mixed-precision recipe (stacked bars on the right axis). Going from fp32 to bf16 multiplies the peak by about fifteen on an H100, yet the bytes per parameter stay at 16 with Adam because the fp32 master weights and optimizer state remain. Switch to SGD, or to an A100, which has no fp8 rate.',
+    'For each compute format, the accelerator’s dense peak (bars on the left, log axis), with the compute-bound step time it allows for the chosen parameters and tokens per step under the format’s name, and the bytes each parameter costs with the mixed-precision recipe (stacked bars on the right axis), whose title gives the model state they add up to. Going from fp32 to bf16 multiplies the peak by about fifteen on an H100 and divides the step time by as much, yet the bytes per parameter stay the same with Adam because the fp32 master weights and optimizer state remain. Switch to SGD, or to an A100, which has no fp8 rate; on MI300X the fp8 rate is for the FNUZ variant of E4M3.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['mixed-precision-recipe', 'hardware'] },
     { key: 'optimizer', label: 'Optimizer', from: ['mixed-precision-recipe', 'optimizer'] },
@@ -30,14 +44,19 @@ export default {
   },
 
   draw(data, theme) {
-    const labels = data.formats.map((f) => (f.available ? f.compute_dtype : `${f.compute_dtype} (no rate)`));
+    const fnuz = data.hardware === 'mi300x';  // MI300 implements FNUZ FP8, not OCP (AMD HIP docs)
+    const name = (d) => (fnuz && d === 'fp8-e4m3' ? 'fp8-e4m3-fnuz' : d);
+    // Two-line category labels: the format, and the compute-bound step time its peak allows.
+    const labels = data.formats.map((f) => (f.available ? [name(f.compute_dtype), duration(f.step_time_s)]
+      : [name(f.compute_dtype), '(no rate)']));
+    const state = formatSI(data.formats[0].model_state_bytes, 'B');  // the same for every format
     const pick = colours(theme);
     const stackPart = (label, key, colour, i) => series(colour, { label, data: data.formats.map((f) => f[key]), yAxisID: 'y1', stack: 'bytes',
       borderColor: theme.text, borderWidth: 1, borderDash: i % 2 ? [3, 3] : [] });
     return chart(theme, {
       type: 'bar', labels,
       datasets: [
-        series(pick('muted'), { label: 'Dense peak (left axis)', data: data.formats.map((f) => (f.available ? f.peak_flops : 0)), yAxisID: 'y', stack: 'peak',
+        series(pick('muted'), { label: 'Dense peak (left axis)', data: data.formats.map((f) => (f.available ? f.peak_flops : null)), yAxisID: 'y', stack: 'peak',
           borderColor: theme.text, borderWidth: 2 }),
         stackPart('Working weights (right)', 'weight_bytes_per_param', pick('memory'), 0),
         stackPart('Gradients (right)', 'grad_bytes_per_param', pick('compute'), 1),
@@ -45,9 +64,10 @@ export default {
         stackPart(`fp32 optimizer state, ${data.optimizer} (right)`, 'optimizer_bytes_per_param', pick(), 3),
       ],
       scales: {
-        x: category({ stacked: true }),
-        y: linear('Dense peak (FLOP/s)', { position: 'left', stacked: false, ticks: { callback: (v) => formatSI(v, 'FLOP/s') } }),
-        y1: linear('Bytes per parameter (B)', { position: 'right', stacked: true, min: 0, grid: { drawOnChartArea: false } }),
+        // Every format named, unrotated: the step time under each is read against its neighbours.
+        x: category({ stacked: true, title: 'Compute format, and step time at its peak', ticks: { autoSkip: false, maxRotation: 0 } }),
+        y: log('Dense peak (FLOP/s, log scale)', { position: 'left', stacked: false, range: PEAK_RANGE, unit: 'FLOP/s' }),
+        y1: linear(`Bytes per parameter (B): ${state} of model state`, { position: 'right', stacked: true, range: BYTES_RANGE, grid: { drawOnChartArea: false } }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => (ctx.dataset.yAxisID === 'y'

@@ -1,7 +1,10 @@
 // Binary floating-point formats and exact round-to-nearest-even conversion into them:
 // fp32, tf32, bf16, fp16 (IEEE 754-2019 binary32/binary16 and their truncations) and the
 // two 8-bit formats of the OCP 8-bit Floating Point Specification (OFP8) rev. 1.0, 2023:
-// E4M3 (no infinities, max 448, NaN = S.1111.111) and E5M2 (IEEE-like, max 57344).
+// E4M3 (no infinities, max 448, NaN = S.1111.111) and E5M2 (IEEE-like, max 57344); and the
+// FNUZ variants AMD's MI300 (gfx942) implements instead of OCP (LLVM Float8E4M3FNUZ /
+// Float8E5M2FNUZ; AMD HIP "FP8 numbers"): bias one larger, no infinities, no negative zero,
+// a single NaN at 1.0000.000 (0x80); E4M3FNUZ max 240, E5M2FNUZ max 57344.
 #pragma once
 #include <optional>
 #include <string>
@@ -14,7 +17,8 @@ struct FloatFormat {
   int exponent_bits;   // width of the exponent field
   int mantissa_bits;   // stored fraction bits (the leading 1 of normals is implicit)
   int bias;            // exponent bias
-  bool has_infinity;   // false for OCP E4M3 (only S.1111.111 is special: NaN)
+  bool has_infinity;   // false for OCP E4M3 (only S.1111.111 is special: NaN) and FNUZ
+  bool fnuz = false;   // FNUZ: NaN is the negative-zero code, zero is unsigned
   int emax;            // exponent of the largest finite value (unbiased)
   int emin;            // exponent of the smallest normal value, 1 − bias
   double max;          // largest finite value
@@ -24,7 +28,8 @@ struct FloatFormat {
   int total_bits() const { return 1 + exponent_bits + mantissa_bits; }
 };
 
-// The format names the API accepts: fp32 tf32 bf16 fp16 fp8-e4m3 fp8-e5m2.
+// The format names the API accepts: fp32 tf32 bf16 fp16 fp8-e4m3 fp8-e5m2 fp8-e4m3-fnuz
+// fp8-e5m2-fnuz.
 const std::vector<std::string>& float_format_names();
 
 // The format called `name`. Throws std::invalid_argument for an unknown name.
@@ -83,6 +88,13 @@ struct FloatReport {
   std::optional<double> abs_error, rel_error, ulp;
   std::vector<double> neighbours;  // 6 values each side
   double max = 0, min_normal = 0, min_subnormal = 0, epsilon = 0;
+  // Precision at the value: the nearest representable values below and above the result,
+  // and the spacing relative to it (empty when inf, NaN, at ±max for next_up, or zero for rel_ulp).
+  std::optional<double> next_down, next_up, rel_ulp;
+  // How the format spends its 2^total_bits codes: NaN, infinity and zero patterns, and the
+  // codes of one exponent value (both signs), what reserving a whole binade would cost.
+  double code_count = 0, nan_codes = 0, infinity_codes = 0, zero_codes = 0, binade_codes = 0;
+  double binades = 0;  // log2(max / min_subnormal): the span of positive values, in powers of two
 };
 FloatReport float_report(const std::string& format, double value, bool saturate);
 

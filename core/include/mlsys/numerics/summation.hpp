@@ -37,6 +37,7 @@ struct SummationSeries {
   long long lost_additions;         // naive additions of a nonzero addend that left the sum unchanged
   std::optional<long long> stall_count;  // constant addend: additions before the first lost one
   std::optional<double> stall_sum;       // the naive sum from then on
+  long long last_growth_step = 0;        // additions done when the naive sum last changed
 };
 
 // Executes all four methods over the addends in one pass (pairwise as a streaming binary
@@ -57,6 +58,11 @@ struct SummationReport {
   long long lost_additions = 0;
   std::optional<long long> stall_count;
   std::optional<double> stall_sum;
+  // Any addends: the naive sum changed for the last time after `last_growth_step` additions;
+  // `frozen_additions` = count − last_growth_step followed without moving it (a stall also
+  // with varying addends, once the largest one is at most half an ulp of the sum).
+  long long last_growth_step = 0;
+  long long frozen_additions = 0;
   bool overflow = false;  // some sum went past the format's max
   double max = 0;         // the format's largest value
   std::vector<SummationPoint> series;
