@@ -26,8 +26,9 @@ export function calcValues(source, engine, where) {
         throw new Error(`${where}: ${whole}: ${err.message}`);
       }
     })
-    .replace(/\{\{calc[^}]*\}\}/g, (bad) => {
-      throw new Error(`${where}: malformed engine value ${bad}`);
+    // Whatever {{calc is left did not match the form above (a missing unit, a nested object...).
+    .replace(/\{\{calc\b.*?(\}\}|$)/gm, (bad) => {
+      throw new Error(`${where}: malformed engine value ${bad.slice(0, 160)} (the form is {{calc NAME {json} PATH UNIT:DECIMALS}})`);
     });
 }
 
