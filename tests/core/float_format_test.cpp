@@ -160,6 +160,18 @@ TEST(FloatReportModel, TieToEvenAndE4m3Overflow) {
   EXPECT_EQ(mlsys::float_report("fp8-e4m3", 500, true).rounded, 448.0);  // saturate to ±max
 }
 
+// The textbook softmax's limit: e^x is past the format's max once x > ln(max), 88.72 in fp32
+// (ln 3.4028e38) and 11.09 in fp16 (ln 65504); e^x just below it still rounds to a finite value.
+TEST(FloatReportModel, ExpOverflowIsLnMax) {
+  EXPECT_NEAR(mlsys::float_report("fp32", 0, false).exp_overflow, 88.7228, 1e-4);
+  EXPECT_NEAR(mlsys::float_report("fp16", 0, false).exp_overflow, 11.0898, 1e-4);
+  for (const char* f : {"fp32", "fp16", "bf16"}) {
+    const double x = mlsys::float_report(f, 0, false).exp_overflow;
+    EXPECT_EQ(mlsys::float_report(f, std::exp(x - 1e-3), false).special, "none") << f;
+    EXPECT_EQ(mlsys::float_report(f, std::exp(x + 1e-2), false).special, "inf") << f;
+  }
+}
+
 // FNUZ FP8, the variant of AMD's MI300 (AMD HIP "FP8 numbers": gfx942 supports FNUZ, not OCP;
 // LLVM APFloat Float8E4M3FNUZ / Float8E5M2FNUZ, StableHLO RFC 2023-03-21): bias 8 and 16, no
 // infinities, no negative zero, one NaN 1.0000.000; E4M3FNUZ max 0.1111.111 = 1.875·2^7 = 240,

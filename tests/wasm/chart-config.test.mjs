@@ -36,6 +36,10 @@ test('axes: a range must increase; span bounds finite values', () => {
   assert.deepEqual(span([0, 10], { pad: 0.1 }), [-1, 11]);
   assert.deepEqual(span([0, 1, 100], { log: true, pad: 2 }), [0.5, 200]);
   assert.throws(() => span([NaN]), /no finite values/);
+  // A title Chart.js cannot draw fails here, not in the reader's browser.
+  assert.throws(() => category({ title: { text: 'op' } }), /is not text/);
+  assert.throws(() => linear(['line one', 2]), /is not text/);
+  assert.deepEqual(linear(['line one', 'line two']).title.text, ['line one', 'line two']);
 });
 
 test('colours: each palette colour once, named colours once, a clear error past the end', () => {

@@ -36,6 +36,7 @@ const CASES = [
   { id: 'step-memory-timeline', axes: ['y'], vary: ['zero_stage', 'recompute', 'persistent_grads'] },
   { id: 'wave-quantization', view: { view: 'streamk' }, axes: ['x', 'y'], vary: ['fixup_iters', 'iters_per_tile'] },
   { id: 'littles-law', axes: ['x'], vary: ['bytes_per_warp'] },
+  { id: 'training-fit', axes: ['x'], vary: ['gpus', 'zero_stage', 'cpu_offload'] },
   { id: 'precision-throughput', axes: ['y', 'y1'], vary: ['hardware', 'optimizer'] },
   { id: 'loss-scaling-range', axes: ['x'], vary: ['loss_scale'] },
 ];

@@ -40,6 +40,7 @@ MLSYS_DESCRIBE(FloatReport, MLSYS_OUT(format, "", "The format"), MLSYS_OUT(value
                MLSYS_OUT(max, "", "Largest finite value"), MLSYS_OUT(min_normal, "", "Smallest normal value"),
                MLSYS_OUT(min_subnormal, "", "Smallest subnormal value"),
                MLSYS_OUT(epsilon, "", "Gap between 1 and the next value"),
+               MLSYS_OUT(exp_overflow, "", "ln(max): the largest x whose e^x stays within the format (the textbook softmax's limit)"),
                MLSYS_OUT_NULLABLE(next_down, "", "The nearest value of the format below the result (null when inf, NaN or -max)"),
                MLSYS_OUT_NULLABLE(next_up, "", "The nearest value of the format above the result (null when inf, NaN or max)"),
                MLSYS_OUT_NULLABLE(rel_ulp, "", "ulp / |rounded|: the relative spacing at the value (null for 0, inf, NaN)"),

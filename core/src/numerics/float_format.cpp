@@ -253,6 +253,7 @@ FloatReport float_report(const std::string& format, double value, bool saturate)
   out.min_normal = f.min_normal;
   out.min_subnormal = f.min_subnormal;
   out.epsilon = f.epsilon;
+  out.exp_overflow = std::log(f.max);
   return out;
 }
 

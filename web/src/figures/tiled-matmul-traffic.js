@@ -95,6 +95,10 @@ export default {
     const flat = (label, y, colour, dash) => line(colour, { label, data: [{ x: xLo, y }, { x: xHi, y }], borderDash: dash });
     const check = data.reference ? (data.reference.matches ? '; values match the naive kernel' : '; VALUES DIFFER from the naive kernel') : '';
     const at = (q) => ({ x: lx(q.t), y: q.formula, q });
+    // A kind of overflow no tile of this setting has keeps its legend entry, saying so.
+    const none = (label, points) => (points.length ? label : `${label}: none here`);
+    const overRegisters = data.points.filter((q) => !q.fits_registers).map(at);
+    const overSmem = data.points.filter((q) => !q.fits_smem).map(at);
     const datasets = [
       series(pick('memory'), { label: 'Formula: s·(M·K·⌈N/T⌉ + K·N·⌈M/T⌉ + M·N)', data: data.points.map(at),
         showLine: true, borderWidth: 2, pointRadius: 2, pointStyle: 'circle', order: 0 }),
@@ -102,9 +106,9 @@ export default {
       series(pick('text'), { label: `Counted by running the loop${check}`,
         data: data.points.filter((q) => q.executed).map((q) => ({ x: lx(q.t), y: q.counted, q })),
         showLine: false, pointStyle: 'circle', pointRadius: 8, borderWidth: 2, backgroundColor: theme.grid, order: 1 }),
-      series(pick('compute'), { label: `Accumulators exceed the registers (${Math.round(data.register_file / 1024)} KiB per block)`,
-        data: data.points.filter((q) => !q.fits_registers).map(at), showLine: false, pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3 }),
-      series(pick(), { label: 'Operand tiles exceed shared memory', data: data.points.filter((q) => !q.fits_smem).map(at),
+      series(pick('compute'), { label: none(`Accumulators exceed the registers (${Math.round(data.register_file / 1024)} KiB per block)`, overRegisters),
+        data: overRegisters, showLine: false, pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3 }),
+      series(pick(), { label: none('Operand tiles exceed shared memory', overSmem), data: overSmem,
         showLine: false, pointStyle: 'cross', pointRadius: 12, borderWidth: 2 }),
       series(pick(), { label: `Largest tile that fits: T = ${data.best.t} (${data.limiter === 'smem' ? 'shared memory' : 'registers'} bind)`,
         data: [{ x: lx(data.best.t), y: data.best.formula, q: { ...data.best, fits: true, fits_registers: true, fits_smem: true },

@@ -83,8 +83,11 @@ export default {
       rows: [...segments.map((s) => [s.label, s.bytes]), ['Total', r.total_bytes], ['HBM capacity', r.hbm_bytes],
         ['Offloaded to CPU memory (not on the GPU)', r.offloaded_bytes]],
     };
+    // The x axis holds the unsharded total (one GPU, ZeRO 0, no offload) of the same settings,
+    // so raising the GPUs, the ZeRO stage or offloading shrinks the bar instead of the axis.
+    const unsharded = engine.calc('training-memory', { ...input, dp: 1, zero_stage: 0, cpu_offload: false }).total_bytes;
     return { model: preset.label, params: r.params, segments, total: r.total_bytes, hbm: r.hbm_bytes, fits: r.fits,
-      offloaded: r.offloaded_bytes, table };
+      offloaded: r.offloaded_bytes, top: 1.05 * Math.max(unsharded, r.total_bytes, r.hbm_bytes), table };
   },
 
   draw(data, theme) {
@@ -103,7 +106,7 @@ export default {
     return chart(theme, {
       type: 'bar', labels: rows, datasets, indexAxis: 'y',
       scales: {
-        x: linear(`Bytes per GPU (B), ${data.model}`, { min: 0, grace: '5%', ticks: { callback: (v) => formatSI(v, 'B') } }),
+        x: linear(`Bytes per GPU (B), ${data.model}`, { range: [0, data.top], ticks: { callback: (v) => formatSI(v, 'B') } }),
         y: category({ stacked: true }),
       },
       legend: { usePointStyle: false },

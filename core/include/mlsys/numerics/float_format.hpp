@@ -88,6 +88,7 @@ struct FloatReport {
   std::optional<double> abs_error, rel_error, ulp;
   std::vector<double> neighbours;  // 6 values each side
   double max = 0, min_normal = 0, min_subnormal = 0, epsilon = 0;
+  double exp_overflow = 0;  // ln(max): above it e^x is past the format's largest value
   // Precision at the value: the nearest representable values below and above the result,
   // and the spacing relative to it (empty when inf, NaN, at ±max for next_up, or zero for rel_ulp).
   std::optional<double> next_down, next_up, rel_ulp;

@@ -10,7 +10,8 @@
 //     legend: false hides it; an object is merged into legend.labels (point-style keys by
 //     default: { usePointStyle: false } for boxes). tooltip: a function (ctx) => label text,
 //     or Chart.js tooltip options. plugins/options: merged in last, for the rare extra.
-//   linear(title, opts), log(title, opts), category(opts): one axis. opts pass through to
+//   linear(title, opts), log(title, opts), category(opts): one axis (title: a string, or an
+//     array of lines). opts pass through to
 //     Chart.js (min, max, stacked, position, ticks, grid, ...), plus
 //       range: [lo, hi]  a fixed range, e.g. span() of the values over all of a figure's
 //                        settings, so that changing a control moves the data, not the axis;
@@ -41,6 +42,10 @@ function themed(theme, axis) {
 
 function axis(type, title, { range, ...opts } = {}) {
   const a = { type, ...opts };
+  const lines = Array.isArray(title) ? title : [title];
+  if (title !== undefined && !lines.every((t) => typeof t === 'string')) {
+    throw new Error(`axis title ${JSON.stringify(title)} is not text (a string, or an array of lines)`);
+  }
   if (title) a.title = { display: true, text: title };
   if (range) {
     if (!(range[0] < range[1])) throw new Error(`axis "${title}": range [${range}] is not increasing`);
