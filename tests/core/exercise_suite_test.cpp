@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -192,6 +193,42 @@ TEST(ExerciseSuite, SolutionEndsOnTheAnswer) {
       EXPECT_TRUE(accepted(e, numbers.back().text))
           << where(e) << ": the solution's last number is " << numbers.back().text << ", the answer " << e.answer
           << "\n  " << e.solution;
+    }
+  }
+}
+
+// What a reader reads: no e-notation in the title, prompt or hint (a solution may add the
+// e-notation to type), counts agree with their nouns ("1 sequence"), and "an" goes before a
+// number read with a vowel sound ("an 8 GB buffer", "an 11B model").
+TEST(ExerciseSuite, PromptsReadAsEnglish) {
+  const std::regex e_notation(R"(\d[eE][-+]?\d)");
+  const std::regex one_plural(R"((^|[^\d.,])1 (sequences|bytes|GPUs|tokens|layers|heads|nodes|steps|blocks)\b)");
+  const std::regex a_vowel_number(R"(\b[Aa] (8|11|18)[\d,.]*\b)");
+  for (const auto& id : mlsys::exercise_ids()) {
+    for (std::uint32_t s = 0; s < kSeeds; ++s) {
+      const Exercise& e = draws(id)[s];
+      for (const std::string* text : {&e.title, &e.prompt, &e.hint}) {
+        std::smatch m;
+        EXPECT_FALSE(std::regex_search(*text, m, e_notation)) << where(e) << ": e-notation " << m.str() << " in " << *text;
+        for (std::sregex_iterator it(text->begin(), text->end(), one_plural), end; it != end; ++it) {
+          // "k + 1 tokens" counts k + 1 things: only a bare 1 needs the singular. The last byte of
+          // the character before it: + - * / or the UTF-8 ends of −, × and ·.
+          const std::string before = text->substr(0, static_cast<std::size_t>(it->position()) + it->str(1).size());
+          const auto last = before.find_last_not_of(' ');
+          const bool operand = last != std::string::npos && std::string("+-*/\x92\x97\xB7").find(before[last]) != std::string::npos;
+          EXPECT_TRUE(operand) << where(e) << ": '" << it->str() << "' in " << *text;
+        }
+        if (std::regex_search(*text, m, a_vowel_number)) {
+          const std::string n = m.str().substr(2);
+          std::size_t digits = 0;
+          for (char c : n) {  // of the integer part
+            if (c == '.') break;
+            digits += std::isdigit(static_cast<unsigned char>(c)) ? 1 : 0;
+          }
+          const bool an = n[0] == '8' || digits % 3 == 2;  // eight..., eleven, eighteen (thousand)
+          EXPECT_FALSE(an) << where(e) << ": '" << m.str() << "' needs 'an' in " << *text;
+        }
+      }
     }
   }
 }

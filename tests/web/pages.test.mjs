@@ -9,12 +9,18 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { openPage, drawAll, useSite } from '../../web/test/browser.js';
+import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { calcValues } from '../../web/scripts/markdown.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const yaml = createRequire(path.join(root, 'web/package.json'))('js-yaml');
 const course = yaml.load(fs.readFileSync(path.join(root, 'content/course.yaml'), 'utf8'));
+// The front matter as the pages show it: takeaways and summaries with the engine's numbers.
+const { engine } = await loadNodeEngine();
 const lessons = fs.readdirSync(path.join(root, 'content/lessons')).filter((f) => f.endsWith('.md')).sort()
-  .map((f) => yaml.load(/^---\n([\s\S]*?)\n---\n/.exec(fs.readFileSync(path.join(root, 'content/lessons', f), 'utf8'))[1]));
+  .map((f) => yaml.load(/^---\n([\s\S]*?)\n---\n/.exec(fs.readFileSync(path.join(root, 'content/lessons', f), 'utf8'))[1]))
+  .map((l) => ({ ...l, takeaways: l.takeaways.map((t) => calcValues(t, engine, l.slug)),
+    summary: l.summary && calcValues(l.summary, engine, l.slug) }));
 const topicId = (t) => `topic-${String(t).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
 // Calculators written by the lessons of other parts of the course; until their engine code
 // lands the widgets say so, and these tests skip them with a message.

@@ -90,6 +90,10 @@ async function readContent() {
     const n = data.takeaways.length;
     if (n < 4 || n > 7) throw new Error(`${where}: ${n} takeaways; a lesson has 4 to 7`);
 
+    // Takeaways and the summary quote the engine's numbers as the body does.
+    data.takeaways = data.takeaways.map((t, i) => calcValues(t, engine, `${where} takeaway ${i + 1}`));
+    if (data.summary) data.summary = calcValues(data.summary, engine, `${where} summary`);
+
     const ctx = { engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where };
     const md = createMarkdown(ctx);
     let html = md.render(calcValues(body, engine, where));

@@ -122,7 +122,7 @@ Exercise backward_saving(Rng& rng) {
   e.params = {{"seq", n}, {"head_dim", 128}, {"heads", heads}, {"batch", batch}, {"layers", 1},
               {"dtype", "bf16"}, {"execute", false}};
   e.prompt = "One attention layer has " + std::to_string(heads) + " heads and processes a batch of " +
-             std::to_string(batch) + " sequences of N = " + format_int(n) +
+             counted(batch, "sequence") + " of N = " + format_int(n) +
              " tokens in bf16. Standard attention keeps the probabilities P (N×N per head, bf16) for the backward "
              "pass; FlashAttention keeps only the logsumexp L (N numbers per head, fp32) and recomputes P. How many "
              "GB does that save in this layer (1 GB = 10^9 B)?";
@@ -189,7 +189,7 @@ Exercise split_count(Rng& rng) {
               {"splits", s}, {"tile_keys", kTile}, {"dtype", "bf16"}, {"execute", false}};
   e.prompt = "Decoding one token for a batch of " + std::to_string(batch) + " sequence" + (batch > 1 ? "s" : "") +
              " with " + std::to_string(heads) + " KV head" + (heads > 1 ? "s" : "") + " of dimension " +
-             std::to_string(d) + " and a " + format_int(ctx) + "-token bf16 KV cache on the " + hw->name +
+             std::to_string(d) + " and " + article(format_int(ctx)) + format_int(ctx) + "-token bf16 KV cache on the " + hw->name +
              " (HBM bandwidth " + format_number(bw / 1e12, 3) + " TB/s, latency " +
              format_number(latency * 1e9, 4) + " ns). Each thread block of the split-KV kernel keeps one tile of " +
              std::to_string(kTile) + " keys of K or V in flight. What is the smallest number of KV splits s for "

@@ -31,7 +31,7 @@ Exercise ring_time(Rng& rng) {
   e.title = "Time a ring all-reduce";
   e.params = {{"op", "allreduce"}, {"algorithm", "ring"}, {"ranks", p}, {"bytes", S}, {"latency_s", a},
               {"bandwidth_Bps", B}};
-  e.prompt = format_int(p) + " GPUs all-reduce a " + format_number(mb, 4) + " MB gradient buffer with the ring algorithm. "
+  e.prompt = format_int(p) + " GPUs all-reduce " + article(format_number(mb, 4)) + format_number(mb, 4) + " MB gradient buffer with the ring algorithm. "
              "Each message costs α = " + format_number(alpha_us, 3) + " " + kMicro + " plus its size over B = " +
              format_number(gbps, 4) + " GB/s (per direction). How long does the all-reduce take, in ms?";
   e.unit = "ms";
@@ -53,7 +53,7 @@ Exercise ring_bytes(Rng& rng) {
   Exercise e;
   e.title = "Bytes each GPU sends";
   e.params = {{"op", "allreduce"}, {"algorithm", "ring"}, {"ranks", p}, {"bytes", S}};
-  e.prompt = "Data-parallel training of a " + format_number(billions, 3) + "-billion-parameter model all-reduces its "
+  e.prompt = "Data-parallel training of " + article(format_number(billions, 3)) + format_number(billions, 3) + "-billion-parameter model all-reduces its "
              "bf16 gradients (2 bytes each) across " + format_int(p) + " GPUs with the ring algorithm. How many GB "
              "does each GPU send per all-reduce?";
   e.unit = "GB";
@@ -107,7 +107,7 @@ Exercise busbw(Rng& rng) {
   e.params = {{"op", "allreduce"}, {"algorithm", "ring"}, {"ranks", p}, {"bytes", S}, {"latency_s", 0.0},
               {"bandwidth_Bps", e.answer * 1e9}};
   e.prompt = "nccl-tests' all_reduce_perf on " + format_int(p) + " GPUs reports " + format_number(t_ms, 3) +
-             " ms for a " + format_number(gb, 3) + " GB buffer. What bus bandwidth (busbw) does it print, in GB/s?";
+             " ms for " + article(format_number(gb, 3)) + format_number(gb, 3) + " GB buffer. What bus bandwidth (busbw) does it print, in GB/s?";
   e.hint = "Algorithm bandwidth is S / time. For all-reduce, nccl-tests multiplies it by 2(p − 1)/p to get bus "
            "bandwidth, the rate each link must sustain.";
   e.solution = "algbw = " + format_number(gb, 3) + " GB / " + format_number(t_ms, 3) + " ms = " +

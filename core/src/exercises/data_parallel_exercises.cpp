@@ -68,7 +68,7 @@ Exercise exposed_allreduce(Rng& rng) {
   e.params = {{"params", psi}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"seq", tokens}, {"micro_batch", 1},
               {"accumulation", 1}, {"gpus", gpus}, {"gpus_per_node", 8}, {"intra_bandwidth_Bps", g.nvlink_gbps * 1e9},
               {"latency_s", 0}, {"grad_dtype", "bf16"}, {"bucket_bytes", grad / buckets * (1 + 1e-9)}, {"overlap", true}};
-  e.prompt = "A " + format_number(params_b, 3) + "B-parameter model trains data-parallel on " + format_int(gpus) + " " +
+  e.prompt = article(format_number(params_b, 3), true) + format_number(params_b, 3) + "B-parameter model trains data-parallel on " + format_int(gpus) + " " +
              g.name + " GPUs in one node (" + format_number(g.peak_tflops, 4) + " TFLOP/s bf16 at " +
              format_number(mfu * 100, 3) + "% MFU; NVLink " + format_number(g.nvlink_gbps, 3) +
              " GB/s per direction). Each GPU processes " + format_int(tokens) +
@@ -100,10 +100,10 @@ Exercise zero_memory(Rng& rng) {
   Exercise e;
   e.title = "Model states per GPU under ZeRO";
   e.params = {{"params", psi}, {"dp", dp}, {"optimizer", "adam"}, {"zero_stage", stage}};
-  e.prompt = "A " + format_number(params_b, 4) + "B-parameter model trains with mixed-precision Adam (2 bytes of bf16 "
+  e.prompt = article(format_number(params_b, 4), true) + format_number(params_b, 4) + "B-parameter model trains with mixed-precision Adam (2 bytes of bf16 "
              "weights, 2 of bf16 gradients and 12 of fp32 optimizer states per parameter) under ZeRO stage " +
              std::to_string(stage) + " over " + format_int(dp) +
-             " data-parallel GPUs. How many GB (1e9 bytes) of model states does each GPU hold (no activations)?";
+             " data-parallel GPUs. How many GB (10^9 bytes) of model states does each GPU hold (no activations)?";
   e.unit = "GB";
   e.answer = bytes / 1e9;
   e.hint = "Stage 1 shards the 12 bytes of optimizer states over N_d, stage 2 also the 2 bytes of gradients, stage 3 "
@@ -126,7 +126,7 @@ Exercise zero3_comm(Rng& rng) {
   e.title = "ZeRO-3 traffic per GPU per step";
   e.params = {{"params", psi}, {"dp", dp}, {"comm_dtype", "bf16"}, {"gpus_per_node", 1},
               {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}};
-  e.prompt = "A " + format_number(params_b, 3) + "B-parameter model trains under ZeRO stage 3 over " + format_int(dp) +
+  e.prompt = article(format_number(params_b, 3), true) + format_number(params_b, 3) + "B-parameter model trains under ZeRO stage 3 over " + format_int(dp) +
              " GPUs, one per node, each with " + format_number(bw, 3) +
              " GB/s of network bandwidth per direction. Parameters and gradients travel in bf16 with ring collectives "
              "(ignore latency). How many seconds does one step's communication take if nothing overlaps it?";
@@ -153,7 +153,7 @@ Exercise fsdp_tokens(Rng& rng) {
   e.params = {{"params", params_b * 1e9}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"gpus", gpus},
               {"gpus_per_node", 8}, {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}, {"param_dtype", "bf16"},
               {"tokens_per_gpu", 1}};
-  e.prompt = "A " + format_number(params_b, 3) + "B-parameter model is fully sharded (FSDP) over " + format_int(gpus) +
+  e.prompt = article(format_number(params_b, 3), true) + format_number(params_b, 3) + "B-parameter model is fully sharded (FSDP) over " + format_int(gpus) +
              " " + g.name + " GPUs across nodes (" + format_number(g.peak_tflops, 4) + " TFLOP/s bf16 at " +
              format_number(mfu * 100, 3) + "% MFU, " + format_number(bw, 3) +
              " GB/s of network per GPU per direction). Each step all-gathers the bf16 parameters twice and "

@@ -1,5 +1,6 @@
 // Exercise generator table and the seeded random source they draw from.
 #pragma once
+#include <cctype>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/foundations/deterministic.hpp"
+#include "mlsys/foundations/units.hpp"
 
 namespace mlsys::exercises {
 
@@ -18,6 +20,49 @@ class Rng : public SeededStream {
   template <class T>
   const T& pick(const std::vector<T>& items) { return items[static_cast<std::size_t>(integer(0, static_cast<int>(items.size()) - 1))]; }
 };
+
+// Prompts read as English. counted(1, "sequence") is "1 sequence", counted(4, ...) "4 sequences".
+inline std::string counted(double n, const std::string& noun) {
+  return format_int(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// The article before `next` as it is read aloud, with its space: "an 8 GB buffer", "an 11B model"
+// (eleven), "a 110 ms" (a hundred), "a 13B model", "an H100", "an MI300X", "a bf16", "an fp16".
+// capital: at the start of a sentence.
+inline std::string article(const std::string& next, bool capital = false) {
+  bool an = false;
+  if (!next.empty() && std::isdigit(static_cast<unsigned char>(next[0]))) {
+    std::size_t digits = 0;  // of the integer part, without separators
+    for (char c : next) {
+      if (c == ',') continue;
+      if (!std::isdigit(static_cast<unsigned char>(c))) break;
+      ++digits;
+    }
+    const bool eleven = next.rfind("11", 0) == 0 || next.rfind("18", 0) == 0;  // eleven, eighteen
+    an = next[0] == '8' || (eleven && digits % 3 == 2);
+  } else if (!next.empty()) {
+    const char c = next[0];
+    const bool acronym = next.size() > 1 && std::isupper(static_cast<unsigned char>(c)) &&
+                         (std::isupper(static_cast<unsigned char>(next[1])) || std::isdigit(static_cast<unsigned char>(next[1])));
+    an = acronym ? std::string("AEFHILMNORSX").find(c) != std::string::npos
+                 : std::string("aeioAEIO").find(c) != std::string::npos || next.rfind("fp", 0) == 0;
+  }
+  return std::string(an ? (capital ? "An " : "an ") : (capital ? "A " : "a "));
+}
+
+// `x` for prose: format_number's fixed notation where it uses one, else "9.4 × 10⁻⁷", a power
+// of ten as a reader writes it, never e-notation.
+inline std::string prose(double x, int sig) {
+  const std::string s = format_number(x, sig);
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  static const char* const kSup[] = {"\u2070", "\u00B9", "\u00B2", "\u00B3", "\u2074",
+                                     "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+  const int exp = std::stoi(s.substr(e + 1));
+  std::string power = exp < 0 ? "\u207B" : "";
+  for (char ch : std::to_string(exp < 0 ? -exp : exp)) power += kSup[ch - '0'];
+  return s.substr(0, e) + " \u00D7 10" + power;
+}
 
 struct Generator {
   std::string id;

@@ -90,7 +90,7 @@ Exercise tiled_matmul_traffic(Rng& rng) {
   ex.params = {{"m", m}, {"n", n}, {"k", k}, {"bm", bm}, {"bn", bn}, {"bk", 32}, {"dtype", dtype}};
   ex.prompt = "A tiled kernel computes C = A·B with A of shape " + format_int(m) + "×" + format_int(k) + " and B of " +
               format_int(k) + "×" + format_int(n) + ", all in " + dtype + " (" + format_number(s, 2) +
-              " bytes per element). Each thread block owns a " + std::to_string(bm) + "×" + std::to_string(bn) +
+              " bytes per element). Each thread block owns " + article(std::to_string(bm)) + std::to_string(bm) + "×" + std::to_string(bn) +
               " tile of C and streams the matching rows of A and columns of B through shared memory; edge tiles "
               "load only the elements inside the matrices. Without any help from caches, how many megabytes "
               "(MB, 10^6 B) does the kernel read from and write to global memory?";
@@ -131,7 +131,7 @@ Exercise fusion_saving(Rng& rng) {
   ex.params = {{"n", n},           {"ops", ops},          {"binary_ops", binary}, {"flops_per_element", 1},
                {"dtype", dtype},   {"peak_flops", vector_peak}, {"bandwidth_Bps", tbps * 1e12}};
   ex.prompt = "On the " + hw->name + ", whose HBM moves " + format_number(tbps, 4) + " TB/s, a chain of " +
-              std::to_string(ops) + " elementwise ops is applied to a " + format_int(tokens) + " × " +
+              std::to_string(ops) + " elementwise ops is applied to " + article(format_int(tokens)) + format_int(tokens) + " × " +
               format_int(features) + " activation tensor (" + format_int(n) + " " + dtype + " elements)" +
               (binary == 1   ? std::string(", and one of the ops also reads a second tensor of the same size")
                : binary > 1 ? ", and " + std::to_string(binary) + " of the ops also read a second tensor of the same size"
@@ -214,7 +214,7 @@ Exercise smem_tile(Rng& rng) {
   ex.prompt = "A square-tiled matmul kernel on the " + hw->name + " computes a T×T tile of C per block of " +
               format_int(static_cast<double>(b.threads_per_block)) +
               " threads. Shared memory: for each of " + std::to_string(stages) + " pipeline stages it keeps a T×" +
-              std::to_string(bk) + " tile of A and a " + std::to_string(bk) + "×T tile of B, in " + dtype + " (" +
+              std::to_string(bk) + " tile of A and " + article(std::to_string(bk)) + std::to_string(bk) + "×T tile of B, in " + dtype + " (" +
               format_number(s, 2) + " bytes per element), and one block may use " + format_int(smem) +
               " bytes. Registers: the T² fp32 accumulators are shared equally by the threads, one 32-bit register "
               "each, and every thread needs " + format_int(static_cast<double>(b.register_overhead)) +

@@ -22,8 +22,6 @@ const std::vector<Shape>& shapes() {
   return s;
 }
 
-// "1 sequence", "4 sequences": counts in prompts read as English.
-std::string sequences(int n) { return format_int(n) + (n == 1 ? " sequence" : " sequences"); }
 
 Exercise model_states(Rng& rng) {
   const double billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7.5, 13, 30, 70, 175});
@@ -75,7 +73,7 @@ Exercise layer_activations(Rng& rng) {
              format_int(hidden) + " with a = " + format_int(heads) + " heads and " +
              (gated ? "a gated SwiGLU MLP of width f = " + format_int(ffn)
                     : "a non-gated GeLU MLP of width f = 4h = " + format_int(ffn)) +
-             " processes a micro-batch of b = " + sequences(b) + " of s = " + format_int(s) +
+             " processes a micro-batch of b = " + counted(b, "sequence") + " of s = " + format_int(s) +
              " tokens, with 16-bit activations, 1-byte dropout masks, no parallelism and no recomputation. Using "
              "Korthikanti et al.'s count with the MLP's terms for its shape, s·b·h·(18 + m + 5·a·s/h) bytes where m = "
              "4f/h for a non-gated MLP and 6f/h for a gated one, how many megabytes (10^6 bytes) of activations does "
@@ -171,7 +169,7 @@ Exercise recompute_flops(Rng& rng) {
   e.params = {{"layers", sh.layers}, {"hidden", sh.hidden}, {"heads", sh.heads}, {"seq", s}, {"micro_batch", b},
               {"strategy", "full"}};
   e.prompt = "A model of " + format_int(sh.layers) + " layers, each with " + format_int(p_layer) +
-             " parameters and width h = " + format_int(sh.hidden) + ", trains on a micro-batch of " + sequences(b) +
+             " parameters and width h = " + format_int(sh.hidden) + ", trains on a micro-batch of " + counted(b, "sequence") +
              " of " + format_int(s) + " tokens on one GPU with full activation checkpointing (only each "
              "layer's input is kept). How many TFLOP of extra work does the recomputation add per micro-batch? Count a "
              "layer's forward pass as 2 FLOPs per parameter per token plus 4·s·h per token for attention.";

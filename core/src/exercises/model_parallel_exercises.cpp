@@ -87,7 +87,7 @@ Exercise allreduce_bytes(Rng& rng) {
   e.title = "Tensor-parallel traffic of one layer";
   e.params = {{"hidden", h}, {"seq", s}, {"micro_batch", b}, {"tp", t}};
   e.prompt = "A transformer layer of width h = " + format_int(h) + " is split Megatron-style over t = " + format_int(t) +
-             " GPUs. A micro-batch holds b = " + format_int(b) + " sequences of s = " + format_int(s) +
+             " GPUs. A micro-batch holds b = " + counted(b, "sequence") + " of s = " + format_int(s) +
              " tokens in bf16. With ring all-reduces, how many MB does each GPU send for this layer in one forward and "
              "backward pass?";
   e.unit = "MB";
@@ -132,7 +132,7 @@ Exercise layout_states(Rng& rng) {
   Exercise e;
   e.title = "Model states of a layout";
   e.params = {{"params", params_b * 1e9}, {"tp", t}, {"pp", p}, {"dp", d}, {"zero_stage", 1}};
-  e.prompt = "A " + format_number(params_b, 4) + "B-parameter model trains with mixed-precision Adam (2 + 2 + 12 bytes per "
+  e.prompt = article(format_number(params_b, 4), true) + format_number(params_b, 4) + "B-parameter model trains with mixed-precision Adam (2 + 2 + 12 bytes per "
              "parameter) on a layout of tp = " + format_int(t) + ", pp = " + format_int(p) + ", dp = " + format_int(d) +
              " with ZeRO stage 1 over the data-parallel group. Assuming tp and pp split the parameters evenly, how many "
              "GB of weights, gradients and optimizer states does each GPU hold?";
@@ -163,7 +163,7 @@ Exercise smallest_pp(Rng& rng) {
     Exercise e;
     e.title = "Which pipeline depth fits?";
     e.params = {{"params", params_b * 1e9}, {"tp", t}, {"gpus", gpus}, {"budget_gb", budget}, {"zero_stage", 1}};
-    e.prompt = "You train a " + format_number(params_b, 4) + "B-parameter model on " + format_int(gpus) +
+    e.prompt = "You train " + article(format_number(params_b, 4)) + format_number(params_b, 4) + "B-parameter model on " + format_int(gpus) +
                " GPUs with tensor parallelism tp across the eight GPUs of each node, mixed-precision Adam (bf16 "
                "weights and gradients, fp32 master weights and two fp32 moments) and ZeRO-1 over the data-parallel "
                "group dp = GPUs / (tp·pp). You can spare " + format_number(budget, 3) +

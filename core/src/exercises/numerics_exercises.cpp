@@ -14,24 +14,14 @@ namespace {
 
 std::string pow2(int k) { return "2^" + std::to_string(k); }
 
-// `x` for prose: format_number's fixed notation where it uses one, else "9.4 × 10^−7", as a
-// reader writes it, instead of e-notation.
-std::string prose(double x, int sig) {
-  const std::string s = format_number(x, sig);
-  const auto e = s.find('e');
-  if (e == std::string::npos) return s;
-  const int exp = std::stoi(s.substr(e + 1));
-  return s.substr(0, e) + " × 10^" + (exp < 0 ? "−" : "") + std::to_string(std::abs(exp));
-}
-
 // Up to 17 significant digits, enough to print any of these formats' values exactly.
 std::string exact(double x) { return prose(x, 17); }
 
-// The answer at the end of a solution: in prose form, followed where that is "× 10^k" by the
+// The answer at the end of a solution: in prose form, followed where that is "× 10ᵏ" by the
 // e-notation the answer box reads, so the solution's last number is one the reader can type.
 std::string typed(double x, int sig) {
   const std::string p = prose(x, sig);
-  return p.find("10^") == std::string::npos ? p : p + " (type " + format_number(x, sig) + ")";
+  return p.find("\u00D7 10") == std::string::npos ? p : p + " (type " + format_number(x, sig) + ")";
 }
 
 Exercise round_value_ex(Rng& rng) {
@@ -172,7 +162,7 @@ Exercise loss_scale(Rng& rng) {
   ex.title = "Choose a loss scale";
   ex.params = {{"format", "fp16"}, {"smallest_gradient", g}};
   ex.prompt = "The smallest gradient you must keep has magnitude " + prose(g, 2) + ". fp16's smallest " +
-              (normal ? "normal value is 2^−14 ≈ 6.104 × 10^−5" : "subnormal value is 2^−24 ≈ 5.960 × 10^−8") +
+              (normal ? "normal value is 2^−14 ≈ 6.104 × 10⁻⁵" : "subnormal value is 2^−24 ≈ 5.960 × 10⁻⁸") +
               ". What is the smallest power-of-two loss scale S that lifts it to at least that value? Answer with S "
               "as a number (for example 1024).";
   ex.unit = "";
@@ -204,7 +194,7 @@ Exercise recipe_bytes(Rng& rng) {
             "parameter count.";
   ex.solution = "Per parameter: 2 (bf16 weights) + 2 (bf16 gradients) + 4 (fp32 master) + " +
                 format_int(r.optimizer_bytes) + (opt == "adam" ? " (fp32 m and v)" : " (fp32 momentum)") + " = " +
-                format_int(r.total_bytes) + " bytes. × " + prose(billions, 3) + " × 10^9 = " +
+                format_int(r.total_bytes) + " bytes. × " + prose(billions, 3) + " × 10⁹ = " +
                 prose(ex.answer, 4) + " GB.";
   return ex;
 }

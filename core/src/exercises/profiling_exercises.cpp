@@ -58,7 +58,7 @@ Exercise mfu_from_throughput(Rng& rng) {
              "B non-embedding parameters, L = " + format_int(m.layers) + " layers, width H·Q = " + format_int(m.hidden) +
              ") on sequences of T = " + format_int(seq) + " tokens, on " + format_int(devices) + " " + c.hw->name +
              " with a dense bf16 peak of " + format_number(c.peak_tflops, 4) + " TFLOP/s each. It processes " +
-             format_number(tps, 3) +
+             prose(tps, 3) +
              " tokens/s in total. With PaLM's accounting (6N + 12·L·H·Q·T FLOPs per token), what is its MFU, in percent?";
   e.unit = "%";
   e.answer = 100 * r.mfu;
@@ -86,7 +86,7 @@ Exercise training_days(Rng& rng) {
   e.title = "Training days from 6ND";
   e.params = {{"params", params}, {"tokens", tokens}, {"devices", devices}, {"peak_flops", c.peak_tflops * 1e12},
               {"mfu", mfu_shown}};
-  e.prompt = "You plan to train a " + format_number(params / 1e9, 3) + "B-parameter model on " +
+  e.prompt = "You plan to train " + article(format_number(params / 1e9, 3)) + format_number(params / 1e9, 3) + "B-parameter model on " +
              format_number(tokens / 1e12, 3) + "T tokens using " + format_int(devices) + " " + c.hw->name +
              " (dense bf16 peak " + format_number(c.peak_tflops, 4) + " TFLOP/s each) at an MFU of " +
              format_number(100 * mfu_shown, 3) + "%. Using C = 6·N·D, how many days will the run take (no failures)?";
@@ -115,7 +115,7 @@ Exercise attention_share(Rng& rng) {
   e.params = {{"params", params}, {"layers", layers}, {"heads", heads}, {"head_dim", 128}, {"hidden", d}, {"seq", seq},
               {"tokens_per_s", 1}, {"devices", 1}, {"peak_flops", 1}};
   e.prompt = "A transformer has L = " + format_int(layers) + " layers of width d = " + format_int(d) + " (H·Q = d) and N = 12·L·d² = " +
-             format_number(params, 4) + " parameters. It is trained on sequences of T = " + format_int(seq) +
+             prose(params, 4) + " parameters. It is trained on sequences of T = " + format_int(seq) +
              " tokens. With PaLM's accounting, what percentage of the training FLOPs per token is the attention term "
              "12·L·d·T?";
   e.unit = "%";
@@ -137,7 +137,7 @@ Exercise chinchilla_tokens(Rng& rng) {
   Exercise e;
   e.title = "Compute-optimal tokens for a budget";
   e.params = {{"compute_flops", flops}};
-  e.prompt = "You have a training budget of C = " + format_number(flops, 3) +
+  e.prompt = "You have a training budget of C = " + prose(flops, 3) +
              " FLOP. Following the Chinchilla rule of thumb of 20 training tokens per parameter and C = 6·N·D, how "
              "many tokens should you train on? Answer in billions of tokens.";
   e.unit = "";

@@ -128,7 +128,7 @@ Exercise int4_decode(Rng& rng) {
   e.title = "Weight-only int4 in decode";
   e.params = {{"hardware", hw->id}, {"params", billions * 1e9}, {"decode_batch", 1}, {"group_size", g},
               {"bandwidth_Bps", bw * 1e12}};
-  e.prompt = "On the " + hw->name + " (HBM " + format_number(bw, 3) + " TB/s), a " + format_number(billions, 3) +
+  e.prompt = "On the " + hw->name + " (HBM " + format_number(bw, 3) + " TB/s), " + article(format_number(billions, 3)) + format_number(billions, 3) +
              "B-parameter model decodes one sequence: every step reads all weights once. Its bf16 weights are replaced "
              "by int4 weights with one fp16 scale per group of " + std::to_string(g) + " (matmuls still in bf16). "
              "What is the upper bound on the speedup of a decode step? Answer as a plain factor (×).";

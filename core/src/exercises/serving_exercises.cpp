@@ -130,7 +130,7 @@ Exercise tpot_bound(Rng& rng) {
               {"head_dim", m.head_dim}, {"weight_dtype", wd}, {"kv_dtype", "bf16"}, {"batch", 1},
               {"context", context}, {"prompt", 1}, {"peak_flops", 1e15}, {"bandwidth_Bps", c.tbps * 1e12}};
   e.prompt = "A single user chats with " + m.name + " (" + format_number(m.params_b, 3) + " billion parameters, " +
-             wd + " weights, " + format_number(wb, 2) + " bytes each) on one " + c.name + " with " +
+             wd + " weights, " + (wb == 1 ? std::string("1 byte") : format_number(wb, 2) + " bytes") + " each) on one " + c.name + " with " +
              format_number(c.tbps, 4) + " TB/s of memory bandwidth. Its bf16 KV cache takes " + format_int(kvb) +
              " B per token and already holds " + format_int(context) +
              " tokens. Ignoring compute, what is the lower bound on the time per output token, in ms?";

@@ -107,9 +107,9 @@ export default {
       line(compute, { label: data.vectorRoof ? `Tensor-core roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for matmuls`
         : `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for every op${data.dtype === 'fp32' ? ' (vector units)' : ' (no separate vector rate in the table)'}`,
         data: data.computeRoof, group: 'compute' }),
-      ...(data.vectorRoof ? [line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(data.vectorPeak, 'FLOP/s')} fp32, for elementwise ops; ridge ${formatSI(data.vectorRidge, 'FLOP/B')}`,
+      ...(data.vectorRoof ? [line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(data.vectorPeak, 'FLOP/s')}, elementwise`,
         data: data.vectorRoof, borderDash: [8, 4] })] : []),
-      line(muted, { label: `Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, data: [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], borderDash: [4, 4] }),
+      line(muted, { label: data.vectorRoof ? `Ridge point: ${formatSI(data.ridge, 'FLOP/B')} (vector roof: ${formatSI(data.vectorRidge, 'FLOP/B')})` : `Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, data: [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], borderDash: [4, 4] }),
       series(memory, { ...dots, label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, group: 'memory' }),
       series(compute, { ...dots, label: 'Compute-bound kernels', data: pts((k) => !k.custom && k.bound === 'compute'), pointStyle: 'rectRot', pointRadius: 7, group: 'compute' }),
       series(theme[custom.bound], { ...dots, label: `Custom kernel (${custom.bound}-bound)`, data: pts((k) => k.custom), pointStyle: 'star', pointRadius: 11,
