@@ -41,6 +41,13 @@ export const COMPONENTS = [
   ['activations_bytes', 'Activations'],
 ];
 
+// The axis end: the next of 1, 1.5, 2, 3, 4.5, 6, 7.5 or 9 × 10^k at or above `top`, so that
+// three equal steps end on round numbers (150 GB: 50, 100, 150).
+function niceTop(top) {
+  const unit = 10 ** Math.floor(Math.log10(top));
+  return unit * [1, 1.5, 2, 3, 4.5, 6, 7.5, 9, 10].find((m) => m * unit >= top * (1 - 1e-12));
+}
+
 export default {
   id: 'training-fit',
   title: 'Does it fit? Bytes per GPU against HBM',
@@ -106,7 +113,7 @@ export default {
     return chart(theme, {
       type: 'bar', labels: rows, datasets, indexAxis: 'y',
       scales: {
-        x: linear(`Bytes per GPU (B), ${data.model}`, { range: [0, data.top], ticks: { callback: (v) => formatSI(v, 'B') } }),
+        x: linear(`Bytes per GPU (B), ${data.model}`, { range: [0, niceTop(data.top)], ticks: { stepSize: niceTop(data.top) / 3, callback: (v) => formatSI(v, 'B') } }),
         y: category({ stacked: true }),
       },
       legend: { usePointStyle: false },
