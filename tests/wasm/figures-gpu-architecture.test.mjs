@@ -226,7 +226,14 @@ test("littles-law: the H200 shows the probe's measurements below the model; othe
 
 test("littles-law: every load width's line carries the marker its legend shows", () => {
   const cfg = littlesLaw.draw(run(littlesLaw), THEME);
-  for (const x of cfg.data.datasets.slice(0, 5)) {
-    assert.ok(Array.isArray(x.pointRadius) && x.pointRadius.some((r) => r > 0), x.label);
+  const lines = cfg.data.datasets.filter((x) => x.showLine && x.group?.startsWith('load-'));
+  assert.equal(lines.length, 5);
+  for (const l of lines) {
+    // Its markers: a legend-less dataset of the same colour and point style, on the line's points.
+    const m = cfg.data.datasets.find((x) => x.markersOnly && x.group === l.group);
+    assert.ok(m && m.pointRadius > 0 && m.pointStyle === l.pointStyle && m.borderColor === l.borderColor, l.label);
+    assert.ok(m.data.length >= 4 && m.data.every((q) => l.data.some((p) => p.x === q.x && p.y === q.y)), l.label);
   }
+  const shown = cfg.data.datasets.filter((x, i) => cfg.options.plugins.legend.labels.filter({ datasetIndex: i }, cfg.data));
+  assert.equal(shown.filter((x) => x.markersOnly).length, 0);
 });

@@ -63,13 +63,19 @@ export default {
   draw(data, theme) {
     // One colour per load width (its point style and dash too); the selected one is drawn thicker.
     const pick = colours(theme);
-    // Markers every 8 warps, so that each line carries the marker its legend entry shows.
-    const markers = (points) => points.map((q) => (q.x % 8 === 0 ? 5 : 0));
-    const datasets = data.series.map((s) => series(theme.palette[s.style], {
-      label: `${s.label} per warp: ${s.feasible ? `peak from ${s.needed} warps` : `needs ${s.needed} > ${data.maxWarps} warps`}`,
-      data: s.points, showLine: true, pointStyle: STYLES[s.style], pointRadius: markers(s.points), pointHoverRadius: 4,
-      borderWidth: s.selected ? 3.5 : 1.5, borderDash: DASHES[s.style],
-    }));
+    // Each line carries the marker its legend entry shows, every 8 warps: a second dataset of
+    // those points alone (one radius for all its points keeps Chart.js's shared point options;
+    // a radius per point had doubled the redraw time), left out of the legend.
+    const datasets = data.series.flatMap((s) => {
+      const style = { pointStyle: STYLES[s.style], group: `load-${s.style}` };
+      return [
+        series(theme.palette[s.style], { ...style,
+          label: `${s.label} per warp: ${s.feasible ? `peak from ${s.needed} warps` : `needs ${s.needed} > ${data.maxWarps} warps`}`,
+          data: s.points, showLine: true, pointRadius: 0, pointHoverRadius: 4, borderWidth: s.selected ? 3.5 : 1.5, borderDash: DASHES[s.style] }),
+        series(theme.palette[s.style], { ...style, label: `${s.label} per warp`, markersOnly: true,
+          data: s.points.filter((q) => q.x % 8 === 0), showLine: false, pointRadius: 5 }),
+      ];
+    });
     if (data.probe) {
       const one = data.probe.one;
       datasets.push(series(theme.palette[5], {
@@ -90,6 +96,7 @@ export default {
         x: linear('Resident warps per SM (count)', { range: [0, data.maxWarps], ticks: { stepSize: 8 } }),
         y: linear('Achieved bandwidth (B/s)', { min: 0, ticks: { callback: (v) => formatSI(v, 'B/s') } }),
       },
+      legend: { filter: (item, chartData) => !chartData.datasets[item.datasetIndex].markersOnly },
       tooltip: (ctx) => (ctx.raw.q
         ? `${ctx.raw.x} warps, measured: ${formatSI(ctx.raw.y, 'B/s')} (model ${formatSI(ctx.raw.q.predicted_bandwidth_Bps, 'B/s')}, latency seen ${formatSI(ctx.raw.q.effective_latency_s, 's')})`
         : `${ctx.raw.x} warps: ${formatSI(ctx.raw.y, 'B/s')}`),
