@@ -50,19 +50,25 @@ inline std::string article(const std::string& next, bool capital = false) {
   return std::string(an ? (capital ? "An " : "an ") : (capital ? "A " : "a "));
 }
 
-// `x` for prose: format_number's fixed notation where it uses one, else "9.4 × 10⁻⁷", a power
-// of ten as a reader writes it, never e-notation.
+// "× 10¹²", "× 10⁻⁷": a power of ten as a reader writes it.
+inline std::string times_power_of_ten(int exponent) {
+  static const char* const kSup[] = {"\u2070", "\u00B9", "\u00B2", "\u00B3", "\u2074",
+                                     "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+  std::string power = exponent < 0 ? "\u207B" : "";
+  for (char ch : std::to_string(exponent < 0 ? -exponent : exponent)) power += kSup[ch - '0'];
+  return " \u00D7 10" + power;
+}
+
+// `x` for prose: format_number's fixed notation where it uses one, else "9.4 × 10⁻⁷", never
+// e-notation.
 inline std::string prose(double x, int sig) {
   const std::string s = format_number(x, sig);
   const auto e = s.find('e');
-  if (e == std::string::npos) return s;
-  static const char* const kSup[] = {"\u2070", "\u00B9", "\u00B2", "\u00B3", "\u2074",
-                                     "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
-  const int exp = std::stoi(s.substr(e + 1));
-  std::string power = exp < 0 ? "\u207B" : "";
-  for (char ch : std::to_string(exp < 0 ? -exp : exp)) power += kSup[ch - '0'];
-  return s.substr(0, e) + " \u00D7 10" + power;
+  return e == std::string::npos ? s : s.substr(0, e) + times_power_of_ten(std::stoi(s.substr(e + 1)));
 }
+
+// "1 byte", "2 bytes", "0.5 bytes": an element size in prose.
+inline std::string bytes_per_element(double s) { return format_number(s, 2) + (s == 1 ? " byte" : " bytes"); }
 
 struct Generator {
   std::string id;

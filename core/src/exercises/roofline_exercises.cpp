@@ -40,13 +40,7 @@ std::string chip_text(const Chip& c) {
 double log_uniform(Rng& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
 
 // "989.4 × 10¹²": a number shown with a power of ten, never in e-notation.
-std::string times_ten(double mantissa, int sig, int exponent) {
-  static const char* const kSup[] = {"\u2070", "\u00B9", "\u00B2", "\u00B3", "\u2074",
-                                     "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
-  std::string digits;
-  for (char ch : std::to_string(exponent)) digits += kSup[ch - '0'];
-  return format_number(mantissa, sig) + " \u00D7 10" + digits;
-}
+std::string times_ten(double mantissa, int sig, int exponent) { return format_number(mantissa, sig) + times_power_of_ten(exponent); }
 
 // A byte count with an SI prefix, 3 significant digits: "9.1 MB", "21.1 GB".
 std::string si_bytes(double bytes) {
@@ -56,8 +50,6 @@ std::string si_bytes(double bytes) {
     if (bytes >= scale * 0.9995) return format_number(bytes / scale, 3) + " " + unit;
   return format_number(bytes, 3) + " B";
 }
-
-std::string bytes_per_element(double s) { return format_number(s, 2) + (s == 1 ? " byte" : " bytes"); }
 
 Exercise ridge(Rng& rng) {
   const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3", "tf32"});

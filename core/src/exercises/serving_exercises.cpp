@@ -50,8 +50,7 @@ Exercise kv_per_token(Rng& rng) {
   e.title = "KV-cache bytes per token";
   e.params = {{"layers", m.layers}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"dtype", dtype},
               {"context", 1}};
-  e.prompt = attention_text(m) + " Its KV cache is stored in " + dtype + " (" + format_number(s, 2) +
-             (s == 1 ? " byte" : " bytes") + " per element). How many bytes of KV cache does one token occupy? Answer in KB (1 KB = 1,000 B).";
+  e.prompt = attention_text(m) + " Its KV cache is stored in " + dtype + " (" + bytes_per_element(s) + " per element). How many bytes of KV cache does one token occupy? Answer in KB (1 KB = 1,000 B).";
   e.unit = "KB";
   e.answer = bytes / 1e3;
   e.hint = "Every layer keeps a key and a value vector for each key/value head: 2 × layers × kv_heads × head_dim × "
@@ -130,7 +129,7 @@ Exercise tpot_bound(Rng& rng) {
               {"head_dim", m.head_dim}, {"weight_dtype", wd}, {"kv_dtype", "bf16"}, {"batch", 1},
               {"context", context}, {"prompt", 1}, {"peak_flops", 1e15}, {"bandwidth_Bps", c.tbps * 1e12}};
   e.prompt = "A single user chats with " + m.name + " (" + format_number(m.params_b, 3) + " billion parameters, " +
-             wd + " weights, " + (wb == 1 ? std::string("1 byte") : format_number(wb, 2) + " bytes") + " each) on one " + c.name + " with " +
+             wd + " weights, " + bytes_per_element(wb) + " each) on one " + c.name + " with " +
              format_number(c.tbps, 4) + " TB/s of memory bandwidth. Its bf16 KV cache takes " + format_int(kvb) +
              " B per token and already holds " + format_int(context) +
              " tokens. Ignoring compute, what is the lower bound on the time per output token, in ms?";

@@ -21,6 +21,8 @@ std::optional<double> number_if(const Accelerator& a, const char* key) {
   return has_number(a, key) ? std::optional<double>(number_of(a, key)) : std::nullopt;
 }
 
+}  // namespace
+
 // Per-hardware limits that the schema cannot know.
 void check_resources(const Accelerator& a, const SmLimits& sm, const KernelResources& k) {
   if (k.threads_per_block > sm.max_threads_per_block)
@@ -35,8 +37,6 @@ void check_resources(const Accelerator& a, const SmLimits& sm, const KernelResou
                          " bytes (" + format_number(sm.max_smem_per_block_bytes / 1024.0, 4) +
                          " KiB) of shared memory on the " + a.name + ".");
 }
-
-}  // namespace
 
 SmLimits sm_limits_of(const Accelerator& a) {
   for (const char* key : {"sms", "warp_size", "max_warps_per_sm", "max_blocks_per_sm", "registers_per_sm",

@@ -171,15 +171,9 @@ SplitKvReport split_kv_report(const SplitKvQuery& q) {
                                       " bytes of shared memory; one block may use at most " +
                                       format_int(static_cast<double>(limits.max_smem_per_block_bytes)) + " on the " +
                                       hw->name + ". Use fewer tile keys or query rows.");
-  if (q.threads_per_block > limits.max_threads_per_block)
-    throw InputError("threads_per_block", "A block holds at most " + format_int(limits.max_threads_per_block) +
-                                              " threads on the " + hw->name + ".");
-  if (q.registers_per_thread > limits.max_registers_per_thread)
-    throw InputError("registers_per_thread", "A thread may use at most " +
-                                                 format_int(limits.max_registers_per_thread) + " registers on the " +
-                                                 hw->name + ".");
-  const Occupancy occ = occupancy(limits, {static_cast<int>(q.threads_per_block),
-                                           static_cast<int>(q.registers_per_thread), smem});
+  const KernelResources block{static_cast<int>(q.threads_per_block), static_cast<int>(q.registers_per_thread), smem};
+  check_resources(*hw, limits, block);
+  const Occupancy occ = occupancy(limits, block);
   if (occ.blocks_per_sm < 1) throw InputError("registers_per_thread", occ.launch_error);
   m.blocks_per_sm = occ.blocks_per_sm;
   const double heads = static_cast<double>(q.heads), batch = static_cast<double>(q.batch);

@@ -24,6 +24,10 @@ struct Accelerator;
 // The row's CUDA occupancy limits; InputError on "hardware" when it has none (not an NVIDIA GPU).
 SmLimits sm_limits_of(const Accelerator& a);
 
+// InputError (fields threads_per_block, registers_per_thread, smem_per_block_bytes) when a
+// kernel asks for more than one block may have on this GPU: occupancy()'s preconditions.
+void check_resources(const Accelerator& a, const SmLimits& sm, const KernelResources& k);
+
 struct BlocksBy {  // Occupancy's blocks_by_*: blocks per SM each limit allows on its own
   int threads, registers, smem, blocks;
 };
