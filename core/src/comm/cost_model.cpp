@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "mlsys/foundations/input_error.hpp"
 
@@ -182,6 +183,16 @@ HierarchicalBreakdown hierarchical_breakdown(Collective op, int ranks, int gpus_
 
 CollectiveCost hierarchical_cost(Collective op, int ranks, int gpus_per_node, double bytes, Link intra, Link inter) {
   return hierarchical_breakdown(op, ranks, gpus_per_node, bytes, intra, inter).total;
+}
+
+CollectiveCost group_collective_cost(Collective op, int ranks, int gpus_per_node, double bytes, Link intra, Link inter) {
+  if (gpus_per_node < 1) throw InputError("gpus_per_node", "A node holds at least one GPU.");
+  if (ranks <= gpus_per_node) return collective_cost(op, CollectiveAlgorithm::Ring, ranks, bytes, intra);
+  if (ranks % gpus_per_node != 0)
+    throw InputError("ranks", "A group of " + std::to_string(ranks) + " GPUs spans nodes of " +
+                                  std::to_string(gpus_per_node) + " only as whole nodes (a multiple of " +
+                                  std::to_string(gpus_per_node) + ").");
+  return hierarchical_cost(op, ranks, gpus_per_node, bytes, intra, inter);
 }
 
 Collective collective_from_name(const std::string& name) {

@@ -62,6 +62,14 @@ struct HierarchicalBreakdown {
 HierarchicalBreakdown hierarchical_breakdown(Collective op, int ranks, int gpus_per_node, double bytes, Link intra,
                                              Link inter);
 
+// A collective over a parallel group of `ranks` GPUs placed on whole nodes of
+// `gpus_per_node` (the ranks of a DP, FSDP or TP group): a ring over the scale-up link
+// `intra` when the group fits in one node; across nodes the hierarchical algorithm above,
+// where every GPU drives its own NIC (`inter` is one GPU's NIC, rail-aligned), so a node's
+// NICs carry its traffic together. Broadcast, reduce and all-to-all throw InputError
+// ("algorithm") across nodes; a group spanning a partial node throws InputError("ranks").
+CollectiveCost group_collective_cost(Collective op, int ranks, int gpus_per_node, double bytes, Link intra, Link inter);
+
 // nccl-tests' bus-bandwidth factor: busbw = algbw · factor (2(p−1)/p for all-reduce,
 // (p−1)/p for all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce).
 double bus_bandwidth_factor(Collective op, int ranks);
