@@ -61,6 +61,9 @@ MLSYS_DESCRIBE(DecodeEstimate, MLSYS_OUT(ttft_s, "s", "Time to first token: the 
                MLSYS_OUT(decode_step, "", "One decode step over the context"),
                MLSYS_OUT(decode_intensity, "FLOP/B", "Decode step FLOPs per byte"),
                MLSYS_OUT(ridge_intensity, "FLOP/B", "peak / bandwidth"),
+               MLSYS_OUT(prefill_crossover_prompt, "tokens",
+                         "Shortest prompt whose prefill is compute-bound at this batch (shorter ones are "
+                         "memory-bound; 0: none up to 2^24 tokens)"),
                MLSYS_OUT(weight_bytes, "B", "Weights streamed per forward pass (matmul_params in weight_dtype)"),
                MLSYS_OUT(weights_resident_bytes, "B", "Every weight kept in HBM"),
                MLSYS_OUT(kv_bytes_per_token, "B", "KV cache of one token in kv_dtype"),
@@ -96,7 +99,10 @@ MLSYS_DESCRIBE(BatchingResult, MLSYS_OUT(tokens_per_s, "tokens/s", "Output token
                MLSYS_OUT(littles_law_in_system, "", "Little's law λ·W: requests_per_s · latency_mean_s"),
                MLSYS_OUT(steps, "", "Engine steps"), MLSYS_OUT(makespan_s, "s", "First arrival to last completion"),
                MLSYS_OUT(output_tokens, "tokens", "Tokens generated"),
-               MLSYS_OUT(padded_tokens, "tokens", "Static batching: step slots of sequences already finished"));
+               MLSYS_OUT(padded_tokens, "tokens", "Static batching: step slots of sequences already finished"),
+               MLSYS_OUT(capacity_rps, "1/s",
+                         "Saturation throughput: completed requests/s when the stream's requests all wait at t = 0 "
+                         "(a backlog); arrival rates above it make the queue grow without bound"));
 MLSYS_DESCRIBE(BatchingComparison, MLSYS_OUT_AS("static", static_batching, "", "Static (request-level) batching"),
                MLSYS_OUT(continuous, "", "Continuous (iteration-level) batching"),
                MLSYS_OUT(requests, "", "Requests in the stream"),

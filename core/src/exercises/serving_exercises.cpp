@@ -1,5 +1,5 @@
 // Exercises of the llm-serving lesson: KV bytes per token of a GQA model, sequences that fit
-// beside the weights, the decode TPOT bound, speculative decoding's expected tokens and
+// beside the weights, the decode TPOT bound of a batch, speculative decoding's expected tokens and
 // speedup, and the slack of paged KV blocks. Numbers shown are the numbers computed with;
 // `params` are the inputs of the kv-cache, kv-capacity, decode, speculative and kv-paging
 // calculators.
@@ -8,141 +8,192 @@
 #include "generators.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/serving/decode.hpp"
 #include "mlsys/serving/kv_cache.hpp"
 #include "mlsys/serving/speculative.hpp"
+#include "mlsys/transformer/published_models.hpp"
 
 namespace mlsys::exercises {
 
 namespace {
 
-// Published attention shapes (model cards / config.json of each model).
-struct Shape {
-  std::string name;
-  int layers, heads, kv_heads, head_dim;
-  double params_b;  // billions, as usually quoted
-};
-
-const std::vector<Shape>& shapes() {
-  static const std::vector<Shape> s = {
-      {"Llama 3 8B", 32, 32, 8, 128, 8.0},      {"Llama 3 70B", 80, 64, 8, 128, 70.6},
-      {"Mistral 7B", 32, 32, 8, 128, 7.2},      {"Qwen2 72B", 80, 64, 8, 128, 72.7},
-      {"Llama 2 70B", 80, 64, 8, 128, 69.0},    {"Llama 2 7B", 32, 32, 32, 128, 6.7},
-      {"Falcon 40B", 60, 128, 8, 64, 40.0},     {"Qwen2 7B", 28, 28, 4, 128, 7.6},
-  };
-  return s;
+// The dense rows of the published-model table (content/data/models.json: each row's paper and
+// config.json); their trained context bounds the contexts drawn.
+const std::vector<const PublishedModel*>& dense_models() {
+  static const std::vector<const PublishedModel*> rows = [] {
+    std::vector<const PublishedModel*> out;
+    for (const PublishedModel& m : published_models())
+      if (!m.moe()) out.push_back(&m);
+    return out;
+  }();
+  return rows;
 }
 
-std::string attention_text(const Shape& m) {
-  const std::string kind = m.kv_heads == m.heads ? "multi-head attention" : m.kv_heads == 1
+// Accelerators of the hardware table (content/data/hardware.json) by a short name; memory,
+// bandwidth and peaks are the table's.
+struct Chip {
+  std::string id, name;
+};
+const std::vector<Chip>& chips() {
+  static const std::vector<Chip> c = {{"h100-sxm", "H100 SXM"}, {"a100-sxm-80gb", "A100 SXM 80GB"},
+                                      {"h200-sxm", "H200 SXM"}, {"mi300x", "MI300X"}, {"b200", "B200"}};
+  return c;
+}
+
+std::string attention_text(const PublishedModel& m) {
+  const ModelConfig& c = m.config;
+  const std::string kind = c.kv_heads == c.heads ? "multi-head attention" : c.kv_heads == 1
                                                                                 ? "multi-query attention"
                                                                                 : "grouped-query attention";
-  return m.name + " has " + format_int(m.layers) + " layers and " + kind + " with " + format_int(m.heads) +
-         " query heads, " + format_int(m.kv_heads) + " key/value heads and a head size of " + format_int(m.head_dim) +
+  return m.name + " has " + format_int(c.layers) + " layers and " + kind + " with " + format_int(c.heads) +
+         " query heads, " + counted(c.kv_heads, "key/value head") + " and a head size of " + format_int(c.head_dim) +
          ".";
 }
 
+// The parameter count as the prompt shows it (3 significant digits, in billions), so that the
+// numbers shown are the numbers computed with.
+double shown_params(const PublishedModel& m) { return std::stod(format_number(m.params / 1e9, 3)) * 1e9; }
+
+// Contexts a request of `m` can have: the usual powers of two up to its trained context.
+std::vector<int> contexts_for(const PublishedModel& m, std::vector<int> from) {
+  std::vector<int> out;
+  for (int t : from)
+    if (t <= m.config.seq) out.push_back(t);
+  return out;
+}
+
 Exercise kv_per_token(Rng& rng) {
-  const Shape& m = rng.pick(shapes());
+  const PublishedModel& m = *rng.pick(dense_models());
+  const ModelConfig& c = m.config;
   const std::string dtype = rng.pick(std::vector<std::string>{"bf16", "fp8-e4m3", "fp32"});
   const double s = dtype_bytes(dtype);
-  const double bytes = kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, s);
+  const double bytes = kv_bytes_per_token(c.layers, c.kv_heads, c.head_dim, s);
   Exercise e;
   e.title = "KV-cache bytes per token";
-  e.params = {{"layers", m.layers}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"dtype", dtype},
+  e.params = {{"layers", c.layers}, {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim}, {"dtype", dtype},
               {"context", 1}};
   e.prompt = attention_text(m) + " Its KV cache is stored in " + dtype + " (" + bytes_per_element(s) + " per element). How many bytes of KV cache does one token occupy? Answer in KB (1 KB = 1,000 B).";
   e.unit = "KB";
   e.answer = bytes / 1e3;
   e.hint = "Every layer keeps a key and a value vector for each key/value head: 2 × layers × kv_heads × head_dim × "
            "bytes per element. Query heads do not count.";
-  e.solution = (m.kv_heads == m.heads ? std::string("Grouping the heads into 8 key/value heads would cut this to ") +
-                                            format_number(bytes * 8 / m.kv_heads / 1e3, 6) + " KB. "
-                                      : "With " + format_int(m.heads) + " key/value heads (multi-head attention) it "
-                                        "would be " + format_number(bytes * m.heads / m.kv_heads / 1e3, 6) + " KB. ") +
-               "2 × " + format_int(m.layers) + " × " + format_int(m.kv_heads) + " × " + format_int(m.head_dim) +
+  e.solution = (c.kv_heads == c.heads ? std::string("Grouping the heads into 8 key/value heads would cut this to ") +
+                                            format_number(bytes * 8 / c.kv_heads / 1e3, 6) + " KB. "
+                                      : "With " + format_int(c.heads) + " key/value heads (multi-head attention) it "
+                                        "would be " + format_number(bytes * c.heads / c.kv_heads / 1e3, 6) + " KB. ") +
+               "2 × " + format_int(c.layers) + " × " + format_int(c.kv_heads) + " × " + format_int(c.head_dim) +
                " × " + format_number(s, 2) + " B = " + format_int(bytes) + " B = " + format_number(e.answer, 6) +
                " KB per token.";
   return e;
 }
 
 Exercise sequences_fit(Rng& rng) {
-  const Shape& m = rng.pick(shapes());
-  struct Gpu {
-    std::string name;
-    int gib;
-    int count;
-  };
-  // Enough memory for the weights: one GPU for the small models, eight for the large ones.
-  const bool big = m.params_b > 20;
-  const Gpu g = big ? rng.pick(std::vector<Gpu>{{"H100 SXM", 80, 8}, {"H200 SXM", 141, 4}, {"MI300X", 192, 2},
-                                                {"B200", 180, 4}})
-                    : rng.pick(std::vector<Gpu>{{"H100 SXM", 80, 1}, {"A100 SXM", 80, 1}, {"L40S", 48, 1},
-                                                {"H200 SXM", 141, 1}});
-  const std::string wd = big ? rng.pick(std::vector<std::string>{"bf16", "fp8-e4m3"}) : "bf16";
-  const int context = rng.pick(std::vector<int>{2048, 4096, 8192, 16384, 32768});
-  const double frac = 0.9;
-  const double hbm = static_cast<double>(g.gib) * g.count * 1073741824.0;
-  const double weights = m.params_b * 1e9 * dtype_bytes(wd);
-  const double kvb = kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, 2);
-  const double free = hbm * frac - weights;
-  Exercise e;
-  e.title = "How many sequences fit?";
-  e.params = {{"params", m.params_b * 1e9}, {"layers", m.layers}, {"heads", m.heads}, {"kv_heads", m.kv_heads},
-              {"head_dim", m.head_dim}, {"weight_dtype", wd}, {"kv_dtype", "bf16"}, {"context", context},
-              {"hbm_bytes", hbm}, {"memory_fraction", frac}};
-  e.prompt = attention_text(m) + " It has " + format_number(m.params_b, 3) + " billion parameters, served in " + wd +
-             " with a bf16 KV cache on " + (g.count > 1 ? format_int(g.count) + " × " : std::string("one ")) + g.name + " (" +
-             format_int(g.gib) + " GiB" + (g.count > 1 ? " each" : "") + ", 1 GiB = 2^30 B" +
-             (g.count > 1 ? "; weights and KV cache split evenly across them" : "") + "). The server may use 90% of the memory for weights and KV cache. How many sequences of " +
-             format_int(context) + " tokens can hold their full KV cache at once?";
-  e.unit = "";
-  e.answer = std::floor(free / (kvb * context));
-  e.integer = true;
-  e.hint = "Memory left for the KV cache = 0.9 × total HBM − parameters × bytes per weight. Divide by the KV bytes of "
-           "one sequence (2 × layers × kv_heads × head_dim × 2 B × context) and round down.";
-  e.solution = "HBM: " + format_int(g.count) + " × " + format_int(g.gib) + " GiB = " + format_number(hbm / 1e9, 5) +
-               " GB; 90% is " + format_number(hbm * frac / 1e9, 5) + " GB. Weights: " + format_number(m.params_b, 3) +
-               "e9 × " + format_number(dtype_bytes(wd), 2) + " B = " + format_number(weights / 1e9, 5) +
-               " GB, leaving " + format_number(free / 1e9, 5) + " GB. One sequence: " + format_int(kvb) + " B × " +
-               format_int(context) + " = " + format_number(kvb * context / 1e9, 5) + " GB. " +
-               format_number(free / 1e9, 5) + " / " + format_number(kvb * context / 1e9, 5) + " = " +
-               format_number(free / (kvb * context), 5) + ", so " + format_int(e.answer) + " sequences.";
-  return e;
+  // Redraw until the setting is one a server would run: a context the model was trained for,
+  // the fewest GPUs (1, 2, 4 or 8) whose budget leaves at least a quarter for the KV cache,
+  // and room for at least one sequence.
+  for (;;) {
+    const PublishedModel& m = *rng.pick(dense_models());
+    const ModelConfig& cfg = m.config;
+    const Chip& chip = rng.pick(chips());
+    const Accelerator& a = *find_accelerator(chip.id);
+    const std::string wd = rng.pick(std::vector<std::string>{"bf16", "fp8-e4m3"});
+    const std::vector<int> ctxs = contexts_for(m, {1024, 2048, 4096, 8192, 16384, 32768});
+    const int context = rng.pick(ctxs);
+    const double frac = 0.9;
+    const double params = shown_params(m);
+    const double weights = params * dtype_bytes(wd);
+    int count = 0;
+    for (int n : {1, 2, 4, 8})
+      if (frac * n * a.hbm_bytes - weights >= 0.25 * frac * n * a.hbm_bytes) {
+        count = n;
+        break;
+      }
+    if (count == 0) continue;
+    const double hbm = a.hbm_bytes * count;
+    const double kvb = kv_bytes_per_token(cfg.layers, cfg.kv_heads, cfg.head_dim, 2);
+    const double free = hbm * frac - weights;
+    const double answer = std::floor(free / (kvb * context));
+    if (answer < 1) continue;
+    const double gib = a.hbm_bytes / 1073741824.0;
+    Exercise e;
+    e.title = "How many sequences fit?";
+    e.params = {{"params", params}, {"layers", cfg.layers}, {"heads", cfg.heads}, {"kv_heads", cfg.kv_heads},
+                {"head_dim", cfg.head_dim}, {"weight_dtype", wd}, {"kv_dtype", "bf16"}, {"context", context},
+                {"hbm_bytes", hbm}, {"memory_fraction", frac}};
+    e.prompt = attention_text(m) + " It has " + format_number(params / 1e9, 3) + " billion parameters, served in " +
+               wd + " with a bf16 KV cache on " + (count > 1 ? format_int(count) + " × " : std::string("one ")) +
+               chip.name + " (" + format_int(gib) + " GiB" + (count > 1 ? " each" : "") + ", 1 GiB = 2^30 B" +
+               (count > 1 ? "; weights and KV cache split evenly across them" : "") +
+               "). The server may use 90% of the memory for weights and KV cache. How many sequences of " +
+               format_int(context) + " tokens can hold their full KV cache at once?";
+    e.unit = "";
+    e.answer = answer;
+    e.integer = true;
+    e.hint = "Memory left for the KV cache = 0.9 × total HBM − parameters × bytes per weight. Divide by the KV bytes "
+             "of one sequence (2 × layers × kv_heads × head_dim × 2 B × context) and round down.";
+    e.solution = "HBM: " + format_int(count) + " × " + format_int(gib) + " GiB = " + format_number(hbm / 1e9, 5) +
+                 " GB; 90% is " + format_number(hbm * frac / 1e9, 5) + " GB. Weights: " +
+                 format_number(params / 1e9, 3) + " billion × " + format_number(dtype_bytes(wd), 2) + " B = " +
+                 format_number(weights / 1e9, 5) + " GB, leaving " + format_number(free / 1e9, 5) +
+                 " GB. One sequence: " + format_int(kvb) + " B × " + format_int(context) + " = " +
+                 format_number(kvb * context / 1e9, 5) + " GB. " + format_number(free / 1e9, 5) + " / " +
+                 format_number(kvb * context / 1e9, 5) + " = " + format_number(free / (kvb * context), 5) + ", so " +
+                 counted(e.answer, "sequence") + ".";
+    return e;
+  }
 }
 
 Exercise tpot_bound(Rng& rng) {
-  const Shape& m = rng.pick(shapes());
-  struct Chip {
-    std::string name;
-    double tbps;
-  };
-  const Chip c = rng.pick(std::vector<Chip>{{"H100 SXM", 3.35}, {"H200 SXM", 4.8}, {"A100 SXM 80GB", 2.039},
-                                            {"MI300X", 5.3}, {"B200", 8.0}});
-  const std::string wd = rng.pick(std::vector<std::string>{"bf16", "fp8-e4m3", "int4"});
-  const int context = rng.pick(std::vector<int>{1024, 4096, 8192, 32768});
-  const double wb = dtype_bytes(wd);
-  const double kvb = kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, 2);
-  const double bytes = m.params_b * 1e9 * wb + context * kvb;
-  Exercise e;
-  e.title = "The decode speed limit";
-  e.params = {{"params", m.params_b * 1e9}, {"layers", m.layers}, {"heads", m.heads}, {"kv_heads", m.kv_heads},
-              {"head_dim", m.head_dim}, {"weight_dtype", wd}, {"kv_dtype", "bf16"}, {"batch", 1},
-              {"context", context}, {"prompt", 1}, {"peak_flops", 1e15}, {"bandwidth_Bps", c.tbps * 1e12}};
-  e.prompt = "A single user chats with " + m.name + " (" + format_number(m.params_b, 3) + " billion parameters, " +
-             wd + " weights, " + bytes_per_element(wb) + " each) on one " + c.name + " with " +
-             format_number(c.tbps, 4) + " TB/s of memory bandwidth. Its bf16 KV cache takes " + format_int(kvb) +
-             " B per token and already holds " + format_int(context) +
-             " tokens. Ignoring compute, what is the lower bound on the time per output token, in ms?";
-  e.unit = "ms";
-  e.answer = bytes / (c.tbps * 1e12) * 1e3;
-  e.hint = "Each decode step must read every weight once and the whole KV cache of the sequence. Time ≥ bytes ÷ "
-           "bandwidth.";
-  e.solution = "Weights: " + format_number(m.params_b, 3) + "e9 × " + format_number(wb, 2) + " B = " +
-               format_number(m.params_b * wb, 4) + " GB; KV cache: " + format_int(context) + " × " + format_int(kvb) +
-               " B = " + format_number(context * kvb / 1e9, 4) + " GB. Every token streams both, so this user gets at "
-               "most " + format_number(1e3 / e.answer, 4) + " tokens/s: (" + format_number(bytes / 1e9, 5) +
-               " GB) ÷ " + format_number(c.tbps, 4) + " TB/s = " + format_number(e.answer, 4) + " ms per token.";
-  return e;
+  // Redraw until the step is one a server would run and the KV cache matters: the weights and
+  // the batch's cache fit in 90% of one GPU, the context is within the model's, the step is
+  // memory-bound at the chip's real peak, and the cache is at least a fifth of the bytes, so
+  // that forgetting it (weights only) or counting one sequence's cache is clearly wrong.
+  for (;;) {
+    const PublishedModel& m = *rng.pick(dense_models());
+    const ModelConfig& cfg = m.config;
+    const Chip& chip = rng.pick(chips());
+    const Accelerator& a = *find_accelerator(chip.id);
+    const std::string wd = rng.pick(std::vector<std::string>{"bf16", "fp8-e4m3", "int4"});
+    const std::vector<int> ctxs = contexts_for(m, {1024, 2048, 4096, 8192, 16384, 32768});
+    const int context = rng.pick(ctxs);
+    const int batch = rng.pick(std::vector<int>{4, 8, 16, 32, 64});
+    const std::optional<double> peak = a.peak_for(serving_compute_dtype(wd));
+    if (!peak) continue;
+    const double wb = dtype_bytes(wd);
+    const double kvb = kv_bytes_per_token(cfg.layers, cfg.kv_heads, cfg.head_dim, 2);
+    const double params = shown_params(m);
+    const double weights = params * wb, kv = static_cast<double>(batch) * context * kvb;
+    if (weights + kv > 0.9 * a.hbm_bytes || kv < 0.2 * (weights + kv)) continue;
+    const DecodeEstimate d = decode_estimate(served_model(cfg, params), wd, "bf16", batch, context, 1, *peak,
+                                             a.hbm_bandwidth_Bps, a.hbm_bytes);
+    if (d.bound != "memory") continue;
+    const double tbps = a.hbm_bandwidth_Bps / 1e12;
+    Exercise e;
+    e.title = "The decode speed limit";
+    e.params = {{"params", params}, {"layers", cfg.layers}, {"heads", cfg.heads}, {"kv_heads", cfg.kv_heads},
+                {"head_dim", cfg.head_dim}, {"weight_dtype", wd}, {"kv_dtype", "bf16"}, {"batch", batch},
+                {"context", context}, {"prompt", 1}, {"hardware", chip.id}};
+    e.prompt = "A server decodes a batch of " + format_int(batch) + " sequences of " + m.name + " (" +
+               format_number(params / 1e9, 3) + " billion parameters, " + wd + " weights, " +
+               bytes_per_element(wb) + " each) on one " + chip.name + " with " + format_number(tbps, 4) +
+               " TB/s of memory bandwidth. Its bf16 KV cache takes " + format_int(kvb) +
+               " B per token, and each sequence already holds " + format_int(context) +
+               " tokens. Ignoring compute, what is the lower bound on the time of one decode step (the time per "
+               "output token), in ms?";
+    e.unit = "ms";
+    e.answer = d.tpot_s * 1e3;
+    e.hint = "Each decode step must read every weight once and the whole KV cache of every sequence in the batch. "
+             "Time ≥ bytes ÷ bandwidth.";
+    e.solution = "Weights: " + format_number(params / 1e9, 3) + " billion × " + format_number(wb, 2) + " B = " +
+                 format_number(weights / 1e9, 4) + " GB (alone they would take " +
+                 format_number(weights / a.hbm_bandwidth_Bps * 1e3, 4) + " ms); KV cache: " + format_int(batch) +
+                 " × " + format_int(context) + " × " + format_int(kvb) + " B = " + format_number(kv / 1e9, 4) +
+                 " GB. Every step streams both, so each user gets at most " + format_number(1e3 / e.answer, 4) +
+                 " tokens/s: (" + format_number((weights + kv) / 1e9, 5) + " GB) ÷ " + format_number(tbps, 4) +
+                 " TB/s = " + format_number(e.answer, 4) + " ms per token.";
+    return e;
+  }
 }
 
 Exercise spec_tokens(Rng& rng) {
@@ -173,8 +224,8 @@ Exercise spec_speedup(Rng& rng) {
   e.params = {{"alpha", alpha}, {"gamma", gamma}, {"draft_cost", c}};
   e.prompt = "A draft model costs c = " + format_number(c, 2) + " of a target forward pass per token. With γ = " +
              format_int(gamma) + " draft tokens per round and an acceptance rate α = " + format_number(alpha, 2) +
-             ", what walltime speedup over plain decoding does Leviathan et al.'s formula predict (as a ratio, "
-             "e.g. 2.1)?";
+             ", what walltime speedup over plain decoding does Leviathan et al.'s formula predict, as a ratio of "
+             "walltimes?";
   e.unit = "";
   e.answer = speculative_speedup(alpha, gamma, c);
   e.hint = "A round costs γ·c + 1 target-pass times and emits (1 − α^(γ+1)) / (1 − α) tokens on average; plain "

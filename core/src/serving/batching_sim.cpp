@@ -183,6 +183,11 @@ StepModel step_model(double params, const std::string& weight_dtype, double kv_b
   return {params * dtype_bytes(weight_dtype), kv_bytes_per_token, 2 * params, peak_flops, bandwidth_Bps};
 }
 
+std::vector<Request> as_backlog(std::vector<Request> requests) {
+  for (auto& r : requests) r.arrival_s = 0;
+  return requests;
+}
+
 BatchingComparison compare_batching(int requests, double rate_rps, int prompt_mean, int output_mean,
                                     std::uint64_t seed, const StepModel& model, int max_batch) {
   const int n = requests;
@@ -190,6 +195,9 @@ BatchingComparison compare_batching(int requests, double rate_rps, int prompt_me
   BatchingComparison c;
   c.static_batching = simulate_batching(reqs, model, max_batch, "static");
   c.continuous = simulate_batching(reqs, model, max_batch, "continuous");
+  const auto backlog = as_backlog(reqs);
+  c.static_batching.capacity_rps = simulate_batching(backlog, model, max_batch, "static").requests_per_s;
+  c.continuous.capacity_rps = simulate_batching(backlog, model, max_batch, "continuous").requests_per_s;
   double out_tokens = 0;
   for (const auto& r : reqs) out_tokens += r.output;
   c.requests = n;

@@ -27,6 +27,23 @@ PhaseCost prefill_cost(const ServingModel& m, double batch, double prompt, doubl
   return bound(flops, bytes, peak_flops, bandwidth_Bps);
 }
 
+long long prefill_crossover_prompt(const ServingModel& m, double batch, double peak_flops, double bandwidth_Bps) {
+  const auto compute_bound = [&](long long p) {
+    return prefill_cost(m, batch, static_cast<double>(p), peak_flops, bandwidth_Bps).bound == "compute";
+  };
+  constexpr long long kMax = 1LL << 24;
+  if (!compute_bound(kMax)) return 0;
+  long long lo = 1, hi = kMax;  // a single sign change (convex, negative at 0): bisect
+  while (lo < hi) {
+    const long long mid = (lo + hi) / 2;
+    if (compute_bound(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 PhaseCost decode_step_cost(const ServingModel& m, double batch, double context, double peak_flops,
                            double bandwidth_Bps) {
   // One new query per sequence scores `context` keys and mixes `context` values.
@@ -85,6 +102,7 @@ DecodeEstimate decode_estimate(const ServedModel& m, const std::string& weight_d
   r.decode_step = phase_roofline(dec, peak_flops, bandwidth_Bps);
   r.decode_intensity = dec.flops / dec.bytes;
   r.ridge_intensity = peak_flops / bandwidth_Bps;
+  r.prefill_crossover_prompt = prefill_crossover_prompt(sm, batch, peak_flops, bandwidth_Bps);
   r.weight_bytes = sm.weight_bytes;
   r.weights_resident_bytes = m.resident_params * dtype_bytes(weight_dtype);
   r.kv_bytes_per_token = sm.kv_bytes_per_token;

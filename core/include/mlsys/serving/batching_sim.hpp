@@ -41,6 +41,10 @@ struct BatchingResult {
   double littles_law_in_system;  // Little's law L = λ·W: requests_per_s · latency_mean_s
   double steps;
   double padded_tokens;          // static only: steps spent on sequences already finished
+  // Saturation throughput: requests/s when the stream's requests all wait at t = 0 (a
+  // backlog, so every batch is as full as max_batch allows). Below it the queue drains;
+  // above it the queue and the latencies grow without bound. Set by compare_batching.
+  double capacity_rps = 0;
 };
 
 // policy: "static" (take up to max_batch waiting requests when idle, run until all finish)
@@ -53,7 +57,11 @@ BatchingResult simulate_batching(const std::vector<Request>& requests, const Ste
 StepModel step_model(double params, const std::string& weight_dtype, double kv_bytes_per_token, double peak_flops,
                      double bandwidth_Bps);
 
-// One seeded request stream (request_stream) served by both policies.
+// The same requests all arriving at t = 0: the backlog that measures a policy's capacity.
+std::vector<Request> as_backlog(std::vector<Request> requests);
+
+// One seeded request stream (request_stream) served by both policies, and each policy's
+// capacity on the same requests as a backlog.
 struct BatchingComparison {
   BatchingResult static_batching, continuous;
   int requests;

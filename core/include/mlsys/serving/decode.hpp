@@ -32,6 +32,13 @@ struct PhaseCost {
 // Prefill of `prompt` tokens for each of `batch` sequences (one forward pass).
 PhaseCost prefill_cost(const ServingModel& m, double batch, double prompt, double peak_flops, double bandwidth_Bps);
 
+// The shortest prompt whose prefill (at this batch) is compute-bound. Compute time minus
+// memory time is a convex quadratic in the prompt, negative at 0 (the weights must be read
+// even for an empty prompt), so it crosses zero once: shorter prompts are memory-bound, longer
+// ones compute-bound. With weights dominating the bytes this is about peak·s_w / (2·bandwidth)
+// tokens for one sequence (the ridge point for bf16 weights). 0 when none up to 2^24 tokens.
+long long prefill_crossover_prompt(const ServingModel& m, double batch, double peak_flops, double bandwidth_Bps);
+
 // One decode step: `batch` sequences each attending over `context` cached tokens.
 PhaseCost decode_step_cost(const ServingModel& m, double batch, double context, double peak_flops,
                            double bandwidth_Bps);
@@ -69,6 +76,7 @@ struct DecodeEstimate {
   std::string bound, prefill_bound;
   PhaseRoofline prefill, decode_step;
   double decode_intensity, ridge_intensity;
+  long long prefill_crossover_prompt;  // shortest compute-bound prompt at this batch
   double weight_bytes, weights_resident_bytes, kv_bytes_per_token, kv_bytes, matmul_params;
   std::string compute_dtype;
   double peak_flops, bandwidth_Bps;
