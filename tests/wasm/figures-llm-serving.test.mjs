@@ -95,16 +95,33 @@ test('decode-roofline: memory-bound throughput grows almost linearly with the ba
   assert.ok(longer.max_batch_fits < d.max_batch_fits);
 });
 
-test('ttft-tpot: prefill is compute-bound, decode memory-bound, TTFT scales with the batch', () => {
+// Prefill of p tokens is compute-bound from the engine's crossover prompt on (about the ridge
+// point, 989.4 TFLOP/s / 3.35 TB/s = 295 tokens, for one bf16 prompt on an H100 SXM) and
+// memory-bound below it, where it moves a decode step's bytes: TTFT = TPOT there.
+test('ttft-tpot: prefill is memory-bound below the crossover and compute-bound above it; TTFT scales with the batch', () => {
   const d = run(ttftTpot);
+  assert.ok(Math.abs(d.crossover - 295) <= 10, `crossover ${d.crossover}`);
+  assert.ok(d.points.some((q) => q.prompt < d.crossover) && d.points.some((q) => q.prompt >= d.crossover));
   for (const q of d.points) {
     assert.equal(q.decode_bound, 'memory');
-    if (q.prompt < 512) continue;
-    assert.equal(q.prefill_bound, 'compute');
-    assert.ok(q.ttft_s > q.tpot_s);
+    close(q.prefill_memory_s, q.tpot_s, 1e-12);
+    if (q.prompt < d.crossover) {
+      assert.equal(q.prefill_bound, 'memory', `prompt ${q.prompt}`);
+      close(q.ttft_s, q.tpot_s, 1e-12);
+    } else {
+      assert.equal(q.prefill_bound, 'compute', `prompt ${q.prompt}`);
+      assert.ok(q.ttft_s >= q.tpot_s);
+    }
   }
   const b8 = run(ttftTpot, { batch: 8 });
+  assert.ok(b8.crossover < d.crossover);
   close(b8.points.at(-1).ttft_s, 8 * d.points.at(-1).ttft_s, 1e-6);
+  // The crossover is drawn where the data puts it, inside the fixed prompt axis.
+  const cfg = ttftTpot.draw(d, THEME);
+  const marker = cfg.data.datasets.find((ds) => /turns compute-bound/.test(ds.label));
+  assert.ok(marker && marker.data.length === 2 && marker.data[0].x === d.crossover);
+  const roof = cfg.data.datasets.find((ds) => /compute roof/.test(ds.label) && ds.group === 'prefill');
+  assert.ok(roof, 'the prefill compute roof is drawn');
 });
 
 test('continuous-batching: continuous keeps up where static saturates; latency metric switches', () => {
@@ -149,4 +166,21 @@ test('serving figures: bad inputs are EngineErrors on the right field', () => {
   assert.throws(() => run(pagedKvWaste, { output_mean: 0 }), isEngineError('output_mean'));
   assert.throws(() => run(speculative, { draft_cost: -1 }), isEngineError('draft_cost'));
   assert.throws(() => run(speculative, { mismatch: Number.NaN }), isEngineError('mismatch'));
+});
+
+// Every category of the pool breakdown and every distribution of the sampler has its own fill
+// (the legend's swatch is the bar's fill), in the harness theme and the site's light and dark
+// palettes (web/src/styles/site.css).
+test('paged-kv-waste and the sampler: one fill per category, in light and dark', () => {
+  const LIGHT = { ...THEME, palette: ['#8250df', '#1a7f37', '#bf3989', '#0a7480', '#b42318', '#7a6400', '#6f4e37', '#3b4cc0'], grid: '#d8dee4' };
+  const DARK = { ...THEME, dark: true, palette: ['#d2a8ff', '#56d364', '#ff9bce', '#39c5cf', '#ff7b72', '#e3b341', '#c8a27a', '#8c9eff'], grid: '#30363d' };
+  for (const theme of [THEME, LIGHT, DARK]) {
+    const pool = pagedKvWaste.draw(run(pagedKvWaste, { view: 'breakdown' }), theme).data.datasets;
+    assert.equal(pool.length, 5);
+    assert.equal(new Set(pool.map((d) => d.backgroundColor)).size, 5);
+    assert.equal(new Set(pool.map((d) => d.pointStyle)).size, 5);
+    const sampler = speculative.draw(run(speculative, { mode: 'sampler' }), theme).data.datasets;
+    assert.equal(new Set(sampler.map((d) => d.backgroundColor)).size, sampler.length);
+    assert.ok(/Target/.test(sampler[0].label) && /Emitted/.test(sampler[1].label));
+  }
 });

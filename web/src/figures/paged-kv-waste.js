@@ -42,7 +42,8 @@ export default {
     const pick = colours(theme);
     if (data.view === 'breakdown') {
       const fills = [pick(), pick(), pick(), pick(), pick('grid')]; // free space in the grid's colour
-      const styles = ['rect', 'triangle', 'circle', 'rectRot', 'line'];
+      // A swatch for every part, each its own shape too (free space's too, so its fill shows).
+      const styles = ['rect', 'triangle', 'circle', 'rectRot', 'rectRounded'];
       return chart(theme, {
         type: 'bar', indexAxis: 'y',
         labels: ['Contiguous reservation', `Paged (${data.block_size}-token blocks)`],
