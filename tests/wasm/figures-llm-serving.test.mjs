@@ -133,6 +133,25 @@ test('continuous-batching: continuous keeps up where static saturates; latency m
   assert.deepEqual(ttft.table.rows.map((r) => r[4]), ttft.points.map((q) => q.static.ttft_p99_s));
 });
 
+// A policy's capacity is its throughput on a backlog (calc batching-sim's capacity_rps): past it
+// the policy falls behind the offered load; the figure marks both capacities.
+test('continuous-batching: each policy keeps up below its capacity and not above it; both are marked', () => {
+  const d = run(continuousBatching);
+  assert.ok(d.capacities.static < d.capacities.continuous);
+  for (const q of d.points) {
+    for (const policy of ['static', 'continuous']) {
+      const served = q[policy].requests_per_s;
+      if (q.rate < 0.8 * d.capacities[policy]) assert.ok(served > 0.9 * q.rate, `${policy} at ${q.rate}`);
+      if (q.rate > 1.2 * d.capacities[policy]) assert.ok(served < 1.05 * d.capacities[policy], `${policy} at ${q.rate}`);
+    }
+  }
+  const cfg = continuousBatching.draw(d, THEME);
+  for (const [policy, name] of [['static', 'Static'], ['continuous', 'Continuous']]) {
+    const marker = cfg.data.datasets.find((ds) => ds.label.startsWith(`${name}: capacity`));
+    assert.equal(marker.data[0].x, d.capacities[policy]);
+  }
+});
+
 test('paged-kv-waste: paging wastes less and runs more sequences than contiguous reservation', () => {
   const d = run(pagedKvWaste);
   for (const s of d.series) assert.ok(s.waste_fraction < d.contiguous.waste_fraction, `block ${s.block_size}`);

@@ -2,7 +2,7 @@
 // grows: throughput and a latency percentile of both policies. Each point is one
 // calc('batching-sim') (an event-driven simulation of 300 requests under both policies).
 import { formatSI } from '../runtime/format.js';
-import { chart, linear, log, colours, series } from './shared/chart-config.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 // Arrival rates as fractions of a rough continuous-batching capacity.
 const LOADS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5];
@@ -14,7 +14,7 @@ export default {
   id: 'continuous-batching',
   title: 'Static against continuous batching',
   caption:
-    'Output tokens/s (left) and a latency percentile (right, log scale) of one seeded stream of 300 requests, simulated under static and continuous batching at rising arrival rates (Llama-3-8B-sized model, bf16). Find the rate where static batching saturates; then lengthen the outputs, which widens the spread of lengths and the gap between the policies.',
+    'Output tokens/s (left) and a latency percentile (right, log scale) of one seeded stream of 300 requests, simulated under static and continuous batching at rising arrival rates (Llama-3-8B-sized model, bf16). The dotted lines mark each policy\'s capacity, its throughput on the same requests as one backlog: past static batching\'s, its latency climbs while continuous batching still keeps up. Then lengthen the outputs, which widens the spread of lengths and the gap between the policies.',
   simulation: true,
   params: [
     { key: 'max_batch', label: 'Max batch', type: 'select', default: 32, options: [8, 16, 32, 64, 128].map((v) => ({ value: v, label: String(v) })) },
@@ -35,12 +35,14 @@ export default {
       const r = engine.calc('batching-sim', { ...base, rate_rps: rate });
       return { rate, offered: r.offered_tokens_per_s, static: r.static, continuous: r.continuous };
     });
+    // Each policy's capacity (requests/s on the stream's requests as a backlog): the same at every rate.
+    const capacities = { static: points[0].static.capacity_rps, continuous: points[0].continuous.capacity_rps };
     const m = p.metric;
     const table = {
       columns: ['Arrival rate (req/s)', 'Offered (tokens/s)', 'Static (tokens/s)', 'Continuous (tokens/s)', `Static ${METRICS[m]} (s)`, `Continuous ${METRICS[m]} (s)`, 'Static mean batch', 'Continuous mean batch'],
       rows: points.map((q) => [q.rate, q.offered, q.static.tokens_per_s, q.continuous.tokens_per_s, q.static[m], q.continuous[m], q.static.mean_batch, q.continuous.mean_batch]),
     };
-    return { metric: m, metricLabel: METRICS[m], capacity_rps: capacity, points, table };
+    return { metric: m, metricLabel: METRICS[m], capacity_rps: capacity, capacities, points, table };
   },
 
   draw(data, theme) {
@@ -58,6 +60,16 @@ export default {
       ds(fixed, 'static', `Static: ${data.metricLabel} (right axis)`, (q) => q.static[data.metric], 'y1', 'triangle', [6, 3]),
       { ...ds(pick('muted'), undefined, 'Offered load', (q) => q.offered, 'y', 'line', [2, 3]), pointRadius: 0 },
     ];
+    // Capacity markers in their policy's colour (same group), up to the highest throughput drawn.
+    const top = Math.max(...data.points.flatMap((q) => [q.offered, q.static.tokens_per_s, q.continuous.tokens_per_s]));
+    const maxRate = data.points.at(-1).rate;
+    for (const [policy, colour, name] of [['static', fixed, 'Static'], ['continuous', continuous, 'Continuous']]) {
+      const c = data.capacities[policy];
+      datasets.push(line(colour, {
+        label: `${name}: capacity ${c.toFixed(1)} req/s${c > maxRate ? ' (beyond the axis)' : ''}`, group: policy, yAxisID: 'y',
+        data: c <= maxRate ? [{ x: c, y: 0 }, { x: c, y: top }] : [], borderWidth: 1.5, borderDash: [2, 3],
+      }));
+    }
     return chart(theme, {
       datasets,
       scales: {
