@@ -11,7 +11,7 @@ export default {
   id: 'speculative-decoding',
   title: 'Speculative decoding: speedup and an exact sampler',
   caption:
-    '"Speedup" plots the expected walltime speedup over plain decoding against the acceptance rate α for several draft lengths γ, at the chosen draft cost. Raise the draft cost and see long drafts lose below α ≈ 0.7. "Executed sampler" runs the accept/reject sampler: the emitted-token histogram lands on the target p, not on the draft q; raise the mismatch and only the acceptance rate falls.',
+    '"Speedup" plots the expected walltime speedup over plain decoding against the acceptance rate α for several draft lengths γ, at the chosen draft cost. Raise the draft cost and see the acceptance rate a long draft needs to beat a short one rise (γ = 8 passes γ = 4 only at high α). "Executed sampler" runs the accept/reject sampler: the emitted-token histogram lands on the target p, not on the draft q; raise the mismatch and only the acceptance rate falls.',
   simulation: true,
   params: [
     { key: 'mode', label: 'Show', type: 'select', default: 'speedup', options: [{ value: 'speedup', label: 'Speedup' }, { value: 'sampler', label: 'Executed sampler' }] },
