@@ -290,6 +290,29 @@ TEST(StepProfile, AllReduceAndFlopsClosedForms) {
   EXPECT_GE(num(o, "exposed_comm_s"), num(r, "comm_time_s") / 24 * (1 - 1e-9));
 }
 
+TEST(StepProfile, HeadAndEmbeddingGradientsGoInTheirBuckets) {
+  // Tied: the shared matrix's gradient is complete after the embedding's backward (last bucket);
+  // untied: the head's is complete first (bucket 1), the input table's last. Either way every
+  // parameter's bf16 gradient is all-reduced once.
+  const auto buckets = [](bool tied) {
+    const json r = step({{"tied_embeddings", tied}, {"buckets", 4}});
+    std::vector<double> b;
+    for (const auto& k : r["kernels"])
+      if (k["stream"] == "comm") b.push_back(num(k, "bytes"));
+    double sum = 0;
+    for (double x : b) sum += x;
+    EXPECT_DOUBLE_EQ(sum, 2 * num(r, "params")) << tied;
+    return b;
+  };
+  const auto tied = buckets(true), untied = buckets(false);
+  ASSERT_EQ(tied.size(), 4u);
+  ASSERT_EQ(untied.size(), 4u);
+  const double vh2 = 2 * 32000.0 * 1024;
+  EXPECT_DOUBLE_EQ(untied.front() - tied.front(), vh2);
+  EXPECT_DOUBLE_EQ(untied.back(), tied.back());
+  EXPECT_GT(tied.back(), tied[1] + 0.99 * vh2);
+}
+
 TEST(StepProfile, WaterfallAddsUpToTheStep) {
   for (bool fusion : {false, true})
     for (bool overlap : {false, true}) {
