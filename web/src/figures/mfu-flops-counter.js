@@ -17,7 +17,7 @@ export default {
   id: 'mfu-flops-counter',
   title: 'Counting FLOPs: from tokens per second to MFU',
   caption:
-    'Achieved FLOP/s per device against the peak, with PaLM’s accounting. The defaults are PaLM 540B’s published run (238.3K tokens/s on 6144 TPU v4 chips): 46.2% MFU. Switch to an H100 and find the throughput that gives the same MFU; then raise the sequence length and watch the attention slice grow.',
+    'Achieved FLOP/s per device against the peak, with PaLM’s accounting: N is every parameter in a token’s matmuls, the output head included (the whole model for PaLM and GPT-3, whose head is the embedding; all but the input embedding for Llama 2). The defaults are PaLM 540B’s published run (238.3K tokens/s on 6144 TPU v4 chips): 46.2% MFU. Switch to an H100 and find the throughput that gives the same MFU; then raise the sequence length and watch the attention slice grow.',
   params: [
     { key: 'model', label: 'Model', type: 'select', default: 'palm-540b',
       options: modelOptions(MODEL_IDS, shape) },
