@@ -41,6 +41,22 @@ TEST(Mfu, PalmFiveFortyBFromPublishedThroughput) {
   EXPECT_NEAR(num(mlsys::calc("mfu", in), "hfu"), 0.578, 0.002);
 }
 
+TEST(Mfu, PalmFromItsConfigCountsTheHead) {
+  // The same run from PaLM 540B's configuration (Chowdhery et al. 2022, Table 1 and section 2:
+  // 118 layers, d = 18432, 48 heads of 256, multi-query attention, SwiGLU of 4d, 256K vocabulary,
+  // shared input/output embedding, no biases). With the tied head in N the count is the paper's
+  // 540.35B and the MFU its 46.2%; without the head (N = 535.6B) it would read 45.8%.
+  json in = {{"layers", 118},    {"hidden", 18432},  {"heads", 48},      {"kv_heads", 1},
+             {"head_dim", 256},  {"ffn_hidden", 73728}, {"vocab", 256000}, {"seq", 2048},
+             {"gated_mlp", true}, {"tied_embeddings", true}, {"tokens_per_s", 238.3e3}, {"devices", 6144},
+             {"hardware", "tpu-v4"}};
+  const json r = mlsys::calc("mfu", in);
+  EXPECT_NEAR(num(r, "params_counted"), 540.35e9, 0.01e9);
+  EXPECT_NEAR(num(r, "mfu"), 0.462, 0.0005);
+  in["params"] = num(r, "params_counted") - 256000.0 * 18432;  // the head left out
+  EXPECT_NEAR(num(mlsys::calc("mfu", in), "mfu"), 0.458, 0.0005);
+}
+
 TEST(Mfu, ConfigCountsAndFullRecompute) {
   const json cfg = {{"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"seq", 4096}, {"vocab", 32000}};
   const json t = mlsys::calc("transformer", cfg);
@@ -51,7 +67,7 @@ TEST(Mfu, ConfigCountsAndFullRecompute) {
   in["recompute_fraction"] = 1.0;
   const json r = mlsys::calc("mfu", in);
   EXPECT_DOUBLE_EQ(num(r, "flops_per_token"), num(t, "flops_per_token_training"));
-  EXPECT_DOUBLE_EQ(num(r, "params_counted"), num(t, "params_non_embedding"));
+  EXPECT_DOUBLE_EQ(num(r, "params_counted"), num(t, "params_flops"));  // with the output head
   const double peak = num(mlsys::calc("hardware", {{"id", "h100-sxm"}})["peak_flops"], "bf16");
   EXPECT_NEAR(num(r, "mfu"), 1e6 * num(r, "flops_per_token") / 256 / peak, 1e-12);
   EXPECT_NEAR(num(r, "hfu"), num(r, "mfu") * 4 / 3, 1e-12);  // a full extra forward pass
@@ -138,6 +154,17 @@ TEST(CheckpointInterval, YoungAndDalyClosedForms) {
   const double tau = num(r, "daly_interval_s");
   EXPECT_NEAR(num(r, "waste_fraction"), d / tau + (tau + d) / (2 * M) + 600 / M, 1e-12);
   EXPECT_NEAR(num(r, "goodput"), 1 - num(r, "waste_fraction"), 1e-15);
+  EXPECT_DOUBLE_EQ(num(r, "checkpoint_fraction"), d / tau);
+  EXPECT_DOUBLE_EQ(num(r, "rework_fraction"), (tau + d) / (2 * M));
+  EXPECT_DOUBLE_EQ(num(r, "restart_fraction"), 600 / M);
+  // The lesson's case (M = 3 h, δ = 60 s, R = 10 min): three near-equal terms, restarts the
+  // largest at 5.6 of 16.4 points, not most of the waste.
+  const json l = mlsys::calc("checkpoint-interval", {{"mtbf_s", 10800}, {"checkpoint_s", 60}, {"restart_s", 600}});
+  EXPECT_NEAR(num(l, "waste_fraction"), 0.164, 0.0005);
+  EXPECT_NEAR(num(l, "restart_fraction"), 0.0556, 0.0001);
+  EXPECT_NEAR(num(l, "checkpoint_fraction"), 0.0546, 0.0001);
+  EXPECT_NEAR(num(l, "rework_fraction"), 0.0536, 0.0001);
+  EXPECT_LT(num(l, "restart_fraction"), num(l, "waste_fraction") / 2);
   // Young's interval minimises the first-order waste; Daly's minimises the complete model.
   EXPECT_LE(num(r, "young_waste_fraction"), num(r, "waste_fraction"));
   for (double f : {0.9, 0.97, 1.03, 1.1}) {
@@ -235,17 +262,55 @@ TEST(StepProfile, EachToggleNeverSlowsTheStep) {
 }
 
 TEST(StepProfile, AllReduceAndFlopsClosedForms) {
-  // Ring all-reduce: 2(p−1)/p · bytes / bandwidth + 2(p−1)·α per bucket, bf16 gradients.
+  // Ring all-reduce: 2(p−1)/p · bytes / bandwidth + 2(p−1)·α per bucket, bf16 gradients of
+  // every parameter (layers, final norm, the 32000 × 1024 tied embedding and head).
   const json r = step({{"buckets", 24}, {"overlap", false}});
   const json t = mlsys::calc("transformer", {{"layers", 24}, {"hidden", 1024}, {"heads", 8}});
   const double per_layer = num(t, "params_per_layer"), p = 16;
-  EXPECT_NEAR(num(r, "params"), 24 * per_layer, 1e-6);
-  EXPECT_NEAR(num(r, "comm_time_s"), 24 * (2 * (p - 1) / p * 2 * per_layer / 50e9 + 2 * (p - 1) * 5e-6), 1e-12);
-  EXPECT_DOUBLE_EQ(num(r, "model_flops"), (6 * 24 * per_layer + 12.0 * 24 * 1024 * 2048) * 2048);
+  const double all = 24 * per_layer + 1024 + 32000.0 * 1024;
+  EXPECT_NEAR(num(r, "params"), all, 1e-6);
+  EXPECT_DOUBLE_EQ(num(r, "params"), num(t, "params"));
+  EXPECT_NEAR(num(r, "comm_time_s"), 2 * (p - 1) / p * 2 * all / 50e9 + 24 * 2 * (p - 1) * 5e-6, 1e-12);
+  // Model FLOPs: N with the output head, as the transformer calculator counts it ...
+  EXPECT_DOUBLE_EQ(num(r, "model_flops"), (6 * all + 12.0 * 24 * 1024 * 2048) * 2048);
+  EXPECT_DOUBLE_EQ(num(r, "model_flops"), num(t, "flops_per_token_training") * 2048);
+  // ... and the matmul and attention kernels of the trace do exactly those FLOPs but for the
+  // norm gains' 6·(2·24 + 1)·1024 per token (elementwise work PaLM's 6N counts as matmul FLOPs).
+  double kernel_flops = 0;
+  for (const auto& k : r["kernels"])
+    if (k["kind"] == "matmul" || k["kind"] == "attention") kernel_flops += num(k, "flops");
+  EXPECT_NEAR(kernel_flops, num(r, "model_flops") - 6.0 * (2 * 24 + 1) * 1024 * 2048, 1);
+  // The output head is in the trace: its logits matmul forward and two backward.
+  int head = 0;
+  for (const auto& k : r["kernels"]) head += k["name"].get<std::string>().rfind("Output head", 0) == 0;
+  EXPECT_EQ(head, 3);
   // With overlap the exposed tail matches comm_tail's closed form when each bucket's
   // all-reduce is shorter than the backward time of one layer... at least one bucket is exposed.
   const json o = step({{"buckets", 24}});
   EXPECT_GE(num(o, "exposed_comm_s"), num(r, "comm_time_s") / 24 * (1 - 1e-9));
+}
+
+TEST(StepProfile, HeadAndEmbeddingGradientsGoInTheirBuckets) {
+  // Tied: the shared matrix's gradient is complete after the embedding's backward (last bucket);
+  // untied: the head's is complete first (bucket 1), the input table's last. Either way every
+  // parameter's bf16 gradient is all-reduced once.
+  const auto buckets = [](bool tied) {
+    const json r = step({{"tied_embeddings", tied}, {"buckets", 4}});
+    std::vector<double> b;
+    for (const auto& k : r["kernels"])
+      if (k["stream"] == "comm") b.push_back(num(k, "bytes"));
+    double sum = 0;
+    for (double x : b) sum += x;
+    EXPECT_DOUBLE_EQ(sum, 2 * num(r, "params")) << tied;
+    return b;
+  };
+  const auto tied = buckets(true), untied = buckets(false);
+  ASSERT_EQ(tied.size(), 4u);
+  ASSERT_EQ(untied.size(), 4u);
+  const double vh2 = 2 * 32000.0 * 1024;
+  EXPECT_DOUBLE_EQ(untied.front() - tied.front(), vh2);
+  EXPECT_DOUBLE_EQ(untied.back(), tied.back());
+  EXPECT_GT(tied.back(), tied[1] + 0.99 * vh2);
 }
 
 TEST(StepProfile, WaterfallAddsUpToTheStep) {
@@ -267,8 +332,7 @@ TEST(StepProfile, WaterfallAddsUpToTheStep) {
       EXPECT_DOUBLE_EQ(num(mlsys::calc("mfu-waterfall", in), "mfu"), num(r, "mfu"));
       // And the step's MFU agrees with the mfu calculator at the step's tokens/s.
       const json m = mlsys::calc("mfu", {{"layers", 24}, {"hidden", 1024}, {"heads", 8}, {"seq", 2048},
-                                         {"params", num(r, "params")}, {"tokens_per_s", num(r, "tokens_per_s")},
-                                         {"hardware", "h100-sxm"}});
+                                         {"tokens_per_s", num(r, "tokens_per_s")}, {"hardware", "h100-sxm"}});
       EXPECT_NEAR(num(m, "mfu"), num(r, "mfu"), 1e-12);
     }
 }
@@ -353,14 +417,14 @@ TEST(StepProfile, LargestAllowedStackStaysBounded) {
 }
 
 TEST(ProfilingModels, ModelMfuChinchillaAndTrace) {
-  // PaLM (Chowdhery et al. 2022, appendix B): N = params when given, else the non-embedding count.
+  // PaLM (Chowdhery et al. 2022, appendix B): N = params when given, else the count with the head.
   mlsys::ModelConfig c;
   const auto given = mlsys::model_mfu(c, 1e9, 1e5, 8, 1e15, 0);
   EXPECT_DOUBLE_EQ(given.params_counted, 1e9);
   EXPECT_DOUBLE_EQ(given.mfu.flops_per_token_params, 6e9);
   EXPECT_DOUBLE_EQ(given.peak_flops_per_device, 1e15);
   EXPECT_DOUBLE_EQ(mlsys::model_mfu(c, std::nullopt, 1e5, 8, 1e15, 0).params_counted,
-                   mlsys::model_counts(c).params_non_embedding);
+                   mlsys::model_counts(c).params_flops);
   // Hoffmann et al. 2022: C = 6·N·D; the 20-tokens rule 6·N·20N = C gives N = sqrt(C/120).
   const auto at = mlsys::chinchilla_at(1e9, 2e10);
   EXPECT_DOUBLE_EQ(at.compute_flops, 1.2e20);

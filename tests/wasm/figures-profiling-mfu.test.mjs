@@ -60,7 +60,9 @@ test('mfu-flops-counter: MFU is linear in throughput; a longer sequence raises t
   close(run(mfuCounter, { tokens_per_s: 476600 }).mfu, 2 * run(mfuCounter).mfu, 1e-12);
   const long = run(mfuCounter, { model: 'llama-2-7b', seq: 32768 });
   const att = 12 * 32 * 32 * 128 * 32768;
-  const n = 6738415616;  // Llama 2 7B's published total (Touvron et al. 2023; content/data/models.json)
+  // Llama 2 7B's published total (Touvron et al. 2023; content/data/models.json) less its untied
+  // 32000 × 4096 input embedding: N counts the output head, not the lookup table.
+  const n = 6738415616 - 32000 * 4096;
   close(long.attention_share, att / (6 * n + att), 1e-12);
   assert.ok(long.attention_share > 0.35);
 });
@@ -122,4 +124,49 @@ test('mfu-waterfall: the bars add up from peak to achieved = MFU × peak', () =>
 
 test('mfu-waterfall: a chip without bf16 in the table is an EngineError on dtype or hardware', () => {
   assert.throws(() => run(waterfall, { hardware: 'nope' }), isEngineError('hardware'));
+});
+
+test('step-timeline: the output head and loss are in the trace, and the end-of-step view starts at layer 1', () => {
+  const d = run(stepTimeline, { view: 'tail' });
+  const backward = d.step.kernels.filter((k) => k.stream === 'compute' && k.phase === 'backward');
+  // The head's kernels (layer −1) run first in the backward pass; the view must not start there.
+  assert.ok(backward.some((k) => k.name.startsWith('Output head')), 'the logits matmul is in the trace');
+  close(d.window[0], backward.find((k) => k.layer === 1).start_s, 1e-12);
+  // N counts the head: the step's MFU is the mfu calculator's at the step's tokens/s.
+  const m = engine.calc('mfu', { layers: 24, hidden: 1024, heads: 16, vocab: 50257, seq: 2048,
+    tokens_per_s: d.step.tokens_per_s, hardware: 'h100-sxm' });
+  close(m.mfu, d.step.mfu, 1e-12);
+});
+
+// Hue in degrees of a #rrggbb colour.
+function hue(hex) {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  const max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+  if (d === 0) return 0;
+  const h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return (60 * h + 360) % 360;
+}
+
+test('step-timeline: matmuls and the all-reduce are far apart in hue, in light and dark', () => {
+  // web/src/styles/site.css's light and dark colours (the harness theme is synthetic).
+  const light = { ...THEME, compute: '#b35900', memory: '#0b5cad',
+    palette: ['#8250df', '#1a7f37', '#bf3989', '#0a7480', '#b42318', '#7a6400', '#6f4e37', '#3b4cc0'] };
+  const dark = { ...THEME, compute: '#ffa657', memory: '#6cb6ff',
+    palette: ['#d2a8ff', '#56d364', '#ff9bce', '#39c5cf', '#ff7b72', '#e3b341', '#c8a27a', '#8c9eff'] };
+  for (const theme of [light, dark]) {
+    const cfg = stepTimeline.draw(run(stepTimeline, { view: 'step' }), theme);
+    const colour = (label) => cfg.data.datasets.find((ds) => ds.label === label).backgroundColor;
+    const gap = Math.abs(hue(colour('Matmuls (GEMMs)')) - hue(colour('Gradient all-reduce')));
+    assert.ok(Math.min(gap, 360 - gap) > 90, `hues ${colour('Matmuls (GEMMs)')} and ${colour('Gradient all-reduce')}`);
+  }
+});
+
+test('step-timeline: on a phone the summary under the time axis is short lines, not one squeezed title', () => {
+  const data = run(stepTimeline);
+  const phone = stepTimeline.draw(data, { ...THEME, width: 360 }).options.scales.x.title.text;
+  assert.ok(Array.isArray(phone) && phone.length >= 3, JSON.stringify(phone));
+  for (const line of phone) assert.ok(line.length <= 45, `"${line}" is too long for a phone`);
+  assert.match(phone.join(' '), /MFU \d+\.\d%/);
+  const wide = stepTimeline.draw(data, { ...THEME, width: 900 }).options.scales.x.title.text;
+  assert.equal(typeof wide, 'string');
 });

@@ -10,9 +10,12 @@ namespace mlsys::api {
 MLSYS_DESCRIBE(ModelCounts, MLSYS_OUT(params, "", "All parameters, embeddings included"),
                MLSYS_OUT(params_embedding, "", "Token embedding vocab·h, twice when the output head is untied"),
                MLSYS_OUT(params_per_layer, "", "Attention and MLP matrices plus two norm gains of one layer"),
-               MLSYS_OUT(params_non_embedding, "", "N of PaLM's formula: layers · params_per_layer + final norm"),
+               MLSYS_OUT(params_non_embedding, "", "layers · params_per_layer + final norm (no embedding, no output head)"),
+               MLSYS_OUT(params_flops, "",
+                         "N of the training FLOPs: params_non_embedding + vocab·hidden (the output head); tied: all "
+                         "parameters, untied: all but the input embedding"),
                MLSYS_OUT(flops_per_token_forward, "FLOP", "Forward FLOPs per token: a third of training"),
-               MLSYS_OUT(flops_per_token_training, "FLOP", "Training FLOPs per token: 6·N + 12·layers·heads·head_dim·seq"));
+               MLSYS_OUT(flops_per_token_training, "FLOP", "Training FLOPs per token: 6·params_flops + 12·layers·heads·head_dim·seq"));
 MLSYS_DESCRIBE(ModelStates, MLSYS_OUT(weights_bytes, "B", "Weights held by one GPU"),
                MLSYS_OUT(grads_bytes, "B", "Gradients held by one GPU"),
                MLSYS_OUT(optimizer_bytes, "B", "Optimizer states (master copy, moments) held by one GPU"),
@@ -130,8 +133,9 @@ void add_memory_calculators(Calculators& out) {
           "Parameter count and training FLOPs per token of a decoder-only transformer. Parameters: attention and MLP "
           "matrices (a gated MLP has three of width ffn_hidden), two norm gains per layer, a final norm, the token "
           "embedding and, when untied, the output head; no biases or learned position embeddings. Training FLOPs per "
-          "token are PaLM's 6·N + 12·layers·heads·head_dim·seq with N the non-embedding parameters (all layers and the "
-          "final norm, neither the embedding nor the output head); forward is a third of that.",
+          "token are PaLM's 6·N + 12·layers·heads·head_dim·seq with N = params_flops, every parameter in a token's "
+          "matmuls: all layers, the final norm and the output head (vocab·hidden), i.e. all parameters when tied, all "
+          "but the input embedding when untied; forward is a third of that.",
           config_fields(), [](const Inputs& in) { return model_counts(model_config_from(in)); });
 
   std::vector<Field> tm_fields = training_fields(true);

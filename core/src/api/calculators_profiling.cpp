@@ -17,7 +17,7 @@ MLSYS_DESCRIBE(MfuResult, MLSYS_OUT(flops_per_token, "FLOP", "Model FLOPs per to
                MLSYS_OUT(achieved_flops_per_device, "FLOP/s", "tokens/s · flops_per_token / devices"),
                MLSYS_OUT(mfu, "", "Model FLOPs utilization: achieved / peak"),
                MLSYS_OUT(hfu, "", "Hardware FLOPs utilization: with the recomputed FLOPs"));
-MLSYS_DESCRIBE(ModelMfu, MLSYS_OUT(params_counted, "", "N of PaLM's formula used"), MLSYS_FLAT(mfu),
+MLSYS_DESCRIBE(ModelMfu, MLSYS_OUT(params_counted, "", "N of PaLM's formula used: params, else the config's params_flops"), MLSYS_FLAT(mfu),
                MLSYS_OUT(peak_flops_per_device, "FLOP/s", "Peak FLOP/s of one device"));
 MLSYS_DESCRIBE(TrainingTime, MLSYS_OUT(total_flops, "FLOP", "(6·N + attention FLOPs per token) · D"),
                MLSYS_OUT(cluster_flops, "FLOP/s", "Sustained: devices · peak · MFU"),
@@ -36,6 +36,9 @@ MLSYS_DESCRIBE(Chinchilla, MLSYS_OUT(loss, "", "L(N, D) of the fit"), MLSYS_OUT(
 MLSYS_DESCRIBE(CheckpointInterval, MLSYS_OUT(young_interval_s, "s", "Young: sqrt(2·δ·M)"),
                MLSYS_OUT(daly_interval_s, "s", "Daly's higher-order optimum τ"),
                MLSYS_OUT(waste_fraction, "", "δ/τ + (τ + δ)/(2M) + R/M at the Daly interval, at most 1"),
+               MLSYS_OUT(checkpoint_fraction, "", "δ/τ: share of time writing checkpoints (before the cap)"),
+               MLSYS_OUT(rework_fraction, "", "(τ + δ)/(2M): share of time redoing work lost to failures"),
+               MLSYS_OUT(restart_fraction, "", "R/M: share of time restarting"),
                MLSYS_OUT(goodput, "", "1 − waste_fraction"),
                MLSYS_OUT(young_waste_fraction, "", "The same waste at the Young interval"),
                MLSYS_OUT(waste_fraction_exact, "", "Daly's complete model for exponential failures at τ"));
@@ -60,9 +63,9 @@ MLSYS_DESCRIBE(BusyFraction, MLSYS_OUT(cpu, "", "CPU busy / step time"),
 MLSYS_DESCRIBE(StepTrace, MLSYS_OUT(kernels, "", "Kernels and CPU launch intervals by start (at most 8,000)"),
                MLSYS_OUT(kernels_total, "", "Kernels in the step"), MLSYS_OUT(kernels_listed, "", "Kernels listed"),
                MLSYS_OUT(step_time_s, "s", "Time of the step"), MLSYS_OUT(ideal_time_s, "s", "Model FLOPs / peak"),
-               MLSYS_OUT(model_flops, "FLOP", "(6N + 12·L·H·Q·T) · tokens of the layer stack"),
+               MLSYS_OUT(model_flops, "FLOP", "(6N + 12·L·H·Q·T) · tokens, N with the output head (params_flops)"),
                MLSYS_OUT(tokens, "tokens", "micro_batch · seq"), MLSYS_OUT(tokens_per_s, "tokens/s", "tokens / step time"),
-               MLSYS_OUT(params, "", "Parameters of the layer stack (all-reduced)"),
+               MLSYS_OUT(params, "", "Parameters of the model (all-reduced)"),
                MLSYS_OUT(compute_kernels, "", "Kernels on the compute stream"),
                MLSYS_OUT(comm_kernels, "", "Kernels on the communication stream"),
                MLSYS_OUT(busy_fraction, "", "Busy share of the step per stream"),
@@ -143,7 +146,7 @@ StepProfile run_step(const Inputs& in) {
 
 void add_profiling_calculators(Calculators& out) {
   std::vector<Field> mf = config_fields(1024);
-  mf.push_back(optional(number_field("params", "", "N of PaLM's formula; replaces the config's non-embedding count",
+  mf.push_back(optional(number_field("params", "", "N of PaLM's formula; replaces the config's count (layers, final norm and output head)",
                                      json(), 1.0, 1e15)));
   mf.push_back(number_field("tokens_per_s", "tokens/s", "Training throughput of the whole job", json(), 0.0, 1e12, true));
   mf.push_back(integer_field("devices", "", "Accelerators in the job", 1, 1, 10000000));
@@ -156,7 +159,8 @@ void add_profiling_calculators(Calculators& out) {
                             0.0, 0.0, 1.0));
   out.add("mfu",
           "Model FLOPs utilization with PaLM's accounting (Chowdhery et al. 2022, appendix B): FLOPs per token = 6·N + "
-          "12·L·H·Q·T, N the non-embedding parameters (or 'params'), achieved FLOP/s per device = tokens/s × FLOPs per "
+          "12·L·H·Q·T, N the parameters in a token's matmuls (layers, final norm and output head: all parameters when "
+          "tied, all but the input embedding when untied) or 'params', achieved FLOP/s per device = tokens/s × FLOPs per "
           "token / devices, MFU = achieved / peak. HFU also counts the recomputed forward FLOPs.",
           mf, [](const Inputs& in) {
             const ModelConfig c = model_config_from(in);
@@ -209,9 +213,9 @@ void add_profiling_calculators(Calculators& out) {
           });
 
   out.add("step-profile",
-          "Synthetic profiler trace of one data-parallel training step of a transformer layer stack on one GPU: the CPU "
-          "launching kernels, the compute stream (matmuls and attention at a share of peak, elementwise chains at HBM "
-          "bandwidth, Adam), and the gradient all-reduce on a communication stream (ring, bytes / bandwidth). Toggles: "
+          "Synthetic profiler trace of one data-parallel training step of a transformer (its layers, output head and loss) on one GPU: "
+          "the CPU launching kernels, the compute stream (matmuls and attention at a share of peak, elementwise chains "
+          "at HBM bandwidth, Adam), and the gradient all-reduce on a communication stream (ring, bytes / bandwidth). Toggles: "
           "fusion, overlap, CUDA graphs. Executed for up to 128 layers.",
           step_fields(), [](const Inputs& in) { return step_trace(run_step(in), kMaxListedKernels); });
 

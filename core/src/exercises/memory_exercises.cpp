@@ -137,16 +137,19 @@ Exercise training_flops(Rng& rng) {
   const Shape sh = rng.pick(shapes());
   const int s = rng.pick(std::vector<int>{1024, 2048, 4096, 8192});
   const double h = sh.hidden;
-  const double n = sh.layers * (12 * h * h + 2 * h) + h;
+  const double vocab = rng.pick(std::vector<double>{32000, 50257});
+  // N as PaLM counts it: every parameter in a token's matmuls, the (tied) output head included.
+  const double n = sh.layers * (12 * h * h + 2 * h) + h + vocab * h;
   const double attn = 12.0 * sh.layers * sh.heads * (h / sh.heads) * s;
   Exercise e;
   e.title = "Training FLOPs per token";
-  e.params = {{"layers", sh.layers}, {"hidden", sh.hidden}, {"heads", sh.heads}, {"seq", s}};
+  e.params = {{"layers", sh.layers}, {"hidden", sh.hidden}, {"heads", sh.heads}, {"seq", s}, {"vocab", vocab}};
   e.prompt = "A transformer has L = " + format_int(sh.layers) + " layers of width h = " + format_int(sh.hidden) + " (" +
-             format_int(sh.heads) + " heads, MLP width 4h) and trains on sequences of " + format_int(s) +
-             " tokens. Its non-embedding parameter count is N = " + format_int(n) +
-             " (12h² matrices plus two norm gains per layer, and a final norm). Using PaLM's accounting, how many "
-             "GFLOP does one training token cost (forward and backward)?";
+             format_int(sh.heads) + " heads, MLP width 4h), a " + format_int(vocab) +
+             "-token vocabulary whose embedding is also the output head, and trains on sequences of " + format_int(s) +
+             " tokens. The parameters in its matmuls number N = " + format_int(n) +
+             " (12h² matrices plus two norm gains per layer, a final norm and the vocabulary × h head). Using PaLM's "
+             "accounting, how many GFLOP does one training token cost (forward and backward)?";
   e.unit = "GFLOP";
   e.answer = (6 * n + attn) / 1e9;
   e.hint = "PaLM counts 6N (2N forward, 4N backward for the matmuls with weights) plus 12·L·H·Q·T for attention, where "

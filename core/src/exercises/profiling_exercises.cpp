@@ -29,14 +29,16 @@ Chip pick_chip(Rng& rng) {
 
 struct Model {
   const char* name;
-  double layers, hidden, heads, params;  // params: N, non-embedding, rounded as shown
+  double layers, hidden, heads, params;  // params: N as PaLM counts it, rounded as shown
 };
 
+// N = every parameter in a token's matmuls, the untied output head included (all but the
+// 32000-token input embedding): Llama 2 7B and 13B, Code Llama 34B, Llama 2 70B.
 const std::vector<Model>& models() {
-  static const std::vector<Model> m = {{"a 7B model", 32, 4096, 32, 6.5e9},
-                                       {"a 13B model", 40, 5120, 40, 12.7e9},
-                                       {"a 34B model", 48, 8192, 64, 33e9},
-                                       {"a 70B model", 80, 8192, 64, 68e9}};
+  static const std::vector<Model> m = {{"a 7B model", 32, 4096, 32, 6.61e9},
+                                       {"a 13B model", 40, 5120, 40, 12.9e9},
+                                       {"a 34B model", 48, 8192, 64, 33.5e9},
+                                       {"a 70B model", 80, 8192, 64, 68.7e9}};
   return m;
 }
 
@@ -55,7 +57,7 @@ Exercise mfu_from_throughput(Rng& rng) {
               {"hidden", m.hidden}, {"seq", seq}, {"tokens_per_s", tps}, {"devices", devices},
               {"peak_flops", c.peak_tflops * 1e12}};
   e.prompt = "A job trains " + std::string(m.name) + " (N = " + format_number(m.params / 1e9, 3) +
-             "B non-embedding parameters, L = " + format_int(m.layers) + " layers, width H·Q = " + format_int(m.hidden) +
+             "B parameters in its matmuls, the output head included, L = " + format_int(m.layers) + " layers, width H·Q = " + format_int(m.hidden) +
              ") on sequences of T = " + format_int(seq) + " tokens, on " + format_int(devices) + " " + c.hw->name +
              " with a dense bf16 peak of " + format_number(c.peak_tflops, 4) + " TFLOP/s each. It processes " +
              prose(tps, 3) +

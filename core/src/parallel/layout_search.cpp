@@ -41,11 +41,11 @@ Layout evaluate_layout(const LayoutProblem& pr, int tp, int pp, int dp) {
   L.fits = L.memory_per_gpu_bytes <= pr.hbm_bytes;
 
   // Compute of one micro-batch through one stage on one GPU. Training FLOPs per token: PaLM's
-  // 6N + 12·L·a·d·s plus the output head (6·V·h); recomputation adds the attention core's
+  // 6N + 12·L·a·d·s, N with the output head (6·V·h); recomputation adds the attention core's
   // forward (selective, 4·L·a·d·s) or the whole forward (full), done in the backward pass.
   const double tokens = pr.micro_batch * mc.seq;
   const double attention_fwd = 4 * mc.layers * mc.heads * mc.head_dim * mc.seq;
-  const double train = counts.flops_per_token_training + 6 * mc.vocab * mc.hidden;
+  const double train = counts.flops_per_token_training;
   const double recompute = pr.recompute == Recompute::Full        ? train / 3
                            : pr.recompute == Recompute::Selective ? attention_fwd
                                                                   : 0;

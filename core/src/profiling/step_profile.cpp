@@ -1,5 +1,5 @@
 // Synthetic trace of one data-parallel training step (see step_profile.hpp for the model and
-// its sources): the kernel sequence of a transformer layer stack, timed by the roofline and
+// its sources): the kernel sequence of a transformer (layers, output head and loss), timed by the roofline and
 // the launch model, with a ring all-reduce of gradient buckets on a second stream.
 #include "mlsys/profiling/step_profile.hpp"
 
@@ -25,8 +25,9 @@ void push_chain(std::vector<Op>& out, const std::string& name, const std::string
                 int binary_ops, double flops_per_element, double element_bytes, bool fused,
                 const std::string& kind = "elementwise") {
   const ElementwiseChain c = elementwise_chain(n, ops, binary_ops, flops_per_element, element_bytes);
-  if (fused) {
-    out.push_back({name + " (fused)", kind, phase, layer, c.flops, c.fused_bytes});
+  if (fused || ops == 1) {
+    out.push_back({name + (fused && ops > 1 ? " (fused)" : ""), kind, phase, layer, c.flops,
+                   fused ? c.fused_bytes : c.unfused_bytes});
     return;
   }
   for (int i = 0; i < ops; ++i)
@@ -49,17 +50,20 @@ StepProfile step_profile(const ModelConfig& c, const StepSetup& st) {
   const int L = static_cast<int>(c.layers);
   const ModelCounts counts = model_counts(c);
   p.tokens = T;
-  p.params = c.layers * counts.params_per_layer;
-  p.model_flops = (6 * p.params + 12 * c.layers * c.heads * c.head_dim * c.seq) * T;
+  // Every parameter is all-reduced and updated; the model FLOPs count N as the mfu calculator
+  // and the lesson do: the layers, the final norm and the output head (params_flops).
+  p.params = counts.params;
+  p.model_flops = counts.flops_per_token_training * T;
   p.ideal_time_s = p.model_flops / st.peak_flops;
 
   const std::vector<Matmul> mm = {{"QKV projection", T, q + 2 * kv, h},
                                   {"Output projection", T, h, q},
                                   {"MLP up", T, c.gated_mlp ? 2 * f : f, h},
                                   {"MLP down", T, h, f}};
+  const Matmul head = {"Output head (logits)", T, c.vocab, h};
   const auto matmul_op = [&](const Matmul& x, const std::string& suffix, const std::string& phase, int layer) {
-    return Op{std::string("L") + std::to_string(layer) + " " + x.name + suffix, "matmul", phase, layer, 2 * x.m * x.n * x.k,
-              (x.m * x.k + x.k * x.n + x.m * x.n) * s};
+    const std::string tag = layer >= 0 ? std::string("L") + std::to_string(layer) + " " : "";
+    return Op{tag + x.name + suffix, "matmul", phase, layer, 2 * x.m * x.n * x.k, (x.m * x.k + x.k * x.n + x.m * x.n) * s};
   };
   // Attention core (FlashAttention-style, one kernel): QKᵀ and PV, 4·T·seq·q FLOPs forward
   // (PaLM counts the full square, no causal halving); the backward pass twice that.
@@ -82,6 +86,16 @@ StepProfile step_profile(const ModelConfig& c, const StepSetup& st) {
     ops.push_back(matmul_op(mm[3], "", "forward", l));
     push_chain(ops, tag + "Dropout + residual 2", "forward", l, T * h, 2, 1, 1, s, fz);
   }
+  // The output head and the loss (not tied to a layer): final norm, logits over the vocabulary,
+  // softmax cross-entropy over T·vocab logits (max, exponentiated sum, log-probability of the
+  // target), and their backward passes before the last layer's.
+  push_chain(ops, "Final norm", "forward", -1, T * h, 4, 0, 2, s, fz);
+  ops.push_back(matmul_op(head, "", "forward", -1));
+  push_chain(ops, "Cross-entropy", "forward", -1, T * c.vocab, 3, 0, 3, s, fz);
+  push_chain(ops, "Cross-entropy backward", "backward", -1, T * c.vocab, 2, 1, 2, s, fz);
+  ops.push_back(matmul_op(head, " dgrad", "backward", -1));
+  ops.push_back(matmul_op(head, " wgrad", "backward", -1));
+  push_chain(ops, "Final norm backward", "backward", -1, T * h, 4, 4, 2, s, fz);
   // Backward, last layer first; each elementwise op reads its saved input and the incoming gradient.
   const int buckets = std::max(1, std::min(static_cast<int>(st.buckets), L));
   const int layers_per_bucket = (L + buckets - 1) / buckets;
@@ -101,11 +115,18 @@ StepProfile step_profile(const ModelConfig& c, const StepSetup& st) {
     ops.push_back(matmul_op(mm[0], " dgrad", "backward", l));
     ops.push_back(matmul_op(mm[0], " wgrad", "backward", l));
     push_chain(ops, tag + "LayerNorm 1 backward", "backward", l, T * h, 4, 4, 2, s, fz);
+    // The embedding's gradient: a scatter-add of the T incoming gradient rows into the table.
+    if (l == 0) push_chain(ops, "Embedding backward (scatter-add)", "backward", -1, T * h, 1, 1, 1, s, fz);
     // Gradients of layers [l, L) complete: bucket j holds layers counted from the top.
     const int from_top = L - 1 - l;
     if ((from_top + 1) % layers_per_bucket == 0 || l == 0) ops.back().comm_after = from_top / layers_per_bucket;
   }
   const int bucket_count = (L + layers_per_bucket - 1) / layers_per_bucket;
+  // The final norm and an untied head are complete before the top layer's gradients (bucket 1);
+  // a tied head shares its matrix with the embedding, whose gradient is complete only after the
+  // embedding backward at the very end (last bucket), as is an untied input embedding's.
+  const double vh = c.vocab * h;
+  const double first_extra = h + (c.tied_embeddings ? 0 : vh), last_extra = vh;
   // Adam over fp32 master weights and states: reads weight, gradient, momentum, variance, writes
   // three of them; unfused it is a loop of kernels per layer, fused one multi-tensor kernel.
   if (fz) {
@@ -114,12 +135,16 @@ StepProfile step_profile(const ModelConfig& c, const StepSetup& st) {
     for (int l = 0; l < L; ++l)
       push_chain(ops, std::string("L") + std::to_string(l) + " Adam step", "optimizer", l, counts.params_per_layer, 6, 3, 3, 4, false,
                  "optimizer");
+    push_chain(ops, "Embedding, head and final norm Adam step", "optimizer", -1, p.params - L * counts.params_per_layer, 6,
+               3, 3, 4, false, "optimizer");
   }
 
   // Bucket sizes in bytes (bf16 gradients).
   std::vector<double> bucket_bytes(static_cast<std::size_t>(bucket_count), 0);
   for (int l = 0; l < L; ++l)
     bucket_bytes[static_cast<std::size_t>((L - 1 - l) / layers_per_bucket)] += counts.params_per_layer * 2;
+  bucket_bytes.front() += first_extra * 2;
+  bucket_bytes.back() += last_extra * 2;
   const double ranks = st.dp;
   const auto allreduce_s = [&](double bytes) {
     if (ranks <= 1) return 0.0;

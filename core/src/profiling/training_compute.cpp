@@ -72,6 +72,9 @@ CheckpointInterval checkpoint_interval(double mtbf_s, double checkpoint_s, doubl
     c.daly_interval_s = m;
   }
   c.waste_fraction = checkpoint_waste(c.daly_interval_s, m, d, restart_s);
+  c.checkpoint_fraction = d / c.daly_interval_s;
+  c.rework_fraction = (c.daly_interval_s + d) / (2 * m);
+  c.restart_fraction = restart_s / m;
   c.goodput = 1 - c.waste_fraction;
   c.young_waste_fraction = checkpoint_waste(c.young_interval_s, m, d, restart_s);
   c.waste_fraction_exact = checkpoint_waste_exact(c.daly_interval_s, m, d, restart_s);
@@ -80,7 +83,7 @@ CheckpointInterval checkpoint_interval(double mtbf_s, double checkpoint_s, doubl
 
 ModelMfu model_mfu(const ModelConfig& c, std::optional<double> params, double tokens_per_s, double devices,
                    double peak_flops, double recompute_fraction) {
-  const double n = params ? *params : model_counts(c).params_non_embedding;
+  const double n = params ? *params : model_counts(c).params_flops;
   return {n, mfu(n, c.layers, c.heads, c.head_dim, c.seq, tokens_per_s, devices, peak_flops, recompute_fraction),
           peak_flops};
 }

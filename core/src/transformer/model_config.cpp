@@ -16,7 +16,10 @@ ModelCounts model_counts(const ModelConfig& c) {
   r.params_embedding = (c.tied_embeddings ? 1 : 2) * c.vocab * c.hidden;
   r.params_non_embedding = c.layers * r.params_per_layer + c.hidden;
   r.params = r.params_non_embedding + r.params_embedding;
-  r.flops_per_token_training = 6 * r.params_non_embedding + 12 * c.layers * c.heads * c.head_dim * c.seq;
+  // The output head multiplies every token's final hidden state by a vocab × h matrix, tied to
+  // the embedding or not; the input embedding is a lookup (no FLOPs).
+  r.params_flops = r.params_non_embedding + c.vocab * c.hidden;
+  r.flops_per_token_training = 6 * r.params_flops + 12 * c.layers * c.heads * c.head_dim * c.seq;
   r.flops_per_token_forward = r.flops_per_token_training / 3;
   return r;
 }

@@ -6,8 +6,9 @@ import { chart, linear, category, colours, series } from './shared/chart-config.
 import { modelOptions, publishedModel } from './shared/published-models.js';
 
 // Published models (content/data/models.json, through the engine's `models` calculator),
-// counted as PaLM counts its own: N the published total parameters, L layers, H heads of
-// size Q, T the trained context.
+// counted as PaLM counts its own: N every parameter in a token's matmuls, the published total
+// with a tied head (PaLM's 540.35B, GPT-3's 175B), less the input embedding table (a lookup)
+// with an untied one (Llama 2); L layers, H heads of size Q, T the trained context.
 const MODEL_IDS = ['palm-540b', 'gpt-3-175b', 'llama-2-70b', 'llama-2-7b'];
 const shape = (m) => `${m.name} (${m.layers} layers, ${m.heads} × ${m.head_dim}, T = ${m.seq})`;
 export const MODELS = Object.fromEntries(modelOptions(MODEL_IDS, shape).map((o) => [o.value, { label: o.label }]));
@@ -16,7 +17,7 @@ export default {
   id: 'mfu-flops-counter',
   title: 'Counting FLOPs: from tokens per second to MFU',
   caption:
-    'Achieved FLOP/s per device against the peak, with PaLM’s accounting. The defaults are PaLM 540B’s published run (238.3K tokens/s on 6144 TPU v4 chips): 46.2% MFU. Switch to an H100 and find the throughput that gives the same MFU; then raise the sequence length and watch the attention slice grow.',
+    'Achieved FLOP/s per device against the peak, with PaLM’s accounting: N is every parameter in a token’s matmuls, the output head included (the whole model for PaLM and GPT-3, whose head is the embedding; all but the input embedding for Llama 2). The defaults are PaLM 540B’s published run (238.3K tokens/s on 6144 TPU v4 chips): 46.2% MFU. Switch to an H100 and find the throughput that gives the same MFU; then raise the sequence length and watch the attention slice grow.',
   params: [
     { key: 'model', label: 'Model', type: 'select', default: 'palm-540b',
       options: modelOptions(MODEL_IDS, shape) },
@@ -33,8 +34,9 @@ export default {
   data(engine, p) {
     const m = { ...publishedModel(engine, p.model), label: MODELS[p.model]?.label };
     const seq = Number(p.seq) || m.seq;
+    const n = m.params - (m.tied_embeddings ? 0 : m.vocab * m.hidden);
     const r = engine.calc('mfu', {
-      params: m.params, layers: m.layers, heads: m.heads, head_dim: m.head_dim, hidden: m.heads * m.head_dim, seq,
+      params: n, layers: m.layers, heads: m.heads, head_dim: m.head_dim, hidden: m.heads * m.head_dim, seq,
       tokens_per_s: p.tokens_per_s, devices: Number(p.devices), hardware: p.hardware, dtype: 'bf16',
       recompute_fraction: Number(p.recompute_fraction),
     });
@@ -45,6 +47,7 @@ export default {
     const table = {
       columns: ['Quantity', 'Value', 'Unit'],
       rows: [
+        ['N: parameters in the matmuls (layers and output head)', n, ''],
         ['FLOPs per token, 6N', r.flops_per_token_params, 'FLOP'],
         ['FLOPs per token, attention 12·L·H·Q·T', r.flops_per_token_attention, 'FLOP'],
         ['Attention share', 100 * r.attention_share, '%'],

@@ -3,7 +3,7 @@
 // model FLOPs / step time. Floating bars from one `mfu-waterfall` call.
 import { formatSI } from '../runtime/format.js';
 import { chart, linear, category, colours } from './shared/chart-config.js';
-import { STACKS } from './step-timeline.js';
+import { STACKS, VOCAB } from './step-timeline.js';
 
 export default {
   id: 'mfu-waterfall',
@@ -11,7 +11,7 @@ export default {
   caption:
     'Each deduction is one kind of time in the same simulated step (its share of the step × peak), so the bars add up exactly to the achieved model FLOP/s. Start from the small eager run and turn on fusion, CUDA graphs and overlap one at a time; then raise the batch and watch the remaining gap become matmul efficiency, the part only better kernels recover.',
   params: [
-    { key: 'stack', label: 'Layer stack', type: 'select', default: '1.3b',
+    { key: 'stack', label: 'Model', type: 'select', default: '1.3b',
       options: Object.entries(STACKS).map(([value, s]) => ({ value, label: s.label })) },
     { key: 'micro_batch', label: 'Sequences per GPU (T = 2048)', type: 'select', default: 2,
       options: [1, 2, 4, 8, 16].map((v) => ({ value: v, label: String(v) })) },
@@ -24,7 +24,7 @@ export default {
   data(engine, p) {
     const s = STACKS[p.stack];
     const w = engine.calc('mfu-waterfall', {
-      layers: s.layers, hidden: s.hidden, heads: s.heads, micro_batch: Number(p.micro_batch), hardware: p.hardware,
+      layers: s.layers, hidden: s.hidden, heads: s.heads, vocab: VOCAB, micro_batch: Number(p.micro_batch), hardware: p.hardware,
       launch_s: 20e-6, fusion: p.fusion, overlap: p.overlap, cuda_graphs: p.cuda_graphs,
     });
     const bars = [

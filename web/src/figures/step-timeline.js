@@ -4,6 +4,9 @@
 import { formatSI } from '../runtime/format.js';
 import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
+// GPT-3's 350M, 1.3B and 6.7B shapes (Brown et al. 2020, Table 2.1) with its 50,257-token
+// vocabulary and tied output head: the labels are their parameter counts, head included.
+export const VOCAB = 50257;
 export const STACKS = {
   '350m': { label: '350M (24 layers × 1024)', layers: 24, hidden: 1024, heads: 16 },
   '1.3b': { label: '1.3B (24 layers × 2048)', layers: 24, hidden: 2048, heads: 16 },
@@ -28,7 +31,8 @@ function windowOf(view, r) {
     return [0, firstLayer.at(-1).end_s];
   }
   if (view === 'tail') {
-    const lastBackward = ks.filter((k) => k.phase === 'backward' && k.layer <= 1);
+    // From the backward pass of layer 1 (the head and embedding kernels have layer −1).
+    const lastBackward = ks.filter((k) => k.phase === 'backward' && k.layer >= 0 && k.layer <= 1);
     return [lastBackward[0].start_s, r.step_time_s];
   }
   return [0, r.step_time_s];
@@ -39,9 +43,9 @@ export default {
   title: 'A profiler trace of one training step',
   simulation: true, // schedules a synthetic trace of every kernel on three streams: redraw budget 50 ms
   caption:
-    'One data-parallel training step on an H100 (16 ranks, 50 GB/s all-reduce), drawn like a profiler trace: the CPU launching kernels, the compute stream and the communication stream; white space on a stream is idle time. View “first layer’s forward” and turn on CUDA graphs to see the launch gaps close, then fusion to see the runs of tiny elementwise kernels merge; view “end of the step” and turn off overlap to see the all-reduce become exposed.',
+    'One data-parallel training step of a GPT-3-shaped model (its layers, output head and loss) on an H100 (16 ranks, 50 GB/s all-reduce), drawn like a profiler trace: the CPU launching kernels, the compute stream and the communication stream; white space on a stream is idle time. View “first layer’s forward” and turn on CUDA graphs to see the launch gaps close, then fusion to see the runs of tiny elementwise kernels merge; view “end of the step” and turn off overlap to see the all-reduce become exposed.',
   params: [
-    { key: 'stack', label: 'Layer stack', type: 'select', default: '350m',
+    { key: 'stack', label: 'Model', type: 'select', default: '350m',
       options: Object.entries(STACKS).map(([value, s]) => ({ value, label: s.label })) },
     { key: 'view', label: 'View', type: 'select', default: 'layer',
       options: [{ value: 'layer', label: 'first layer’s forward' }, { value: 'tail', label: 'end of the step' }, { value: 'step', label: 'whole step' }] },
@@ -56,7 +60,7 @@ export default {
   data(engine, p) {
     const s = STACKS[p.stack];
     const r = engine.calc('step-profile', {
-      layers: s.layers, hidden: s.hidden, heads: s.heads, micro_batch: Number(p.micro_batch), hardware: 'h100-sxm',
+      layers: s.layers, hidden: s.hidden, heads: s.heads, vocab: VOCAB, micro_batch: Number(p.micro_batch), hardware: 'h100-sxm',
       launch_s: p.launch_us * 1e-6, fusion: p.fusion, overlap: p.overlap, cuda_graphs: p.cuda_graphs,
     });
     const [t0, t1] = windowOf(p.view, r);
@@ -83,9 +87,13 @@ export default {
   },
 
   draw(data, theme) {
-    // Matmuls in the compute colour, memory-bound elementwise kernels in the memory colour.
+    // Matmuls in the compute colour, memory-bound elementwise kernels in the memory colour; the
+    // all-reduce in green, far in hue from the matmuls' orange (palette order: c1, c2, c3).
     const pick = colours(theme);
-    const fills = { matmul: pick('compute'), attention: pick(), elementwise: pick('memory'), optimizer: pick(), allreduce: pick(), launch: pick('muted') };
+    const fills = { matmul: pick('compute'), elementwise: pick('memory'), launch: pick('muted') };
+    fills.attention = pick();
+    fills.allreduce = pick();
+    fills.optimizer = pick();
     const ms = 1e3;
     const datasets = KINDS.map(([kind, label]) => series(fills[kind], {
       label,
@@ -94,11 +102,15 @@ export default {
     })).filter((d) => d.data.length > 0);
     const r = data.step;
     const pct = (x) => `${(100 * x).toFixed(1)}%`;
+    // The step's summary under the axis: one line beside the axis name on a wide figure, short
+    // lines on a phone (a single long title would be squeezed into illegibility).
+    const facts = [`step ${formatSI(r.step_time_s, 's')}, MFU ${pct(r.mfu)}`,
+      `launch gaps ${formatSI(r.launch_gap_s, 's')}, exposed comm ${formatSI(r.exposed_comm_s, 's')}`];
+    const title = (theme.width ?? 1000) < 600 ? ['Time (ms)', ...facts] : `Time (ms): ${facts.join('; ')}`;
     return chart(theme, {
       type: 'bar', indexAxis: 'y', labels: Object.values(ROWS), datasets,
       scales: {
-        x: linear(`Time (ms) — step ${formatSI(r.step_time_s, 's')}, MFU ${pct(r.mfu)}, gaps ${formatSI(r.launch_gap_s, 's')}, exposed comm ${formatSI(r.exposed_comm_s, 's')}`,
-          { range: [data.window[0] * ms, data.window[1] * ms] }),
+        x: linear(title, { range: [data.window[0] * ms, data.window[1] * ms] }),
         y: category(),
       },
       legend: { usePointStyle: false },

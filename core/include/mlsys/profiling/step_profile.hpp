@@ -1,5 +1,5 @@
-// A synthetic profiler trace of one data-parallel training step of a transformer layer stack
-// on one GPU, and the waterfall from peak to achieved FLOP/s built from the same trace.
+// A synthetic profiler trace of one data-parallel training step of a transformer (its layers,
+// output head and loss) on one GPU, and the waterfall from peak to achieved FLOP/s built from the same trace.
 //
 // Streams: the CPU thread that dispatches kernels (each eager launch costs launch_s of CPU
 // time: Meta's Holistic Trace Analysis documentation puts framework launches at 5-20 µs), the
@@ -62,10 +62,10 @@ struct Waterfall {
 struct StepProfile {
   std::vector<TraceKernel> kernels;  // every kernel and the merged CPU launch intervals, by start
   double step_time_s = 0;
-  double model_flops = 0;            // (6N + 12·L·H·Q·T)·tokens of the layer stack
+  double model_flops = 0;            // (6N + 12·L·H·Q·T)·tokens, N = params_flops (with the output head)
   double ideal_time_s = 0;           // model_flops / peak
   double tokens = 0;                 // micro_batch · seq
-  double params = 0;                 // parameters of the layer stack (all-reduced)
+  double params = 0;                 // every parameter of the model (all-reduced and updated)
   double compute_busy_s = 0, comm_busy_s = 0, cpu_busy_s = 0;
   double matmul_time_s = 0, memory_time_s = 0;  // compute-stream busy time by kind
   double launch_gap_s = 0;           // compute idle, waiting for a launch
@@ -76,8 +76,11 @@ struct StepProfile {
   Waterfall waterfall;
 };
 
-// config: layers, hidden, heads, head_dim, ffn_hidden, seq (the layer stack; no embedding or
-// output head). Every time in seconds.
+// config: layers, hidden, heads, head_dim, ffn_hidden, seq, vocab, tied_embeddings. The trace
+// has the layers, the final norm, the output head and the cross-entropy loss, and the
+// embedding's backward scatter-add; model FLOPs count N as model_counts' params_flops (the
+// layers, final norm and output head), so the step's MFU is the mfu calculator's at the
+// step's tokens/s. Every time in seconds.
 StepProfile step_profile(const ModelConfig& config, const StepSetup& setup);
 
 // The waterfall as steps from peak down to achieved FLOP/s: launch gaps, exposed

@@ -41,7 +41,8 @@ struct TrainingTime {
 };
 
 // MFU of a transformer configuration: N = `params` when given, else the config's
-// non-embedding parameters; PaLM's 12·L·H·Q·T from the config.
+// params_flops (layers, final norm and output head; see model_config.hpp); PaLM's
+// 12·L·H·Q·T from the config.
 struct ModelMfu {
   double params_counted;  // N used
   MfuResult mfu;
@@ -91,6 +92,9 @@ struct CheckpointInterval {
   double young_interval_s = 0;  // sqrt(2·δ·M)
   double daly_interval_s = 0;   // sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + δ/(18M)] − δ for δ < 2M, else M
   double waste_fraction = 0;    // at the Daly interval: δ/τ + (τ + δ)/(2M) + R/M, at most 1
+  double checkpoint_fraction = 0;  // δ/τ: writing checkpoints (the three terms before the cap)
+  double rework_fraction = 0;      // (τ + δ)/(2M): work redone after a failure
+  double restart_fraction = 0;     // R/M: restarting
   double goodput = 0;           // 1 − waste
   double young_waste_fraction = 0;  // the same waste model at the Young interval
   double waste_fraction_exact = 0;  // Daly's complete model at the Daly interval (see below)

@@ -2,9 +2,11 @@
 // attention and MLP weight matrices (gated MLPs such as SwiGLU use three ffn_hidden-wide
 // matrices), two norm gains per layer and a final norm gain, token embeddings (and an
 // untied output head); biases and learned position embeddings are left out. Training FLOPs
-// per token follow PaLM (Chowdhery et al. 2022, appendix B): 6·N + 12·L·H·Q·T, where N is the
-// non-embedding parameter count (every layer plus the final norm; neither the embedding
-// table nor the output head), L layers, H heads, Q head size, T sequence length.
+// per token follow PaLM (Chowdhery et al. 2022, appendix B): 6·N + 12·L·H·Q·T, L layers, H
+// heads, Q head size, T sequence length, where N counts every parameter that takes part in a
+// token's matmuls: every layer, the final norm and the output head (vocab·h). With tied
+// embeddings that is all parameters (PaLM's N = 540.35B is its total); untied, all but the
+// input embedding table, whose lookup is a gather, not a matmul.
 #pragma once
 
 namespace mlsys {
@@ -26,8 +28,9 @@ struct ModelCounts {
   double params;                    // everything
   double params_embedding;          // vocab·h, twice when the output head is untied
   double params_per_layer;          // attention + MLP matrices + two norm gains
-  double params_non_embedding;      // N of PaLM's formula: layers·params_per_layer + final norm
-  double flops_per_token_training;  // 6N + 12·L·H·Q·T
+  double params_non_embedding;      // layers·params_per_layer + final norm
+  double params_flops;              // N of PaLM's formula: params_non_embedding + vocab·h (output head)
+  double flops_per_token_training;  // 6N + 12·L·H·Q·T with N = params_flops
   double flops_per_token_forward;   // a third of training
 };
 
