@@ -370,12 +370,17 @@ TEST(DataParallelNetwork, BusBandwidthAgainstDgxA100) {
   EXPECT_DOUBLE_EQ(node["bus_bandwidth_overlapped_Bps"].get<double>(), 300e9);
 }
 
-// The Scaling Book (Austin et al. 2025, "How to Scale Your Model", the GPU chapter,
-// https://jax-ml.github.io/scaling-book/gpus/) puts FSDP's threshold on H100s at about 1,000
-// tokens per GPU from the node's 400 GB/s egress alone. The engine's network-phase term is
-// the same quantity: b·peak·mfu / (2·g·B_inter) = 2 × 395.8e12 / (2 × 400e9) = 989 at 40 %
-// MFU; the sequential NVLink phase adds 770 more.
-TEST(DataParallelFsdp, ScalingBookNodeEgress) {
+// The Scaling Book (Austin et al. 2025, "How to Scale Your Model", chapter "How to Think About
+// GPUs", section "Data Parallelism", https://jax-ml.github.io/scaling-book/gpus/): FSDP or data
+// parallelism on H100s is compute-bound when the tokens per GPU exceed C/W, 990e12/400e9 =
+// 2,475 across nodes (W the node's egress, 8 NICs × 50 GB/s) and 990e12/450e9 = 2,200 within
+// a node, at full peak FLOPs. The engine's network phase alone is that bound across nodes
+// (about 1,000 at 40 % MFU); the sequential NVLink phase adds (g−1)/(g·B_NVLink) on top.
+TEST(DataParallelFsdp, ScalingBookThresholds) {
+  const json peak = mlsys::calc("fsdp-overlap", {{"gpus", 1024}, {"latency_s", 0}, {"mfu", 1}});
+  EXPECT_NEAR(peak["tokens_limit_network"].get<double>(), 2475, 0.01 * 2475);
+  const json node = mlsys::calc("fsdp-overlap", {{"gpus", 8}, {"latency_s", 0}, {"mfu", 1}});
+  EXPECT_NEAR(node["tokens_min_bandwidth"].get<double>(), 2200 * 7.0 / 8, 0.01 * 2200);  // a ring's (p−1)/p
   const json r = mlsys::calc("fsdp-overlap", {{"gpus", 1024}, {"latency_s", 0}});
   EXPECT_NEAR(r["tokens_limit_network"].get<double>(), 989.4e12 * 0.4 / 400e9, 1e-6);
   EXPECT_NEAR(r["tokens_limit_network"].get<double>(), 1000, 25);

@@ -197,8 +197,8 @@ Exercise fsdp_tokens(Rng& rng) {
   e.answer = tokens;
   e.hint = "An all-gather of S bytes over N nodes of g GPUs: (N−1)/(g·N)·S/B_network + (g−1)/g·S/B_NVLink. Set "
            "6·Ψ·T / (peak·MFU) equal to three of them with S = 2Ψ bytes; Ψ cancels.";
-  e.solution = "T_min = peak × MFU × [(g−1)/(g·B_NVLink) + (N−1)/(g·N·B_network)] (the 2 bytes of bf16 cancel the 2 "
-               "of 6 = 3 × 2) = " + format_number(rate / 1e12, 4) + "e12 × [7/(8 × " + format_number(g.nvlink_gbps, 3) +
+  e.solution = "T_min = (b/2) × peak × MFU × [(g−1)/(g·B_NVLink) + (N−1)/(g·N·B_network)], and b/2 = 1 for the 2 "
+               "bytes of bf16: " + format_number(rate / 1e12, 4) + "e12 × [7/(8 × " + format_number(g.nvlink_gbps, 3) +
                "e9) + " + format_int(nodes - 1) + "/(8 × " + format_int(nodes) + " × " + format_number(bw, 3) +
                "e9)] = " + format_number(tokens, 4) + " tokens per GPU per step, whatever the model size.";
   return e;
