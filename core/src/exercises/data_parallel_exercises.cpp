@@ -114,8 +114,8 @@ Exercise exposed_allreduce(Rng& rng) {
                " GB/s = " + format_number(ar * 1e3, 4) + " ms, so one bucket takes t = " + format_number(t * 1e3, 4) +
                " ms. Exposed = max(t, T_b/n + n·t − T_b) = " + format_number(e.answer, 4) + " ms" +
                (ar <= tb ? ": the all-reduce is shorter than the backward pass, so only the last bucket shows."
-                         : ": the all-reduce outlasts the backward pass, so the buckets queue and all but the first "
-                           "bucket's worth of backward time is exposed.");
+                         : ": the all-reduce outlasts the backward pass, so the buckets queue, and what shows is its "
+                           "excess over the backward pass plus the wait for the first bucket, T_b/n.");
   return e;
 }
 

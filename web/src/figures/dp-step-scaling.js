@@ -21,7 +21,7 @@ export default {
     { key: 'seq', label: 'Tokens per sequence', type: 'select', options: SEQS.map((n) => ({ value: n, label: n.toLocaleString('en-US') })), default: 1024 },
     { key: 'micro_batch', label: 'Sequences per GPU', type: 'integer', min: 1, max: 64, default: 1, scale: 'log' },
     { key: 'overlap', label: 'Overlap the all-reduce with the backward pass', from: ['data-parallel', 'overlap'] },
-    { key: 'inter_bandwidth_Bps', label: 'Network bandwidth per GPU (its own NIC) per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
+    { key: 'inter_bandwidth_Bps', label: 'NIC bandwidth per GPU, per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
   ],
 
   data(engine, p) {

@@ -4,7 +4,7 @@
 import { formatSI, formatFixed } from '../runtime/format.js';
 import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 
-const BWS = Array.from({ length: 25 }, (_, i) => 5e9 * 200 ** (i / 24)); // 5 GB/s .. 1 TB/s
+const BWS = Array.from({ length: 25 }, (_, i) => 1e9 * 1000 ** (i / 24)); // 1 GB/s .. 1 TB/s: three decades, labelled at powers of ten
 const FIELD = { params: 'params', gpus: 'gpus', mfu: 'mfu', units: 'units' };
 const GROUPS = Array.from({ length: 12 }, (_, i) => 2 ** (i + 1)); // 2 … 4096: whole nodes past 8
 const HARDWARE = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
@@ -57,15 +57,15 @@ export default {
     const datasets = [
       series(pick('compute'), { label: 'Tokens per GPU per step (with latency α)', data: pts('tokens_min'), showLine: true, pointRadius: 2, pointStyle: 'circle',
         borderWidth: 2 }),
-      line(pick('memory'), { label: 'Bandwidth term (bf16): peak·MFU·[(g−1)/(g·B_NVLink) + (N−1)/(g·N·B_NIC)]', data: pts('tokens_min_bandwidth'), borderDash: [6, 4] }),
-      line(pick('muted'), { label: 'Network phase alone (bf16): peak·MFU·(N−1)/(g·N·B_NIC)', data: pts('tokens_min_network').filter((q) => q.y > 0), borderDash: [2, 3] }),
+      line(pick('memory'), { label: 'Bandwidth term: NVLink + network phases', data: pts('tokens_min_bandwidth'), borderDash: [6, 4] }),
+      line(pick('muted'), { label: 'Network phase alone (node egress)', data: pts('tokens_min_network').filter((q) => q.y > 0), borderDash: [2, 3] }),
       ...data.marks.map((m, i) => series(pick(), { label: `${m.name}: ${formatFixed(Math.round(m.tokens), 0)} tokens`,
         data: [{ x: m.bw, y: m.tokens, label: SHORT[i] }], pointRadius: 7, pointStyle: i === 0 ? 'triangle' : 'rectRot', pointLabels: true })),
     ];
     return chart(theme, {
       datasets,
       scales: {
-        x: log('NIC bandwidth per GPU per direction (B/s)', { unit: 'B/s', range: [5e9, 1e12] }),
+        x: log('NIC bandwidth per GPU per direction (B/s)', { unit: 'B/s', range: [1e9, 1e12] }),
         y: log('Tokens per GPU per step (tokens)', { unit: '', range: data.range }),
       },
       tooltip: (ctx) => `${formatSI(ctx.raw.x, 'B/s')}: ${formatFixed(Math.round(ctx.raw.y), 0)} tokens per GPU per step`,

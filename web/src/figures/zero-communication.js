@@ -17,7 +17,7 @@ export default {
     // Powers of two: across nodes of 8 a group is whole nodes.
     { key: 'dp', label: 'Data-parallel degree', type: 'select', options: DEGREES.map((n) => ({ value: n, label: String(n) })), default: 64 },
     { key: 'hardware', label: 'Accelerator (NVLink inside a node)', from: ['zero', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
-    { key: 'inter_bandwidth_Bps', label: 'Network bandwidth per GPU (its own NIC) per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
+    { key: 'inter_bandwidth_Bps', label: 'NIC bandwidth per GPU, per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
   ],
 
   data(engine, p) {
