@@ -14,14 +14,16 @@ MLSYS_DESCRIBE(DpStep, MLSYS_OUT(compute_time_s, "s", "Forward and backward of e
                MLSYS_OUT(backward_time_s, "s", "Two thirds of the compute"),
                MLSYS_OUT(last_backward_time_s, "s", "Backward of the last micro-batch, the only one the all-reduce can hide behind"),
                MLSYS_OUT(gradient_bytes, "B", "params · size of grad_dtype"),
-               MLSYS_OUT(allreduce_time_s, "s", "One ring all-reduce of the whole gradient"),
+               MLSYS_OUT(allreduce_time_s, "s", "One all-reduce of the whole gradient: a ring inside a node, the hierarchical algorithm across nodes"),
                MLSYS_OUT(bucket_count, "", "ceil(gradient_bytes / bucket_bytes)"),
-               MLSYS_OUT(bucket_allreduce_time_s, "s", "Ring all-reduce of one bucket"),
-               MLSYS_OUT(bucketed_comm_time_s, "s", "All buckets' all-reduces back to back"),
+               MLSYS_OUT(bucket_allreduce_time_s, "s", "All-reduce of one bucket on an idle stream: bucket_latency_s + its bandwidth term"),
+               MLSYS_OUT(bucket_latency_s, "s", "Latency of one bucket's all-reduce with the faster of the (hierarchical) ring, 2(g−1) + 2(N−1) steps, and NCCL's trees, 2(g−1) + 2⌈log2 N⌉ steps"),
+               MLSYS_OUT(bucketed_comm_time_s, "s", "All buckets queued back to back on one stream, pipelined: one latency plus every bucket's bandwidth term"),
                MLSYS_OUT(exposed_comm_s, "s", "Communication not hidden behind compute"),
                MLSYS_OUT(step_time_s, "s", "compute + exposed communication"),
-               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth of the ring: scale-up inside a node, inter-node beyond"),
-               MLSYS_OUT(inter_node, "", "The ring spans nodes"));
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Effective bus bandwidth of the group, latency aside (nccl-tests' busbw): NVLink per direction inside a node; across N nodes of g GPUs, whose g NICs work together, (p−1)/p / [(g−1)/(g·B_intra) + (N−1)/(g·N·B_inter)]"),
+               MLSYS_OUT(bus_bandwidth_overlapped_Bps, "B/s", "The same if the NVLink and network phases overlapped completely: (p−1)/p / max of the two terms"),
+               MLSYS_OUT(inter_node, "", "The group spans nodes"));
 MLSYS_DESCRIBE(DpScaling, MLSYS_FLAT(step), MLSYS_OUT(efficiency, "", "Weak-scaling efficiency T(1) / T(gpus)"),
                MLSYS_OUT(step_time_no_overlap_s, "s", "compute + the whole all-reduce (no overlap)"));
 MLSYS_DESCRIBE(DpSeriesPoint, MLSYS_OUT(gpus, "", "Data-parallel replicas"), MLSYS_FLAT(at),
@@ -46,17 +48,19 @@ MLSYS_DESCRIBE(ZeroStage, MLSYS_OUT(stage, "", "ZeRO stage (0: plain data parall
                MLSYS_OUT(reducescatter_time_s, "s", "Gradient reduce-scatter"),
                MLSYS_OUT(comm_vs_baseline, "", "comm_time_s / stage 0's"));
 MLSYS_DESCRIBE(ZeroStages, MLSYS_OUT(stages, "", "Stages 0 to 3"),
-               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth of the ring over dp ranks"));
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Effective bus bandwidth of the dp group (as in data-parallel)"));
 MLSYS_DESCRIBE(FsdpOverlap, MLSYS_OUT(comm_time_s, "s", "Two all-gathers and one reduce-scatter per unit, every unit"),
                MLSYS_OUT(allgather_time_s, "s", "One unit's all-gather"),
                MLSYS_OUT(compute_time_s, "s", "6·params·tokens_per_gpu / (peak·mfu)"),
                MLSYS_OUT(tokens_min, "tokens", "Tokens per GPU per step at which compute equals communication"),
-               MLSYS_OUT(tokens_min_bandwidth, "tokens", "Its bandwidth term: bytes·(p−1)/p·peak·mfu / (2·B)"),
-               MLSYS_OUT(tokens_limit, "tokens", "Its large-p limit: bytes·peak·mfu / (2·B)"),
+               MLSYS_OUT(tokens_min_bandwidth, "tokens", "Its bandwidth term: bytes·(p−1)/p·peak·mfu / (2·B), B the group's bus bandwidth (link_bandwidth_Bps); across N nodes of g GPUs bytes·peak·mfu/2 · [(g−1)/(g·B_intra) + (N−1)/(g·N·B_inter)]"),
+               MLSYS_OUT(tokens_limit, "tokens", "Its limit for many nodes: bytes·peak·mfu/2 · [(g−1)/(g·B_intra) + 1/(g·B_inter)]"),
+               MLSYS_OUT(tokens_min_network, "tokens", "The network phase alone, bytes·peak·mfu/2 · (N−1)/(g·N·B_inter): the threshold if the NVLink phase overlapped it; 0 inside one node"),
+               MLSYS_OUT(tokens_limit_network, "tokens", "Its limit for many nodes, bytes·peak·mfu / (2·g·B_inter): the node's egress g·B_inter alone"),
                MLSYS_OUT(hidden, "", "Compute covers the communication"),
                MLSYS_OUT(exposed_comm_s, "s", "Communication not hidden behind compute"),
                MLSYS_OUT(step_time_s, "s", "compute + exposed communication"),
-               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Bandwidth of the ring"),
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Effective bus bandwidth of the sharding group (as in data-parallel)"),
                MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s used"));
 
 namespace {
@@ -73,9 +77,11 @@ std::vector<Field> network_fields() {
                                 "scale-up bandwidth (datasheets sum both directions)",
                                 json(), 0.0, 1e14, true)),
           number_field("inter_bandwidth_Bps", "B/s",
-                       "Per-GPU, per-direction bandwidth across nodes (50 GB/s = one 400 Gb/s NDR InfiniBand NIC)",
+                       "Per-GPU, per-direction bandwidth across nodes: one NIC per GPU (50 GB/s = one 400 Gb/s NDR "
+                       "InfiniBand NIC); a node's gpus_per_node NICs work together (rail-aligned), so a node sends "
+                       "gpus_per_node times this",
                        kInterDefault_Bps, 0.0, 1e14, true),
-          number_field("latency_s", "s", "Latency α of one ring step", kLatencyDefault_s, 0.0, 1.0)};
+          number_field("latency_s", "s", "Latency α of one communication step (NVLink or network)", kLatencyDefault_s, 0.0, 1.0)};
 }
 
 std::vector<Field> compute_fields() {
@@ -108,7 +114,7 @@ DpNetwork network_from(const Inputs& in) {
 
 void add_data_parallel_calculators(Calculators& out) {
   std::vector<Field> dp = join(compute_fields(), network_fields());
-  dp.push_back(integer_field("gpus", "", "Data-parallel replicas (GPUs)", 64, 1, 1048576));
+  dp.push_back(integer_field("gpus", "", "Data-parallel replicas (GPUs); across nodes a multiple of gpus_per_node", 64, 1, 1048576));
   dp.push_back(integer_field("seq", "tokens", "Tokens per sequence", 4096, 1, 1048576));
   dp.push_back(integer_field("micro_batch", "", "Sequences per GPU per micro-batch", 1, 1, 65536));
   dp.push_back(integer_field("accumulation", "", "Micro-batches per optimizer step (gradient accumulation)", 1, 1, 65536));
@@ -122,9 +128,10 @@ void add_data_parallel_calculators(Calculators& out) {
   out.add(
       "data-parallel",
        "One data-parallel training step per GPU: compute 6·params·tokens / (peak·mfu), a third forward and two thirds "
-       "backward; a ring all-reduce of the gradients over `gpus` replicas (NVLink within a node, the inter-node link "
-       "once the ring spans nodes), either after the backward pass or overlapped with the last micro-batch's backward "
-       "in buckets; the exposed communication, the step time and the weak-scaling efficiency T(1)/T(gpus) at a fixed "
+       "backward; an all-reduce of the gradients over `gpus` replicas (a ring over NVLink within a node; across "
+       "nodes the hierarchical algorithm, NVLink inside each node and every GPU's own NIC between nodes), either "
+       "after the backward pass or overlapped with the last micro-batch's backward in pipelined buckets; the "
+       "exposed communication, the step time and the weak-scaling efficiency T(1)/T(gpus) at a fixed "
        "per-GPU batch. Global batch = micro_batch × gpus × accumulation sequences.",
        dp, [](const Inputs& in) {
          DpCompute c{};
@@ -153,7 +160,8 @@ void add_data_parallel_calculators(Calculators& out) {
        "also the weights) and communication per GPU per step: 2Ψ elements for stages 0–2 (a reduce-scatter of the "
        "gradients and an all-gather of the parameters, an all-reduce for stage 0) and 3Ψ for stage 3 (parameters "
        "all-gathered for the forward and again for the backward), exactly 2Ψ(p−1)/p or 3Ψ(p−1)/p with ring "
-       "collectives, and their time in the alpha-beta model.",
+       "collectives, and their time in the alpha-beta model (a ring inside a node, the hierarchical algorithm across "
+       "nodes).",
        zf, [](const Inputs& in) {
          return zero_stages(in.num("params"), in.str("optimizer") == "adam", static_cast<int>(in.integer("dp")),
                             dtype_bytes(in.str("comm_dtype")), network_from(in));
@@ -170,10 +178,11 @@ void add_data_parallel_calculators(Calculators& out) {
   out.add(
       "fsdp-overlap",
        "FSDP (Zhao et al. 2023) with the model split into `units`: per unit two all-gathers of its parameters "
-       "(forward, backward) and one reduce-scatter of its gradients, ring collectives in the alpha-beta model, "
-       "against compute 6·params·tokens_per_gpu / (peak·mfu). Returns the tokens per GPU per step at which compute "
-       "equals communication (tokens_min, with latency), its bandwidth term bytes·(p−1)/p·peak·mfu / (2·B) "
-       "(independent of the model size) and the limit for large p, and the exposed communication and step time with "
+       "(forward, backward) and one reduce-scatter of its gradients (a ring inside a node, the hierarchical "
+       "algorithm across nodes, in the alpha-beta model), against compute 6·params·tokens_per_gpu / (peak·mfu). Returns the tokens per GPU per step at which compute "
+       "equals communication (tokens_min, with latency), its bandwidth term bytes·(p−1)/p·peak·mfu / (2·B) with "
+       "B the group's bus bandwidth (independent of the model size), its limit for many nodes and the network "
+       "phase's share, and the exposed communication and step time with "
        "or without prefetching.",
        ff, [](const Inputs& in) {
          DpCompute c{};

@@ -50,29 +50,56 @@ Exercise global_batch(Rng& rng) {
   return e;
 }
 
+// Two settings, so that both answers occur: a ring over NVLink inside one node, or one GPU
+// per node on its own NIC (a plain ring over the network). The draw first decides whether the
+// buckets queue (the all-reduce outlasts the backward pass) or only the last one shows, then
+// redraws the numbers until they agree, so neither case dominates the seeds.
 Exercise exposed_allreduce(Rng& rng) {
-  const Gpu g = pick_gpu(rng);
-  const double params_b = rng.pick(std::vector<double>{1, 1.3, 2.7, 3, 6.7, 7, 8, 13});
-  const int gpus = rng.pick(std::vector<int>{2, 4, 8});
-  const int tokens_k = rng.pick(std::vector<int>{1, 2, 4, 8});
-  const double mfu = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
-  const int buckets = rng.pick(std::vector<int>{4, 8, 16, 32, 64});
-  const double psi = params_b * 1e9, grad = 2 * psi, tokens = tokens_k * 1024.0;
-  const double compute = 6 * psi * tokens / (g.peak_tflops * 1e12 * mfu);
-  const double tb = compute * 2 / 3;
-  const double ar = 2.0 * (gpus - 1) / gpus * grad / (g.nvlink_gbps * 1e9);
+  const bool queue = rng.integer(0, 1) == 1;
+  Gpu g{};
+  double params_b = 0, mfu = 0, bw = 0, psi = 0, grad = 0, tokens = 0, tb = 0, ar = 0, compute = 0;
+  int gpus = 0, buckets = 0;
+  bool network = false;
+  for (int tries = 0; tries < 1000; ++tries) {
+    g = pick_gpu(rng);
+    network = rng.integer(0, 1) == 1;
+    params_b = rng.pick(std::vector<double>{1, 1.3, 2.7, 3, 6.7, 7, 8, 13});
+    gpus = network ? rng.pick(std::vector<int>{4, 8, 16, 32}) : rng.pick(std::vector<int>{2, 4, 8});
+    bw = network ? rng.pick(std::vector<double>{12.5, 25, 50, 100}) : g.nvlink_gbps;
+    tokens = rng.pick(std::vector<double>{256, 512, 1024, 2048, 4096, 8192});
+    mfu = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
+    buckets = rng.pick(std::vector<int>{4, 8, 16, 32, 64});
+    psi = params_b * 1e9;
+    grad = 2 * psi;
+    compute = 6 * psi * tokens / (g.peak_tflops * 1e12 * mfu);
+    tb = compute * 2 / 3;
+    ar = 2.0 * (gpus - 1) / gpus * grad / (bw * 1e9);
+    if ((ar > tb) == queue) break;  // n·t > T_b is when the buckets queue
+  }
   const double t = ar / buckets;
   const double exposed = std::max(t, tb / buckets + buckets * t - tb);
   Exercise e;
   e.title = "How much of the all-reduce is exposed?";
   e.params = {{"params", psi}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"seq", tokens}, {"micro_batch", 1},
-              {"accumulation", 1}, {"gpus", gpus}, {"gpus_per_node", 8}, {"intra_bandwidth_Bps", g.nvlink_gbps * 1e9},
-              {"latency_s", 0}, {"grad_dtype", "bf16"}, {"bucket_bytes", grad / buckets * (1 + 1e-9)}, {"overlap", true}};
-  e.prompt = article(format_number(params_b, 3), true) + format_number(params_b, 3) + "B-parameter model trains data-parallel on " + format_int(gpus) + " " +
-             g.name + " GPUs in one node (" + format_number(g.peak_tflops, 4) + " TFLOP/s bf16 at " +
-             format_number(mfu * 100, 3) + "% MFU; NVLink " + format_number(g.nvlink_gbps, 3) +
-             " GB/s per direction). Each GPU processes " + format_int(tokens) +
-             " tokens per step; the bf16 gradients are all-reduced with a ring (ignore latency) in " + format_int(buckets) +
+              {"accumulation", 1}, {"gpus", gpus}, {"latency_s", 0}, {"grad_dtype", "bf16"},
+              {"bucket_bytes", grad / buckets * (1 + 1e-9)}, {"overlap", true}};
+  if (network) {
+    e.params["gpus_per_node"] = 1;
+    e.params["inter_bandwidth_Bps"] = bw * 1e9;
+  } else {
+    e.params["gpus_per_node"] = 8;
+    e.params["intra_bandwidth_Bps"] = bw * 1e9;
+  }
+  const std::string where = network ? format_int(gpus) + " " + g.name + " GPUs, one per node, each with its own " +
+                                          format_number(bw, 3) + " GB/s network link per direction"
+                                    : format_int(gpus) + " " + g.name + " GPUs in one node (NVLink " +
+                                          format_number(bw, 3) + " GB/s per direction)";
+  e.prompt = article(format_number(params_b, 3), true) + format_number(params_b, 3) +
+             "B-parameter model trains data-parallel on " + where + "; each GPU runs at " +
+             format_number(g.peak_tflops, 4) + " TFLOP/s bf16 and " + format_number(mfu * 100, 3) +
+             "% MFU and processes " + format_int(tokens) +
+             " tokens per step. The bf16 gradients are all-reduced with a ring (ignore latency) in " +
+             format_int(buckets) +
              " equal buckets that become ready at an even pace during the backward pass (two thirds of 6·N·tokens) and "
              "run one after another. How many milliseconds of communication remain exposed after the backward pass ends?";
   e.unit = "ms";
@@ -83,11 +110,12 @@ Exercise exposed_allreduce(Rng& rng) {
                format_number(g.peak_tflops, 4) + "e12 × " + format_number(mfu, 3) + ") = " +
                format_number(compute * 1e3, 4) + " ms, backward T_b = " + format_number(tb * 1e3, 4) +
                " ms. All-reduce of " + format_number(grad / 1e9, 4) + " GB: 2 × " + format_int(gpus - 1) + "/" +
-               format_int(gpus) + " × " + format_number(grad / 1e9, 4) + " GB / " + format_number(g.nvlink_gbps, 3) +
+               format_int(gpus) + " × " + format_number(grad / 1e9, 4) + " GB / " + format_number(bw, 3) +
                " GB/s = " + format_number(ar * 1e3, 4) + " ms, so one bucket takes t = " + format_number(t * 1e3, 4) +
                " ms. Exposed = max(t, T_b/n + n·t − T_b) = " + format_number(e.answer, 4) + " ms" +
-               (t >= tb / buckets + buckets * t - tb ? " (only the last bucket: the rest hid behind the backward pass)."
-                                                       : " (the buckets arrive faster than the link drains them).");
+               (ar <= tb ? ": the all-reduce is shorter than the backward pass, so only the last bucket shows."
+                         : ": the all-reduce outlasts the backward pass, so the buckets queue, and what shows is its "
+                           "excess over the backward pass plus the wait for the first bucket, T_b/n.");
   return e;
 }
 
@@ -140,64 +168,80 @@ Exercise zero3_comm(Rng& rng) {
   return e;
 }
 
+// Across nodes of 8 GPUs: each collective runs its NVLink phase and its network phase one
+// after the other (the hierarchical algorithm), so both bandwidths enter the threshold.
 Exercise fsdp_tokens(Rng& rng) {
   const Gpu g = pick_gpu(rng);
   const double bw = rng.pick(std::vector<double>{25, 50, 100, 200});
   const int gpus = rng.pick(std::vector<int>{16, 32, 64, 128, 512});
   const double mfu = rng.pick(std::vector<double>{0.35, 0.4, 0.45, 0.5});
   const double params_b = rng.pick(std::vector<double>{7, 13, 34, 70});
-  const double rate = g.peak_tflops * 1e12 * mfu;
-  const double tokens = 2.0 * (gpus - 1) / gpus * rate / (2 * bw * 1e9);
+  const double rate = g.peak_tflops * 1e12 * mfu, nodes = gpus / 8.0;
+  const double intra = 7.0 / (8 * g.nvlink_gbps * 1e9), inter = (nodes - 1) / (8 * nodes * bw * 1e9);
+  const double tokens = rate * (intra + inter);  // b/2 = 1 for bf16
   Exercise e;
   e.title = "Tokens per GPU that hide FSDP's communication";
   e.params = {{"params", params_b * 1e9}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"gpus", gpus},
-              {"gpus_per_node", 8}, {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}, {"param_dtype", "bf16"},
-              {"tokens_per_gpu", 1}};
-  e.prompt = article(format_number(params_b, 3), true) + format_number(params_b, 3) + "B-parameter model is fully sharded (FSDP) over " + format_int(gpus) +
-             " " + g.name + " GPUs across nodes (" + format_number(g.peak_tflops, 4) + " TFLOP/s bf16 at " +
-             format_number(mfu * 100, 3) + "% MFU, " + format_number(bw, 3) +
-             " GB/s of network per GPU per direction). Each step all-gathers the bf16 parameters twice and "
-             "reduce-scatters the bf16 gradients once, with ring collectives (ignore latency). How many tokens must "
-             "each GPU process per step for compute (6·Ψ·tokens FLOPs) to take at least as long as that communication?";
+              {"gpus_per_node", 8}, {"intra_bandwidth_Bps", g.nvlink_gbps * 1e9}, {"inter_bandwidth_Bps", bw * 1e9},
+              {"latency_s", 0}, {"param_dtype", "bf16"}, {"tokens_per_gpu", 1}};
+  e.prompt = article(format_number(params_b, 3), true) + format_number(params_b, 3) +
+             "B-parameter model is fully sharded (FSDP) over " + format_int(gpus) + " " + g.name + " GPUs in " +
+             format_int(nodes) + " nodes of 8 (" + format_number(g.peak_tflops, 4) + " TFLOP/s bf16 at " +
+             format_number(mfu * 100, 3) + "% MFU; NVLink " + format_number(g.nvlink_gbps, 3) +
+             " GB/s and one " + format_number(bw, 3) +
+             " GB/s network link per GPU, per direction). Each step all-gathers the bf16 parameters twice and "
+             "reduce-scatters the bf16 gradients once, each collective running its network phase and its NVLink phase "
+             "one after the other (ignore latency). How many tokens must each GPU process per step for compute "
+             "(6·Ψ·tokens FLOPs) to take at least as long as that communication?";
   e.unit = "";
   e.answer = tokens;
-  e.hint = "Set 6·Ψ·T / (peak·MFU) equal to 3·Ψ·2 B·(p−1)/p / B. Ψ cancels.";
-  e.solution = "T_min = 2 B × (p−1)/p × peak × MFU / (2 × bandwidth) = 2 × " + format_int(gpus - 1) + "/" +
-               format_int(gpus) + " × " + format_number(rate / 1e12, 4) + "e12 / (2 × " + format_number(bw, 3) +
-               "e9) = " + format_number(tokens, 4) + " tokens per GPU per step, whatever the model size.";
+  e.hint = "An all-gather of S bytes over N nodes of g GPUs: (N−1)/(g·N)·S/B_network + (g−1)/g·S/B_NVLink. Set "
+           "6·Ψ·T / (peak·MFU) equal to three of them with S = 2Ψ bytes; Ψ cancels.";
+  e.solution = "T_min = (b/2) × peak × MFU × [(g−1)/(g·B_NVLink) + (N−1)/(g·N·B_network)], and b/2 = 1 for the 2 "
+               "bytes of bf16: " + format_number(rate / 1e12, 4) + "e12 × [7/(8 × " + format_number(g.nvlink_gbps, 3) +
+               "e9) + " + format_int(nodes - 1) + "/(8 × " + format_int(nodes) + " × " + format_number(bw, 3) +
+               "e9)] = " + format_number(tokens, 4) + " tokens per GPU per step, whatever the model size.";
   return e;
 }
 
+// Across nodes of 8 GPUs with the hierarchical all-reduce: NVLink reduce-scatter, a ring
+// all-reduce of each GPU's shard across nodes, NVLink all-gather, one after the other.
 Exercise scaling_efficiency(Rng& rng) {
   const Gpu g = pick_gpu(rng);
   const double params_b = rng.pick(std::vector<double>{1.3, 3, 7, 13});
   const int gpus = rng.pick(std::vector<int>{16, 32, 64, 128, 256});
-  const double bw = rng.pick(std::vector<double>{25, 50, 100});
-  const int tokens_k = rng.pick(std::vector<int>{2, 4, 8, 16});
+  const double bw = rng.pick(std::vector<double>{12.5, 25, 50, 100});
+  const int tokens_k = rng.pick(std::vector<int>{1, 2, 4, 8});
   const double mfu = 0.4;
-  const double psi = params_b * 1e9, tokens = tokens_k * 1024.0;
+  const double psi = params_b * 1e9, tokens = tokens_k * 1024.0, nodes = gpus / 8.0, grad = 2 * psi;
   const double compute = 6 * psi * tokens / (g.peak_tflops * 1e12 * mfu);
-  const double ar = 2.0 * (gpus - 1) / gpus * 2 * psi / (bw * 1e9);
+  const double nvlink = 2 * 7.0 / 8 * grad / (g.nvlink_gbps * 1e9);
+  const double network = 2 * (nodes - 1) / (8 * nodes) * grad / (bw * 1e9);
+  const double ar = nvlink + network;
   Exercise e;
   e.title = "Weak-scaling efficiency without overlap";
   e.params = {{"params", psi}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"seq", tokens}, {"micro_batch", 1},
-              {"accumulation", 1}, {"gpus", gpus}, {"gpus_per_node", 8}, {"inter_bandwidth_Bps", bw * 1e9},
-              {"latency_s", 0}, {"grad_dtype", "bf16"}, {"overlap", false}};
-  e.prompt = "Each of " + format_int(gpus) + " " + g.name + " GPUs (" + format_number(g.peak_tflops, 4) +
-             " TFLOP/s bf16 at 40% MFU) processes " + format_int(tokens) + " tokens per step of a " +
-             format_number(params_b, 3) + "B-parameter model, then all-reduces the bf16 gradients with a ring over "
-             "the inter-node network at " + format_number(bw, 3) +
-             " GB/s per direction (ignore latency), with no overlap. What is the weak-scaling efficiency, the "
-             "throughput per GPU relative to a single GPU, in percent?";
+              {"accumulation", 1}, {"gpus", gpus}, {"gpus_per_node", 8}, {"intra_bandwidth_Bps", g.nvlink_gbps * 1e9},
+              {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}, {"grad_dtype", "bf16"}, {"overlap", false}};
+  e.prompt = "Each of " + format_int(gpus) + " " + g.name + " GPUs in nodes of 8 (" + format_number(g.peak_tflops, 4) +
+             " TFLOP/s bf16 at 40% MFU; NVLink " + format_number(g.nvlink_gbps, 3) + " GB/s and one " +
+             format_number(bw, 3) + " GB/s network link per GPU, per direction) processes " + format_int(tokens) +
+             " tokens per step of " + article(format_number(params_b, 3), false) + format_number(params_b, 3) +
+             "B-parameter model, then all-reduces the bf16 gradients hierarchically (an NVLink reduce-scatter, a ring "
+             "all-reduce of each GPU's shard across the nodes, an NVLink all-gather, one after the other; ignore "
+             "latency), with no overlap. What is the weak-scaling efficiency, the throughput per GPU relative to a "
+             "single GPU, in percent?";
   e.unit = "%";
   e.answer = 100 * compute / (compute + ar);
-  e.hint = "A single GPU needs no all-reduce, so efficiency = compute / (compute + all-reduce). Ring all-reduce: "
-           "2(p−1)/p · 2Ψ bytes / bandwidth.";
+  e.hint = "A single GPU needs no all-reduce, so efficiency = compute / (compute + all-reduce). NVLink phases: "
+           "2·(g−1)/g · S / B_NVLink; network phase: 2·(N−1)/(g·N) · S / B_network, with S = 2Ψ bytes.";
   e.solution = "Compute = 6 × " + format_number(psi, 3) + " × " + format_int(tokens) + " / (" +
                format_number(g.peak_tflops, 4) + "e12 × 0.4) = " + format_number(compute * 1e3, 4) +
-               " ms; all-reduce = 2 × " + format_int(gpus - 1) + "/" + format_int(gpus) + " × " +
-               format_number(2 * psi / 1e9, 4) + " GB / " + format_number(bw, 3) + " GB/s = " +
-               format_number(ar * 1e3, 4) + " ms; efficiency = " + format_number(compute * 1e3, 4) + " / " +
+               " ms; NVLink phases = 2 × 7/8 × " + format_number(grad / 1e9, 4) + " GB / " +
+               format_number(g.nvlink_gbps, 3) + " GB/s = " + format_number(nvlink * 1e3, 4) +
+               " ms; network phase = 2 × " + format_int(nodes - 1) + "/(8 × " + format_int(nodes) + ") × " +
+               format_number(grad / 1e9, 4) + " GB / " + format_number(bw, 3) + " GB/s = " +
+               format_number(network * 1e3, 4) + " ms; efficiency = " + format_number(compute * 1e3, 4) + " / " +
                format_number((compute + ar) * 1e3, 4) + " = " + format_number(e.answer, 4) + "%.";
   return e;
 }

@@ -10,10 +10,6 @@ namespace mlsys {
 
 namespace {
 
-double ring(Collective op, int ranks, double bytes, Link link) {
-  return collective_cost(op, CollectiveAlgorithm::Ring, ranks, bytes, link).time_s;
-}
-
 void check_compute(const DpCompute& c) {
   if (!(c.params > 0)) throw InputError("params", "'params' must be positive.");
   if (!(c.tokens_per_gpu > 0)) throw InputError("tokens_per_gpu", "Each GPU must process at least one token per step.");
@@ -32,10 +28,50 @@ void check_network(const DpNetwork& n, int gpus) {
 
 double compute_time(const DpCompute& c) { return 6.0 * c.params * c.tokens_per_gpu / (c.peak_flops * c.mfu); }
 
+Link intra_link(const DpNetwork& n) { return {n.latency_s, n.intra_bandwidth_Bps}; }
+Link inter_link(const DpNetwork& n) { return {n.latency_s, n.inter_bandwidth_Bps}; }
+
+// Seconds per byte of the two hierarchical phases of an all-gather (or reduce-scatter) of S
+// bytes, latency aside: (g−1)/(g·B_intra) inside the node, (N−1)/(g·N·B_inter) across nodes.
+// One node: (p−1)/(p·B_intra) and no network phase.
+struct PhaseTerms {
+  double intra, inter;
+};
+PhaseTerms phase_terms(int ranks, const DpNetwork& n) {
+  const double p = ranks, g = n.gpus_per_node;
+  if (ranks <= n.gpus_per_node) return {(p - 1) / (p * n.intra_bandwidth_Bps), 0.0};
+  const double nodes = p / g;
+  return {(g - 1) / (g * n.intra_bandwidth_Bps), (nodes - 1) / (g * nodes * n.inter_bandwidth_Bps)};
+}
+
 }  // namespace
 
-Link ring_link(const DpNetwork& net, int ranks) {
-  return {net.latency_s, ranks <= net.gpus_per_node ? net.intra_bandwidth_Bps : net.inter_bandwidth_Bps};
+CollectiveCost dp_collective(Collective op, int ranks, double bytes, const DpNetwork& net) {
+  try {
+    return group_collective_cost(op, ranks, net.gpus_per_node, bytes, intra_link(net), inter_link(net));
+  } catch (const InputError& e) {
+    if (e.field == "ranks") throw InputError("gpus", e.what());
+    throw;
+  }
+}
+
+double dp_bus_bandwidth(int ranks, const DpNetwork& net) {
+  if (ranks <= net.gpus_per_node) return net.intra_bandwidth_Bps;
+  const PhaseTerms t = phase_terms(ranks, net);
+  return (ranks - 1.0) / ranks / (t.intra + t.inter);
+}
+
+double dp_bus_bandwidth_overlapped(int ranks, const DpNetwork& net) {
+  if (ranks <= net.gpus_per_node) return net.intra_bandwidth_Bps;
+  const PhaseTerms t = phase_terms(ranks, net);
+  return (ranks - 1.0) / ranks / std::max(t.intra, t.inter);
+}
+
+double dp_bucket_latency(int ranks, const DpNetwork& net) {
+  if (ranks <= net.gpus_per_node) return 2.0 * (ranks - 1) * net.latency_s;
+  const double g = net.gpus_per_node, nodes = static_cast<double>(ranks) / net.gpus_per_node;
+  const double tree = std::ceil(std::log2(nodes) - 1e-12);
+  return (2 * (g - 1) + 2 * std::min(nodes - 1, tree)) * net.latency_s;
 }
 
 DpStep dp_step(const DpCompute& c, double grad_bytes, double bucket_bytes, bool overlap, int gpus,
@@ -50,16 +86,22 @@ DpStep dp_step(const DpCompute& c, double grad_bytes, double bucket_bytes, bool 
   s.backward_time_s = s.compute_time_s * 2 / 3;
   s.last_backward_time_s = s.backward_time_s / c.accumulation;
   s.gradient_bytes = c.params * grad_bytes;
-  const Link link = ring_link(net, gpus);
-  s.link_bandwidth_Bps = link.bandwidth_Bps;
+  s.link_bandwidth_Bps = dp_bus_bandwidth(gpus, net);
+  s.bus_bandwidth_overlapped_Bps = dp_bus_bandwidth_overlapped(gpus, net);
   s.inter_node = gpus > net.gpus_per_node;
-  s.allreduce_time_s = ring(Collective::AllReduce, gpus, s.gradient_bytes, link);
+  s.allreduce_time_s = dp_collective(Collective::AllReduce, gpus, s.gradient_bytes, net).time_s;
   s.bucket_count = std::max(1.0, std::ceil(s.gradient_bytes / bucket_bytes));
-  s.bucket_allreduce_time_s = ring(Collective::AllReduce, gpus, s.gradient_bytes / s.bucket_count, link);
-  s.bucketed_comm_time_s = s.bucket_count * s.bucket_allreduce_time_s;
+  // A bucket's bandwidth term β (the same algorithm at α = 0) and the latency L of the
+  // algorithm NCCL would pick for a message of its size.
+  DpNetwork no_latency = net;
+  no_latency.latency_s = 0;
+  const double beta = dp_collective(Collective::AllReduce, gpus, s.gradient_bytes / s.bucket_count, no_latency).time_s;
+  s.bucket_latency_s = gpus == 1 ? 0.0 : dp_bucket_latency(gpus, net);
+  s.bucket_allreduce_time_s = s.bucket_latency_s + beta;
+  s.bucketed_comm_time_s = s.bucket_latency_s + s.bucket_count * beta;
   if (overlap) {
-    const double tb = s.last_backward_time_s, n = s.bucket_count, t = s.bucket_allreduce_time_s;
-    s.exposed_comm_s = std::max(t, tb / n + n * t - tb);
+    const double tb = s.last_backward_time_s, n = s.bucket_count;
+    s.exposed_comm_s = std::max(s.bucket_allreduce_time_s, tb / n + s.bucketed_comm_time_s - tb);
     if (gpus == 1) s.exposed_comm_s = 0;
   } else {
     s.exposed_comm_s = s.allreduce_time_s;
@@ -93,7 +135,12 @@ DpTraining dp_training(const DpCompute& c, double mb, double gb, double bucket, 
                std::nullopt};
   if (series_max_gpus) {
     r.series.emplace();
-    for (long long g = 1; g <= *series_max_gpus; g *= 2) {
+    // Powers of two inside a node, then whole nodes: g, 2g, 4g, ... (the same counts when g is
+    // a power of two).
+    std::vector<long long> counts;
+    for (long long g = 1; g < net.gpus_per_node && g <= *series_max_gpus; g *= 2) counts.push_back(g);
+    for (long long g = net.gpus_per_node; g <= *series_max_gpus; g *= 2) counts.push_back(g);
+    for (long long g : counts) {
       const DpScaling p = scaling(dp_step(c, gb, bucket, overlap, static_cast<int>(g), net), t1);
       r.series->push_back({g, p, t1 / p.step_time_no_overlap_s});
     }
@@ -106,9 +153,16 @@ ZeroStages zero_stages(double params, bool adam, int dp, double comm_bytes, cons
   if (!(comm_bytes > 0)) throw InputError("comm_dtype", "Communicated elements must have a positive size.");
   check_network(net, dp);
   const StateBytes per = state_bytes_per_param(2, adam);
-  const Link link = ring_link(net, dp);
   const double p = dp, S = params * comm_bytes;
-  const double ag = ring(Collective::AllGather, dp, S, link), rs = ring(Collective::ReduceScatter, dp, S, link);
+  auto cost = [&](Collective op) {
+    try {
+      return dp_collective(op, dp, S, net).time_s;
+    } catch (const InputError& e) {
+      if (e.field == "gpus") throw InputError("dp", e.what());
+      throw;
+    }
+  };
+  const double ag = cost(Collective::AllGather), rs = cost(Collective::ReduceScatter);
   std::vector<ZeroStage> out;
   for (int stage = 0; stage <= 3; ++stage) {
     ZeroStage z{};
@@ -122,8 +176,9 @@ ZeroStages zero_stages(double params, bool adam, int dp, double comm_bytes, cons
     z.volume_elements = z.volume_psi * params * (p - 1) / p;
     z.volume_bytes = z.volume_elements * comm_bytes;
     if (stage == 0) {
-      // The all-reduce is a reduce-scatter followed by an all-gather (ring: 2(p−1) steps).
-      z.comm_time_s = ring(Collective::AllReduce, dp, S, link);
+      // The all-reduce is a reduce-scatter followed by an all-gather (the hierarchical one:
+      // the same steps as the two).
+      z.comm_time_s = cost(Collective::AllReduce);
       z.reducescatter_time_s = rs;
       z.allgather_time_s = z.comm_time_s - rs;
     } else if (stage < 3) {
@@ -138,7 +193,7 @@ ZeroStages zero_stages(double params, bool adam, int dp, double comm_bytes, cons
     out.push_back(z);
   }
   for (auto& z : out) z.comm_vs_baseline = dp == 1 ? 1.0 : z.comm_time_s / std::max(out[0].comm_time_s, 1e-300);
-  return {out, link.bandwidth_Bps};
+  return {out, dp_bus_bandwidth(dp, net)};
 }
 
 FsdpOverlap fsdp_overlap(const DpCompute& c, double param_bytes, int units, bool prefetch, int gpus,
@@ -148,18 +203,23 @@ FsdpOverlap fsdp_overlap(const DpCompute& c, double param_bytes, int units, bool
   if (!(param_bytes > 0)) throw InputError("param_dtype", "Parameter elements must have a positive size.");
   if (units < 1) throw InputError("units", "'units' must be at least 1.");
   FsdpOverlap f{};
-  const Link link = ring_link(net, gpus);
-  f.link_bandwidth_Bps = link.bandwidth_Bps;
+  f.link_bandwidth_Bps = dp_bus_bandwidth(gpus, net);
   const double unit_bytes = c.params * param_bytes / units;
-  f.allgather_time_s = ring(Collective::AllGather, gpus, unit_bytes, link);
-  const double rs = ring(Collective::ReduceScatter, gpus, unit_bytes, link);
+  f.allgather_time_s = dp_collective(Collective::AllGather, gpus, unit_bytes, net).time_s;
+  const double rs = dp_collective(Collective::ReduceScatter, gpus, unit_bytes, net).time_s;
   f.comm_time_s = units * (2 * f.allgather_time_s + rs);
   f.compute_time_s = compute_time(c);
   const double rate = c.peak_flops * c.mfu;
   f.tokens_min = f.comm_time_s * rate / (6 * c.params);
-  const double p = gpus;
-  f.tokens_limit = param_bytes * rate / (2 * link.bandwidth_Bps);
-  f.tokens_min_bandwidth = f.tokens_limit * (p - 1) / p;
+  // Per token 6Ψ/rate of compute against 3 collectives of bΨ bytes at the phase terms' seconds
+  // per byte: T = b·rate/2 · (intra + inter); Ψ cancels.
+  const double half = param_bytes * rate / 2, g = net.gpus_per_node;
+  const PhaseTerms t = phase_terms(gpus, net);
+  const PhaseTerms many = {(g - 1) / (g * net.intra_bandwidth_Bps), 1 / (g * net.inter_bandwidth_Bps)};
+  f.tokens_min_bandwidth = half * (t.intra + t.inter);
+  f.tokens_limit = half * (many.intra + many.inter);
+  f.tokens_min_network = half * t.inter;
+  f.tokens_limit_network = half * many.inter;
   if (prefetch) {
     // Only the first all-gather waits; the rest runs beside compute: step = max(C + ag, comm).
     f.exposed_comm_s = std::max(f.allgather_time_s, f.comm_time_s - f.compute_time_s);

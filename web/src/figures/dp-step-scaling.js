@@ -1,31 +1,34 @@
 // Data-parallel step time per GPU (compute vs the exposed gradient all-reduce) and the
 // weak-scaling efficiency T(1)/T(N) at 1, 2, 4, … 4096 GPUs, from one call of
-// calc('data-parallel', {..., series_max_gpus: 4096}).
+// calc('data-parallel', {..., series_max_gpus: 1024}). Across nodes the all-reduce is the
+// hierarchical one (NVLink inside each node of 8, every GPU's own NIC between nodes).
 import { formatSI } from '../runtime/format.js';
 import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
 const GPUS = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
 // The calculator's field names -> this figure's control keys (for error messages).
-const FIELD = { micro_batch: 'micro_batch', params: 'params', inter_bandwidth_Bps: 'inter_bandwidth_Bps' };
+const FIELD = { micro_batch: 'micro_batch', params: 'params', inter_bandwidth_Bps: 'inter_bandwidth_Bps', seq: 'seq' };
+const SEQS = [512, 1024, 2048, 4096, 8192];
 
 export default {
   id: 'dp-step-scaling',
   title: 'Data-parallel step time and scaling efficiency',
   caption:
-    'Per-GPU step time (compute plus the part of the gradient all-reduce that is not hidden) and weak-scaling efficiency as the data-parallel group grows at a fixed batch per GPU. Turn overlap off and watch the all-reduce appear in full; note the drop at 16 GPUs, where the ring leaves NVLink for the network. Then raise the sequences per GPU or the network bandwidth to win the efficiency back.',
+    'Per-GPU step time (compute plus the part of the gradient all-reduce that is not hidden) and weak-scaling efficiency as the data-parallel group grows at a fixed batch per GPU of 1,024 tokens. Note the drop at 16 GPUs, where the all-reduce leaves NVLink for the network (every GPU on its own NIC), and turn overlap off to see the whole all-reduce. Then raise the tokens per sequence, the sequences per GPU or the network bandwidth and watch the all-reduce hide behind the backward pass again.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['data-parallel', 'hardware'], options: GPUS },
     { key: 'params', label: 'Parameters Ψ', type: 'number', min: 1e8, max: 1e12, default: 7e9, scale: 'log' },
-    { key: 'micro_batch', label: 'Sequences of 4,096 tokens per GPU', type: 'integer', min: 1, max: 64, default: 1, scale: 'log' },
+    { key: 'seq', label: 'Tokens per sequence', type: 'select', options: SEQS.map((n) => ({ value: n, label: n.toLocaleString('en-US') })), default: 1024 },
+    { key: 'micro_batch', label: 'Sequences per GPU', type: 'integer', min: 1, max: 64, default: 1, scale: 'log' },
     { key: 'overlap', label: 'Overlap the all-reduce with the backward pass', from: ['data-parallel', 'overlap'] },
-    { key: 'inter_bandwidth_Bps', label: 'Inter-node bandwidth per GPU per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
+    { key: 'inter_bandwidth_Bps', label: 'NIC bandwidth per GPU, per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
   ],
 
   data(engine, p) {
     const run = (overlap) => {
       try {
         return engine.calc('data-parallel', {
-          hardware: p.hardware, params: p.params, micro_batch: p.micro_batch, seq: 4096, overlap,
+          hardware: p.hardware, params: p.params, micro_batch: p.micro_batch, seq: p.seq, overlap,
           inter_bandwidth_Bps: p.inter_bandwidth_Bps, gpus: 64, series_max_gpus: 1024,
         });
       } catch (e) {
@@ -40,11 +43,11 @@ export default {
     const points = r.series.map((q) => ({
       gpus: q.gpus, compute_s: q.compute_time_s, exposed_s: q.exposed_comm_s, step_s: q.step_time_s,
       allreduce_s: q.allreduce_time_s, efficiency: q.efficiency, efficiency_no_overlap: q.efficiency_no_overlap,
-      inter_node: q.inter_node,
+      inter_node: q.inter_node, bus_Bps: q.link_bandwidth_Bps,
     }));
     const table = {
-      columns: ['GPUs', 'Compute (s)', 'All-reduce (s)', 'Exposed communication (s)', 'Step time (s)', 'Scaling efficiency (%)', 'Efficiency without overlap (%)'],
-      rows: points.map((q) => [q.gpus, q.compute_s, q.allreduce_s, q.exposed_s, q.step_s, 100 * q.efficiency, 100 * q.efficiency_no_overlap]),
+      columns: ['GPUs', 'Compute (s)', 'All-reduce (s)', 'Bus bandwidth (B/s)', 'Exposed communication (s)', 'Step time (s)', 'Scaling efficiency (%)', 'Efficiency without overlap (%)'],
+      rows: points.map((q) => [q.gpus, q.compute_s, q.allreduce_s, q.bus_Bps, q.exposed_s, q.step_s, 100 * q.efficiency, 100 * q.efficiency_no_overlap]),
     };
     return {
       hardware: p.hardware, overlap: p.overlap, stepTop, tokens_per_gpu: r.tokens_per_gpu, intra_bandwidth_Bps: r.intra_bandwidth_Bps,
@@ -79,7 +82,7 @@ export default {
       tooltip: (ctx) => {
         const q = data.points[ctx.dataIndex];
         if (ctx.dataset.yAxisID === 'y1') return `${ctx.dataset.label.replace(' (right axis)', '')}: ${ctx.parsed.y.toFixed(1)}%`;
-        return `${ctx.dataset.label}: ${formatSI(ctx.parsed.y, 's')} (${q.inter_node ? 'ring over the network' : 'ring over NVLink'})`;
+        return `${ctx.dataset.label}: ${formatSI(ctx.parsed.y, 's')} (${q.inter_node ? 'hierarchical: NVLink, then the NICs' : 'ring over NVLink'}, bus bandwidth ${formatSI(q.bus_Bps, 'B/s')})`;
       },
     });
   },

@@ -3,19 +3,21 @@
 import { formatSI } from '../runtime/format.js';
 import { chart, linear, category, colours, series } from './shared/chart-config.js';
 
+const DEGREES = Array.from({ length: 12 }, (_, i) => 2 ** (i + 1)); // 2 … 4096
 const LABELS = ['Stage 0 (all-reduce)', 'Stage 1 (RS + AG)', 'Stage 2 (RS + AG)', 'Stage 3 (2 AG + RS)'];
 
 export default {
   id: 'zero-communication',
   title: 'Communication per step for each ZeRO stage',
   caption:
-    'Bytes each GPU sends per step and the time those ring collectives take: the same 2Ψ elements for plain data parallelism and ZeRO stages 1 and 2, 3Ψ for stage 3. Move the degree from 8 to 16 GPUs to see the time jump when the ring leaves NVLink, and switch the communicated type to fp32 to double every bar.',
+    'Bytes each GPU sends per step and the time those collectives take (a ring inside a node, the hierarchical algorithm across nodes): the same 2Ψ elements for plain data parallelism and ZeRO stages 1 and 2, 3Ψ for stage 3. Move the degree from 8 to 16 GPUs to see the time jump when the collectives leave NVLink for the network, and switch the communicated type to fp32 to double every bar.',
   params: [
     { key: 'comm_dtype', label: 'Communicated type', from: ['zero', 'comm_dtype'], options: ['bf16', 'fp32'] },
     { key: 'params', label: 'Parameters Ψ', type: 'number', min: 1e8, max: 1e13, default: 7.5e9, scale: 'log' },
-    { key: 'dp', label: 'Data-parallel degree', type: 'integer', min: 2, max: 4096, default: 64, scale: 'log' },
+    // Powers of two: across nodes of 8 a group is whole nodes.
+    { key: 'dp', label: 'Data-parallel degree', type: 'select', options: DEGREES.map((n) => ({ value: n, label: String(n) })), default: 64 },
     { key: 'hardware', label: 'Accelerator (NVLink inside a node)', from: ['zero', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
-    { key: 'inter_bandwidth_Bps', label: 'Inter-node bandwidth per GPU per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
+    { key: 'inter_bandwidth_Bps', label: 'NIC bandwidth per GPU, per direction', type: 'number', unit: 'B/s', min: 5e9, max: 4e11, default: 5e10, scale: 'log' },
   ],
 
   data(engine, p) {
@@ -42,7 +44,7 @@ export default {
       datasets: [
         series(pick(), { label: 'Bytes sent per GPU (left axis)', data: data.stages.map((s) => s.bytes), yAxisID: 'y',
           borderColor: theme.text, borderWidth: 1 }),
-        series(pick(), { label: `Time at ${formatSI(data.link_bandwidth_Bps, 'B/s')} per direction (right axis)`, data: data.stages.map((s) => s.time_s), yAxisID: 'y1',
+        series(pick(), { label: `Time at a bus bandwidth of ${formatSI(data.link_bandwidth_Bps, 'B/s')} (right axis)`, data: data.stages.map((s) => s.time_s), yAxisID: 'y1',
           borderColor: theme.text, borderWidth: 1, borderDash: [4, 2] }),
       ],
       scales: {

@@ -7,6 +7,7 @@ const UNITS = {
   B: [1, 'B'], KB: [1e3, 'KB'], MB: [1e6, 'MB'], GB: [1e9, 'GB'], KiB: [1024, 'KiB'], MiB: [1024 ** 2, 'MiB'],
   GiB: [1024 ** 3, 'GiB'], 'GB/s': [1e9, 'GB/s'], 'TB/s': [1e12, 'TB/s'], 'FLOP/B': [1, 'FLOP/B'],
   s: [1, 's'], ms: [1e-3, 'ms'], us: [1e-6, 'µs'], ns: [1e-9, 'ns'], W: [1, 'W'],
+  days: [86400, 'days'], years: [365.25 * 86400, 'years'],
   '%': [0.01, '%'], x: [1, ''], int: [1, ''],
 };
 
