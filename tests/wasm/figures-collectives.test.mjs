@@ -141,3 +141,12 @@ test('hierarchical-allreduce: the table NVLink halved, phases add up, hierarchic
   assert.throws(() => run(hierarchical, { hardware: 'nope' }), isEngineError('hardware'));
   assert.throws(() => run(hierarchical, { inter_bandwidth_Bps: 0 }), isEngineError('inter_bandwidth_Bps'));
 });
+
+test('hierarchical-allreduce: across nodes the all-to-all part does not shrink with GPUs per node, the all-reduce part does', () => {
+  const at = (op, g) => run(hierarchical, { op, gpus_per_node: g, inter_latency_s: 0 }).points.find((q) => q.nodes === 8);
+  close(at('alltoall', 8).inter_s, at('alltoall', 2).inter_s);
+  close(at('allreduce', 8).inter_s, at('allreduce', 2).inter_s / 4);
+  // Each GPU sends (N − 1)/N · S over its NIC: 7/8 of 1 GB at 50 GB/s on 8 nodes.
+  const d = run(hierarchical, { op: 'alltoall', bytes: 1e9, inter_bandwidth_Bps: 50e9, inter_latency_s: 0 });
+  close(d.points.find((q) => q.nodes === 8).inter_s, (7 / 8) * 1e9 / 50e9);
+});
