@@ -150,3 +150,25 @@ test('hierarchical-allreduce: across nodes the all-to-all part does not shrink w
   const d = run(hierarchical, { op: 'alltoall', bytes: 1e9, inter_bandwidth_Bps: 50e9, inter_latency_s: 0 });
   close(d.points.find((q) => q.nodes === 8).inter_s, (7 / 8) * 1e9 / 50e9);
 });
+
+// The count of contributing ranks is drawn on every non-empty marker (its plugin run on a
+// recording context), in the theme's text colour; the written chunks' frames lie under them.
+test('collective-steps: every non-empty cell shows its count without a hover', () => {
+  const data = run(collectiveSteps, { ranks: 8, step: 3 });
+  const cfg = collectiveSteps.draw(data, { ...THEME, width: 390, height: 300 });
+  const plugin = cfg.plugins.find((p) => p.id === 'cellCounts');
+  const texts = [];
+  const ctx = new Proxy({ fillText: (t, x, y) => texts.push({ t, x, y }) }, { get: (o, k) => o[k] ?? (() => {}), set: () => true });
+  const chart = {
+    ctx, data: cfg.data, options: cfg.options, isDatasetVisible: () => true,
+    getDatasetMeta: (i) => ({ data: cfg.data.datasets[i].data.map((q) => ({ x: q.x, y: q.y })) }),
+  };
+  plugin.afterDatasetsDraw(chart);
+  const filled = data.cells.filter((c) => c.inputs > 0);
+  assert.equal(texts.length, filled.length);
+  for (const c of filled) assert.ok(texts.some((t) => t.x === c.chunk && t.y === c.rank && t.t === String(c.inputs)), `cell ${c.rank},${c.chunk}`);
+  assert.equal(cfg.options.plugins.cellCounts.color, THEME.text);
+  assert.ok(cfg.options.plugins.cellCounts.size >= 8);
+  assert.match(cfg.data.datasets.at(-1).label, /^Written in step 3/);
+  assert.ok(data.cells.some((c) => c.inputs > 1), 'partial sums with several inputs at step 3');
+});

@@ -28,7 +28,7 @@ function state(op, mask, r, ranks) {
 // One tick per rank or chunk (the axis runs from −0.5 so that the markers sit between lines).
 const integerTicks = (n) => (axis) => { axis.ticks = Array.from({ length: n }, (_, i) => ({ value: i })); };
 
-// Each marker's count of contributing ranks, drawn on it (text colour with a halo of the
+// In a reduction, each marker's count of contributing ranks, drawn on it (text colour with a halo of the
 // background, readable on any fill): the figure's point, visible without a hover.
 const cellCounts = {
   id: 'cellCounts',
@@ -115,17 +115,18 @@ export default {
     const cell = Math.min(((theme.width ?? 640) - 70) / data.chunks, ((theme.height ?? 400) - 60) / data.ranks);
     const size = Math.max(4, Math.min(14, cell * 0.34));
     const datasets = Object.entries(styles).map(([key, [shape, colour]]) => series(colour, {
-      label: key === 'empty' ? LABELS[key] : `${LABELS[key]}; number = ranks summed in`,
+      label: key === 'partial' ? `${LABELS[key]}; number = ranks summed in` : LABELS[key],
       data: data.cells.filter((c) => c.state === key).map((c) => ({ x: c.chunk, y: c.rank, c })),
       pointStyle: shape, pointRadius: key === 'empty' ? size * 0.6 : size, pointHoverRadius: size + 2,
-      countLabels: key !== 'empty',
+      // Counts only where they vary: in a gather or all-to-all every block has one source.
+      countLabels: key !== 'empty' && REDUCING.has(data.op),
     })).filter((d) => d.data.length > 0);
-    // Chunks written in this step: a frame round the cell in the text colour, drawn first
-    // (under the marker, filled with the page colour) so that it hides neither the marker
-    // nor its number, as a cross over them did.
+    // Chunks written in this step: a frame round the cell in the text colour, filled with the
+    // page colour and drawn under the marker (Chart.js paints the last dataset first), so that
+    // it hides neither the marker nor its number, as a cross over them did.
     const written = pick('text');
     const paper = theme.background ?? theme.grid;
-    datasets.unshift(series(written, {
+    datasets.push(series(written, {
       label: `Written in step ${data.step} (framed)`, data: data.cells.filter((c) => c.written).map((c) => ({ x: c.chunk, y: c.rank, c })),
       pointStyle: 'rect', pointRadius: size * 1.5, pointHoverRadius: size * 1.5, borderWidth: 2.5, backgroundColor: paper,
     }));
