@@ -9,7 +9,7 @@ const HARDWARE = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
 
 export default {
   id: 'hierarchical-allreduce',
-  title: 'Hierarchical all-reduce against a flat ring',
+  title: 'Across nodes: the hierarchical all-reduce (or all-to-all) against a flat ring',
   caption:
     'All-reduce time against the number of nodes, the phases one after another. The hierarchical algorithm reduce-scatters over NVLink inside each node, all-reduces only a 1/g shard per GPU over InfiniBand, then all-gathers over NVLink; the flat ring pushes 2S through the slow link and pays its latency 2(p − 1) times. Try a 10 MB message to see the latency term take over at many nodes, or raise the InfiniBand bandwidth to see the gap close. Switch to all-to-all and change g: its part across nodes does not move, because nothing is summed that could shrink each GPU\'s (N − 1)/N · S of cross-node bytes.',
   params: [
