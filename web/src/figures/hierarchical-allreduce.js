@@ -11,7 +11,7 @@ export default {
   id: 'hierarchical-allreduce',
   title: 'Across nodes: the hierarchical all-reduce (or all-to-all) against a flat ring',
   caption:
-    'All-reduce time against the number of nodes, the phases one after another. The hierarchical algorithm reduce-scatters over NVLink inside each node, all-reduces only a 1/g shard per GPU over InfiniBand, then all-gathers over NVLink; the flat ring pushes 2S through the slow link and pays its latency 2(p − 1) times. Try a 10 MB message to see the latency term take over at many nodes, or raise the InfiniBand bandwidth to see the gap close. Switch to all-to-all and change g: its part across nodes does not move, because nothing is summed that could shrink each GPU\'s (N − 1)/N · S of cross-node bytes.',
+    'All-reduce time against the number of nodes, the phases one after another; pipelined, as NCCL runs them, the time falls towards the higher of the two phase curves (the "phases overlapped" column of Show data). The hierarchical algorithm reduce-scatters over NVLink inside each node, all-reduces only a 1/g shard per GPU over InfiniBand, then all-gathers over NVLink; the flat ring pushes 2S through the slow link and pays its latency 2(p − 1) times. Try a 10 MB message to see the latency term take over at many nodes, or raise the InfiniBand bandwidth to see the gap close. Switch to all-to-all and change g: its part across nodes does not move, because nothing is summed that could shrink each GPU\'s (N − 1)/N · S of cross-node bytes.',
   params: [
     { key: 'op', label: 'Collective', from: ['hierarchical-allreduce', 'op'],
       options: [{ value: 'allreduce', label: 'All-reduce' }, { value: 'alltoall', label: 'All-to-all (no reduction)' }] },
@@ -29,7 +29,7 @@ export default {
         op, nodes, gpus_per_node: p.gpus_per_node, bytes: p.bytes, hardware,
         inter_bandwidth_Bps: p.inter_bandwidth_Bps, inter_latency_s: p.inter_latency_s,
       });
-      return { nodes, gpus: r.ranks, time_s: r.time_s, intra_s: r.intra_time_s, inter_s: r.inter_time_s, flat_s: r.flat_ring_time_s, speedup: r.speedup, intra_bw: r.intra_bandwidth_Bps };
+      return { nodes, gpus: r.ranks, time_s: r.time_s, intra_s: r.intra_time_s, inter_s: r.inter_time_s, flat_s: r.flat_ring_time_s, overlapped_s: r.overlapped_time_s, speedup: r.speedup, intra_bw: r.intra_bandwidth_Bps };
     });
     const points = sweep(p.hardware);
     // The time axis spans every GPU of the list at these settings, so that switching the GPU
@@ -45,8 +45,8 @@ export default {
     });
     const yRange = span([...times(points), ...others].filter((y) => y > 0), { log: true, pad: 1.5 });
     const table = {
-      columns: ['Nodes', 'GPUs', 'Hierarchical (s)', 'Intra-node part (s)', 'Inter-node part (s)', 'Flat ring (s)', 'Speedup (x)'],
-      rows: points.map((q) => [q.nodes, q.gpus, q.time_s, q.intra_s, q.inter_s, q.flat_s, q.speedup]),
+      columns: ['Nodes', 'GPUs', 'Hierarchical (s)', 'Intra-node part (s)', 'Inter-node part (s)', 'Phases overlapped (s)', 'Flat (s)', 'Speedup (x)'],
+      rows: points.map((q) => [q.nodes, q.gpus, q.time_s, q.intra_s, q.inter_s, q.overlapped_s, q.flat_s, q.speedup]),
     };
     return { op: p.op, hardware: p.hardware, gpus_per_node: p.gpus_per_node, bytes: p.bytes, intra_bandwidth_Bps: points[0].intra_bw, points, yRange, table };
   },
