@@ -38,7 +38,7 @@ export default {
     // ... and both collectives, so that switching to all-to-all shows its network part grow.
     // Every time falls as NVLink gets faster and nothing else depends on the GPU, so the GPUs
     // with the slowest and the fastest NVLink bound the range (half the calls of all five).
-    const nvlink = (h) => engine.calc('hardware', { id: h }).scaleup_bandwidth_Bps;
+    const nvlink = (h) => engine.calc('hierarchical-allreduce', { nodes: 1, hardware: h }).intra_bandwidth_Bps;
     const bySpeed = [...HARDWARE].sort((a, b) => nvlink(a) - nvlink(b));
     const others = [bySpeed[0], bySpeed.at(-1)].flatMap((h) => {
       try {
