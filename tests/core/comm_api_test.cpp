@@ -161,6 +161,11 @@ TEST(CommExercises, AnswersAgreeWithCalculators) {
     EXPECT_NE(e.prompt.find(mlsys::format_number(b["time_s"].get<double>() * 1e3, 3)), std::string::npos) << e.prompt;
     e = mlsys::make_exercise("collectives-hierarchical", seed);
     EXPECT_NEAR(calc("hierarchical-allreduce", e.params)["time_s"].get<double>() * 1e3, e.answer, 1e-9 * e.answer);
+    e = mlsys::make_exercise("collectives-alltoall-nodes", seed);
+    const json a = calc("hierarchical-allreduce", e.params);
+    EXPECT_NEAR(a["inter_time_s"].get<double>() * 1e3, e.answer, 1e-9 * e.answer);
+    // The all-reduce's answer (÷ g) is rejected.
+    EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(e.answer / 8, 4))["correct"].get<bool>());
   }
 }
 

@@ -13,7 +13,7 @@ import { figureLoaders } from '../../web/src/figures/index.js';
 const CASES = [
   { id: 'collective-time-vs-size', axes: ['x'], vary: ['ranks', 'latency_s'] },
   { id: 'ring-allreduce-bytes', axes: ['y'], vary: ['op'] },
-  { id: 'hierarchical-allreduce', axes: ['y'], vary: ['hardware'] },
+  { id: 'hierarchical-allreduce', axes: ['y'], vary: ['hardware', 'op'] },
   { id: 'dp-step-scaling', axes: ['y', 'y1'], vary: ['overlap'] },
   { id: 'zero-memory-per-gpu', axes: ['y'], vary: ['params'] },
   { id: 'zero-communication', axes: ['y', 'y1'], vary: ['comm_dtype'] },

@@ -141,3 +141,34 @@ test('hierarchical-allreduce: the table NVLink halved, phases add up, hierarchic
   assert.throws(() => run(hierarchical, { hardware: 'nope' }), isEngineError('hardware'));
   assert.throws(() => run(hierarchical, { inter_bandwidth_Bps: 0 }), isEngineError('inter_bandwidth_Bps'));
 });
+
+test('hierarchical-allreduce: across nodes the all-to-all part does not shrink with GPUs per node, the all-reduce part does', () => {
+  const at = (op, g) => run(hierarchical, { op, gpus_per_node: g, inter_latency_s: 0 }).points.find((q) => q.nodes === 8);
+  close(at('alltoall', 8).inter_s, at('alltoall', 2).inter_s);
+  close(at('allreduce', 8).inter_s, at('allreduce', 2).inter_s / 4);
+  // Each GPU sends (N − 1)/N · S over its NIC: 7/8 of 1 GB at 50 GB/s on 8 nodes.
+  const d = run(hierarchical, { op: 'alltoall', bytes: 1e9, inter_bandwidth_Bps: 50e9, inter_latency_s: 0 });
+  close(d.points.find((q) => q.nodes === 8).inter_s, (7 / 8) * 1e9 / 50e9);
+});
+
+// The count of contributing ranks is drawn on every non-empty marker (its plugin run on a
+// recording context), in the theme's text colour; the written chunks' frames lie under them.
+test('collective-steps: every non-empty cell shows its count without a hover', () => {
+  const data = run(collectiveSteps, { ranks: 8, step: 3 });
+  const cfg = collectiveSteps.draw(data, { ...THEME, width: 390, height: 300 });
+  const plugin = cfg.plugins.find((p) => p.id === 'cellCounts');
+  const texts = [];
+  const ctx = new Proxy({ fillText: (t, x, y) => texts.push({ t, x, y }) }, { get: (o, k) => o[k] ?? (() => {}), set: () => true });
+  const chart = {
+    ctx, data: cfg.data, options: cfg.options, isDatasetVisible: () => true,
+    getDatasetMeta: (i) => ({ data: cfg.data.datasets[i].data.map((q) => ({ x: q.x, y: q.y })) }),
+  };
+  plugin.afterDatasetsDraw(chart);
+  const filled = data.cells.filter((c) => c.inputs > 0);
+  assert.equal(texts.length, filled.length);
+  for (const c of filled) assert.ok(texts.some((t) => t.x === c.chunk && t.y === c.rank && t.t === String(c.inputs)), `cell ${c.rank},${c.chunk}`);
+  assert.equal(cfg.options.plugins.cellCounts.color, THEME.text);
+  assert.ok(cfg.options.plugins.cellCounts.size >= 8);
+  assert.match(cfg.data.datasets.at(-1).label, /^Written in step 3/);
+  assert.ok(data.cells.some((c) => c.inputs > 1), 'partial sums with several inputs at step 3');
+});

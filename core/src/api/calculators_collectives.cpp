@@ -57,18 +57,22 @@ MLSYS_DESCRIBE(CollectiveSweep, MLSYS_OUT(op, "", "The collective"), MLSYS_OUT(r
                MLSYS_OUT(half_bandwidth_bytes, "B", "n_1/2 = α·B: size at which one message reaches half the bandwidth"));
 MLSYS_DESCRIBE(HierarchicalVsFlat, MLSYS_OUT(ranks, "", "GPUs: nodes · gpus_per_node"),
                MLSYS_OUT(intra_bandwidth_Bps, "B/s", "Intra-node bandwidth per direction used"),
-               MLSYS_OUT(time_s, "s", "Hierarchical all-reduce time"), MLSYS_OUT(steps, "", "Its steps"),
+               MLSYS_OUT(time_s, "s", "Hierarchical time, phases one after another"), MLSYS_OUT(steps, "", "Its steps"),
                MLSYS_OUT(intra_time_s, "s", "Time on intra-node links"),
                MLSYS_OUT(inter_time_s, "s", "Time on inter-node links"),
                MLSYS_OUT(intra_steps, "", "Steps inside nodes"), MLSYS_OUT(inter_steps, "", "Steps across nodes"),
                MLSYS_OUT(intra_bytes_per_rank, "B", "Bytes a rank sends inside its node"),
                MLSYS_OUT(inter_bytes_per_rank, "B", "Bytes a rank sends across nodes"),
-               MLSYS_OUT(busbw_Bps, "B/s", "Bus bandwidth of the hierarchical all-reduce"),
-               MLSYS_OUT(flat_ring_time_s, "s", "One ring over every GPU (at the slower link)"),
+               MLSYS_OUT(busbw_Bps, "B/s", "Bus bandwidth of the hierarchical algorithm"),
+               MLSYS_OUT(flat_ring_time_s, "s",
+                         "One ring over every GPU at the slower link (all-to-all: the pairwise exchange)"),
                MLSYS_OUT(flat_ring_steps, "", "Its steps"),
                MLSYS_OUT(flat_ring_bytes_per_rank, "B", "Bytes a rank sends in the flat ring"),
                MLSYS_OUT(flat_ring_busbw_Bps, "B/s", "Bus bandwidth of the flat ring"),
-               MLSYS_OUT(speedup, "", "flat_ring_time_s / time_s"));
+               MLSYS_OUT(speedup, "", "flat_ring_time_s / time_s"),
+               MLSYS_OUT(overlapped_time_s, "s",
+                         "Bound with the phases pipelined chunk by chunk: max(intra_time_s, inter_time_s)"),
+               MLSYS_OUT(overlapped_busbw_Bps, "B/s", "Bus bandwidth at overlapped_time_s"));
 
 namespace {
 
@@ -170,10 +174,12 @@ void add_collectives_calculators(Calculators& out) {
 
   out.add("hierarchical-allreduce",
           "Hierarchical all-reduce on nodes × GPUs (ring reduce-scatter inside each node, ring all-reduce of the shards "
-          "across nodes, ring all-gather inside) against one flat ring over every GPU.",
-          {integer_field("nodes", "", "Number of nodes", 4, 1, 4096),
+          "across nodes, ring all-gather inside) against one flat ring over every GPU; with op alltoall, the "
+          "rail-aligned two-phase all-to-all against the flat pairwise exchange.",
+          {string_field("op", "The collective", "allreduce", {"allreduce", "alltoall"}),
+           integer_field("nodes", "", "Number of nodes", 4, 1, 4096),
            integer_field("gpus_per_node", "", "GPUs per node", 8, 1, 64),
-           number_field("bytes", "B", "All-reduce buffer size S", 1e9, 0.0, kMaxBytes), hardware_field(true),
+           number_field("bytes", "B", "Size S: the all-reduce buffer, or each GPU's all-to-all buffer (p blocks)", 1e9, 0.0, kMaxBytes), hardware_field(true),
            optional(bandwidth_field("bandwidth_Bps", json(),
                                     "Intra-node bandwidth per direction (default: half the table's scale-up "
                                     "bandwidth)")),
@@ -185,7 +191,8 @@ void add_collectives_calculators(Calculators& out) {
             return hierarchical_vs_flat(static_cast<int>(in.integer("nodes")),
                                         static_cast<int>(in.integer("gpus_per_node")), in.num("bytes"),
                                         {in.num("latency_s"), intra_bandwidth_from(in)},
-                                        {in.num("inter_latency_s"), in.num("inter_bandwidth_Bps")});
+                                        {in.num("inter_latency_s"), in.num("inter_bandwidth_Bps")},
+                                        collective_from_name(in.str("op")));
           });
 }
 

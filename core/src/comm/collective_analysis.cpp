@@ -157,12 +157,15 @@ CollectiveSweep collective_sweep(Collective op, int ranks, Link link, double lo,
   return r;
 }
 
-HierarchicalVsFlat hierarchical_vs_flat(int nodes, int g, double bytes, Link intra, Link inter) {
+HierarchicalVsFlat hierarchical_vs_flat(int nodes, int g, double bytes, Link intra, Link inter, Collective op) {
+  if (op != Collective::AllReduce && op != Collective::AllToAll)
+    throw InputError("op", "The comparison is made for all-reduce and all-to-all.");
   const int ranks = nodes * g;
-  const auto h = hierarchical_breakdown(Collective::AllReduce, ranks, g, bytes, intra, inter);
+  const auto h = hierarchical_breakdown(op, ranks, g, bytes, intra, inter);
   const CommTopology t{intra, inter, g};
-  const auto flat = collective_cost(Collective::AllReduce, CollectiveAlgorithm::Ring, ranks, bytes, flat_link(t, ranks));
-  const double factor = bus_bandwidth_factor(Collective::AllReduce, ranks);
+  const auto flat = collective_cost(op, CollectiveAlgorithm::Ring, ranks, bytes, flat_link(t, ranks));
+  const double factor = bus_bandwidth_factor(op, ranks);
+  const double overlapped = std::max(h.intra_time_s, h.inter_time_s);
   auto busbw = [&](double time) { return time > 0 ? bytes / time * factor : 0.0; };
   return {ranks,
           intra.bandwidth_Bps,
@@ -179,7 +182,9 @@ HierarchicalVsFlat hierarchical_vs_flat(int nodes, int g, double bytes, Link int
           flat.steps,
           flat.bytes_sent_per_rank,
           busbw(flat.time_s),
-          h.total.time_s > 0 ? flat.time_s / h.total.time_s : 1.0};
+          h.total.time_s > 0 ? flat.time_s / h.total.time_s : 1.0,
+          overlapped,
+          busbw(overlapped)};
 }
 
 }  // namespace mlsys

@@ -60,8 +60,8 @@ bool collective_supported(Collective op, CollectiveAlgorithm algorithm, int rank
       if (!power_of_two(ranks)) return no("Halving-doubling needs a power-of-two number of ranks.");
       return true;
     case CollectiveAlgorithm::Hierarchical:
-      if (op != Collective::AllReduce && op != Collective::AllGather && op != Collective::ReduceScatter)
-        return no("The hierarchical algorithm is modelled for all-reduce, all-gather and reduce-scatter.");
+      if (op == Collective::Broadcast || op == Collective::Reduce)
+        return no("The hierarchical algorithm is modelled for all-reduce, all-gather, reduce-scatter and all-to-all.");
       if (gpus_per_node < 1) return no("The hierarchical algorithm needs gpus_per_node.");
       if (ranks % gpus_per_node != 0) return no("ranks must be a multiple of gpus_per_node.");
       return true;
@@ -165,8 +165,22 @@ HierarchicalBreakdown hierarchical_breakdown(Collective op, int ranks, int gpus_
   if (!collective_supported(op, CollectiveAlgorithm::Hierarchical, ranks, gpus_per_node, &why))
     throw InputError("algorithm", why);
   const double g = gpus_per_node, n = ranks / gpus_per_node;
-  const double shard = bytes / g, piece = bytes / (g * n);
   HierarchicalBreakdown h{};
+  if (op == Collective::AllToAll) {
+    // Phase 1 (NVLink): to each of the g−1 local peers, its N blocks of S/p: S/g a step.
+    // Phase 2 (NICs, one rail): to each of the N−1 other nodes, the g blocks its GPU on
+    // this rail receives from this node: S/N a step.
+    h.intra_steps = g - 1;
+    h.inter_steps = n - 1;
+    h.intra_time_s = h.intra_steps * (intra.latency_s + bytes / g / intra.bandwidth_Bps);
+    h.inter_time_s = h.inter_steps * (inter.latency_s + bytes / n / inter.bandwidth_Bps);
+    h.intra_bytes_per_rank = h.intra_steps * bytes / g;
+    h.inter_bytes_per_rank = h.inter_steps * bytes / n;
+    h.total = {h.intra_time_s + h.inter_time_s, h.intra_steps + h.inter_steps,
+               h.intra_bytes_per_rank + h.inter_bytes_per_rank};
+    return h;
+  }
+  const double shard = bytes / g, piece = bytes / (g * n);
   // Intra-node ring phases move S/g per step; inter-node ring phases move S/(gN) per step.
   const double intra_phases = op == Collective::AllReduce ? 2 : 1;
   const double inter_phases = op == Collective::AllReduce ? 2 : 1;

@@ -247,6 +247,11 @@ ExecutedCollective execute_collective(Collective op, CollectiveAlgorithm algorit
       throw InputError("gpus_per_node", "ranks must be a multiple of gpus_per_node (whole nodes).");
   }
   if (!collective_supported(op, algorithm, ranks, gpus_per_node, &why)) throw InputError("algorithm", why);
+  // Its first phase parks blocks bound for other nodes on a relay GPU, which the receive
+  // buffer (one slot per source) cannot show: priced by hierarchical_cost only.
+  if (algorithm == CollectiveAlgorithm::Hierarchical && op == Collective::AllToAll)
+    throw InputError("algorithm", "The simulation runs the hierarchical algorithm for all-reduce, all-gather and "
+                                  "reduce-scatter; its two-phase all-to-all is priced by the cost model only.");
   const bool chain = algorithm == CollectiveAlgorithm::Ring && (op == Collective::Broadcast || op == Collective::Reduce);
   if (chain_chunks < 0 || chain_chunks > 256) throw InputError("chunks", "The pipeline takes 1 to 256 chunks.");
   const int C = chain && chain_chunks > 0 ? chain_chunks : ranks;

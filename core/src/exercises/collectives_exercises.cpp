@@ -1,6 +1,7 @@
 // Exercises of the collectives lesson: ring all-reduce time from α, B, p and S; bytes each
 // rank sends in a ring all-reduce; the message size where recursive doubling and the ring
-// cost the same; bus bandwidth from a measured time; hierarchical all-reduce across nodes.
+// cost the same; bus bandwidth from a measured time; hierarchical all-reduce across nodes;
+// the cross-node part of an all-to-all.
 // Numbers are shown rounded and answers are computed from the numbers shown; `params` are
 // inputs of the `collective`, `collective-sweep` and `hierarchical-allreduce` calculators.
 #include <cmath>
@@ -147,6 +148,35 @@ Exercise hierarchical(Rng& rng) {
   return e;
 }
 
+// All-to-all across nodes: each GPU's cross-node bytes are (N − 1)/N of its buffer whatever
+// the GPUs per node (nothing is summed); dividing by g as for the all-reduce is 8× too fast.
+Exercise alltoall_nodes(Rng& rng) {
+  const int nodes = rng.pick(std::vector<int>{2, 4, 8, 16, 32});
+  const int g = 8;
+  const double gb = rng.pick(std::vector<double>{0.25, 0.5, 1, 2, 4});
+  const double be = rng.pick(std::vector<double>{25, 50, 100});
+  const double S = gb * 1e9;
+  Exercise e;
+  e.title = "All-to-all across nodes";
+  e.params = {{"op", "alltoall"}, {"nodes", nodes}, {"gpus_per_node", g}, {"bytes", S}, {"latency_s", 0.0},
+              {"inter_bandwidth_Bps", be * 1e9}, {"inter_latency_s", 0.0}};
+  e.prompt = "A mixture-of-experts layer runs on " + format_int(nodes) + " nodes of 8 GPUs. In its all-to-all each "
+             "GPU sends a " + format_number(gb, 3) + " GB buffer, cut into equal blocks for all " +
+             format_int(nodes * g) + " GPUs (its own block included). Each GPU has its own " + format_number(be, 3) +
+             " GB/s network adapter, and blocks are routed over NVLink to the GPU on the destination's rail before "
+             "they cross. Ignoring latency, how long does the part across nodes take, in ms?";
+  e.unit = "ms";
+  e.answer = (nodes - 1.0) / nodes * S / (be * 1e9) * 1e3;
+  e.hint = "Count the blocks each GPU's adapter must send: everything its node owes the other nodes on its rail. "
+           "Nothing is summed, so no step inside the node makes a GPU's share smaller.";
+  e.solution = "Each GPU owes the other nodes " + format_int(nodes - 1) + "/" + format_int(nodes) +
+               " of its buffer, and after routing its adapter carries exactly that much, with 1 GPU per node or 8 "
+               "(an all-reduce would send 8 times less): " +
+               format_int(nodes - 1) + "/" + format_int(nodes) + " × " + format_number(gb, 3) + " GB / " +
+               format_number(be, 3) + " GB/s = " + format_number(e.answer, 4) + " ms.";
+  return e;
+}
+
 }  // namespace
 
 void add_collectives_exercises(std::vector<Generator>& out) {
@@ -155,6 +185,7 @@ void add_collectives_exercises(std::vector<Generator>& out) {
   out.push_back({"collectives-crossover", crossover});
   out.push_back({"collectives-bus-bandwidth", busbw});
   out.push_back({"collectives-hierarchical", hierarchical});
+  out.push_back({"collectives-alltoall-nodes", alltoall_nodes});
 }
 
 }  // namespace mlsys::exercises

@@ -28,6 +28,35 @@ function state(op, mask, r, ranks) {
 // One tick per rank or chunk (the axis runs from −0.5 so that the markers sit between lines).
 const integerTicks = (n) => (axis) => { axis.ticks = Array.from({ length: n }, (_, i) => ({ value: i })); };
 
+// In a reduction, each marker's count of contributing ranks, drawn on it (text colour with a halo of the
+// background, readable on any fill): the figure's point, visible without a hover.
+const cellCounts = {
+  id: 'cellCounts',
+  afterDatasetsDraw(chart) {
+    const { ctx } = chart;
+    const { color: text, haloColor: halo, size, digitsInSeries } = chart.options.plugins.cellCounts ?? {};
+    if (!text || !(size > 0)) return;
+    ctx.save();
+    ctx.font = `600 ${size}px ${chart.options.font?.family ?? 'sans-serif'}`;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.lineJoin = 'round';
+    ctx.lineWidth = 3;
+    chart.data.datasets.forEach((ds, di) => {
+      if (!ds.countLabels || !chart.isDatasetVisible(di)) return;
+      chart.getDatasetMeta(di).data.forEach((el, i) => {
+        const c = ds.data[i]?.c;
+        if (!c || c.inputs === 0) return;
+        ctx.strokeStyle = halo;
+        ctx.strokeText(String(c.inputs), el.x, el.y);
+        ctx.fillStyle = digitsInSeries ? ds.backgroundColor : text;
+        ctx.fillText(String(c.inputs), el.x, el.y);
+      });
+    });
+    ctx.restore();
+  },
+};
+
 const LABELS = {
   own: 'Own input only', partial: 'Partial sum (some inputs)', complete: 'Fully reduced (all inputs)',
   received: 'Received from another rank', empty: 'Empty (no valid data)',
@@ -38,7 +67,7 @@ export default {
   title: 'Collectives step by step on simulated ranks',
   simulation: true,
   caption:
-    'Each row is a rank, each column a chunk of its buffer; the marker shows what the rank holds after the chosen step, and crosses mark the chunks written in that step. Drag the step slider through a ring all-reduce: partial sums travel round the ring for p − 1 steps, then the finished chunks are copied round for p − 1 more. Switch to tree or recursive doubling and count the steps, or to all-to-all to see each rank\'s blocks scatter.',
+    'Each row is a rank, each column a chunk of its buffer; the marker shows what the rank holds after the chosen step (in a reduction, the number on it counts the ranks whose inputs the chunk already contains), and a frame marks each chunk written in that step. Drag the step slider through a ring all-reduce: partial sums travel round the ring for p − 1 steps, then the finished chunks are copied round for p − 1 more. Switch to tree or recursive doubling and count the steps, or to all-to-all to see each rank\'s blocks scatter.',
   params: [
     { key: 'op', label: 'Collective', type: 'select', options: OPS, default: 'allreduce' },
     { key: 'algorithm', label: 'Algorithm', type: 'select', default: 'ring',
@@ -81,21 +110,39 @@ export default {
   draw(data, theme) {
     const pick = colours(theme);
     const styles = { own: ['rect', pick()], partial: ['triangle', pick()], complete: ['rectRot', pick()], received: ['circle', pick()], empty: ['rect', pick('grid')] };
-    const size = Math.max(4, 13 - Math.max(data.ranks, data.chunks) / 2);
+    // Markers as large as a cell allows (the chart box's size; axes take about 70 by 60 px),
+    // so that the count of contributions fits on them.
+    const cell = Math.min(((theme.width ?? 640) - 70) / data.chunks, ((theme.height ?? 400) - 60) / data.ranks);
+    const size = Math.max(4, Math.min(14, cell * 0.34));
+    const reducing = REDUCING.has(data.op);
+    // Too small a marker to carry a number (16 ranks on a phone): the number replaces the
+    // marker, written in its series' colour (the hover still finds it).
+    const digitsOnly = reducing && size < 6.5;
+    const fontPx = Math.round(Math.max(digitsOnly ? 9 : 8, Math.min(13, size * 1.05)));
+    const frame = digitsOnly ? Math.max(size * 1.5, fontPx * 0.95) : size * 1.5; // encloses a two-digit count
     const datasets = Object.entries(styles).map(([key, [shape, colour]]) => series(colour, {
-      label: LABELS[key],
+      label: key === 'partial' ? `${LABELS[key]}; number = ranks summed in` : LABELS[key],
       data: data.cells.filter((c) => c.state === key).map((c) => ({ x: c.chunk, y: c.rank, c })),
-      pointStyle: shape, pointRadius: key === 'empty' ? size * 0.6 : size, pointHoverRadius: size + 2,
+      pointStyle: shape, pointRadius: key === 'empty' ? size * 0.6 : (digitsOnly ? 0 : size), pointHoverRadius: size + 2,
+      pointHitRadius: size + 2,
+      // Counts only where they vary: in a gather or all-to-all every block has one source.
+      countLabels: key !== 'empty' && reducing,
     })).filter((d) => d.data.length > 0);
-    datasets.push(series(pick('text'), {
-      label: `Written in step ${data.step}`, data: data.cells.filter((c) => c.written).map((c) => ({ x: c.chunk, y: c.rank, c })),
-      pointStyle: 'crossRot', pointRadius: size * 1.1, borderWidth: 2.5,
+    // Chunks written in this step: a frame round the cell in the text colour, filled with the
+    // page colour and drawn under the marker (Chart.js paints the last dataset first), so that
+    // it hides neither the marker nor its number, as a cross over them did.
+    const written = pick('text');
+    const paper = theme.background ?? theme.grid;
+    datasets.push(series(written, {
+      label: `Written in step ${data.step} (framed)`, data: data.cells.filter((c) => c.written).map((c) => ({ x: c.chunk, y: c.rank, c })),
+      pointStyle: 'rect', pointRadius: frame, pointHoverRadius: frame, borderWidth: digitsOnly ? 1.5 : 2.5, backgroundColor: paper,
     }));
     const check = data.equals_direct ? 'result equals the direct computation' : 'result differs from the direct computation';
     // One tick per chunk and rank; the grid lines fall between the markers.
     const grid = (n) => ({ range: [-0.5, n - 0.5], afterBuildTicks: integerTicks(n), ticks: { autoSkip: false } });
-    return chart(theme, {
+    const config = chart(theme, {
       datasets,
+      plugins: { cellCounts: { color: written, haloColor: paper, size: fontPx, digitsInSeries: digitsOnly } },
       scales: {
         x: linear(`Chunk (each ${formatSI(data.bytes / data.chunks, 'B')}) · step ${data.step} of ${data.steps}`, grid(data.chunks)),
         y: linear(`Rank (GPU; ${check})`, { ...grid(data.ranks), reverse: true }),
@@ -105,5 +152,7 @@ export default {
         return `rank ${c.rank}, chunk ${c.chunk}: ${LABELS[c.state].toLowerCase()}, ${c.inputs} rank input${c.inputs === 1 ? '' : 's'}${c.written ? ', written in this step' : ''}`;
       },
     });
+    config.plugins = [cellCounts];
+    return config;
   },
 };

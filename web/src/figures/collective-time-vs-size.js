@@ -13,7 +13,7 @@ export default {
   id: 'collective-time-vs-size',
   title: 'Latency-bound or bandwidth-bound: time against message size',
   caption:
-    'Modelled time of each algorithm (log-log) as the message grows, with the crossover sizes marked. Small messages are latency-bound, so the algorithm with the fewest steps wins; large ones are bandwidth-bound, so the one sending the fewest bytes wins. Raise α or the rank count and watch the crossover move right; choose 12 ranks and recursive doubling disappears (it needs a power of two).',
+    'Modelled time of each algorithm (log-log) as the message grows, with the crossover sizes marked. Small messages are latency-bound, so the algorithm with the fewest steps wins; large ones are bandwidth-bound, so those sending the fewest bytes win: the ring and halving-doubling, which sends the ring\'s bytes in fewer steps and so, on a power of two, stays below the ring at every size. Raise α or the rank count and watch the crossover move right; choose 12 ranks and recursive doubling disappears (it needs a power of two).',
   params: [
     { key: 'op', label: 'Collective', type: 'select', default: 'allreduce',
       options: [{ value: 'allreduce', label: 'All-reduce' }, { value: 'broadcast', label: 'Broadcast' }, { value: 'reduce', label: 'Reduce' },
@@ -44,8 +44,11 @@ export default {
     const shapes = ['circle', 'triangle', 'rect', 'rectRot'];
     const pick = colours(theme);
     const colour = Object.fromEntries(data.series.map((s) => [s.algorithm, pick()]));
+    // An algorithm that never crosses the ring and is the faster at small sizes is faster at
+    // every size (halving-doubling on a power of two): said in its legend entry.
+    const never = new Set(data.notes.filter((c) => !c.exists && c.faster_small === c.algorithm).map((c) => c.algorithm));
     const datasets = data.series.map((s, i) => series(colour[s.algorithm], {
-      label: NAMES[s.algorithm], data: s.points.map((q) => ({ x: q.bytes, y: q.time_s })), showLine: true,
+      label: never.has(s.algorithm) ? `${NAMES[s.algorithm]} (never slower than the ring)` : NAMES[s.algorithm], data: s.points.map((q) => ({ x: q.bytes, y: q.time_s })), showLine: true,
       pointStyle: shapes[i], pointRadius: 2, borderWidth: 2, borderDash: i === 0 ? [] : [6, 3 * i], group: s.algorithm,
     }));
     const all = data.series.flatMap((s) => s.points.map((q) => q.time_s)).filter((t) => t > 0);

@@ -9,10 +9,12 @@ const HARDWARE = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
 
 export default {
   id: 'hierarchical-allreduce',
-  title: 'Hierarchical all-reduce against a flat ring',
+  title: 'Across nodes: the hierarchical all-reduce (or all-to-all) against a flat ring',
   caption:
-    'All-reduce time against the number of nodes. The hierarchical algorithm reduce-scatters over NVLink inside each node, all-reduces only a 1/g shard per GPU over InfiniBand, then all-gathers over NVLink; the flat ring pushes 2S through the slow link and pays its latency 2(p − 1) times. Try a 10 MB message to see the latency term take over at many nodes, or raise the InfiniBand bandwidth to see the gap close.',
+    'All-reduce time against the number of nodes, the phases one after another; pipelined, as NCCL runs them, the time falls towards the higher of the two phase curves (the "phases overlapped" column of Show data). The hierarchical algorithm reduce-scatters over NVLink inside each node, all-reduces only a 1/g shard per GPU over InfiniBand, then all-gathers over NVLink; the flat ring pushes 2S through the slow link and pays its latency 2(p − 1) times. Try a 10 MB message to see the latency term take over at many nodes, or raise the InfiniBand bandwidth to see the gap close. Switch to all-to-all and change g: its part across nodes does not move, because nothing is summed that could shrink each GPU\'s (N − 1)/N · S of cross-node bytes.',
   params: [
+    { key: 'op', label: 'Collective', from: ['hierarchical-allreduce', 'op'],
+      options: [{ value: 'allreduce', label: 'All-reduce' }, { value: 'alltoall', label: 'All-to-all (no reduction)' }] },
     { key: 'hardware', label: 'GPU (NVLink from the table)', from: ['hierarchical-allreduce', 'hardware'],
       options: HARDWARE },
     { key: 'gpus_per_node', label: 'GPUs per node g', from: ['hierarchical-allreduce', 'gpus_per_node'], min: 2, max: 16 },
@@ -22,30 +24,35 @@ export default {
   ],
 
   data(engine, p) {
-    const sweep = (hardware) => NODES.map((nodes) => {
+    const sweep = (hardware, op = p.op) => NODES.map((nodes) => {
       const r = engine.calc('hierarchical-allreduce', {
-        nodes, gpus_per_node: p.gpus_per_node, bytes: p.bytes, hardware,
+        op, nodes, gpus_per_node: p.gpus_per_node, bytes: p.bytes, hardware,
         inter_bandwidth_Bps: p.inter_bandwidth_Bps, inter_latency_s: p.inter_latency_s,
       });
-      return { nodes, gpus: r.ranks, time_s: r.time_s, intra_s: r.intra_time_s, inter_s: r.inter_time_s, flat_s: r.flat_ring_time_s, speedup: r.speedup, intra_bw: r.intra_bandwidth_Bps };
+      return { nodes, gpus: r.ranks, time_s: r.time_s, intra_s: r.intra_time_s, inter_s: r.inter_time_s, flat_s: r.flat_ring_time_s, overlapped_s: r.overlapped_time_s, speedup: r.speedup, intra_bw: r.intra_bandwidth_Bps };
     });
     const points = sweep(p.hardware);
     // The time axis spans every GPU of the list at these settings, so that switching the GPU
     // moves the curves (the B200's faster NVLink halves the intra-node part), not the axis.
     const times = (pts) => pts.flatMap((q) => [q.time_s, q.intra_s, q.inter_s, q.flat_s]);
-    const others = HARDWARE.filter((h) => h !== p.hardware).flatMap((h) => {
+    // ... and both collectives, so that switching to all-to-all shows its network part grow.
+    // Every time falls as NVLink gets faster and nothing else depends on the GPU, so the GPUs
+    // with the slowest and the fastest NVLink bound the range (half the calls of all five).
+    const nvlink = (h) => engine.calc('hierarchical-allreduce', { nodes: 1, hardware: h }).intra_bandwidth_Bps;
+    const bySpeed = [...HARDWARE].sort((a, b) => nvlink(a) - nvlink(b));
+    const others = [bySpeed[0], bySpeed.at(-1)].flatMap((h) => {
       try {
-        return times(sweep(h));
+        return ['allreduce', 'alltoall'].flatMap((op) => times(sweep(h, op)));
       } catch {
         return []; // a GPU these settings do not fit adds nothing to the range
       }
     });
     const yRange = span([...times(points), ...others].filter((y) => y > 0), { log: true, pad: 1.5 });
     const table = {
-      columns: ['Nodes', 'GPUs', 'Hierarchical (s)', 'Intra-node part (s)', 'Inter-node part (s)', 'Flat ring (s)', 'Speedup (x)'],
-      rows: points.map((q) => [q.nodes, q.gpus, q.time_s, q.intra_s, q.inter_s, q.flat_s, q.speedup]),
+      columns: ['Nodes', 'GPUs', 'Hierarchical (s)', 'Intra-node part (s)', 'Inter-node part (s)', 'Phases overlapped (s)', 'Flat (s)', 'Speedup (x)'],
+      rows: points.map((q) => [q.nodes, q.gpus, q.time_s, q.intra_s, q.inter_s, q.overlapped_s, q.flat_s, q.speedup]),
     };
-    return { hardware: p.hardware, gpus_per_node: p.gpus_per_node, bytes: p.bytes, intra_bandwidth_Bps: points[0].intra_bw, points, yRange, table };
+    return { op: p.op, hardware: p.hardware, gpus_per_node: p.gpus_per_node, bytes: p.bytes, intra_bandwidth_Bps: points[0].intra_bw, points, yRange, table };
   },
 
   draw(data, theme) {
@@ -54,17 +61,18 @@ export default {
       label, data: data.points.filter((q) => q[key] > 0).map((q) => ({ x: q.nodes, y: q[key], q })), showLine: true,
       pointStyle: shape, pointRadius: 3, borderWidth: 2, borderDash: dash,
     });
+    const a2a = data.op === 'alltoall';
     const datasets = [
-      curve('Hierarchical all-reduce', 'time_s', 'circle'),
+      curve(a2a ? 'Hierarchical all-to-all (two phases)' : 'Hierarchical all-reduce', 'time_s', 'circle'),
       curve(`Inside nodes (NVLink ${formatSI(data.intra_bandwidth_Bps, 'B/s')} per direction)`, 'intra_s', 'triangle', [6, 3]),
       curve('Across nodes (InfiniBand)', 'inter_s', 'rectRot', [2, 3]),
-      curve('Flat ring over every GPU', 'flat_s', 'rect'),
+      curve(a2a ? 'Direct pairwise exchange' : 'Flat ring over every GPU', 'flat_s', 'rect'),
     ];
     return chart(theme, {
       datasets,
       scales: {
         x: log(`Nodes (× ${data.gpus_per_node} GPUs)`, { unit: '', range: [1, 512] }),
-        y: log('All-reduce time (s)', { unit: 's', range: data.yRange }),
+        y: log(`${a2a ? 'All-to-all' : 'All-reduce'} time (s)`, { unit: 's', range: data.yRange }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: ${ctx.raw.q.nodes} nodes (${ctx.raw.q.gpus} GPUs), ${formatSI(ctx.raw.y, 's')}`,
     });

@@ -105,8 +105,13 @@ struct HierarchicalVsFlat {
   double busbw_Bps;
   double flat_ring_time_s, flat_ring_steps, flat_ring_bytes_per_rank, flat_ring_busbw_Bps;
   double speedup;  // flat ring time / hierarchical time
+  // The phases pipelined chunk by chunk, as NCCL runs them: no faster than the slower phase,
+  // max(intra, inter), a bound rather than a prediction (chunking's own costs left out).
+  double overlapped_time_s, overlapped_busbw_Bps;
 };
-// Hierarchical all-reduce of `bytes` on nodes × gpus_per_node against one ring over every GPU.
-HierarchicalVsFlat hierarchical_vs_flat(int nodes, int gpus_per_node, double bytes, Link intra, Link inter);
+// Hierarchical `op` (all-reduce or all-to-all) of `bytes` on nodes × gpus_per_node against
+// one flat ring (all-to-all: the pairwise exchange) over every GPU at the slower link.
+HierarchicalVsFlat hierarchical_vs_flat(int nodes, int gpus_per_node, double bytes, Link intra, Link inter,
+                                        Collective op = Collective::AllReduce);
 
 }  // namespace mlsys

@@ -17,7 +17,8 @@
 //             halving, log2 p steps of S/2, ..., S/p.
 //   halving-doubling (p a power of two) all-reduce = recursive-halving reduce-scatter then
 //             recursive-doubling all-gather (Rabenseifner): 2·log2 p steps, 2(p−1)/p·S.
-//   hierarchical (hierarchical_cost) ring phases inside nodes and across them.
+//   hierarchical (hierarchical_cost) ring phases inside nodes and across them; all-to-all
+//             in two rail-aligned phases.
 #pragma once
 #include <string>
 
@@ -48,8 +49,14 @@ CollectiveCost collective_cost(Collective op, CollectiveAlgorithm algorithm, int
 //                  of each GPU's shard across nodes (2(N−1) steps of S/(gN)), ring
 //                  all-gather inside the node (g−1 steps of S/g);
 //   all-gather     across nodes first (N−1 steps of S/(gN)), then inside (g−1 of S/g);
-//   reduce-scatter inside first (g−1 of S/g), then across nodes (N−1 of S/(gN)).
-// Other ops throw InputError("algorithm").
+//   reduce-scatter inside first (g−1 of S/g), then across nodes (N−1 of S/(gN));
+//   all-to-all     rail-aligned in two phases (NCCL's PXN routes it the same way): inside the
+//                  node each GPU hands local GPU l every block bound for local index l on any
+//                  node (g−1 steps of S/g), then the N GPUs of one rail exchange them (N−1
+//                  steps of S/N). Each GPU sends (N−1)/N·S across nodes whatever g is: with no
+//                  reduction nothing shrinks a GPU's cross-node bytes, unlike all-reduce's
+//                  2(N−1)/N·S/g.
+// Broadcast and reduce throw InputError("algorithm").
 CollectiveCost hierarchical_cost(Collective op, int ranks, int gpus_per_node, double bytes, Link intra, Link inter);
 
 // The same, split into the part spent on intra-node links and on inter-node links.
@@ -66,8 +73,8 @@ HierarchicalBreakdown hierarchical_breakdown(Collective op, int ranks, int gpus_
 // `gpus_per_node` (the ranks of a DP, FSDP or TP group): a ring over the scale-up link
 // `intra` when the group fits in one node; across nodes the hierarchical algorithm above,
 // where every GPU drives its own NIC (`inter` is one GPU's NIC, rail-aligned), so a node's
-// NICs carry its traffic together. Broadcast, reduce and all-to-all throw InputError
-// ("algorithm") across nodes; a group spanning a partial node throws InputError("ranks").
+// NICs carry its traffic together. Broadcast and reduce throw InputError("algorithm") across
+// nodes; a group spanning a partial node throws InputError("ranks").
 CollectiveCost group_collective_cost(Collective op, int ranks, int gpus_per_node, double bytes, Link intra, Link inter);
 
 // nccl-tests' bus-bandwidth factor: busbw = algbw · factor (2(p−1)/p for all-reduce,

@@ -1,0 +1,123 @@
+// Collectives across nodes (comm/cost_model.hpp, comm/collective_analysis.hpp): the two-phase,
+// rail-aligned all-to-all against its closed form and a block-by-block count of its schedule,
+// why it cannot use a node's NICs the way the hierarchical all-reduce does, and the
+// hierarchical all-reduce on DGX A100 against NVIDIA's measured bus bandwidth.
+#include <gtest/gtest.h>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/comm/collective_analysis.hpp"
+#include "mlsys/comm/cost_model.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "test_support.hpp"
+
+namespace mlsys {
+namespace {
+
+const Link kNvlink{2e-6, 450e9}, kNic{5e-6, 50e9};
+
+// Closed form: g−1 NVLink steps of S/g, then N−1 NIC steps of S/N.
+TEST(CommHierarchical, AllToAllClosedForm) {
+  const double S = 1e9;
+  for (int g : {1, 2, 4, 8}) {
+    for (int n : {1, 2, 4, 16}) {
+      const auto h = hierarchical_breakdown(Collective::AllToAll, g * n, g, S, kNvlink, kNic);
+      const std::string what = "g=" + std::to_string(g) + " N=" + std::to_string(n);
+      EXPECT_DOUBLE_EQ(h.intra_steps, g - 1) << what;
+      EXPECT_DOUBLE_EQ(h.inter_steps, n - 1) << what;
+      EXPECT_DOUBLE_EQ(h.intra_time_s, (g - 1) * (2e-6 + S / g / 450e9)) << what;
+      EXPECT_DOUBLE_EQ(h.inter_time_s, (n - 1) * (5e-6 + S / n / 50e9)) << what;
+      EXPECT_DOUBLE_EQ(h.total.time_s, h.intra_time_s + h.inter_time_s) << what;
+    }
+  }
+}
+
+// Count the schedule block by block: S/p per (source, destination) pair. Phase 1 sends each
+// block to the source node's GPU on the destination's rail; phase 2 carries it across. The
+// bytes a GPU puts on its NIC are the blocks its node owes other nodes on its rail.
+TEST(CommHierarchical, AllToAllCrossNodeBytesCountedPerBlock) {
+  const double S = 1e9;
+  for (int g : {2, 4, 8}) {
+    for (int n : {2, 3, 8}) {
+      const int p = g * n;
+      std::vector<double> nic(p, 0.0), nvlink(p, 0.0);
+      for (int src = 0; src < p; ++src) {
+        for (int dst = 0; dst < p; ++dst) {
+          const int relay = (src / g) * g + dst % g;  // same node as src, same rail as dst
+          if (relay != src) nvlink[src] += S / p;
+          if (dst / g != src / g) nic[relay] += S / p;
+        }
+      }
+      const auto h = hierarchical_breakdown(Collective::AllToAll, p, g, S, kNvlink, kNic);
+      for (int r = 0; r < p; ++r) {
+        EXPECT_NEAR(nic[r], h.inter_bytes_per_rank, 1e-6) << "rank " << r;
+        EXPECT_NEAR(nvlink[r], h.intra_bytes_per_rank, 1e-6) << "rank " << r;
+      }
+      EXPECT_NEAR(h.inter_bytes_per_rank, (n - 1.0) / n * S, 1e-6);
+    }
+  }
+}
+
+// No reduction: a GPU's cross-node bytes stay (N−1)/N·S however many GPUs share the node,
+// while the hierarchical all-reduce's fall as 2(N−1)/N·S/g. So adding NICs per node (g)
+// speeds up the all-reduce's network phase and leaves the all-to-all's where it was.
+TEST(CommHierarchical, AllToAllDoesNotShrinkWithGpusPerNode) {
+  const double S = 1e9;
+  const int n = 4;
+  const auto a2a_1 = hierarchical_breakdown(Collective::AllToAll, n * 1, 1, S, kNvlink, kNic);
+  const auto a2a_8 = hierarchical_breakdown(Collective::AllToAll, n * 8, 8, S, kNvlink, kNic);
+  const auto ar_1 = hierarchical_breakdown(Collective::AllReduce, n * 1, 1, S, kNvlink, kNic);
+  const auto ar_8 = hierarchical_breakdown(Collective::AllReduce, n * 8, 8, S, kNvlink, kNic);
+  EXPECT_DOUBLE_EQ(a2a_8.inter_bytes_per_rank, a2a_1.inter_bytes_per_rank);
+  EXPECT_DOUBLE_EQ(a2a_8.inter_time_s, a2a_1.inter_time_s);
+  EXPECT_DOUBLE_EQ(ar_8.inter_bytes_per_rank, ar_1.inter_bytes_per_rank / 8);
+  EXPECT_LT(ar_8.inter_time_s, ar_1.inter_time_s / 7);
+  // The flat pairwise exchange sends about as much over the NIC: hierarchy saves only latency.
+  const auto flat = hierarchical_vs_flat(n, 8, S, kNvlink, kNic, Collective::AllToAll);
+  EXPECT_DOUBLE_EQ(flat.flat_ring_time_s, 31 * (5e-6 + S / 32 / 50e9));
+  EXPECT_LT(flat.speedup, 1.3);
+  EXPECT_GT(flat.speedup, 1.0);
+}
+
+// group_collective_cost: inside one node the ring's pairwise exchange, across nodes the
+// two-phase all-to-all; broadcast across nodes is still refused.
+TEST(CommHierarchical, GroupCostOfAllToAll) {
+  const double S = 1e8;
+  EXPECT_DOUBLE_EQ(group_collective_cost(Collective::AllToAll, 8, 8, S, kNvlink, kNic).time_s,
+                   7 * (2e-6 + S / 8 / 450e9));
+  EXPECT_DOUBLE_EQ(group_collective_cost(Collective::AllToAll, 64, 8, S, kNvlink, kNic).time_s,
+                   hierarchical_cost(Collective::AllToAll, 64, 8, S, kNvlink, kNic).time_s);
+  EXPECT_THROW(group_collective_cost(Collective::Broadcast, 64, 8, S, kNvlink, kNic), InputError);
+}
+
+// DGX A100: NVLink 600 GB/s both ways (300 per direction), eight 200 Gb/s HDR NICs (25 GB/s
+// each). NVIDIA measures about 192 GB/s all-reduce bus bandwidth across DGX A100 nodes
+// (an NCCL maintainer, AddyLaddy, in https://github.com/NVIDIA/nccl/issues/812: "On an Nvidia
+// DGX-A100 system we have 8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW"). The sequential model
+// (phases one after another) stays well below it; pipelining the phases is bounded by the
+// node's NICs together, 8 × 25 = 200 GB/s, just above the measurement.
+TEST(CommHierarchical, DgxA100BusBandwidthAgainstMeasurement) {
+  const Link nvlink{2e-6, 300e9}, hdr{5e-6, 25e9};
+  const auto h = hierarchical_vs_flat(32, 8, 8e9, nvlink, hdr);
+  const double measured = 192e9;
+  EXPECT_LT(h.busbw_Bps, 0.7 * measured);
+  EXPECT_GT(h.overlapped_busbw_Bps, measured);
+  EXPECT_NEAR(h.overlapped_busbw_Bps, 8 * 25e9, 0.05 * 8 * 25e9);
+  EXPECT_DOUBLE_EQ(h.overlapped_time_s, h.inter_time_s);
+}
+
+TEST(CommHierarchical, CalculatorTakesTheOp) {
+  const json r = calc("hierarchical-allreduce", {{"op", "alltoall"}, {"nodes", 4}, {"bytes", 1e9}});
+  EXPECT_DOUBLE_EQ(r["inter_bytes_per_rank"].get<double>(), 0.75e9);
+  EXPECT_DOUBLE_EQ(r["steps"].get<double>(), 7 + 3);
+  EXPECT_EQ(test::error_of("hierarchical-allreduce", R"({"op": "broadcast"})")["field"], "op");
+  // The `collective` calculator prices it too, and auto may choose it.
+  const json c = calc("collective", {{"op", "alltoall"}, {"algorithm", "hierarchical"}, {"ranks", 32},
+                                     {"gpus_per_node", 8}, {"bytes", 1e9}});
+  EXPECT_DOUBLE_EQ(c["time_s"].get<double>(), r["time_s"].get<double>());
+  EXPECT_EQ(test::error_of("collective-execute", R"({"op": "alltoall", "algorithm": "hierarchical", "ranks": 8,
+                                                      "gpus_per_node": 4})")["field"],
+            "algorithm");
+}
+
+}  // namespace
+}  // namespace mlsys
