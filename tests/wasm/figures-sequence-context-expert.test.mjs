@@ -1,7 +1,7 @@
 // The sequence-context-expert lesson's five figures on the built WASM engine: data() is
 // finite and complete, draw() keeps to the Chart.js subset and the theme's colours, the first
 // control changes the data, closed forms hold (Korthikanti's per-layer bytes, zig-zag's equal
-// work and contiguous 2p/(p+1)-style imbalance, Ulysses' (P−1)/P·4·N·h/P, the (EP−1)/EP
+// work and the contiguous imbalance near 2 − 1/p, Ulysses' (P−1)/P·4·N·h/P, the (EP−1)/EP
 // all-to-all), and bad parameters are EngineErrors on the right field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,10 +11,11 @@ import spMemory from '../../web/src/figures/sp-activation-memory.js';
 import ring from '../../web/src/figures/ring-attention-balance.js';
 import ulysses from '../../web/src/figures/ulysses-vs-ring.js';
 import router from '../../web/src/figures/moe-router.js';
-import balance from '../../web/src/figures/moe-balance-a2a.js';
+import balance from '../../web/src/figures/moe-load-balance.js';
+import a2a from '../../web/src/figures/moe-all-to-all.js';
 import { sequence } from '../../web/src/figures/lists/sequence.js';
 
-const FIGURES = [spMemory, ring, ulysses, router, balance];
+const FIGURES = [spMemory, ring, ulysses, router, balance, a2a];
 
 test('every figure is listed', () => {
   assert.deepEqual(Object.keys(sequence).sort(), FIGURES.map((f) => f.id).sort());
@@ -121,16 +122,53 @@ test('moe-router: kept + dropped = tokens·k, kept ≤ capacity, capacity factor
   assert.throws(() => run(router, { capacity_factor: -1 }), isEngineError('capacity_factor'));
 });
 
-test('moe-balance-a2a: balancing lowers peak load; bytes follow (EP−1)/EP', () => {
-  const b = run(balance, { view: 'balance', skew: 1.5 });
+test('moe-load-balance: balancing lowers peak load; every control reaches the router and the axis names E, T, k', () => {
+  const b = run(balance, { skew: 1.5 });
   assert.ok(b.points.at(-1).max_over_mean < b.points[0].max_over_mean);
   assert.ok(b.points.at(-1).balance_score < b.points[0].balance_score);
-  const a = run(balance, { view: 'a2a', tokens: '8192', top_k: '2' });
+  const base = JSON.stringify(b.points);
+  for (const over of [{ skew: 3 }, { capacity_factor: 0.5 }, { top_k: '4' }, { experts: '64' }, { tokens: '8192' }]) {
+    assert.notEqual(JSON.stringify(run(balance, over).points), base, JSON.stringify(over));
+  }
+  const title = balance.draw(run(balance, { experts: '64', tokens: '8192', top_k: '4' }), THEME).options.scales.x.title.text.join(' ');
+  assert.match(title, /E = 64 experts, T = 8,192 tokens, k = 4/);
+  assert.throws(() => run(balance, { skew: -1 }), isEngineError('skew'));
+});
+
+test('moe-all-to-all: bytes follow (EP−1)/EP; every control changes the data; one tick per degree', () => {
+  const a = run(a2a, { tokens: '8192', top_k: '2' });
   for (const q of a.points) {
     if (q.ep === 1) assert.equal(q.bytes, 0);
     else close(q.bytes, (2 * 8192 * 2 * 4096 * 2 * (q.ep - 1)) / q.ep);
   }
-  const ib = run(balance, { view: 'a2a', link: 'ib' });
+  const ib = run(a2a, { link: 'ib' });
   assert.ok(ib.points.at(-1).comm_s > a.points.at(-1).comm_s);
-  assert.throws(() => run(balance, { skew: -1 }), isEngineError('skew'));
+  const base = JSON.stringify(a.points);
+  for (const over of [{ link: 'ib' }, { top_k: '4' }, { tokens: '2048' }, { hardware: 'b200' }]) {
+    assert.notEqual(JSON.stringify(run(a2a, over).points), base, JSON.stringify(over));
+  }
+  const x = a2a.draw(a, THEME).options.scales.x;
+  const axis = {};
+  x.afterBuildTicks(axis);
+  assert.deepEqual(axis.ticks.map((t) => t.value), [1, 2, 4, 8, 16, 32, 64]);
+});
+
+test('ulysses-vs-ring: a tick per swept value on x; a fixed y range holds every setting', () => {
+  for (const view of ['gpus', 'seq']) {
+    const d = run(ulysses, { x: view });
+    const scales = ulysses.draw(d, THEME).options.scales;
+    const axis = {};
+    scales.x.afterBuildTicks(axis);
+    assert.equal(axis.ticks.length, d.points.length, view);
+    assert.ok(axis.ticks.every((t) => scales.x.ticks.callback(t.value) !== ''), view);
+  }
+  for (const model of ['llama3-8b', 'mha-32', 'llama3-70b', 'heads-40']) {
+    for (const over of [{ x: 'gpus', seq: '16384' }, { x: 'gpus', seq: '1048576' }, { x: 'seq', gpus: '4' }, { x: 'seq', gpus: '32' }]) {
+      const d = run(ulysses, { model, ...over });
+      const { min, max } = ulysses.draw(d, THEME).options.scales.y;
+      for (const q of d.points) {
+        for (const v of [q.ring_bytes, q.ulysses_bytes].filter((y) => y !== null)) assert.ok(v >= min && v <= max, `${model} ${JSON.stringify(over)} ${v}`);
+      }
+    }
+  }
 });

@@ -37,8 +37,9 @@ Exercise sp_activation(Rng& rng) {
   e.answer = bytes / 1e6;
   e.hint = "Korthikanti et al.: a layer stores s·b·h·(34 + 5·a·s/h) bytes without parallelism. Selective recomputation "
            "removes the 5·a·s/h term; tensor plus sequence parallelism divides everything that is left by t.";
-  e.solution = "Without sequence parallelism the 10·s·b·h bytes of layer norms, dropouts and residuals would stay "
-               "whole on every GPU; with it, all 34·s·b·h bytes are split. s·b·h·34/t = " + format_int(s) + " × " +
+  e.solution = "Without sequence parallelism 10·s·b·h bytes would stay whole on every GPU (the two layer norms' "
+               "inputs, the inputs of the QKV and first MLP matmuls and the two dropout masks); with it, all 34·s·b·h "
+               "bytes are split. s·b·h·34/t = " + format_int(s) + " × " +
                format_int(b) + " × " + format_int(m.hidden) + " × 34 / " + format_int(t) + " = " +
                format_number(bytes, 4) + " bytes = " + format_number(e.answer, 4) + " MB.";
   return e;
