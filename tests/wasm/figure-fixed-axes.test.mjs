@@ -23,7 +23,7 @@ const CASES = [
   { id: 'ring-attention-balance', view: { view: 'overlap' }, axes: ['x', 'y'], vary: ['kv_heads'] },
   { id: 'ulysses-vs-ring', axes: ['x'], vary: ['model'] },
   { id: 'moe-router', axes: ['y'], vary: ['capacity_factor', 'balance'] },
-  { id: 'moe-all-to-all', axes: ['y1'], vary: ['link'] },
+  { id: 'moe-balance-a2a', view: { view: 'a2a' }, axes: ['y1'], vary: ['link'] },
   { id: 'ulysses-vs-ring', axes: ['y'], vary: ['model', 'seq', 'x'] },
   { id: 'quantization-mse-vs-bits', axes: ['y'], vary: ['distribution', 'granularity'] },
   { id: 'kv-cache-capacity', axes: ['y'], vary: ['kv_dtype'] },

@@ -11,11 +11,10 @@ import spMemory from '../../web/src/figures/sp-activation-memory.js';
 import ring from '../../web/src/figures/ring-attention-balance.js';
 import ulysses from '../../web/src/figures/ulysses-vs-ring.js';
 import router from '../../web/src/figures/moe-router.js';
-import balance from '../../web/src/figures/moe-load-balance.js';
-import a2a from '../../web/src/figures/moe-all-to-all.js';
+import balance from '../../web/src/figures/moe-balance-a2a.js';
 import { sequence } from '../../web/src/figures/lists/sequence.js';
 
-const FIGURES = [spMemory, ring, ulysses, router, balance, a2a];
+const FIGURES = [spMemory, ring, ulysses, router, balance];
 
 test('every figure is listed', () => {
   assert.deepEqual(Object.keys(sequence).sort(), FIGURES.map((f) => f.id).sort());
@@ -122,35 +121,40 @@ test('moe-router: kept + dropped = tokens·k, kept ≤ capacity, capacity factor
   assert.throws(() => run(router, { capacity_factor: -1 }), isEngineError('capacity_factor'));
 });
 
-test('moe-load-balance: balancing lowers peak load; every control reaches the router and the axis names E, T, k', () => {
-  const b = run(balance, { skew: 1.5 });
+test('moe-balance-a2a: balancing lowers peak load; bytes follow (EP−1)/EP; one tick per degree', () => {
+  const b = run(balance, { view: 'balance', skew: 1.5 });
   assert.ok(b.points.at(-1).max_over_mean < b.points[0].max_over_mean);
   assert.ok(b.points.at(-1).balance_score < b.points[0].balance_score);
-  const base = JSON.stringify(b.points);
-  for (const over of [{ skew: 3 }, { capacity_factor: 0.5 }, { top_k: '4' }, { experts: '64' }, { tokens: '8192' }]) {
-    assert.notEqual(JSON.stringify(run(balance, over).points), base, JSON.stringify(over));
-  }
-  const title = balance.draw(run(balance, { experts: '64', tokens: '8192', top_k: '4' }), THEME).options.scales.x.title.text.join(' ');
+  const title = balance.draw(run(balance, { view: 'balance', experts: '64', router_tokens: '8192', top_k: '4' }), THEME).options.scales.x.title.text.join(' ');
   assert.match(title, /E = 64 experts, T = 8,192 tokens, k = 4/);
-  assert.throws(() => run(balance, { skew: -1 }), isEngineError('skew'));
-});
-
-test('moe-all-to-all: bytes follow (EP−1)/EP; every control changes the data; one tick per degree', () => {
-  const a = run(a2a, { tokens: '8192', top_k: '2' });
+  const a = run(balance, { view: 'a2a', tokens: '8192', top_k: '2' });
   for (const q of a.points) {
     if (q.ep === 1) assert.equal(q.bytes, 0);
     else close(q.bytes, (2 * 8192 * 2 * 4096 * 2 * (q.ep - 1)) / q.ep);
   }
-  const ib = run(a2a, { link: 'ib' });
+  const ib = run(balance, { view: 'a2a', link: 'ib' });
   assert.ok(ib.points.at(-1).comm_s > a.points.at(-1).comm_s);
-  const base = JSON.stringify(a.points);
-  for (const over of [{ link: 'ib' }, { top_k: '4' }, { tokens: '2048' }, { hardware: 'b200' }]) {
-    assert.notEqual(JSON.stringify(run(a2a, over).points), base, JSON.stringify(over));
-  }
-  const x = a2a.draw(a, THEME).options.scales.x;
+  const x = balance.draw(a, THEME).options.scales.x;
   const axis = {};
   x.afterBuildTicks(axis);
   assert.deepEqual(axis.ticks.map((t) => t.value), [1, 2, 4, 8, 16, 32, 64]);
+  assert.throws(() => run(balance, { skew: -1 }), isEngineError('skew'));
+});
+
+// Each view shows exactly the controls that change its data: a control tied to other views
+// (`views`) must be dead in this one, and every control shown must move the data.
+test('moe-balance-a2a: every control a view shows changes its data, and no other does', () => {
+  const specs = resolveParams(balance, engine);
+  const other = (spec, value) => (spec.type === 'select' ? spec.options.map((o) => o.value).find((v) => v !== value) : value === spec.max ? spec.min : spec.max);
+  for (const view of ['balance', 'a2a']) {
+    const base = run(balance, { view });
+    const defaults = Object.fromEntries(specs.map((s) => [s.key, s.default]));
+    for (const spec of specs.filter((s) => s.key !== 'view')) {
+      const moved = JSON.stringify(run(balance, { view, [spec.key]: other(spec, defaults[spec.key]) }).points);
+      const shown = !spec.views || spec.views.includes(view);
+      assert.equal(moved !== JSON.stringify(base.points), shown, `${view}: ${spec.key} ${shown ? 'is shown but dead' : 'is hidden but live'}`);
+    }
+  }
 });
 
 test('ulysses-vs-ring: a tick per swept value on x; a fixed y range holds every setting', () => {

@@ -30,10 +30,28 @@ function numberText(v) {
 }
 
 // Returns {root, set(params), setInvalid(key|null)}; calls onChange(key, value) on input.
+// A spec with `views: [...]` is shown only while the figure's `view` param has one of those
+// values, so that a figure with several views never shows a control its view ignores.
 export function buildControls(specs, params, onChange) {
   const root = h('div', { class: 'fig-controls' });
   const setters = new Map();
   const inputs = new Map();
+  const byView = [];  // [spec, row] of the controls tied to some views
+  let view = params.view;
+  const showViews = () => {
+    for (const [spec, row] of byView) {
+      row.hidden = !spec.views.includes(view);
+      row.style.display = row.hidden ? 'none' : '';  // also over a row class that sets display
+    }
+  };
+  const notify = onChange;
+  onChange = (key, value, error) => {
+    if (key === 'view' && !error) {
+      view = value;
+      showViews();
+    }
+    notify(key, value, error);
+  };
 
   for (const spec of specs) {
     const id = uid('ctl');
@@ -84,13 +102,17 @@ export function buildControls(specs, params, onChange) {
       inputs.set(spec.key, number);
       row = h('div', { class: 'ctl ctl-number' }, label, h('div', { class: 'ctl-pair' }, slider, number));
     }
+    if (spec.views) byView.push([spec, row]);
     root.append(row);
   }
+  showViews();
 
   return {
     root,
     set(p) {
       for (const [k, set] of setters) set(p[k]);
+      view = p.view;
+      showViews();
     },
     setInvalid(key) {
       for (const [k, input] of inputs) {

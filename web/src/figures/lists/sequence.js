@@ -4,6 +4,5 @@ export const sequence = {
   'ring-attention-balance': () => import('../ring-attention-balance.js'),
   'ulysses-vs-ring': () => import('../ulysses-vs-ring.js'),
   'moe-router': () => import('../moe-router.js'),
-  'moe-load-balance': () => import('../moe-load-balance.js'),
-  'moe-all-to-all': () => import('../moe-all-to-all.js'),
+  'moe-balance-a2a': () => import('../moe-balance-a2a.js'),
 };
