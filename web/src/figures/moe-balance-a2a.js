@@ -1,5 +1,5 @@
 // Two costs of mixture-of-experts layers, one view each; each control is tied to the views
-// whose data it changes (`views`), so a view shows only its own controls, and the settings a
+// whose data it changes (`when`), so a view shows only its own controls, and the settings a
 // view holds fixed are named on its axis.
 // View "balance": the simulated router (calc 'moe-routing') as the balance knob, the effect of
 // training with the load-balancing loss, goes from 0 to 1: peak load, dropped assignments and
@@ -14,7 +14,7 @@ const BALANCE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 const EP = [1, 2, 4, 8, 16, 32, 64];
 const IB_BPS = 50e9; // 400 Gb/s InfiniBand NDR per GPU, per direction
 const HIDDEN = 4096, FFN = 14336;
-const BAL = ['balance'], A2A = ['a2a'];
+const BAL = { view: ['balance'] }, A2A = { view: ['a2a'] };
 const count = (n) => n.toLocaleString('en-US');
 
 export default {
@@ -25,14 +25,14 @@ export default {
     'Balance view: a seeded router sends T tokens to their top-k of E experts; as the load-balancing loss takes effect (balance from 0 to 1), the busiest expert approaches the mean, dropped assignments (right axis) vanish and the loss term E·Σf·P falls toward its minimum of 1. All-to-all view: for a Mixtral-like layer (h = 4096, gated experts of width 14,336), bytes each GPU sends per MoE layer in the forward pass grow as (EP−1)/EP and saturate, while the time (right axis) depends on the link: switch from NVLink to InfiniBand and the all-to-all grows from a tenth of the experts\' compute to as much as the compute itself. Each view shows only the controls it uses.',
   params: [
     { key: 'view', label: 'View', type: 'select', options: [{ value: 'balance', label: 'Load-balancing loss effect' }, { value: 'a2a', label: 'All-to-all vs expert-parallel degree' }], default: 'balance' },
-    { key: 'skew', label: 'Router skew', from: ['moe-routing', 'skew'], max: 3, default: 1.5, views: BAL },
-    { key: 'capacity_factor', label: 'Capacity factor', from: ['moe-routing', 'capacity_factor'], min: 0.5, max: 4, views: BAL },
-    { key: 'experts', label: 'Experts E', type: 'select', options: ['8', '16', '64'], default: '16', views: BAL },
-    { key: 'router_tokens', label: 'Tokens routed T', type: 'select', options: ['1024', '2048', '8192'], default: '2048', views: BAL },
+    { key: 'skew', label: 'Router skew', from: ['moe-routing', 'skew'], max: 3, default: 1.5, when: BAL },
+    { key: 'capacity_factor', label: 'Capacity factor', from: ['moe-routing', 'capacity_factor'], min: 0.5, max: 4, when: BAL },
+    { key: 'experts', label: 'Experts E', type: 'select', options: ['8', '16', '64'], default: '16', when: BAL },
+    { key: 'router_tokens', label: 'Tokens routed T', type: 'select', options: ['1024', '2048', '8192'], default: '2048', when: BAL },
     { key: 'top_k', label: 'Experts per token k', type: 'select', options: ['1', '2', '4', '8'], default: '2' },
-    { key: 'tokens', label: 'Tokens per GPU', type: 'select', options: ['2048', '8192', '32768'], default: '8192', views: A2A },
-    { key: 'link', label: 'Link between GPUs', type: 'select', options: [{ value: 'nvlink', label: 'NVLink (half the scale-up bandwidth)' }, { value: 'ib', label: 'InfiniBand 400 Gb/s (50 GB/s)' }], default: 'nvlink', views: A2A },
-    { key: 'hardware', label: 'Accelerator', from: ['expert-parallel', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'], views: A2A },
+    { key: 'tokens', label: 'Tokens per GPU', type: 'select', options: ['2048', '8192', '32768'], default: '8192', when: A2A },
+    { key: 'link', label: 'Link between GPUs', type: 'select', options: [{ value: 'nvlink', label: 'NVLink (half the scale-up bandwidth)' }, { value: 'ib', label: 'InfiniBand 400 Gb/s (50 GB/s)' }], default: 'nvlink', when: A2A },
+    { key: 'hardware', label: 'Accelerator', from: ['expert-parallel', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'], when: A2A },
   ],
 
   data(engine, p) {

@@ -25,8 +25,8 @@ export default {
   params: [
     { key: 'x', label: 'Horizontal axis', type: 'select', options: [{ value: 'gpus', label: 'GPUs P (sequence fixed)' }, { value: 'seq', label: 'Sequence length N (GPUs fixed)' }], default: 'gpus' },
     { key: 'model', label: 'Attention heads', type: 'select', options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })), default: 'llama3-8b' },
-    { key: 'seq', label: 'Sequence length (GPU view)', type: 'select', options: SEQS.map(String), default: '131072' },
-    { key: 'gpus', label: 'GPUs (sequence view)', type: 'select', options: ['4', '8', '16', '32'], default: '8' },
+    { key: 'seq', label: 'Sequence length N (tokens)', type: 'select', options: SEQS.map(String), default: '131072', when: { x: ['gpus'] } },
+    { key: 'gpus', label: 'GPUs P', type: 'select', options: ['4', '8', '16', '32'], default: '8', when: { x: ['seq'] } },
     { key: 'hardware', label: 'Accelerator', from: ['ulysses', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
   ],
 
