@@ -177,3 +177,18 @@ test('ulysses-vs-ring: a tick per swept value on x; a fixed y range holds every 
     }
   }
 });
+
+test('sp-activation-memory: the fixed y range holds every setting; the axis names the model shape', () => {
+  const spec = (key) => resolveParams(spMemory, engine).find((s) => s.key === key);
+  for (const model of ['gpt3-175b', 'llama-70b', 'llama-7b']) {
+    for (const [seq, micro_batch] of [['2048', 1], ['32768', spec('micro_batch').max]]) {
+      const d = run(spMemory, { model, seq, micro_batch });
+      const { min, max } = spMemory.draw(d, THEME).options.scales.y;
+      for (const q of d.points) {
+        for (const v of [q.tp_only, q.tp_sp, q.tp_sp_selective]) assert.ok(v >= min && v <= max, `${model} ${seq} ${micro_batch}: ${v}`);
+      }
+    }
+  }
+  const title = spMemory.draw(run(spMemory, { model: 'llama-7b' }), THEME).options.scales.x.title.text.join(' ');
+  assert.match(title, /h 4,096, 32 heads, 32 layers, SwiGLU MLP 11,008/);
+});
