@@ -28,8 +28,8 @@ Exercise sp_activation(Rng& rng) {
   e.title = "Activation memory with sequence parallelism";
   e.params = {{"seq", s}, {"micro_batch", b}, {"hidden", m.hidden}, {"heads", m.heads}, {"tp", t},
               {"recompute", "selective"}};
-  e.prompt = "A transformer layer with hidden size h = " + format_int(m.hidden) + " and " + format_int(m.heads) +
-             " heads is trained on micro-batches of b = " + counted(b, "sequence") + " of s = " + format_int(s) +
+  e.prompt = "A transformer layer with hidden size h = " + format_int(m.hidden) + ", " + format_int(m.heads) +
+             " heads and a GeLU MLP of width 4h (Korthikanti et al.'s layer) is trained on micro-batches of b = " + counted(b, "sequence") + " of s = " + format_int(s) +
              " tokens, with tensor parallelism t = " + format_int(t) +
              ", Megatron sequence parallelism and selective recomputation (the attention scores are recomputed). How "
              "many bytes of activations does one GPU store for this layer? Answer in MB (10⁶ bytes).";
