@@ -24,6 +24,8 @@ const CASES = [
   { id: 'ulysses-vs-ring', axes: ['x'], vary: ['model'] },
   { id: 'moe-router', axes: ['y'], vary: ['capacity_factor', 'balance'] },
   { id: 'moe-balance-a2a', view: { view: 'a2a' }, axes: ['y1'], vary: ['link'] },
+  { id: 'ulysses-vs-ring', axes: ['y'], vary: ['model', 'seq', 'x'] },
+  { id: 'sp-activation-memory', axes: ['y'], vary: ['model', 'seq', 'micro_batch', 'flash_attention'] },
   { id: 'quantization-mse-vs-bits', axes: ['y'], vary: ['distribution', 'granularity'] },
   { id: 'kv-cache-capacity', axes: ['y'], vary: ['kv_dtype'] },
   { id: 'ttft-tpot', axes: ['x', 'y'], vary: ['batch'] },

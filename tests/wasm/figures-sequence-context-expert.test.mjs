@@ -1,7 +1,7 @@
 // The sequence-context-expert lesson's five figures on the built WASM engine: data() is
 // finite and complete, draw() keeps to the Chart.js subset and the theme's colours, the first
 // control changes the data, closed forms hold (Korthikanti's per-layer bytes, zig-zag's equal
-// work and contiguous 2p/(p+1)-style imbalance, Ulysses' (P−1)/P·4·N·h/P, the (EP−1)/EP
+// work and the contiguous imbalance near 2 − 1/p, Ulysses' (P−1)/P·4·N·h/P, the (EP−1)/EP
 // all-to-all), and bad parameters are EngineErrors on the right field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,10 +121,12 @@ test('moe-router: kept + dropped = tokens·k, kept ≤ capacity, capacity factor
   assert.throws(() => run(router, { capacity_factor: -1 }), isEngineError('capacity_factor'));
 });
 
-test('moe-balance-a2a: balancing lowers peak load; bytes follow (EP−1)/EP', () => {
+test('moe-balance-a2a: balancing lowers peak load; bytes follow (EP−1)/EP; one tick per degree', () => {
   const b = run(balance, { view: 'balance', skew: 1.5 });
   assert.ok(b.points.at(-1).max_over_mean < b.points[0].max_over_mean);
   assert.ok(b.points.at(-1).balance_score < b.points[0].balance_score);
+  const title = balance.draw(run(balance, { view: 'balance', experts: '64', router_tokens: '8192', top_k: '4' }), THEME).options.scales.x.title.text.join(' ');
+  assert.match(title, /E = 64 experts, T = 8,192 tokens, k = 4/);
   const a = run(balance, { view: 'a2a', tokens: '8192', top_k: '2' });
   for (const q of a.points) {
     if (q.ep === 1) assert.equal(q.bytes, 0);
@@ -132,5 +134,61 @@ test('moe-balance-a2a: balancing lowers peak load; bytes follow (EP−1)/EP', ()
   }
   const ib = run(balance, { view: 'a2a', link: 'ib' });
   assert.ok(ib.points.at(-1).comm_s > a.points.at(-1).comm_s);
+  const x = balance.draw(a, THEME).options.scales.x;
+  const axis = {};
+  x.afterBuildTicks(axis);
+  assert.deepEqual(axis.ticks.map((t) => t.value), [1, 2, 4, 8, 16, 32, 64]);
   assert.throws(() => run(balance, { skew: -1 }), isEngineError('skew'));
+});
+
+// Each view shows exactly the controls that change its data: a control shown only in other
+// views (`when`) must be dead in this one, and every control shown must move the data.
+for (const [fig, key, views] of [[balance, 'view', ['balance', 'a2a']], [ulysses, 'x', ['gpus', 'seq']], [ring, 'view', ['work', 'overlap']]]) {
+  test(`${fig.id}: every control a view shows changes its data, and no other does`, () => {
+    const specs = resolveParams(fig, engine);
+    const other = (spec) => (spec.type === 'select' ? spec.options.map((o) => o.value).find((v) => v !== spec.default) : spec.default === spec.max ? spec.min : spec.max);
+    for (const view of views) {
+      const base = JSON.stringify(run(fig, { [key]: view }));
+      for (const spec of specs.filter((s) => s.key !== key)) {
+        const moved = JSON.stringify(run(fig, { [key]: view, [spec.key]: other(spec) })) !== base;
+        const shown = !spec.when || Object.entries(spec.when).every(([k, values]) => values.includes(k === key ? view : spec.default));
+        assert.equal(moved, shown, `${view}: ${spec.key} ${shown ? 'is shown but dead' : 'is hidden but live'}`);
+      }
+    }
+  });
+}
+
+test('ulysses-vs-ring: a tick per swept value on x; a fixed y range holds every setting', () => {
+  for (const view of ['gpus', 'seq']) {
+    const d = run(ulysses, { x: view });
+    const scales = ulysses.draw(d, THEME).options.scales;
+    const axis = {};
+    scales.x.afterBuildTicks(axis);
+    assert.equal(axis.ticks.length, d.points.length, view);
+    assert.ok(axis.ticks.every((t) => scales.x.ticks.callback(t.value) !== ''), view);
+  }
+  for (const model of ['llama3-8b', 'mha-32', 'llama3-70b', 'heads-40']) {
+    for (const over of [{ x: 'gpus', seq: '16384' }, { x: 'gpus', seq: '1048576' }, { x: 'seq', gpus: '4' }, { x: 'seq', gpus: '32' }]) {
+      const d = run(ulysses, { model, ...over });
+      const { min, max } = ulysses.draw(d, THEME).options.scales.y;
+      for (const q of d.points) {
+        for (const v of [q.ring_bytes, q.ulysses_bytes].filter((y) => y !== null)) assert.ok(v >= min && v <= max, `${model} ${JSON.stringify(over)} ${v}`);
+      }
+    }
+  }
+});
+
+test('sp-activation-memory: the fixed y range holds every setting; the axis names the model shape', () => {
+  const spec = (key) => resolveParams(spMemory, engine).find((s) => s.key === key);
+  for (const model of ['gpt3-175b', 'llama-70b', 'llama-7b']) {
+    for (const [seq, micro_batch] of [['2048', 1], ['32768', spec('micro_batch').max]]) {
+      const d = run(spMemory, { model, seq, micro_batch });
+      const { min, max } = spMemory.draw(d, THEME).options.scales.y;
+      for (const q of d.points) {
+        for (const v of [q.tp_only, q.tp_sp, q.tp_sp_selective]) assert.ok(v >= min && v <= max, `${model} ${seq} ${micro_batch}: ${v}`);
+      }
+    }
+  }
+  const title = spMemory.draw(run(spMemory, { model: 'llama-7b' }), THEME).options.scales.x.title.text.join(' ');
+  assert.match(title, /h 4,096, 32 heads, 32 layers, SwiGLU MLP 11,008/);
 });

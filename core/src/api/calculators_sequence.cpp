@@ -2,12 +2,15 @@
 // sequence parallelism, Korthikanti et al. 2022), `ring-attention` (Liu et al. 2023, with
 // contiguous or zig-zag causal partitioning), `ulysses` (Jacobs et al. 2023), `moe-routing`
 // (a simulated top-k router with capacity and the Switch load-balancing loss) and
-// `expert-parallel` (all-to-all bytes and time of expert parallelism).
+// `expert-parallel` (all-to-all bytes and time of expert parallelism); `allgather-context-parallel`
+// (Llama 3's all-gather variant) and `long-context-plan` (one complete layout, priced).
 #include <cmath>
 
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/parallel/allgather_context_parallel.hpp"
 #include "mlsys/parallel/expert_parallel.hpp"
+#include "mlsys/parallel/long_context_plan.hpp"
 #include "mlsys/parallel/moe_router.hpp"
 #include "mlsys/parallel/ring_attention.hpp"
 #include "mlsys/parallel/sequence_parallel.hpp"
@@ -25,6 +28,8 @@ MLSYS_DESCRIBE(SequenceParallelMemory,
                MLSYS_OUT(tp_only_bytes, "B", "tp_only_bytes_per_layer · layers"),
                MLSYS_OUT(tp_sp_bytes, "B", "tp_sp_bytes_per_layer · layers"),
                MLSYS_OUT(saving_ratio, "", "tp_only / tp_sp"),
+               MLSYS_OUT(mlp_units, "", "The MLP's inner tensors per s·b·h: 16 for a 4h GeLU MLP, 6·ffn/h gated"),
+               MLSYS_OUT(linear_units, "", "18 + mlp_units: bytes per s·b·h at t = 1 (Korthikanti's 34)"),
                MLSYS_OUT(series, "", "Per-layer activations at tp = 1, 2, 4, ... max_tp"));
 MLSYS_DESCRIBE(RingAttentionResult, MLSYS_OUT(block_tokens, "tokens", "s/p tokens of Q (and KV) held by each rank"),
                MLSYS_OUT(chunk_tokens, "tokens", "s/p (contiguous) or s/(2p) (zig-zag)"),
@@ -34,6 +39,7 @@ MLSYS_DESCRIBE(RingAttentionResult, MLSYS_OUT(block_tokens, "tokens", "s/p token
                MLSYS_OUT(imbalance, "", "max / mean of tiles_per_rank"),
                MLSYS_OUT(contiguous_imbalance_closed_form, "",
                          "(n²(p−1) + n(n+1)/2) / (n²(p−1)/2 + n(n+1)/2), n = tiles per block side"),
+               MLSYS_OUT(contiguous_imbalance_limit, "", "Its limit for many tiles per block: 2 − 1/p"),
                MLSYS_OUT(critical_path_tiles, "", "Σ over steps of the step maximum"),
                MLSYS_OUT(kv_block_bytes, "B", "Bytes of one rank's K and V"),
                MLSYS_OUT(kv_bytes_sent_per_rank, "B", "(p−1) · kv_block_bytes"),
@@ -45,7 +51,46 @@ MLSYS_DESCRIBE(RingAttentionResult, MLSYS_OUT(block_tokens, "tokens", "s/p token
                MLSYS_OUT(compute_time_s, "s", "Critical-path compute alone"),
                MLSYS_OUT(comm_time_s, "s", "(p−1) KV transfers alone"),
                MLSYS_OUT(time_s, "s", "Σ over steps of max(compute, comm)"),
-               MLSYS_OUT(method, "", "executed (tiles visited) or closed-form (beyond the cap)"));
+               MLSYS_OUT(method, "", "executed (tiles visited) or closed-form (beyond the cap)"),
+               MLSYS_OUT(backward_step_compute_s, "s", "Backward of one full block pair: 2.5 · step_compute_s"),
+               MLSYS_OUT(backward_step_comm_s, "s", "K/V and dK/dV on the link together: α + 2·kv_block_bytes / bandwidth"),
+               MLSYS_OUT(backward_kv_bytes_sent_per_rank, "B", "(2p−1) · kv_block_bytes: K/V p−1 hops, dK/dV p hops"),
+               MLSYS_OUT(backward_min_block_tokens_bandwidth, "tokens", "Backward overlap condition, ignoring α"),
+               MLSYS_OUT(backward_compute_time_s, "s", "2.5 · compute_time_s"),
+               MLSYS_OUT(backward_time_s, "s", "Σ over steps of max(compute, comm), plus dK/dV's last hop"),
+               MLSYS_OUT(backward_over_forward_bytes, "", "(2p−1)/(p−1)"));
+MLSYS_DESCRIBE(AllGatherContextParallelResult,
+               MLSYS_OUT(kv_gathered_bytes, "B", "The whole sequence's K and V, held by every rank"),
+               MLSYS_OUT(ring_kv_buffer_bytes, "B", "Ring attention's two K/V blocks, for comparison"),
+               MLSYS_OUT(allgather_bytes_sent_per_rank, "B", "(p−1)/p of kv_gathered_bytes"),
+               MLSYS_OUT(allgather_time_s, "s", "Ring all-gather of K and V"),
+               MLSYS_OUT(compute_time_s, "s", "The busiest rank's attention at peak · efficiency"),
+               MLSYS_OUT(imbalance, "", "max / mean unmasked tiles (load-balanced chunks)"),
+               MLSYS_OUT(forward_time_s, "s", "allgather_time_s + compute_time_s"),
+               MLSYS_OUT(exposed_comm_fraction, "", "allgather_time_s / forward_time_s"),
+               MLSYS_OUT(backward_compute_time_s, "s", "2.5 · compute_time_s"),
+               MLSYS_OUT(reduce_scatter_time_s, "s", "Reduce-scatter of dK and dV"),
+               MLSYS_OUT(backward_time_s, "s", "backward_compute_time_s + reduce_scatter_time_s"),
+               MLSYS_OUT(ring_forward_time_s, "s", "Zig-zag ring attention, same ranks and link"),
+               MLSYS_OUT(ring_backward_time_s, "s", "Its backward pass"));
+MLSYS_DESCRIBE(LongContextPlanResult, MLSYS_OUT(gpus, "", "tp · cp"), MLSYS_OUT(nodes, "", "Nodes used"),
+               MLSYS_OUT(layout, "", "Which dimension spans which GPUs"),
+               MLSYS_OUT(dense_params, "", "Attention, norms, router, embedding and head"),
+               MLSYS_OUT(expert_params, "", "All experts of all layers"),
+               MLSYS_OUT(params_per_gpu, "", "dense / tp + experts / ep"),
+               MLSYS_OUT(states_bytes, "B", "Mixed-precision Adam: 4 bytes per parameter + 12 sharded over its replicas (distributed optimizer)"),
+               MLSYS_OUT(attention_activation_bytes, "B", "Attention blocks and norms, 15·s·h/(cp·tp) per layer"),
+               MLSYS_OUT(moe_activation_bytes, "B", "Expert inputs and inner tensors of the GPU's assignments"),
+               MLSYS_OUT(activation_bytes, "B", "One sequence, selective recomputation"),
+               MLSYS_OUT(memory_per_gpu_bytes, "B", "states_bytes + activation_bytes"),
+               MLSYS_OUT(fits, "", "memory_per_gpu_bytes ≤ the GPU's memory"),
+               MLSYS_OUT(attention_s, "s", "Ring attention forward + backward, all layers"),
+               MLSYS_OUT(dense_matmul_s, "s", "QKV, output projection, router and head, ×3 for backward"),
+               MLSYS_OUT(expert_s, "s", "Experts, ×3 for backward"),
+               MLSYS_OUT(tp_comm_s, "s", "All-gathers and reduce-scatters of tensor + sequence parallelism"),
+               MLSYS_OUT(all_to_all_s, "s", "Expert dispatch and combine, forward and backward"),
+               MLSYS_OUT(step_time_s, "s", "Sum of the above: one sequence, forward + backward"),
+               MLSYS_OUT(tokens_per_s, "tokens/s", "seq / step_time_s for the whole tp·cp group"));
 MLSYS_DESCRIBE(UlyssesResult, MLSYS_OUT(heads_per_rank, "", "H/P query heads per rank"),
                MLSYS_OUT(kv_heads_per_rank, "", "Key/value heads per rank, after replication when H_kv < P"),
                MLSYS_OUT(kv_replicated, "", "K/V heads repeated so each rank gets one"),
@@ -144,6 +189,48 @@ std::vector<Field> concat(std::vector<Field> a, std::vector<Field> b) {
   return a;
 }
 
+// The inputs of ring attention (and of the all-gather variant, whose chunks are always the
+// load-balanced 2p, so it has no `partition`).
+std::vector<Field> ring_fields(bool with_partition) {
+  std::vector<Field> f = {number_field("seq", "", "Sequence length s (tokens)", 131072, 1.0, 1 << 24),
+                          integer_field("ranks", "", "Context-parallel degree p", 8, 1, 256),
+                          integer_field("heads", "", "Query heads", 32, 1, 1024),
+                          integer_field("kv_heads", "", "Key/value heads (fewer with grouped-query attention)", 32, 1, 1024),
+                          integer_field("head_dim", "", "Head dimension d", 128, 1, 1024),
+                          number_field("micro_batch", "", "Sequences b", 1, 1.0, 1024),
+                          integer_field("tile", "", "Tile side of the attention kernel (tokens)", 128, 1, 16384),
+                          boolean_field("causal", "Causal mask (decoder) rather than full attention", true)};
+  if (with_partition)
+    f.push_back(string_field("partition", "contiguous blocks, or zig-zag (chunks i and 2p−1−i on rank i)", "contiguous",
+                             {"contiguous", "zigzag"}));
+  f.push_back(dtype_field("bf16"));
+  f.push_back(hardware_field(true));
+  f.push_back(number_field("compute_efficiency", "", "Fraction of peak the attention kernel reaches", 1.0, 0.0, 1.0, true));
+  return concat(std::move(f), link_fields());
+}
+
+RingAttentionConfig ring_config_from(const Inputs& in) {
+  RingAttentionConfig c;
+  const std::string dtype = in.str("dtype");
+  const Rank rk = rank_from(in, dtype);
+  c.seq = in.num("seq");
+  c.ranks = static_cast<int>(in.integer("ranks"));
+  c.heads = static_cast<double>(in.integer("heads"));
+  c.kv_heads = static_cast<double>(in.integer("kv_heads"));
+  c.head_dim = static_cast<double>(in.integer("head_dim"));
+  c.micro_batch = in.num("micro_batch");
+  c.tile = static_cast<double>(in.integer("tile"));
+  c.causal = in.boolean("causal");
+  c.partition = in.has("partition") && in.str("partition") == "zigzag" ? RingPartition::ZigZag : RingPartition::Contiguous;
+  c.dtype_bytes = dtype_bytes(dtype);
+  c.peak_flops = rk.peak_flops;
+  c.compute_efficiency = in.num("compute_efficiency");
+  c.link_bandwidth_Bps = rk.link_Bps;
+  c.latency_s = in.num("latency_s");
+  if (c.seq != std::floor(c.seq)) throw InputError("seq", "The sequence length must be a whole number of tokens.");
+  return c;
+}
+
 }  // namespace
 
 void add_sequence_calculators(Calculators& out) {
@@ -158,52 +245,38 @@ void add_sequence_calculators(Calculators& out) {
         integer_field("tp", "", "Tensor-parallel degree t reported in the scalar fields", 8, 1, 1024),
         integer_field("max_tp", "", "Largest tensor-parallel degree in the series (powers of two)", 64, 1, 1024),
         recompute_field("none"),
-        boolean_field("flash_attention", "FlashAttention: the s² attention scores are never stored", false)},
+        boolean_field("flash_attention", "FlashAttention: the s² attention scores are never stored", false),
+        optional(number_field("ffn_hidden", "", "MLP width; without it 4·hidden (Korthikanti's GeLU MLP)", json(), 1.0,
+                              1 << 20)),
+        boolean_field("gated", "Gated (SwiGLU) MLP: gate and up projections and their product stored", false)},
        [](const Inputs& in) {
-         return sequence_parallel_memory(in.num("seq"), in.num("micro_batch"), in.num("hidden"), in.num("heads"),
-                                         in.num("layers"), static_cast<double>(in.integer("tp")),
+         const double h = in.num("hidden");
+         const double ffn = in.has("ffn_hidden") ? in.num("ffn_hidden") : 4 * h;
+         return sequence_parallel_memory(in.num("seq"), in.num("micro_batch"), h, in.num("heads"), in.num("layers"),
+                                         static_cast<double>(in.integer("tp")),
                                          static_cast<int>(in.integer("max_tp")), recompute_from(in),
-                                         in.boolean("flash_attention"));
+                                         in.boolean("flash_attention"), mlp_activation_units(h, ffn, in.boolean("gated")));
        });
 
   out.add("ring-attention",
-       "Ring attention over p ranks (forward pass): the block schedule executed over the causal mask gives the "
+       "Ring attention over p ranks, forward and backward: the block schedule executed over the causal mask gives the "
        "unmasked tiles per rank for contiguous or zig-zag partitioning; the KV transfer per step against the block's "
-       "compute gives the overlap condition and the time.",
-       concat({number_field("seq", "", "Sequence length s (tokens)", 131072, 1.0, 1 << 24),
-               integer_field("ranks", "", "Context-parallel degree p", 8, 1, 256),
-               integer_field("heads", "", "Query heads", 32, 1, 1024),
-               integer_field("kv_heads", "", "Key/value heads (fewer with grouped-query attention)", 32, 1, 1024),
-               integer_field("head_dim", "", "Head dimension d", 128, 1, 1024),
-               number_field("micro_batch", "", "Sequences b", 1, 1.0, 1024),
-               integer_field("tile", "", "Tile side of the attention kernel (tokens)", 128, 1, 16384),
-               boolean_field("causal", "Causal mask (decoder) rather than full attention", true),
-               string_field("partition", "contiguous blocks, or zig-zag (chunks i and 2p−1−i on rank i)", "contiguous",
-                            {"contiguous", "zigzag"}),
-               dtype_field("bf16"), hardware_field(true),
-               number_field("compute_efficiency", "", "Fraction of peak the attention kernel reaches", 1.0, 0.0, 1.0,
-                            true)},
-              link_fields()),
+       "compute gives the overlap condition and the time; in the backward pass K/V and their gradients circulate.",
+       ring_fields(true),
        [](const Inputs& in) {
-         RingAttentionConfig c;
-         const std::string dtype = in.str("dtype");
-         const Rank rk = rank_from(in, dtype);
-         c.seq = in.num("seq");
-         c.ranks = static_cast<int>(in.integer("ranks"));
-         c.heads = static_cast<double>(in.integer("heads"));
-         c.kv_heads = static_cast<double>(in.integer("kv_heads"));
-         c.head_dim = static_cast<double>(in.integer("head_dim"));
-         c.micro_batch = in.num("micro_batch");
-         c.tile = static_cast<double>(in.integer("tile"));
-         c.causal = in.boolean("causal");
-         c.partition = in.str("partition") == "zigzag" ? RingPartition::ZigZag : RingPartition::Contiguous;
-         c.dtype_bytes = dtype_bytes(dtype);
-         c.peak_flops = rk.peak_flops;
-         c.compute_efficiency = in.num("compute_efficiency");
-         c.link_bandwidth_Bps = rk.link_Bps;
-         c.latency_s = in.num("latency_s");
-         if (c.seq != std::floor(c.seq)) throw InputError("seq", "The sequence length must be a whole number of tokens.");
+         const RingAttentionConfig c = ring_config_from(in);
          return WithRank<RingAttentionResult>{ring_attention(c), c.peak_flops, c.link_bandwidth_Bps};
+       });
+
+  out.add("allgather-context-parallel",
+       "All-gather context parallelism (Llama 3): 2p load-balanced chunks, K and V of the whole sequence all-gathered "
+       "before attention and dK/dV reduce-scattered after its backward pass, nothing overlapped; against the zig-zag "
+       "ring on the same ranks.",
+       ring_fields(false),
+       [](const Inputs& in) {
+         const RingAttentionConfig c = ring_config_from(in);
+         return WithRank<AllGatherContextParallelResult>{allgather_context_parallel(c), c.peak_flops,
+                                                         c.link_bandwidth_Bps};
        });
 
   out.add("ulysses",
@@ -283,6 +356,59 @@ void add_sequence_calculators(Calculators& out) {
          c.link_bandwidth_Bps = rk.link_Bps;
          c.latency_s = in.num("latency_s");
          return WithRank<ExpertParallelResult>{expert_parallel(c), c.peak_flops, c.link_bandwidth_Bps};
+       });
+
+  out.add("long-context-plan",
+       "One complete layout for a long-context mixture-of-experts run: TP (with SP) inside a node, a zig-zag "
+       "context-parallel ring across nodes, EP folded onto the node's GPUs; memory per GPU (model states and one "
+       "sequence's activations) and the time of one sequence's forward and backward pass from the lesson's models.",
+       {number_field("seq", "", "Sequence length (tokens)", 131072, 1.0, 1 << 24),
+        number_field("hidden", "", "Hidden size h", 4096, 1.0, 1 << 17),
+        integer_field("heads", "", "Query heads", 32, 1, 1024),
+        integer_field("kv_heads", "", "Key/value heads", 8, 1, 1024),
+        integer_field("head_dim", "", "Head dimension d", 128, 1, 1024),
+        integer_field("layers", "", "Layers", 32, 1, 1000),
+        integer_field("vocab", "", "Vocabulary (untied embedding and head)", 32000, 1, 1 << 22),
+        integer_field("experts", "", "Experts per MoE layer (gated, SwiGLU)", 8, 1, 1024),
+        integer_field("ffn_hidden", "", "Expert FFN width", 14336, 1, 1 << 19),
+        integer_field("top_k", "", "Experts per token k", 2, 1, 64),
+        integer_field("tp", "", "Tensor-parallel degree (inside a node)", 8, 1, 64),
+        integer_field("cp", "", "Context-parallel degree (ring)", 4, 1, 256),
+        integer_field("ep", "", "Expert-parallel degree", 8, 1, 1024),
+        integer_field("gpus_per_node", "", "GPUs per node", 8, 1, 64), hardware_field(true),
+        number_field("compute_efficiency", "", "Fraction of peak the kernels reach", 1.0, 0.0, 1.0, true),
+        boolean_field("distributed_optimizer", "Shard the fp32 optimizer states over the ranks holding the same weights",
+                      true),
+        number_field("inter_node_bandwidth_Bps", "B/s", "One GPU's NIC, per direction", 50e9, 0.0, 1e15, true),
+        number_field("latency_s", "s", "Latency α of one message", 5e-6, 0.0, 1.0)},
+       [](const Inputs& in) {
+         LongContextPlanConfig c;
+         const Accelerator* hw = find_accelerator(in.str("hardware"));
+         if (!hw) throw InputError("hardware", "Unknown accelerator '" + in.str("hardware") + "'.");
+         c.seq = in.num("seq");
+         c.hidden = in.num("hidden");
+         c.heads = static_cast<double>(in.integer("heads"));
+         c.kv_heads = static_cast<double>(in.integer("kv_heads"));
+         c.head_dim = static_cast<double>(in.integer("head_dim"));
+         c.layers = static_cast<double>(in.integer("layers"));
+         c.vocab = static_cast<double>(in.integer("vocab"));
+         c.experts = static_cast<double>(in.integer("experts"));
+         c.ffn_hidden = static_cast<double>(in.integer("ffn_hidden"));
+         c.top_k = static_cast<double>(in.integer("top_k"));
+         c.tp = static_cast<int>(in.integer("tp"));
+         c.cp = static_cast<int>(in.integer("cp"));
+         c.ep = static_cast<int>(in.integer("ep"));
+         c.gpus_per_node = static_cast<int>(in.integer("gpus_per_node"));
+         c.peak_flops = peak_from(in, "bf16", "'hardware'");
+         c.compute_efficiency = in.num("compute_efficiency");
+         c.hbm_bytes = hw->hbm_bytes;
+         c.intra_Bps = hw->scaleup_per_direction_Bps("hardware");
+         c.inter_Bps = in.num("inter_node_bandwidth_Bps");
+         c.distributed_optimizer = in.boolean("distributed_optimizer");
+         c.latency_s = in.num("latency_s");
+         if (c.kv_heads > c.heads || std::fmod(c.heads, c.kv_heads) != 0)
+           throw InputError("kv_heads", "The query heads must be a multiple of the key/value heads.");
+         return long_context_plan(c);
        });
 }
 

@@ -28,8 +28,8 @@ Exercise sp_activation(Rng& rng) {
   e.title = "Activation memory with sequence parallelism";
   e.params = {{"seq", s}, {"micro_batch", b}, {"hidden", m.hidden}, {"heads", m.heads}, {"tp", t},
               {"recompute", "selective"}};
-  e.prompt = "A transformer layer with hidden size h = " + format_int(m.hidden) + " and " + format_int(m.heads) +
-             " heads is trained on micro-batches of b = " + counted(b, "sequence") + " of s = " + format_int(s) +
+  e.prompt = "A transformer layer with hidden size h = " + format_int(m.hidden) + ", " + format_int(m.heads) +
+             " heads and a GeLU MLP of width 4h (Korthikanti et al.'s layer) is trained on micro-batches of b = " + counted(b, "sequence") + " of s = " + format_int(s) +
              " tokens, with tensor parallelism t = " + format_int(t) +
              ", Megatron sequence parallelism and selective recomputation (the attention scores are recomputed). How "
              "many bytes of activations does one GPU store for this layer? Answer in MB (10⁶ bytes).";
@@ -37,8 +37,9 @@ Exercise sp_activation(Rng& rng) {
   e.answer = bytes / 1e6;
   e.hint = "Korthikanti et al.: a layer stores s·b·h·(34 + 5·a·s/h) bytes without parallelism. Selective recomputation "
            "removes the 5·a·s/h term; tensor plus sequence parallelism divides everything that is left by t.";
-  e.solution = "Without sequence parallelism the 10·s·b·h bytes of layer norms, dropouts and residuals would stay "
-               "whole on every GPU; with it, all 34·s·b·h bytes are split. s·b·h·34/t = " + format_int(s) + " × " +
+  e.solution = "Without sequence parallelism 10·s·b·h bytes would stay whole on every GPU (the two layer norms' "
+               "inputs, the inputs of the QKV and first MLP matmuls and the two dropout masks); with it, all 34·s·b·h "
+               "bytes are split. s·b·h·34/t = " + format_int(s) + " × " +
                format_int(b) + " × " + format_int(m.hidden) + " × 34 / " + format_int(t) + " = " +
                format_number(bytes, 4) + " bytes = " + format_number(e.answer, 4) + " MB.";
   return e;

@@ -91,6 +91,8 @@ RingAttentionResult ring_attention(const RingAttentionConfig& c) {
   const double nb = r.block_tokens / c.tile;
   const double diag = nb * (nb + 1) / 2;
   r.contiguous_imbalance_closed_form = (nb * nb * (p - 1) + diag) / (nb * nb * (p - 1) / 2.0 + diag);
+  // n → ∞: the diagonal's n(n+1)/2 tends to n²/2, so the ratio tends to (p − ½)/(p/2).
+  r.contiguous_imbalance_limit = 2.0 - 1.0 / p;
 
   r.kv_block_bytes = r.block_tokens * c.micro_batch * 2 * c.kv_heads * c.head_dim * c.dtype_bytes;
   r.step_compute_s = r.block_tokens * r.block_tokens * 4 * c.head_dim * c.heads * c.micro_batch / rate;
@@ -114,6 +116,23 @@ RingAttentionResult ring_attention(const RingAttentionConfig& c) {
   }
   r.comm_time_s = (p - 1) * r.step_comm_s;
   r.kv_bytes_sent_per_rank = (p - 1) * r.kv_block_bytes;
+
+  // Backward: K/V and dK/dV share each hop; after the last step dK/dV makes one more hop home.
+  const double g = kAttentionBackwardFlopRatio;
+  r.backward_step_compute_s = g * r.step_compute_s;
+  r.backward_step_comm_s = p > 1 ? c.latency_s + 2 * r.kv_block_bytes / c.link_bandwidth_Bps : 0.0;
+  const double dkv_hop_s = p > 1 ? c.latency_s + r.kv_block_bytes / c.link_bandwidth_Bps : 0.0;
+  r.backward_kv_bytes_sent_per_rank = p > 1 ? (2.0 * p - 1) * r.kv_block_bytes : 0.0;
+  r.backward_min_block_tokens_bandwidth = 2 * beta / (g * A);
+  r.backward_compute_time_s = g * r.compute_time_s;
+  r.backward_time_s = 0;
+  for (int step = 0; step < p; ++step) {
+    const double compute = g * r.step_critical_tiles[step] * flops_per_tile / rate;
+    const double comm = step < p - 1 ? r.backward_step_comm_s : 0.0;
+    r.backward_time_s += std::max(compute, comm);
+  }
+  r.backward_time_s += dkv_hop_s;
+  r.backward_over_forward_bytes = p > 1 ? (2.0 * p - 1) / (p - 1) : 0.0;
   return r;
 }
 

@@ -20,8 +20,8 @@ export default {
   params: [
     { key: 'view', label: 'View', type: 'select', options: [{ value: 'work', label: 'Work per rank (causal)' }, { value: 'overlap', label: 'Compute vs transfer per step' }], default: 'work' },
     { key: 'ranks', label: 'GPUs in the ring p', type: 'select', options: ['2', '4', '8', '16', '32'], default: '8' },
-    { key: 'seq', label: 'Sequence length (work view)', type: 'select', options: ['16384', '65536', '131072', '524288', '1048576'], default: '131072' },
-    { key: 'kv_heads', label: 'Key/value heads (32 query heads)', type: 'select', options: Object.entries(KV).map(([value, label]) => ({ value, label })), default: '32' },
+    { key: 'seq', label: 'Sequence length', type: 'select', options: ['16384', '65536', '131072', '524288', '1048576'], default: '131072', when: { view: ['work'] } },
+    { key: 'kv_heads', label: 'Key/value heads (32 query heads)', type: 'select', options: Object.entries(KV).map(([value, label]) => ({ value, label })), default: '32', when: { view: ['overlap'] } },
     { key: 'hardware', label: 'Accelerator', from: ['ring-attention', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
   ],
 

@@ -14,6 +14,8 @@ const MODELS = {
 };
 const GPUS = [2, 4, 8, 16, 32, 64];
 const SEQS = [16384, 32768, 65536, 131072, 262144, 524288, 1048576];
+const Y_RANGE = [1e6, 1e11];
+const tokens = (n) => (n >= 1048576 ? `${n / 1048576}M` : `${n / 1024}K`);
 
 export default {
   id: 'ulysses-vs-ring',
@@ -23,8 +25,8 @@ export default {
   params: [
     { key: 'x', label: 'Horizontal axis', type: 'select', options: [{ value: 'gpus', label: 'GPUs P (sequence fixed)' }, { value: 'seq', label: 'Sequence length N (GPUs fixed)' }], default: 'gpus' },
     { key: 'model', label: 'Attention heads', type: 'select', options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })), default: 'llama3-8b' },
-    { key: 'seq', label: 'Sequence length (GPU view)', type: 'select', options: SEQS.map(String), default: '131072' },
-    { key: 'gpus', label: 'GPUs (sequence view)', type: 'select', options: ['4', '8', '16', '32'], default: '8' },
+    { key: 'seq', label: 'Sequence length N (tokens)', type: 'select', options: SEQS.map(String), default: '131072', when: { x: ['gpus'] } },
+    { key: 'gpus', label: 'GPUs P', type: 'select', options: ['4', '8', '16', '32'], default: '8', when: { x: ['seq'] } },
     { key: 'hardware', label: 'Accelerator', from: ['ulysses', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
   ],
 
@@ -70,8 +72,16 @@ export default {
           borderDash: [6, 3] }),
       ],
       scales: {
-        x: log(data.x === 'gpus' ? 'GPUs P (count)' : 'Sequence length N (tokens)', { unit: '', range: [xs[0], xs.at(-1)] }),
-        y: log('Sent per GPU per layer, forward (B)', { unit: 'B' }),
+        // One labelled tick per swept value (powers of two fall between the decades a log
+        // axis labels by default).
+        x: log(data.x === 'gpus' ? 'GPUs P (count)' : 'Sequence length N (tokens; K = 1,024)', {
+          range: [xs[0] / 1.25, xs.at(-1) * 1.25],
+          afterBuildTicks: (axis) => { axis.ticks = xs.map((value) => ({ value })); },
+          ticks: { autoSkip: false, callback: (v) => (data.x === 'gpus' ? String(v) : tokens(v)) },
+        }),
+        // Fixed over every setting (5 MB for Ulysses at 16K tokens on 64 GPUs to 17 GB for the
+        // ring at 1M tokens with 32 KV heads), one label per decade.
+        y: log('Sent per GPU per layer, forward (B)', { unit: 'B', range: Y_RANGE }),
       },
       tooltip: (ctx) => `${ctx.dataset.label.split(',')[0]}: ${formatSI(ctx.raw.y, 'B')} (P = ${ctx.raw.q.ranks}, N = ${ctx.raw.q.seq})`,
     });

@@ -30,10 +30,29 @@ function numberText(v) {
 }
 
 // Returns {root, set(params), setInvalid(key|null)}; calls onChange(key, value) on input.
+// A spec with `when: {key: [values]}` is shown only while each named param has one of its
+// values (e.g. {view: ['a2a']}), so that a figure with several views never shows a control
+// its current view ignores.
 export function buildControls(specs, params, onChange) {
   const root = h('div', { class: 'fig-controls' });
   const setters = new Map();
   const inputs = new Map();
+  const conditional = [];  // [spec, row] of the controls with a `when`
+  let current = { ...params };
+  const showWhen = () => {
+    for (const [spec, row] of conditional) {
+      row.hidden = !Object.entries(spec.when).every(([k, values]) => values.includes(current[k]));
+      row.style.display = row.hidden ? 'none' : '';  // also over a row class that sets display
+    }
+  };
+  const notify = onChange;
+  onChange = (key, value, error) => {
+    if (!error) {
+      current = { ...current, [key]: value };
+      showWhen();
+    }
+    notify(key, value, error);
+  };
 
   for (const spec of specs) {
     const id = uid('ctl');
@@ -84,13 +103,17 @@ export function buildControls(specs, params, onChange) {
       inputs.set(spec.key, number);
       row = h('div', { class: 'ctl ctl-number' }, label, h('div', { class: 'ctl-pair' }, slider, number));
     }
+    if (spec.when) conditional.push([spec, row]);
     root.append(row);
   }
+  showWhen();
 
   return {
     root,
     set(p) {
       for (const [k, set] of setters) set(p[k]);
+      current = { ...p };
+      showWhen();
     },
     setInvalid(key) {
       for (const [k, input] of inputs) {
