@@ -15,7 +15,7 @@ namespace {
 struct TensorParallelOut {
   TensorParallelCost cost;
   std::string link, algorithm;
-  double link_bandwidth_Bps, node_nic_bandwidth_Bps, peak_flops;
+  double link_bandwidth_Bps, nic_bandwidth_Bps, node_nic_bandwidth_Bps, peak_flops, flops_per_link_byte;
 };
 
 }  // namespace
@@ -41,10 +41,12 @@ MLSYS_DESCRIBE(TensorParallelCost, MLSYS_OUT(allreduce_bytes, "B", "S = s·b·h�
 MLSYS_DESCRIBE(TensorParallelOut, MLSYS_FLAT(cost),
                MLSYS_OUT(link, "", "intra-node (the group in one node) or inter-node (it spans nodes)"),
                MLSYS_OUT(algorithm, "", "ring (inside a node) or hierarchical (across nodes, every GPU on its own NIC)"),
-               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Scale-up (NVLink) bandwidth per GPU per direction used"),
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Scale-up (NVLink) bandwidth per GPU per direction used (the NIC's with one GPU per node)"),
+               MLSYS_OUT(nic_bandwidth_Bps, "B/s", "One GPU's NIC per direction (inter_bandwidth_Bps)"),
                MLSYS_OUT(node_nic_bandwidth_Bps, "B/s",
                          "A node's NICs together per direction, inter_bandwidth_Bps × gpus_per_node (rail-aligned)"),
-               MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s used"));
+               MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s used"),
+               MLSYS_OUT(flops_per_link_byte, "FLOP/B", "P/B: peak FLOP/s per byte/s of the scale-up link, per direction"));
 MLSYS_DESCRIBE(PipelineOp, MLSYS_OUT(stage, "", "Stage (GPU)"), MLSYS_OUT(microbatch, "", "Micro-batch"),
                MLSYS_OUT(chunk, "", "Model chunk"), MLSYS_OUT(kind, "", "F (forward) or B (backward)"),
                MLSYS_OUT(start_s, "s", "Start"), MLSYS_OUT(end_s, "s", "End"));
@@ -126,8 +128,10 @@ TensorParallelOut tensor_parallel_run(const Inputs& in) {
           in_node ? "intra-node" : "inter-node",
           in_node ? "ring" : "hierarchical",
           intra.bandwidth_Bps,
+          inter.bandwidth_Bps,
           inter.bandwidth_Bps * per_node,
-          peak};
+          peak,
+          peak / intra.bandwidth_Bps};
 }
 
 std::vector<Field> tensor_parallel_fields() {
