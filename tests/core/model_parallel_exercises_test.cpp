@@ -1,12 +1,14 @@
 // Exercises of the tensor-pipeline-parallel lesson against the calculators they stand for
-// (pipeline, tensor-parallel, training-memory), and pp-smallest-depth's draws over many seeds:
-// an answer that is spread over the pipeline depths and never 1, where no pipeline is needed.
+// (pipeline, tensor-parallel, training-memory), pp-smallest-depth's draws over many seeds (an
+// answer spread over the pipeline depths and never 1, where no pipeline is needed), and
+// pp-bubble-fraction telling the idle fraction from the bubble ratio.
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/foundations/units.hpp"
 
 using mlsys::json;
 
@@ -81,4 +83,17 @@ TEST(ModelParallelExercises, SmallestDepthNeedsAPipelineAndVaries) {
     EXPECT_LE(count[pp], kDraws * 35 / 100) << "pp = " << pp;
   }
   EXPECT_EQ(count.size(), 4u);
+}
+
+TEST(ModelParallelExercises, BubbleFractionIsNotTheBubbleRatio) {
+  // Idle share of the step = r/(1 + r) with r = (p − 1)/(v·m) (Narayanan et al. 2021, section
+  // 2.2: r is the bubble over the ideal time). Typing r itself is the mistake the exercise is
+  // about; it must be rejected in every draw, the answer to three significant digits accepted.
+  for (std::uint32_t seed = 0; seed < 300; ++seed) {
+    const auto e = mlsys::make_exercise("pp-bubble-fraction", seed);
+    const json& p = e.params;
+    const double r = (p["stages"].get<double>() - 1) / (p["chunks"].get<double>() * p["microbatches"].get<double>());
+    EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(r, 4))["correct"].get<bool>()) << seed;
+    EXPECT_TRUE(mlsys::check_exercise(e.id, seed, mlsys::format_number(e.answer, 3))["correct"].get<bool>()) << seed;
+  }
 }

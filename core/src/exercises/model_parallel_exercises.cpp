@@ -45,11 +45,15 @@ Exercise bubble_fraction(Rng& rng) {
   Exercise e;
   e.title = "Size of the pipeline bubble";
   e.params = pipe_params(d, 1e-3, 2e-3);
-  e.prompt = pipe_text(d) + " What fraction of the step does each GPU sit idle? Give a number between 0 and 1.";
+  e.prompt = pipe_text(d) + " What fraction of the step does each GPU sit idle? Give a number between 0 and 1, to "
+                            "three significant digits.";
   e.unit = "";
   const double ratio = (d.p - 1.0) / (d.v * d.m);
   e.answer = ratio / (1 + ratio);
-  e.abs_tolerance = 0.0005;  // three decimals; the smallest bubbles are about 0.015
+  // Relative only: the bubble ratio (p − 1)/(v·m), idle over useful time, is (1 + ratio) times
+  // the answer, at least 1.6 % more (p = 2, v = 4, m = 16), and must be rejected. An absolute
+  // tolerance of 0.0005 accepted it for the smallest bubbles.
+  e.rel_tolerance = 0.005;
   e.hint = "The bubble adds (p − 1)/v micro-batch slots to the m slots of useful work on every stage. Idle share = "
            "bubble ÷ (work + bubble).";
   e.solution = "Bubble over ideal = (p − 1)/(v·m) = " + format_int(d.p - 1) + " / (" + format_int(d.v) + " × " +
