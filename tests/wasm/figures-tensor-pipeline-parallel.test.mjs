@@ -140,6 +140,22 @@ test('pp-activation-memory: GPipe holds m, 1F1B holds p − s, interleaving a li
   assert.ok(odd.table.rows.every((r) => r[3] === 'n/a'));
 });
 
+test('pp-activation-memory: from m = 2p up only the GPipe bars grow, as the caption says', () => {
+  // 1F1B holds min(p − s, m) and interleaving its longer warm-up, both fixed once m ≥ 2p;
+  // GPipe holds all m (Narayanan et al. 2021, section 2.2).
+  for (const [stages, chunks] of [[8, 2], [4, 4], [16, 2]]) {
+    const at = (m) => run(ppMemory, { stages, chunks, microbatches: m }).series;
+    const base = at(2 * stages);
+    for (let m = 2 * stages; m <= 64; m += stages) {
+      const [gpipe, onef, inter] = at(m);
+      assert.ok(gpipe.perStage.every((x) => x === m), `GPipe holds m = ${m}`);
+      assert.deepEqual(onef.perStage, base[1].perStage, `1F1B at p = ${stages}, m = ${m}`);
+      assert.deepEqual(inter.perStage, base[2].perStage, `interleaved at p = ${stages}, v = ${chunks}, m = ${m}`);
+    }
+  }
+  assert.match(ppMemory.caption, /From m = 2p up/);
+});
+
 test('pp-activation-memory: a stage count out of range is an EngineError on stages', () => {
   assert.throws(() => run(ppMemory, { stages: 0 }), isEngineError('stages'));
 });

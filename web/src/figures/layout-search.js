@@ -53,6 +53,7 @@ export default {
     const pt = (l) => ({ x: l.step_time_s, y: l.memory_per_gpu_bytes / 1e9, l });
     const xs = data.layouts.map((l) => l.step_time_s);
     const [xLo, xHi] = [Math.min(...xs), Math.max(...xs)];
+    const gbs = data.layouts.map((l) => l.memory_per_gpu_bytes / 1e9);
     const pad = Math.max((xHi - xLo) * 0.05, xHi * 0.01);
     const pick = colours(theme);
     const datasets = [
@@ -72,7 +73,8 @@ export default {
       datasets,
       scales: {
         x: linear('Estimated step time (s)', { range: [xLo - pad, xHi + pad] }),
-        y: log('Memory per GPU (GB)'),
+        // A margin above and below the points, so that the labelled ones at the ends stay clear of the frame.
+        y: log('Memory per GPU (GB)', { range: [Math.min(...gbs) / 1.3, Math.max(...gbs, data.hbm_bytes / 1e9) * 1.3] }),
       },
       tooltip: (ctx) => {
         const l = ctx.raw.l;

@@ -14,7 +14,7 @@ export default {
   id: 'tp-comm-ratio',
   title: 'Tensor parallelism: all-reduce time against compute',
   caption:
-    'Each GPU holds a column slice of W_QKV and of the first MLP matrix and a row slice of the output and second MLP matrices, so a layer needs two all-reduces forward and two backward. The lines show their time (latency included) divided by the layer\'s compute time on one GPU, against the model width. Wider models amortise the all-reduces (the ratio falls as 1/h); more GPUs per layer raise it as t − 1. Compare t = 8 with t = 16, which spans two 8-GPU nodes: its all-reduce keeps the whole NVLink ring of a node and adds a step across nodes on every GPU\'s InfiniBand adapter, while the compute per GPU halves. Then switch the accelerator: a faster chip with the same links makes communication relatively dearer.',
+    'Each GPU holds a column slice of W_QKV and of the first MLP matrix and a row slice of the output and second MLP matrices, so a layer needs two all-reduces forward and two backward. The lines show their time (latency included) divided by the layer\'s compute time on one GPU, against the model width. Wider models amortise the all-reduces (the ratio falls as 1/h); more GPUs per layer raise it as t − 1. Compare t = 8 with t = 16, which spans two 8-GPU nodes: its all-reduce keeps the whole NVLink ring of a node and adds a phase across nodes on every GPU\'s InfiniBand adapter, while the compute per GPU halves. Then switch the accelerator: a faster chip with the same links makes communication relatively dearer.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['tensor-parallel', 'hardware'], options: GPUS },
     { key: 'seq', label: 'Sequence length s', type: 'select', unit: 'tokens', default: 4096,
@@ -66,7 +66,8 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: log('Model width h (elements)', { unit: '', range: [HIDDEN[0], HIDDEN[HIDDEN.length - 1]] }),
+        // Every labelled tick kept (2 k, 5 k, 10 k, 20 k): Chart.js's auto-skip left one on a phone.
+        x: log('Model width h (elements)', { unit: '', range: [HIDDEN[0], HIDDEN[HIDDEN.length - 1]], ticks: { autoSkip: false } }),
         y: log('All-reduce time / compute time (ratio)', { unit: '', range: data.range }),
       },
       tooltip: (ctx) => {
