@@ -41,10 +41,11 @@ export default {
       runnersUp: fitting.slice(1, 3),
       roomiest: roomiest && roomiest.rank > 3 ? roomiest : null,
       table: {
-        columns: ['Rank', 'TP', 'PP', 'DP', 'Micro-batches per pipeline', 'Memory per GPU (B)', 'Fits', 'Step time (s)', 'Bubble (fraction of pipeline time)',
-          'TP all-reduces (s)', 'DP gradient exchange (s)', 'MFU'],
-        rows: layouts.map((l) => [l.rank, l.tp, l.pp, l.dp, l.microbatches, l.memory_per_gpu_bytes, l.fits ? 'yes' : 'no', l.step_time_s,
-          l.bubble_fraction, l.tp_comm_s, l.dp_comm_s, l.mfu]),
+        // Memory in GB: the caption sends sighted readers here, and eleven-digit byte counts do not read.
+        columns: ['Rank', 'Layout', 'TP', 'PP', 'DP', 'Micro-batches per pipeline', 'Memory per GPU (GB)', 'Fits', 'Step time (s)',
+          'Bubble (fraction of pipeline time)', 'TP all-reduces (s)', 'DP ranks per node', 'DP gradient exchange (s)', 'MFU'],
+        rows: layouts.map((l) => [l.rank, l.name, l.tp, l.pp, l.dp, l.microbatches, l.memory_per_gpu_bytes / 1e9, l.fits ? 'yes' : 'no',
+          l.step_time_s, l.bubble_fraction, l.tp_comm_s, l.dp_ranks_per_node, l.dp_comm_s, l.mfu]),
       },
     };
   },
@@ -74,7 +75,7 @@ export default {
       scales: {
         x: linear('Estimated step time (s)', { range: [xLo - pad, xHi + pad] }),
         // A margin above and below the points, so that the labelled ones at the ends stay clear of the frame.
-        y: log('Memory per GPU (GB)', { range: [Math.min(...gbs) / 1.3, Math.max(...gbs, data.hbm_bytes / 1e9) * 1.3] }),
+        y: log('Memory per GPU (GB)', { unit: '', range: [Math.min(...gbs) / 1.3, Math.max(...gbs, data.hbm_bytes / 1e9) * 1.3] }),
       },
       tooltip: (ctx) => {
         const l = ctx.raw.l;
