@@ -19,7 +19,7 @@ const CASES = [
   { id: 'zero-communication', axes: ['y', 'y1'], vary: ['comm_dtype'] },
   { id: 'fsdp-tokens-to-hide', axes: ['x', 'y'], vary: ['hardware'] },
   { id: 'tp-comm-ratio', axes: ['y'], vary: ['hardware'] },
-  { id: 'pp-activation-memory', axes: ['y'], vary: ['microbatches'] },
+  { id: 'pp-activation-memory', axes: ['y'], vary: ['microbatches', 'stages', 'chunks'] },
   { id: 'ring-attention-balance', view: { view: 'overlap' }, axes: ['x', 'y'], vary: ['kv_heads'] },
   { id: 'ulysses-vs-ring', axes: ['x'], vary: ['model'] },
   { id: 'moe-router', axes: ['y'], vary: ['capacity_factor', 'balance'] },

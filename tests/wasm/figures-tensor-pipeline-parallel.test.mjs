@@ -74,6 +74,21 @@ test('tp-comm-ratio: four all-reduces of s·b·h bf16 per layer, ratio ∝ (t �
   assert.equal(d.lines.find((l) => l.tp === 16).points[0].link, 'inter-node');
 });
 
+test('tp-comm-ratio: t = 16 spans two nodes, t = 8\'s NVLink ring plus a step on every GPU\'s NIC', () => {
+  // Hierarchical all-reduce (collectives lesson; comm/cost_model.hpp): the NVLink phases are the
+  // t = 8 ring's, the NIC phases 2(N − 1) steps of S/(gN) at 50 GB/s each, α = 5 µs.
+  const d = run(tpCommRatio, { hardware: 'h100-sxm', seq: 4096, micro_batch: 1 });
+  const at = (tp) => d.lines.find((l) => l.tp === tp).points.find((q) => q.hidden === 8192);
+  const [q8, q16] = [at(8), at(16)];
+  assert.equal(q16.nodes, 2);
+  close(q16.intra_s, q8.comm_s, 1e-12);
+  close(q16.inter_s, 4 * 2 * (5e-6 + q16.bytes / 16 / 50e9), 1e-9);
+  close(q16.comm_s, q16.intra_s + q16.inter_s, 1e-12);
+  close(q16.ratio, 1.378, 1e-3);  // a flat ring at one 50 GB/s NIC gave 7.88
+  const cfg = tpCommRatio.draw(d, THEME);
+  assert.ok(cfg.data.datasets.some((ds) => ds.label === 't = 16 (2 nodes: NVLink + InfiniBand)'));
+});
+
 test('tp-comm-ratio: unknown hardware is an EngineError on hardware', () => {
   assert.throws(() => run(tpCommRatio, { hardware: 'nope' }), isEngineError('hardware'));
 });
@@ -125,6 +140,22 @@ test('pp-activation-memory: GPipe holds m, 1F1B holds p − s, interleaving a li
   assert.ok(odd.table.rows.every((r) => r[3] === 'n/a'));
 });
 
+test('pp-activation-memory: from m = 2p up only the GPipe bars grow, as the caption says', () => {
+  // 1F1B holds min(p − s, m) and interleaving its longer warm-up, both fixed once m ≥ 2p;
+  // GPipe holds all m (Narayanan et al. 2021, section 2.2).
+  for (const [stages, chunks] of [[8, 2], [4, 4], [16, 2]]) {
+    const at = (m) => run(ppMemory, { stages, chunks, microbatches: m }).series;
+    const base = at(2 * stages);
+    for (let m = 2 * stages; m <= 64; m += stages) {
+      const [gpipe, onef, inter] = at(m);
+      assert.ok(gpipe.perStage.every((x) => x === m), `GPipe holds m = ${m}`);
+      assert.deepEqual(onef.perStage, base[1].perStage, `1F1B at p = ${stages}, m = ${m}`);
+      assert.deepEqual(inter.perStage, base[2].perStage, `interleaved at p = ${stages}, v = ${chunks}, m = ${m}`);
+    }
+  }
+  assert.match(ppMemory.caption, /From m = 2p up/);
+});
+
 test('pp-activation-memory: a stage count out of range is an EngineError on stages', () => {
   assert.throws(() => run(ppMemory, { stages: 0 }), isEngineError('stages'));
 });
@@ -145,11 +176,30 @@ test('layout-search: 70B on 64 H100s lists valid layouts, the best fits, ranking
   assert.ok(d.layouts.some((l) => !l.fits));
 });
 
-test('layout-search: the star (the best layout that fits) carries its name on the chart', () => {
+test('layout-search: the layouts the caption names carry their names on the chart', () => {
+  // The star (fastest that fits), the diamonds (the next two) and the triangle (the fitting
+  // layout with the least memory), each labelled "#rank name"; the caption sends the reader
+  // to "Show data" for the rest, not to a table only screen readers see.
   const d = run(layoutSearch);
-  const star = layoutSearch.draw(d, THEME).data.datasets.find((ds) => ds.pointStyle === 'star');
-  assert.ok(star.pointLabels);
-  assert.deepEqual(star.data.map((q) => q.label), [d.best.name]);
+  const sets = layoutSearch.draw(d, THEME).data.datasets;
+  const labels = (style) => {
+    const ds = sets.find((x) => x.pointStyle === style);
+    assert.ok(ds.pointLabels, `${style} points are labelled`);
+    return ds.data.map((q) => q.label);
+  };
+  const fitting = d.layouts.filter((l) => l.fits);
+  assert.deepEqual(labels('star'), [`#1 ${fitting[0].name}`]);
+  assert.deepEqual(labels('rectRot'), fitting.slice(1, 3).map((l) => `#${l.rank} ${l.name}`));
+  const roomiest = fitting.reduce((a, l) => (l.memory_per_gpu_bytes < a.memory_per_gpu_bytes ? l : a));
+  assert.deepEqual(labels('triangle'), [`#${roomiest.rank} ${roomiest.name}`]);
+  assert.equal(roomiest.name, 't8·p8·d1');
+  assert.match(layoutSearch.caption, /"Show data"/);
+  assert.doesNotMatch(layoutSearch.caption, /look at the table/);
+});
+
+test('layout-search: a data-parallel group across nodes has 8/t ranks on each', () => {
+  const d = run(layoutSearch);
+  for (const l of d.layouts) assert.equal(l.dp_ranks_per_node, Math.min(l.dp, 8 / l.tp), l.name);
 });
 
 test('layout-search: more memory per GPU lets more layouts fit', () => {

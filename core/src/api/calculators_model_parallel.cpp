@@ -14,8 +14,8 @@ namespace {
 
 struct TensorParallelOut {
   TensorParallelCost cost;
-  std::string link;
-  double link_bandwidth_Bps, peak_flops;
+  std::string link, algorithm;
+  double link_bandwidth_Bps, nic_bandwidth_Bps, node_nic_bandwidth_Bps, peak_flops, flops_per_link_byte;
 };
 
 }  // namespace
@@ -26,18 +26,27 @@ MLSYS_DESCRIBE(TensorParallelCost, MLSYS_OUT(allreduce_bytes, "B", "S = s·b·h�
                MLSYS_OUT(allreduces_forward, "", "All-reduces in the forward pass (after attention, after the MLP)"),
                MLSYS_OUT(allreduces_backward, "", "All-reduces in the backward pass"),
                MLSYS_OUT(allreduce_bytes_per_layer, "B", "(2 + 2)·S: all-reduce buffers of one layer"),
-               MLSYS_OUT(sent_bytes_per_gpu, "B", "What one GPU sends for them with a ring: 4 · 2(t−1)/t · S"),
+               MLSYS_OUT(sent_bytes_per_gpu, "B", "What one GPU sends for them: 4 · 2(t−1)/t · S (ring or hierarchical)"),
                MLSYS_OUT(flops_forward_per_gpu, "FLOP", "(2·b·s·(4h² + 2hf) + 4·b·s²·h) / t"),
                MLSYS_OUT(flops_per_gpu, "FLOP", "Forward + backward (3× forward) on one GPU"),
-               MLSYS_OUT(comm_time_s, "s", "The four ring all-reduces"),
+               MLSYS_OUT(comm_time_s, "s", "The four all-reduces (ring in a node, hierarchical across nodes)"),
+               MLSYS_OUT(comm_intra_s, "s", "Their time on the scale-up link (NVLink)"),
+               MLSYS_OUT(comm_inter_s, "s", "Their time on the NICs between nodes (0 inside one node)"),
+               MLSYS_OUT(nodes, "", "Nodes the tensor-parallel group spans"),
                MLSYS_OUT(compute_time_s, "s", "flops_per_gpu / peak"), MLSYS_OUT(ratio, "", "comm_time_s / compute_time_s"),
                MLSYS_OUT(qkv_cols_per_gpu, "", "Columns of W_QKV per GPU: 3h/t"),
                MLSYS_OUT(mlp_cols_per_gpu, "", "Columns of the first MLP matrix per GPU: f/t"),
                MLSYS_OUT(mlp_rows_per_gpu, "", "Rows of the second MLP matrix per GPU: f/t"),
                MLSYS_OUT(weight_params_per_gpu, "", "Weights per GPU: (4h² + 2hf) / t"));
-MLSYS_DESCRIBE(TensorParallelOut, MLSYS_FLAT(cost), MLSYS_OUT(link, "", "intra-node or inter-node: the link of the all-reduces"),
-               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Its bandwidth per direction"),
-               MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s used"));
+MLSYS_DESCRIBE(TensorParallelOut, MLSYS_FLAT(cost),
+               MLSYS_OUT(link, "", "intra-node (the group in one node) or inter-node (it spans nodes)"),
+               MLSYS_OUT(algorithm, "", "ring (inside a node) or hierarchical (across nodes, every GPU on its own NIC)"),
+               MLSYS_OUT(link_bandwidth_Bps, "B/s", "Scale-up (NVLink) bandwidth per GPU per direction used (the NIC's with one GPU per node)"),
+               MLSYS_OUT(nic_bandwidth_Bps, "B/s", "One GPU's NIC per direction (inter_bandwidth_Bps)"),
+               MLSYS_OUT(node_nic_bandwidth_Bps, "B/s",
+                         "A node's NICs together per direction, inter_bandwidth_Bps × gpus_per_node (rail-aligned)"),
+               MLSYS_OUT(peak_flops, "FLOP/s", "Peak FLOP/s used"),
+               MLSYS_OUT(flops_per_link_byte, "FLOP/B", "P/B: peak FLOP/s per byte/s of the scale-up link, per direction"));
 MLSYS_DESCRIBE(PipelineOp, MLSYS_OUT(stage, "", "Stage (GPU)"), MLSYS_OUT(microbatch, "", "Micro-batch"),
                MLSYS_OUT(chunk, "", "Model chunk"), MLSYS_OUT(kind, "", "F (forward) or B (backward)"),
                MLSYS_OUT(start_s, "s", "Start"), MLSYS_OUT(end_s, "s", "End"));
@@ -66,7 +75,10 @@ MLSYS_DESCRIBE(Layout, MLSYS_OUT(tp, "", "Tensor-parallel degree"), MLSYS_OUT(pp
                MLSYS_OUT(backward_s, "s", "The same backward"),
                MLSYS_OUT(pipeline_s, "s", "The 1F1B schedule of the step, bubble and messages included"),
                MLSYS_OUT(bubble_fraction, "", "Idle share of the pipeline time"),
-               MLSYS_OUT(dp_comm_s, "s", "Gradient reduce-scatter + parameter all-gather (ring), not overlapped"),
+               MLSYS_OUT(dp_comm_s, "s",
+                         "Gradient reduce-scatter + parameter all-gather (ring in a node, hierarchical across nodes), "
+                         "not overlapped"),
+               MLSYS_OUT(dp_ranks_per_node, "", "Ranks of one data-parallel group on one node (gpus_per_node / tp across nodes)"),
                MLSYS_OUT(tokens_per_s, "tokens/s", "global_batch · seq / step_time_s"),
                MLSYS_OUT(mfu, "", "Model FLOPs per second / (gpus · peak)"),
                MLSYS_OUT(pipeline_method, "", "executed or closed-form"));
@@ -101,13 +113,25 @@ TensorParallelOut tensor_parallel_run(const Inputs& in) {
   l.tp = static_cast<int>(in.integer("tp"));
   const Accelerator& hw = accelerator(in);
   const double peak = in.has("peak_flops") ? in.num("peak_flops") : bf16_peak(hw);
-  // Inside a node the all-reduces run on the scale-up link, beyond it on the inter-node one.
-  const bool in_node = l.tp <= in.integer("gpus_per_node");
-  const auto scaleup = [&] {
-    return in.has("link_bandwidth_Bps") ? in.num("link_bandwidth_Bps") : hw.scaleup_per_direction_Bps("link_bandwidth_Bps");
-  };
-  const Link link = in_node ? Link{in.num("latency_s"), scaleup()} : Link{in.num("inter_latency_s"), in.num("inter_bandwidth_Bps")};
-  return {tensor_parallel_layer(l, peak, link), in_node ? "intra-node" : "inter-node", link.bandwidth_Bps, peak};
+  // A ring on the scale-up link inside a node; across nodes the hierarchical algorithm, NVLink
+  // inside each node and every GPU's own NIC between them. Nodes of one GPU have no scale-up
+  // link: every step is on the NICs.
+  const int per_node = static_cast<int>(in.integer("gpus_per_node"));
+  const Link inter{in.num("inter_latency_s"), in.num("inter_bandwidth_Bps")};
+  const Link intra = per_node == 1 ? inter
+                     : in.has("link_bandwidth_Bps")
+                         ? Link{in.num("latency_s"), in.num("link_bandwidth_Bps")}
+                         : Link{in.num("latency_s"), hw.scaleup_per_direction_Bps("link_bandwidth_Bps")};
+  const TensorParallelCost cost = tensor_parallel_layer(l, peak, per_node, intra, inter);
+  const bool in_node = cost.nodes == 1;
+  return {cost,
+          in_node ? "intra-node" : "inter-node",
+          in_node ? "ring" : "hierarchical",
+          intra.bandwidth_Bps,
+          inter.bandwidth_Bps,
+          inter.bandwidth_Bps * per_node,
+          peak,
+          peak / intra.bandwidth_Bps};
 }
 
 std::vector<Field> tensor_parallel_fields() {
@@ -125,7 +149,7 @@ std::vector<Field> tensor_parallel_fields() {
                             "Scale-up bandwidth per direction; default half the hardware's (both directions summed)",
                             json(), 0.0, 1e15, true)),
       number_field("latency_s", "s", "Latency α of one message on the scale-up link", 2e-6, 0.0, 1.0),
-      number_field("inter_bandwidth_Bps", "B/s", "Inter-node bandwidth per GPU per direction (400 Gb/s InfiniBand)",
+      number_field("inter_bandwidth_Bps", "B/s", "One GPU's NIC, per direction (400 Gb/s InfiniBand; one NIC per GPU, rail-aligned, as in a DGX H100)",
                    kInterBandwidth, 0.0, 1e15, true),
       number_field("inter_latency_s", "s", "Latency α of one inter-node message", 5e-6, 0.0, 1.0)};
   return f;
@@ -166,7 +190,7 @@ std::vector<Field> layout_fields() {
                   boolean_field("sequence_parallel", "Megatron sequence parallelism inside the tensor-parallel group", true),
                   number_field("matmul_efficiency", "", "Fraction of the bf16 peak the layers' matmuls reach", 0.6, 0.01, 1.0),
                   number_field("latency_s", "s", "Latency α of one NVLink message", 2e-6, 0.0, 1.0),
-                  number_field("inter_bandwidth_Bps", "B/s", "Inter-node bandwidth per GPU per direction (400 Gb/s InfiniBand)",
+                  number_field("inter_bandwidth_Bps", "B/s", "One GPU's NIC, per direction (400 Gb/s InfiniBand; one NIC per GPU, rail-aligned, as in a DGX H100)",
                                kInterBandwidth, 0.0, 1e15, true),
                   number_field("inter_latency_s", "s", "Latency α of one inter-node message", 5e-6, 0.0, 1.0)})
     f.push_back(std::move(g));
@@ -203,8 +227,9 @@ void add_model_parallel_calculators(Calculators& out) {
   out.add(
       "tensor-parallel",
        "Megatron tensor parallelism of one transformer layer and micro-batch: the column-then-row split needs two "
-       "all-reduces of the s·b·h bf16 activations in the forward pass and two in the backward pass; their ring time "
-       "(scale-up link inside a node, InfiniBand beyond gpus_per_node) against the layer's compute per GPU, "
+       "all-reduces of the s·b·h bf16 activations in the forward pass and two in the backward pass; their time (a "
+       "ring on the scale-up link inside a node; beyond gpus_per_node the hierarchical algorithm, NVLink inside the "
+       "nodes and every GPU's own NIC between them, on whole nodes) against the layer's compute per GPU, "
        "3·(2·b·s·(4h² + 2hf) + 4·b·s²·h)/t FLOPs at the dense bf16 peak.",
        tensor_parallel_fields(), tensor_parallel_run);
 
@@ -226,12 +251,15 @@ void add_model_parallel_calculators(Calculators& out) {
   out.add(
       "layout",
        "Every TP × PP × DP layout of the GPUs that Megatron can run (tp within a node and dividing heads and kv_heads, "
-       "pp dividing layers, dp · micro_batch dividing global_batch), sorted best first: fitting layouts by step time, "
+       "pp dividing layers, dp · micro_batch dividing global_batch; across nodes the groups on whole nodes: tp dividing "
+       "gpus_per_node, tp · dp dividing it or a multiple of it), sorted best first: fitting layouts by step time, "
        "then those that do not fit (tp or pp, when given, restrict the list). Memory per GPU is the training-memory model's first pipeline stage (bf16 Adam, "
        "ZeRO over dp, sequence parallelism and recomputation as given). Step time = the executed 1F1B schedule of "
        "global_batch / (dp · micro_batch) micro-batches, whose forward and backward times are compute at "
        "matmul_efficiency × the bf16 peak plus the tensor-parallel all-reduces (ring over NVLink), with the stage "
-       "messages over InfiniBand, plus the data-parallel gradient exchange (ring, not overlapped).",
+       "messages over InfiniBand, plus the data-parallel gradient exchange (not overlapped; ranks tensor-fastest, then "
+       "data, then pipeline, so a data-parallel group has gpus_per_node / tp ranks on each of its nodes: a ring on "
+       "NVLink inside a node, the hierarchical algorithm across nodes with every GPU on its own NIC).",
        layout_fields(), layout_run);
 }
 

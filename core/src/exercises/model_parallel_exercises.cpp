@@ -45,11 +45,15 @@ Exercise bubble_fraction(Rng& rng) {
   Exercise e;
   e.title = "Size of the pipeline bubble";
   e.params = pipe_params(d, 1e-3, 2e-3);
-  e.prompt = pipe_text(d) + " What fraction of the step does each GPU sit idle? Give a number between 0 and 1.";
+  e.prompt = pipe_text(d) + " What fraction of the step does each GPU sit idle? Give a number between 0 and 1, to "
+                            "three significant digits.";
   e.unit = "";
   const double ratio = (d.p - 1.0) / (d.v * d.m);
   e.answer = ratio / (1 + ratio);
-  e.abs_tolerance = 0.0005;  // three decimals; the smallest bubbles are about 0.015
+  // Relative only: the bubble ratio (p − 1)/(v·m), idle over useful time, is (1 + ratio) times
+  // the answer, at least 1.6 % more (p = 2, v = 4, m = 16), and must be rejected. An absolute
+  // tolerance of 0.0005 accepted it for the smallest bubbles.
+  e.rel_tolerance = 0.005;
   e.hint = "The bubble adds (p − 1)/v micro-batch slots to the m slots of useful work on every stage. Idle share = "
            "bubble ÷ (work + bubble).";
   e.solution = "Bubble over ideal = (p − 1)/(v·m) = " + format_int(d.p - 1) + " / (" + format_int(d.v) + " × " +
@@ -147,19 +151,28 @@ Exercise layout_states(Rng& rng) {
   return e;
 }
 
+// Model states per GPU with tp = 8, pp = p and dp = gpus / (8p) under ZeRO-1: P/(8p)·(4 + 12/dp),
+// which is P/(2p) + 12P/gpus (the optimizer states are sharded over all the GPUs whatever p is).
+double layout_states_gb(double params_b, int gpus, int p) {
+  const double d = gpus / (8.0 * p);
+  return params_b / (8.0 * p) * (4 + 12 / d);
+}
+
 Exercise smallest_pp(Rng& rng) {
-  // Model states only: P/(t·p)·(4 + 12/d) with t = 8 and d = N/(8p), budget chosen so the answer is 1..16.
+  // The answer is drawn first, evenly over 2, 4, 8 and 16 (never 1, where no pipeline is needed
+  // and the first line of the working is the answer), then a budget that pp fits and pp/2 does
+  // not, of 10 to 64 GB (what an 80 GB GPU can spare for model states beside activations).
+  constexpr double kMinBudget = 10, kMaxBudget = 64;
+  const int answer = rng.pick(std::vector<int>{2, 4, 8, 16});
   for (;;) {
     const double params_b = rng.pick(std::vector<double>{34, 70, 175, 405});
     const int gpus = rng.pick(std::vector<int>{128, 256, 512});
-    const double budget = rng.pick(std::vector<double>{20, 30, 40, 60});
     const int t = 8;
-    int answer = 0;
-    for (int p = 1; p <= 16 && !answer; p *= 2) {
-      const double d = gpus / (t * p);
-      if (params_b * 1e9 / (t * p) * (4 + 12 / d) / 1e9 <= budget) answer = p;
-    }
-    if (!answer) continue;
+    // Strictly between the two, clear of both by 3 % so that no rounding decides it.
+    const double lo = std::max(kMinBudget, 1.03 * layout_states_gb(params_b, gpus, answer));
+    const double hi = std::min(kMaxBudget, 0.97 * layout_states_gb(params_b, gpus, answer / 2));
+    if (hi - lo < 1) continue;
+    const double budget = std::floor(lo + 1 + rng.uniform() * (hi - lo - 1));  // a whole number of GB in (lo, hi]
     Exercise e;
     e.title = "Which pipeline depth fits?";
     e.params = {{"params", params_b * 1e9}, {"tp", t}, {"gpus", gpus}, {"budget_gb", budget}, {"zero_stage", 1}};
@@ -171,14 +184,13 @@ Exercise smallest_pp(Rng& rng) {
     e.unit = "";
     e.answer = answer;
     e.integer = true;
-    e.small_answer_set = true;  // the answer is one of five powers of two
+    e.small_answer_set = true;  // the answer is one of four powers of two
     e.hint = "For each pp: parameters per GPU = P/(8·pp), dp = N/(8·pp), bytes = P/(8·pp) × (4 + 12/dp). Deeper pipelines "
              "shrink the share but also shrink dp.";
     std::string steps;
     for (int p = 1; p <= answer; p *= 2) {
-      const double d = gpus / (t * p);
-      steps += "pp = " + format_int(p) + ": dp = " + format_int(d) + ", " +
-               format_number(params_b * 1e9 / (t * p) * (4 + 12 / d) / 1e9, 4) + " GB; ";
+      steps += "pp = " + format_int(p) + ": dp = " + format_int(gpus / (t * p)) + ", " +
+               format_number(layout_states_gb(params_b, gpus, p), 4) + " GB; ";
     }
     e.solution = steps + "the first within " + format_number(budget, 3) + " GB is pp = " + format_int(answer) + ".";
     return e;

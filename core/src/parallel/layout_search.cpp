@@ -11,8 +11,17 @@ namespace mlsys {
 
 namespace {
 
-double ring_allreduce_s(int ranks, double bytes, Link link) {
-  return collective_cost(Collective::AllReduce, CollectiveAlgorithm::Ring, ranks, bytes, link).time_s;
+// Ranks of one data-parallel group on one node (layout_search.hpp, Placement).
+int dp_ranks_per_node(int tp, int dp, int gpus_per_node) {
+  return tp * dp <= gpus_per_node ? dp : gpus_per_node / tp;
+}
+
+// Whether the groups of (tp, dp) tile the nodes: always inside one node, else tp | g and
+// tp·dp | g or g | tp·dp.
+bool placement_tiles_nodes(int gpus, int gpus_per_node, int tp, int dp) {
+  if (gpus <= gpus_per_node) return true;
+  const int block = tp * dp;
+  return gpus_per_node % tp == 0 && (gpus_per_node % block == 0 || block % gpus_per_node == 0);
 }
 
 }  // namespace
@@ -55,11 +64,12 @@ Layout evaluate_layout(const LayoutProblem& pr, int tp, int pp, int dp) {
   const double bwd_compute = (2 * train / 3 + recompute) * per_gpu;
 
   // Tensor parallelism: two all-reduces of s·b·h bf16 activations forward and two backward per
-  // layer (with sequence parallelism a reduce-scatter and an all-gather, the same ring time);
-  // full recomputation repeats the forward pair. Inside a node.
+  // layer (with sequence parallelism a reduce-scatter and an all-gather, the same time);
+  // full recomputation repeats the forward pair. Inside a node (tp | gpus_per_node).
   const double layers_per_stage = std::ceil(mc.layers / pp);
   const double act_bytes = 2 * tokens * mc.hidden;
-  const double one = ring_allreduce_s(tp, act_bytes, pr.intra);
+  const double one =
+      group_collective_cost(Collective::AllReduce, tp, pr.gpus_per_node, act_bytes, pr.intra, pr.inter).time_s;
   const double tp_fwd = layers_per_stage * 2 * one;
   const double tp_bwd = layers_per_stage * (pr.recompute == Recompute::Full ? 4 : 2) * one;
   L.forward_s = fwd_compute + tp_fwd;
@@ -67,11 +77,9 @@ Layout evaluate_layout(const LayoutProblem& pr, int tp, int pp, int dp) {
   L.compute_s = L.microbatches * (fwd_compute + bwd_compute);
   L.tp_comm_s = L.microbatches * (tp_fwd + tp_bwd);
 
-  // Ranks are laid out tensor-fastest, then data, then pipeline (Megatron's default order):
-  // neighbouring stages are tp·dp ranks apart, a data-parallel group spans tp·dp ranks.
-  // A step runs at the pace of its slowest stage boundary: inside a node only if all GPUs are.
+  // Neighbouring stages are tp·dp ranks apart (layout_search.hpp, Placement). A step runs at
+  // the pace of its slowest stage boundary: inside a node only if all GPUs are.
   const bool pp_in_node = pr.gpus <= pr.gpus_per_node;
-  const bool dp_in_node = tp * dp <= pr.gpus_per_node;
   // Each tensor-parallel rank sends its 1/t share of the activation (Narayanan et al. 2021, 4.1).
   L.p2p_s = pp > 1 ? p2p_time(act_bytes / tp, pp_in_node ? pr.intra : pr.inter) : 0;
 
@@ -89,8 +97,13 @@ Layout evaluate_layout(const LayoutProblem& pr, int tp, int pp, int dp) {
   L.pipeline_method = pipe.method;
 
   // Gradients (bf16) of the GPU's parameters: reduce-scatter + all-gather under ZeRO-1/2, the
-  // same volume as an all-reduce; not overlapped with the backward pass.
-  L.dp_comm_s = dp > 1 ? ring_allreduce_s(dp, 2 * mem.params_per_gpu, dp_in_node ? pr.intra : pr.inter) : 0;
+  // same volume and time as an all-reduce; not overlapped with the backward pass. The group's
+  // ranks on each node share NVLink, those on different nodes each use their own NIC.
+  L.dp_ranks_per_node = dp_ranks_per_node(tp, dp, pr.gpus_per_node);
+  L.dp_comm_s = dp > 1 ? group_collective_cost(Collective::AllReduce, dp, L.dp_ranks_per_node, 2 * mem.params_per_gpu,
+                                               pr.intra, pr.inter)
+                             .time_s
+                       : 0;
   if (pr.zero_stage == 3 && dp > 1)  // weights gathered again for the backward pass: 1.5× volume
     L.dp_comm_s *= 1.5;
   L.step_time_s = L.pipeline_s + L.dp_comm_s;
@@ -112,7 +125,8 @@ std::vector<Layout> search_layouts(const LayoutProblem& pr, int* skipped) {
       const int dp = pr.gpus / (tp * pp);
       if ((pr.only_tp > 0 && tp != pr.only_tp) || (pr.only_pp > 0 && pp != pr.only_pp)) continue;
       const bool ok = tp <= pr.gpus_per_node && heads % tp == 0 && kv % tp == 0 && layers % pp == 0 &&
-                      batch % (static_cast<long long>(dp) * micro) == 0;
+                      batch % (static_cast<long long>(dp) * micro) == 0 &&
+                      placement_tiles_nodes(pr.gpus, pr.gpus_per_node, tp, dp);
       if (!ok) {
         ++rejected;
         continue;
@@ -135,11 +149,13 @@ LayoutSearch layout_search(const LayoutProblem& pr) {
   if (layouts.empty() && (pr.only_tp > 0 || pr.only_pp > 0))
     throw InputError(pr.only_tp > 0 ? "tp" : "pp", "No valid layout of " + std::to_string(pr.gpus) +
                                                       " GPUs has the requested tp / pp (tp ≤ gpus_per_node and divides "
-                                                      "heads and kv_heads, pp divides layers, tp·pp divides gpus).");
+                                                      "heads and kv_heads, pp divides layers, tp·pp divides gpus, the "
+                                                      "groups on whole nodes).");
   if (layouts.empty())
     throw InputError("gpus", "No TP × PP × DP layout of " + std::to_string(pr.gpus) +
                                  " GPUs satisfies the constraints (tp ≤ gpus_per_node and divides heads and kv_heads, pp "
-                                 "divides layers, dp · micro_batch divides global_batch).");
+                                 "divides layers, dp · micro_batch divides global_batch, across nodes tp dividing "
+                                 "gpus_per_node and tp · dp dividing it or a multiple of it).");
   const auto fitting = std::count_if(layouts.begin(), layouts.end(), [](const Layout& L) { return L.fits; });
   const int valid = static_cast<int>(layouts.size());
   return {std::move(layouts),
@@ -151,7 +167,9 @@ LayoutSearch layout_search(const LayoutProblem& pr) {
           pr.intra.bandwidth_Bps,
           "bf16 mixed-precision Adam, ZeRO stage as given over dp, memory of the first pipeline stage under 1F1B "
           "(training-memory), matmuls at matmul_efficiency × the bf16 peak, TP all-reduces and PP messages not "
-          "overlapped with compute, the data-parallel gradient exchange after the backward pass, ring collectives"};
+          "overlapped with compute, the data-parallel gradient exchange after the backward pass, collectives as a ring "
+          "inside a node and the hierarchical algorithm across nodes with every GPU on its own NIC (ranks tensor-fastest, "
+          "then data, then pipeline)"};
 }
 
 }  // namespace mlsys

@@ -14,7 +14,7 @@ export default {
   id: 'pp-activation-memory',
   title: 'Pipeline activation memory per schedule',
   caption:
-    'The peak number of micro-batches whose activations each stage holds (one micro-batch = the activations of all the stage\'s layers). GPipe keeps all m on every stage, so its memory grows with the very number you raise to shrink the bubble; 1F1B caps stage s at p − s, whatever m is. Interleaving cuts the bubble but holds a little more on the first stages. Raise the micro-batches and watch only the GPipe bars grow; set micro-batches to a value that is not a multiple of the stages and interleaving drops out.',
+    'The peak number of micro-batches whose activations each stage holds (one micro-batch = the activations of all the stage\'s layers). GPipe keeps all m on every stage, so its memory grows with the very number you raise to shrink the bubble; 1F1B caps stage s at p − s, whatever m is. Interleaving cuts the bubble but holds a little more on the first stages. From m = 2p up, raise the micro-batches and watch only the GPipe bars grow against the fixed axis (below that, m also caps the other schedules); set micro-batches to a value that is not a multiple of the stages and interleaving drops out.',
   simulation: true,
   params: [
     { key: 'stages', label: 'Stages p', type: 'integer', min: 2, max: 16, default: 8 },
@@ -58,7 +58,7 @@ export default {
       type: 'bar', labels, datasets,
       scales: {
         x: category({ labels }),
-        y: linear('Activations held at peak (micro-batches)', { range: [0, top] }),
+        y: linear('Activations held at peak (micro-batches)', { range: [0, top], ticks: { stepSize: 8 } }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${data.series[ctx.datasetIndex].label}: ${ctx.parsed.y} micro-batches in flight`,

@@ -1,6 +1,7 @@
 // Megatron tensor parallelism of one layer: the column-then-row split needs four all-reduces of
-// the s·b·h activations per layer and micro-batch (two forward, two backward); their ring time
-// over compute time, against the model width h, one line per TP degree. Every point is
+// the s·b·h activations per layer and micro-batch (two forward, two backward); their time (a ring
+// inside a node, the hierarchical algorithm across nodes) over compute time, against the model
+// width h, one line per TP degree. Every point is
 // calc('tensor-parallel', {hidden, seq, micro_batch, tp, hardware}).
 import { formatSI } from '../runtime/format.js';
 import { chart, log, span, colours, series, line } from './shared/chart-config.js';
@@ -13,7 +14,7 @@ export default {
   id: 'tp-comm-ratio',
   title: 'Tensor parallelism: all-reduce time against compute',
   caption:
-    'Each GPU holds a column slice of W_QKV and of the first MLP matrix and a row slice of the output and second MLP matrices, so a layer needs two all-reduces forward and two backward. The lines show their ring time divided by the layer\'s compute time on one GPU, against the model width. Wider models amortise the all-reduces (the ratio falls as 1/h); more GPUs per layer raise it as t − 1. Compare t = 8 with t = 16, which leaves the 8-GPU NVLink domain for InfiniBand, then switch the accelerator: a faster chip with the same links makes communication relatively dearer.',
+    'Each GPU holds a column slice of W_QKV and of the first MLP matrix and a row slice of the output and second MLP matrices, so a layer needs two all-reduces forward and two backward. The lines show their time (latency included) divided by the layer\'s compute time on one GPU, against the model width. Wider models amortise the all-reduces (the ratio falls as 1/h); more GPUs per layer raise it as t − 1. Compare t = 8 with t = 16, which spans two 8-GPU nodes: its all-reduce keeps the whole NVLink ring of a node and adds a phase across nodes on every GPU\'s InfiniBand adapter, while the compute per GPU halves. Then switch the accelerator: a faster chip with the same links makes communication relatively dearer.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['tensor-parallel', 'hardware'], options: GPUS },
     { key: 'seq', label: 'Sequence length s', type: 'select', unit: 'tokens', default: 4096,
@@ -27,7 +28,8 @@ export default {
       points: HIDDEN.map((hidden) => {
         const r = engine.calc('tensor-parallel', { hidden, tp, seq: p.seq, micro_batch: p.micro_batch, hardware: p.hardware });
         return { hidden, tp, ratio: r.ratio, comm_s: r.comm_time_s, compute_s: r.compute_time_s, bytes: r.allreduce_bytes,
-          sent: r.sent_bytes_per_gpu, link: r.link, qkv: r.qkv_cols_per_gpu, mlp: r.mlp_cols_per_gpu };
+          sent: r.sent_bytes_per_gpu, link: r.link, nodes: r.nodes, intra_s: r.comm_intra_s, inter_s: r.comm_inter_s,
+          qkv: r.qkv_cols_per_gpu, mlp: r.mlp_cols_per_gpu };
       }),
     }));
     // The ratio axis spans every accelerator of the list at this sequence and micro-batch (the
@@ -36,12 +38,14 @@ export default {
     const ratio = (hidden, tp, hardware) => engine.calc('tensor-parallel', { hidden, tp, seq: p.seq, micro_batch: p.micro_batch, hardware }).ratio;
     const corners = GPUS.flatMap((h) => [ratio(HIDDEN.at(-1), DEGREES[0], h), ratio(HIDDEN[0], DEGREES.at(-1), h)]);
     const range = span([...corners, ...lines.flatMap((l) => l.points.map((q) => q.ratio)), 1], { log: true, pad: 1.5 });
-    const rows = lines.flatMap((l) => l.points.map((q) => [q.hidden, q.tp, q.link, q.qkv, q.mlp, q.bytes, q.sent, q.comm_s, q.compute_s, q.ratio]));
+    const rows = lines.flatMap((l) => l.points.map((q) => [q.hidden, q.tp, q.nodes, q.qkv, q.mlp, q.bytes, q.sent, q.intra_s, q.inter_s,
+      q.comm_s, q.compute_s, q.ratio]));
     return {
       hardware: p.hardware, seq: p.seq, micro_batch: p.micro_batch, lines, range,
       table: {
-        columns: ['Width h', 'TP degree t', 'Link', 'W_QKV columns per GPU', 'MLP columns per GPU', 'All-reduce buffer (B)',
-          'Sent per GPU per layer (B)', 'All-reduce time (s)', 'Compute time (s)', 'Comm / compute'],
+        columns: ['Width h', 'TP degree t', 'Nodes', 'W_QKV columns per GPU', 'MLP columns per GPU', 'All-reduce buffer (B)',
+          'Sent per GPU per layer (B)', 'All-reduces on NVLink (s)', 'All-reduces on InfiniBand (s)', 'All-reduce time (s)',
+          'Compute time (s)', 'Comm / compute'],
         rows,
       },
     };
@@ -52,7 +56,7 @@ export default {
     const dashes = [[], [6, 3], [2, 2], [10, 4]];
     const pick = colours(theme);
     const datasets = data.lines.map((l, i) => series(pick(), {
-      label: `t = ${l.tp}${l.points[0].link === 'inter-node' ? ' (crosses nodes: InfiniBand)' : ' (NVLink)'}`,
+      label: `t = ${l.tp}${l.points[0].nodes > 1 ? ` (${l.points[0].nodes} nodes: NVLink + InfiniBand)` : ' (NVLink)'}`,
       data: l.points.map((q) => ({ x: q.hidden, y: q.ratio, q })),
       showLine: true, pointStyle: styles[i], pointRadius: 3, borderWidth: 2, borderDash: dashes[i],
     }));
@@ -62,13 +66,15 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: log('Model width h (elements)', { unit: '', range: [HIDDEN[0], HIDDEN[HIDDEN.length - 1]] }),
+        // Every labelled tick kept (2 k, 5 k, 10 k, 20 k): Chart.js's auto-skip left one on a phone.
+        x: log('Model width h (elements)', { unit: '', range: [HIDDEN[0], HIDDEN[HIDDEN.length - 1]], ticks: { autoSkip: false } }),
         y: log('All-reduce time / compute time (ratio)', { unit: '', range: data.range }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;
         if (!q) return ctx.dataset.label;
-        return `h = ${q.hidden}, t = ${q.tp}: all-reduces ${formatSI(q.comm_s, 's')}, compute ${formatSI(q.compute_s, 's')}, ratio ${q.ratio.toFixed(3)}`;
+        const across = q.inter_s > 0 ? ` (${formatSI(q.inter_s, 's')} across nodes)` : '';
+        return `h = ${q.hidden}, t = ${q.tp}: all-reduces ${formatSI(q.comm_s, 's')}${across}, compute ${formatSI(q.compute_s, 's')}, ratio ${q.ratio.toFixed(3)}`;
       },
     });
   },

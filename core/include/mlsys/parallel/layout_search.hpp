@@ -4,6 +4,20 @@
 // model (Korthikanti et al. 2022) and a step time from compute, tensor-parallel all-reduces,
 // pipeline point-to-point messages and bubble (the executed 1F1B schedule) and the data-parallel
 // gradient all-reduce; after Narayanan et al. 2021 (arXiv:2104.04473), section 3.
+//
+// Placement. Ranks are numbered tensor-fastest, then data, then pipeline (Megatron's default
+// order) on nodes of g = gpus_per_node consecutive ranks, every GPU with its own NIC.
+//   - A tensor-parallel group is t consecutive ranks, inside one node because t divides g.
+//   - A data-parallel group is every t-th rank of a block of t·d consecutive ranks. When t·d ≤ g
+//     the whole group sits in one node (t·d then divides g); otherwise it spans t·d/g nodes
+//     with g/t of its d ranks on each node (t = 8 on 8-GPU nodes: one rank per node; t = 2:
+//     four). Its gradient exchange is group_collective_cost over d ranks with g/t per node:
+//     a ring on NVLink inside a node, across nodes the hierarchical algorithm on the NICs of
+//     its ranks (the other t − 1 groups of the node run at the same time on their own NICs).
+//   - Neighbouring pipeline stages are t·d ranks apart: on different nodes once the GPUs fill
+//     more than one node.
+// These placements tile the nodes only when t divides g and t·d divides g or is a multiple
+// of g, which the search requires once the GPUs span more than one node.
 #pragma once
 #include <string>
 #include <vector>
@@ -43,7 +57,8 @@ struct Layout {
   double p2p_s;                 // one activation message between stages
   double pipeline_s;            // the 1F1B schedule of the step (bubble and p2p included)
   double bubble_fraction;       // idle share of the pipeline time
-  double dp_comm_s;             // gradient reduce-scatter + parameter all-gather (ring), not overlapped
+  double dp_comm_s;             // gradient reduce-scatter + parameter all-gather, not overlapped
+  int dp_ranks_per_node;        // ranks of one data-parallel group on one node (see Placement)
   double step_time_s;           // pipeline_s + dp_comm_s
   double tokens_per_s;
   double mfu;                   // model FLOPs (6N + attention) per second / (gpus · peak)
@@ -64,7 +79,8 @@ struct LayoutSearch {
 LayoutSearch layout_search(const LayoutProblem& problem);
 
 // Layouts that satisfy the constraints (tp ≤ gpus_per_node, tp | heads and kv_heads, pp |
-// layers, tp·pp | gpus, dp·micro_batch | global_batch), sorted: fitting first, then by step
+// layers, tp·pp | gpus, dp·micro_batch | global_batch, and across nodes the placement's: tp |
+// gpus_per_node, tp·dp | gpus_per_node or gpus_per_node | tp·dp), sorted: fitting first, then by step
 // time, then by memory. `skipped` counts the factorizations rejected by the constraints (those
 // left out by only_tp / only_pp are not counted).
 std::vector<Layout> search_layouts(const LayoutProblem& problem, int* skipped = nullptr);
