@@ -1,4 +1,4 @@
-// The quantization lesson's five figures on the built WASM engine: data() is finite and
+// The quantization lesson's six figures on the built WASM engine: data() is finite and
 // complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
 // changes the data, the numbers match the closed forms (Δ/2, Δ²/12, bits + 16/g, roofline
 // bytes), and invalid parameters are EngineErrors on the right field.
@@ -11,11 +11,12 @@ import mseBits from '../../web/src/figures/quantization-mse-vs-bits.js';
 import clip from '../../web/src/figures/clip-tradeoff.js';
 import granularity from '../../web/src/figures/quantization-granularity.js';
 import smooth from '../../web/src/figures/smoothquant-migration.js';
+import phases from '../../web/src/figures/quantization-phases.js';
 import { quantization } from '../../web/src/figures/lists/quantization.js';
 
-const FIGURES = [staircase, mseBits, clip, granularity, smooth];
+const FIGURES = [staircase, mseBits, clip, granularity, smooth, phases];
 
-test('the list registers the five figures', async () => {
+test('the list registers the six figures', async () => {
   assert.deepEqual(Object.keys(quantization).sort(), FIGURES.map((f) => f.id).sort());
   for (const [id, load] of Object.entries(quantization)) assert.equal((await load()).default.id, id);
 });
@@ -41,7 +42,7 @@ for (const fig of FIGURES) {
   });
 
   test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
-    for (const over of fig === smooth ? [{}, { view: 'phases' }] : [{}]) {
+    for (const over of [{}]) {
       const cfg = fig.draw(run(fig, over), THEME);
       assertChartSubset(fig.id, cfg);
       assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
@@ -148,20 +149,45 @@ test('smoothquant-migration: activation error falls, weight error rises, the pro
   close(d.at.output, d.sweep[5].output, 1e-12); // α = 0.5 is on the grid
 });
 
-test('smoothquant-migration: weight-only helps decode, W8A8 helps prefill (H100)', () => {
-  const d = run(smooth, { view: 'phases' });
+test('smoothquant-migration: the error axis is fixed, so a larger outlier scale moves the curves', () => {
+  const axis = (over) => smooth.draw(run(smooth, over), THEME).options.scales.y;
+  const a = axis({}), b = axis({ outlier_scale: 3 });
+  assert.deepEqual([a.min, a.max], [b.min, b.max]);
+  assert.ok(run(smooth, { outlier_scale: 3 }).baseline.output < run(smooth).baseline.output / 2);
+});
+
+// --- quantization-phases -------------------------------------------------------------------
+
+test('quantization-phases: weight-only helps decode only; W8A8 helps decode by its bytes and prefill by its peak (H100)', () => {
+  const d = run(phases);
   const s = Object.fromEntries(d.schemes.map((x) => [x.scheme, x]));
   close(s.w4a16.decode, 16 / (4 + 16 / 128), 1e-9);
   close(s.w4a16.prefill, 1, 1e-9);
   close(s['w8a8-fp8'].prefill, 2, 1e-3);
+  // The caption's point: W8A8 reads 8-bit weights too, so decode gains as much as W8A16.
+  close(s['w8a8-int8'].decode, s.w8a16.decode, 1e-12);
+  close(s['w8a8-int8'].decode, 2, 1e-9);
   assert.equal(s.bf16.decode_bound, 'memory');
   assert.equal(s.bf16.prefill_bound, 'compute');
   const bytes = 8e9 * 2;
   close(s.bf16.decode_time_s, bytes / engine.calc('hardware', { id: 'h100-sxm' }).hbm_bandwidth_Bps, 1e-12);
-  const a100 = run(smooth, { view: 'phases', hardware: 'a100-sxm-80gb' });
+  const a100 = run(phases, { hardware: 'a100-sxm-80gb' });
   assert.equal(a100.schemes.find((x) => x.scheme === 'w8a8-fp8').available, false);
+  // TPU v4: int8 at the bf16 rate (275 TFLOP/s both), so W8A8 int8 gains nothing in prefill.
+  const v4 = Object.fromEntries(run(phases, { hardware: 'tpu-v4' }).schemes.map((x) => [x.scheme, x]));
+  close(v4['w8a8-int8'].prefill, 1, 1e-9);
 });
 
-test('smoothquant-migration: unknown hardware is an EngineError on hardware', () => {
-  assert.throws(() => run(smooth, { hardware: 'nope' }), isEngineError('hardware'));
+test('quantization-phases: every bar is labelled with its speedup and bound; the axis is fixed', () => {
+  const d = run(phases);
+  const cfg = phases.draw(d, THEME);
+  for (const ds of cfg.data.datasets) {
+    assert.ok(ds.pointLabels);
+    for (const q of ds.data) assert.match(q.label, /^(×[\d.]+ (mem|comp)|n\/a)$/);
+  }
+  assert.deepEqual([cfg.options.scales.y.min, cfg.options.scales.y.max], [0, 4]);
+});
+
+test('quantization-phases: unknown hardware is an EngineError on hardware', () => {
+  assert.throws(() => run(phases, { hardware: 'nope' }), isEngineError('hardware'));
 });

@@ -3,9 +3,11 @@
 // number of sequences that fit change. The KV bytes, the decode roofline and the capacity are
 // the serving lesson's models (serving/kv_cache.hpp, serving/decode.hpp); this file only says
 // how many bits each format stores per value. Formats: bf16; fp8 E4M3 with one scale per
-// tensor (vLLM's fp8 KV cache); int8 with one fp16 scale per token and head (head_dim values);
-// int4 with an fp16 scale and an fp16 zero point per group of `group_size` values (KIVI, Liu
-// et al. 2024, arXiv:2402.02750, groups of 32 to 128).
+// tensor (vLLM's fp8 KV cache, docs.vllm.ai "Quantized KV Cache"); int8 with one fp16 scale per
+// token and head (head_dim values); int4 with an fp16 scale and an fp16 zero point per group of
+// `group_size` values, the asymmetric group-wise scheme KIVI takes down to 2 bits (Liu et al.,
+// ICML 2024, arXiv:2402.02750). Dequantizing must be fused into the attention kernel for the
+// bytes saved to become time saved; the roofline assumes it is.
 #pragma once
 #include <string>
 #include <vector>
