@@ -41,7 +41,7 @@ const CASES = [
   { id: 'loss-scaling-range', axes: ['x'], vary: ['loss_scale'] },
   { id: 'clip-tradeoff', axes: ['y'], vary: ['outlier_scale', 'distribution', 'granularity'] },
   { id: 'smoothquant-migration', axes: ['y'], vary: ['outlier_scale', 'alpha'] },
-  { id: 'quantization-phases', axes: ['y'], vary: ['hardware', 'decode_batch'] },
+  { id: 'smoothquant-migration', view: { view: 'phases' }, axes: ['y'], vary: ['hardware', 'decode_batch'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

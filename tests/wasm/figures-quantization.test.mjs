@@ -1,4 +1,4 @@
-// The quantization lesson's six figures on the built WASM engine: data() is finite and
+// The quantization lesson's five figures on the built WASM engine: data() is finite and
 // complete, draw() keeps to the Chart.js subset and the theme's colours, the first control
 // changes the data, the numbers match the closed forms (Δ/2, Δ²/12, bits + 16/g, roofline
 // bytes), and invalid parameters are EngineErrors on the right field.
@@ -11,12 +11,11 @@ import mseBits from '../../web/src/figures/quantization-mse-vs-bits.js';
 import clip from '../../web/src/figures/clip-tradeoff.js';
 import granularity from '../../web/src/figures/quantization-granularity.js';
 import smooth from '../../web/src/figures/smoothquant-migration.js';
-import phases from '../../web/src/figures/quantization-phases.js';
 import { quantization } from '../../web/src/figures/lists/quantization.js';
 
-const FIGURES = [staircase, mseBits, clip, granularity, smooth, phases];
+const FIGURES = [staircase, mseBits, clip, granularity, smooth];
 
-test('the list registers the six figures', async () => {
+test('the list registers the five figures', async () => {
   assert.deepEqual(Object.keys(quantization).sort(), FIGURES.map((f) => f.id).sort());
   for (const [id, load] of Object.entries(quantization)) assert.equal((await load()).default.id, id);
 });
@@ -42,7 +41,7 @@ for (const fig of FIGURES) {
   });
 
   test(`${fig.id}: draw keeps to the allowed Chart.js subset and theme colours`, () => {
-    for (const over of [{}]) {
+    for (const over of fig === smooth ? [{}, { view: 'phases' }] : [{}]) {
       const cfg = fig.draw(run(fig, over), THEME);
       assertChartSubset(fig.id, cfg);
       assert.ok(cfg.data.datasets.some((d) => d.data.length > 0));
@@ -156,10 +155,26 @@ test('smoothquant-migration: the error axis is fixed, so a larger outlier scale 
   assert.ok(run(smooth, { outlier_scale: 3 }).baseline.output < run(smooth).baseline.output / 2);
 });
 
-// --- quantization-phases -------------------------------------------------------------------
+// Each view shows only its own controls (spec.views, honoured by runtime/controls.js): every
+// control shown in a view changes that view's data, and every control hidden there does not.
+test('smoothquant-migration: each view has its own controls, and each of them matters', () => {
+  const specs = resolveParams(smooth, engine);
+  const moved = (s, base) => (s.type === 'select' ? s.options.map((o) => o.value).find((v) => v !== base[s.key]) : s.max);
+  for (const view of ['migration', 'phases']) {
+    const base = params(smooth, { view });
+    const table = (over) => JSON.stringify(smooth.data(engine, { ...base, ...over }).table);
+    for (const s of specs.filter((x) => x.key !== 'view')) {
+      assert.ok(Array.isArray(s.views), `${s.key} names its views`);
+      const changed = table({ [s.key]: moved(s, base) }) !== table({});
+      assert.equal(changed, s.views.includes(view), `${s.key} in the ${view} view`);
+    }
+  }
+});
 
-test('quantization-phases: weight-only helps decode only; W8A8 helps decode by its bytes and prefill by its peak (H100)', () => {
-  const d = run(phases);
+// --- the phases view of smoothquant-migration ----------------------------------------------------
+
+test('smoothquant-migration (phases): weight-only helps decode only; W8A8 helps decode by its bytes and prefill by its peak (H100)', () => {
+  const d = run(smooth, { view: 'phases' });
   const s = Object.fromEntries(d.schemes.map((x) => [x.scheme, x]));
   close(s.w4a16.decode, 16 / (4 + 16 / 128), 1e-9);
   close(s.w4a16.prefill, 1, 1e-9);
@@ -171,16 +186,16 @@ test('quantization-phases: weight-only helps decode only; W8A8 helps decode by i
   assert.equal(s.bf16.prefill_bound, 'compute');
   const bytes = 8e9 * 2;
   close(s.bf16.decode_time_s, bytes / engine.calc('hardware', { id: 'h100-sxm' }).hbm_bandwidth_Bps, 1e-12);
-  const a100 = run(phases, { hardware: 'a100-sxm-80gb' });
+  const a100 = run(smooth, { view: 'phases', hardware: 'a100-sxm-80gb' });
   assert.equal(a100.schemes.find((x) => x.scheme === 'w8a8-fp8').available, false);
   // TPU v4: int8 at the bf16 rate (275 TFLOP/s both), so W8A8 int8 gains nothing in prefill.
-  const v4 = Object.fromEntries(run(phases, { hardware: 'tpu-v4' }).schemes.map((x) => [x.scheme, x]));
+  const v4 = Object.fromEntries(run(smooth, { view: 'phases', hardware: 'tpu-v4' }).schemes.map((x) => [x.scheme, x]));
   close(v4['w8a8-int8'].prefill, 1, 1e-9);
 });
 
-test('quantization-phases: every bar is labelled with its speedup and bound; the axis is fixed', () => {
-  const d = run(phases);
-  const cfg = phases.draw(d, THEME);
+test('smoothquant-migration (phases): every bar is labelled with its speedup and bound; the axis is fixed', () => {
+  const d = run(smooth, { view: 'phases' });
+  const cfg = smooth.draw(d, THEME);
   for (const ds of cfg.data.datasets) {
     assert.ok(ds.pointLabels);
     for (const q of ds.data) assert.match(q.label, /^(×[\d.]+ (mem|comp)|n\/a)$/);
@@ -188,6 +203,6 @@ test('quantization-phases: every bar is labelled with its speedup and bound; the
   assert.deepEqual([cfg.options.scales.y.min, cfg.options.scales.y.max], [0, 4]);
 });
 
-test('quantization-phases: unknown hardware is an EngineError on hardware', () => {
-  assert.throws(() => run(phases, { hardware: 'nope' }), isEngineError('hardware'));
+test('smoothquant-migration (phases): unknown hardware is an EngineError on hardware', () => {
+  assert.throws(() => run(smooth, { view: 'phases', hardware: 'nope' }), isEngineError('hardware'));
 });

@@ -29,11 +29,27 @@ function numberText(v) {
   return a >= 1e6 || (a > 0 && a < 1e-3) ? v.toExponential().replace('e+', 'e') : String(v);
 }
 
+// A spec with `views: [...]` belongs to those values of the figure's `view` parameter only:
+// its row is hidden in the other views, where it would change nothing.
+function shownIn(spec, p) {
+  return !spec.views || spec.views.includes(p.view);
+}
+
 // Returns {root, set(params), setInvalid(key|null)}; calls onChange(key, value) on input.
-export function buildControls(specs, params, onChange) {
+export function buildControls(specs, params, onChange0) {
   const root = h('div', { class: 'fig-controls' });
   const setters = new Map();
   const inputs = new Map();
+  const rows = new Map();
+  let state = { ...params };
+  const showRows = () => { for (const spec of specs) rows.get(spec.key).hidden = !shownIn(spec, state); };
+  const onChange = (key, value, error) => {
+    if (!error) {
+      state = { ...state, [key]: value };
+      showRows();
+    }
+    onChange0(key, value, error);
+  };
 
   for (const spec of specs) {
     const id = uid('ctl');
@@ -84,13 +100,17 @@ export function buildControls(specs, params, onChange) {
       inputs.set(spec.key, number);
       row = h('div', { class: 'ctl ctl-number' }, label, h('div', { class: 'ctl-pair' }, slider, number));
     }
+    rows.set(spec.key, row);
     root.append(row);
   }
+  showRows();
 
   return {
     root,
     set(p) {
+      state = { ...p };
       for (const [k, set] of setters) set(p[k]);
+      showRows();
     },
     setInvalid(key) {
       for (const [k, input] of inputs) {

@@ -5,5 +5,4 @@ export const quantization = {
   'clip-tradeoff': () => import('../clip-tradeoff.js'),
   'quantization-granularity': () => import('../quantization-granularity.js'),
   'smoothquant-migration': () => import('../smoothquant-migration.js'),
-  'quantization-phases': () => import('../quantization-phases.js'),
 };
