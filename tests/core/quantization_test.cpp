@@ -4,6 +4,7 @@
 // channels, the clipping search, SmoothQuant (Xiao et al. 2022, arXiv:2211.10438), the
 // phase model against the roofline, bad inputs, and the exercises against the calculators.
 #include <cmath>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -277,19 +278,36 @@ TEST(QuantCalc, BadInputs) {
 TEST(QuantExercises, AnswersAgreeWithCalculators) {
   for (std::uint32_t seed = 1; seed <= 25; ++seed) {
     auto e = mlsys::make_exercise("quant-max-error", seed);
-    EXPECT_NEAR(calc("quantize", e.params)["max_error"].get<double>(), e.answer, 1e-12 * e.answer);
+    // The worst weight of the row, quantized by the staircase: its error is the answer, and it
+    // is not the bound Δ/2 (the generator keeps it below 95% of it).
+    const json st = calc("quantizer-staircase", e.params);
+    EXPECT_NEAR(std::fabs(st["value_error"].get<double>()), e.answer, 1e-12);
+    EXPECT_LT(e.answer, 0.95 * st["max_error"].get<double>());
     e = mlsys::make_exercise("quant-mse", seed);
-    EXPECT_NEAR(calc("quantize", e.params)["mse_uniform"].get<double>(), e.answer, 1e-12 * e.answer);
+    // SQNR = 10·log10((a²/3) / (Δ²/12)), a the data's half-range printed first in the prompt.
+    const double a = -std::stod(e.prompt.substr(e.prompt.find("[") + 1));
+    const double noise = calc("quantize", e.params)["mse_uniform"].get<double>();
+    EXPECT_NEAR(10 * std::log10(a * a / 3 / noise), e.answer, 1e-9 * e.answer);
     e = mlsys::make_exercise("quant-zero-point-code", seed);
     EXPECT_EQ(calc("quantizer-staircase", e.params)["value_code"].get<double>(), e.answer);
     e = mlsys::make_exercise("quant-group-memory", seed);
     const double billions = std::stod(e.prompt.substr(e.prompt.find("with ") + 5));
     EXPECT_NEAR(calc("quantize", e.params)["bits_per_value"].get<double>() * billions / 8, e.answer, 1e-9 * e.answer);
     e = mlsys::make_exercise("quant-int4-decode", seed);
-    const json s = calc("quantization-speedup", e.params)["schemes"][2];
-    EXPECT_EQ(s["scheme"], "w4a16");
-    EXPECT_NEAR(s["decode_speedup"].get<double>(), e.answer, 1e-9 * e.answer);
+    const json kv = calc("kv-quantization", e.params)["formats"][0];  // the KV cache stays bf16
+    EXPECT_EQ(kv["format"], "bf16");
+    EXPECT_EQ(kv["decode_bound"], "memory");
+    EXPECT_NEAR(kv["decode_time_s"].get<double>() * 1e3, e.answer, 1e-9 * e.answer);
   }
+}
+
+// The int4 decode exercise used to have one answer per group size (16 / (4 + 16/g)): now the
+// batch and the bf16 KV cache change it from draw to draw.
+TEST(QuantExercises, Int4DecodeDependsOnTheDrawnNumbers) {
+  std::set<long long> answers;
+  for (std::uint32_t seed = 0; seed < 60; ++seed)
+    answers.insert(std::llround(mlsys::make_exercise("quant-int4-decode", seed).answer * 1000));
+  EXPECT_GT(answers.size(), 40u);
 }
 
 // --- The quantization models behind the calculators ----------------------------------------

@@ -41,6 +41,9 @@ const CASES = [
   { id: 'training-fit', axes: ['x'], vary: ['gpus', 'zero_stage', 'cpu_offload'] },
   { id: 'precision-throughput', axes: ['y', 'y1'], vary: ['hardware', 'optimizer'] },
   { id: 'loss-scaling-range', axes: ['x'], vary: ['loss_scale'] },
+  { id: 'clip-tradeoff', axes: ['y'], vary: ['outlier_scale', 'distribution', 'granularity'] },
+  { id: 'smoothquant-migration', axes: ['y'], vary: ['outlier_scale', 'alpha'] },
+  { id: 'smoothquant-migration', view: { view: 'phases' }, axes: ['y'], vary: ['hardware', 'decode_batch'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

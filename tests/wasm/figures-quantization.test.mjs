@@ -148,20 +148,49 @@ test('smoothquant-migration: activation error falls, weight error rises, the pro
   close(d.at.output, d.sweep[5].output, 1e-12); // α = 0.5 is on the grid
 });
 
-test('smoothquant-migration: weight-only helps decode, W8A8 helps prefill (H100)', () => {
+test('smoothquant-migration: the error axis is fixed, so a larger outlier scale moves the curves', () => {
+  const axis = (over) => smooth.draw(run(smooth, over), THEME).options.scales.y;
+  const a = axis({}), b = axis({ outlier_scale: 3 });
+  assert.deepEqual([a.min, a.max], [b.min, b.max]);
+  assert.ok(run(smooth, { outlier_scale: 3 }).baseline.output < run(smooth).baseline.output / 2);
+});
+
+// --- the phases view of smoothquant-migration ----------------------------------------------------
+
+test('smoothquant-migration (phases): weight-only helps decode only; W8A8 helps decode by its bytes and prefill by its peak (H100)', () => {
   const d = run(smooth, { view: 'phases' });
   const s = Object.fromEntries(d.schemes.map((x) => [x.scheme, x]));
   close(s.w4a16.decode, 16 / (4 + 16 / 128), 1e-9);
   close(s.w4a16.prefill, 1, 1e-9);
   close(s['w8a8-fp8'].prefill, 2, 1e-3);
+  // The caption's point: W8A8 reads 8-bit weights too, so decode gains as much as W8A16.
+  close(s['w8a8-int8'].decode, s.w8a16.decode, 1e-12);
+  close(s['w8a8-int8'].decode, 2, 1e-9);
   assert.equal(s.bf16.decode_bound, 'memory');
   assert.equal(s.bf16.prefill_bound, 'compute');
   const bytes = 8e9 * 2;
   close(s.bf16.decode_time_s, bytes / engine.calc('hardware', { id: 'h100-sxm' }).hbm_bandwidth_Bps, 1e-12);
   const a100 = run(smooth, { view: 'phases', hardware: 'a100-sxm-80gb' });
   assert.equal(a100.schemes.find((x) => x.scheme === 'w8a8-fp8').available, false);
+  // TPU v4: int8 at the bf16 rate (275 TFLOP/s both), so W8A8 int8 gains nothing in prefill.
+  const v4 = Object.fromEntries(run(smooth, { view: 'phases', hardware: 'tpu-v4' }).schemes.map((x) => [x.scheme, x]));
+  close(v4['w8a8-int8'].prefill, 1, 1e-9);
 });
 
-test('smoothquant-migration: unknown hardware is an EngineError on hardware', () => {
-  assert.throws(() => run(smooth, { hardware: 'nope' }), isEngineError('hardware'));
+test('smoothquant-migration (phases): every bar is labelled with its bound; the axis is fixed', () => {
+  const d = run(smooth, { view: 'phases' });
+  const cfg = smooth.draw(d, THEME);
+  for (const ds of cfg.data.datasets) {
+    assert.ok(ds.pointLabels);
+    ds.data.forEach((q, i) => {
+      const s = d.schemes[i];
+      const bound = ds.label.startsWith('Decode') ? s.decode_bound : s.prefill_bound;
+      assert.equal(q.label, { memory: 'mem', compute: 'comp', unavailable: 'n/a' }[bound]);
+    });
+  }
+  assert.deepEqual([cfg.options.scales.y.min, cfg.options.scales.y.max], [0, 4]);
+});
+
+test('smoothquant-migration (phases): unknown hardware is an EngineError on hardware', () => {
+  assert.throws(() => run(smooth, { view: 'phases', hardware: 'nope' }), isEngineError('hardware'));
 });

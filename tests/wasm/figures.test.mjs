@@ -12,7 +12,8 @@
 //   would leave them stuck);
 // - each control changes what the reader sees (the drawing or the data table) for at least one
 //   of its other values: at the defaults, or else with one other control moved (sequence
-//   parallelism does nothing at one tensor-parallel GPU; it must do something at two).
+//   parallelism does nothing at one tensor-parallel GPU; it must do something at two);
+// - in a figure with views, each view shows exactly the controls that change it (`when`).
 // The lesson's own tests (figures-<lesson>.test.mjs) check what each figure says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +115,21 @@ for (const id of Object.keys(figureLoaders)) {
         return values.some((v) => seen({ ...c, [s.key]: v }) !== here);
       });
       assert.ok(matters, `${s.key}: no other value of this control changes the drawing or the data, at the defaults or with one other control moved`);
+    }
+    // A control with `when: {key: [values]}` is shown only while those controls have those
+    // values (runtime/controls.js): in each setting of such a key, every control shown must
+    // change what is seen, and every control hidden must change nothing.
+    const shownAt = (spec, p) => !spec.when || Object.entries(spec.when).every(([k, vs]) => vs.includes(p[k]));
+    for (const key of new Set(specs.flatMap((t) => Object.keys(t.when ?? {})))) {
+      const viewSpec = specs.find((t) => t.key === key);
+      assert.ok(viewSpec, `'when' names ${key}, which is not a control`);
+      for (const view of [viewSpec.default, ...settings(viewSpec)]) {
+        const at = { ...start, [key]: view }, here = seen(at);
+        for (const t of specs.filter((x) => x !== viewSpec)) {
+          const moves = settings(t).filter((v) => v !== t.default).some((v) => seen({ ...at, [t.key]: v }) !== here);
+          assert.equal(moves, shownAt(t, at), `${key} = ${view}: ${t.key} ${moves ? 'changes the figure but is hidden' : 'is shown but changes nothing'}`);
+        }
+      }
     }
   });
 }

@@ -1,7 +1,11 @@
 // Calculators of the quantization lesson: `quantize` (shared/API.md: closed form over a range,
 // or measured on seeded data), `quantizer-staircase`, `quantization-mse-vs-bits`,
 // `clip-search`, `smoothquant` and `quantization-speedup`. Models in core/*/quantization/.
+#include <algorithm>
+
 #include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/quantization/block_formats.hpp"
+#include "mlsys/quantization/kv_quant.hpp"
 #include "mlsys/quantization/phase_speedup.hpp"
 #include "mlsys/quantization/quantizer.hpp"
 #include "mlsys/quantization/smoothquant.hpp"
@@ -29,6 +33,8 @@ struct DataDefaults {
   bool symmetric = true;
   double clip = 1, outlier_fraction = 0.02, outlier_scale = 20;
 };
+
+double dbl_of(const Inputs& in, const char* name) { return static_cast<double>(in.integer(name)); }
 
 json opt(bool with_defaults, json value) { return with_defaults ? value : json(); }
 
@@ -151,19 +157,93 @@ struct ClipPointOut {
 struct ClipSearchOut {
   MatrixSummary matrix;
   std::vector<ClipPointOut> points;
-  double best_clip, best_mse, best_sqnr_db, best_clipped_fraction, mse_no_clip, sqnr_no_clip_db, mse_gain;
+  double best_clip, best_mse, best_mse_rounding, best_mse_clipping, best_zeroed_fraction, best_sqnr_db,
+      best_clipped_fraction, mse_no_clip, sqnr_no_clip_db, mse_gain;
 };
 
 ClipSearchOut clip_search_out(const MatrixSummary& matrix, const ClipSearch& cs) {
-  ClipSearchOut o{matrix, {}, cs.best_clip, cs.best.mse, cs.best.sqnr_db, cs.best.clipped_fraction,
-                  cs.no_clip.mse, cs.no_clip.sqnr_db, cs.mse_gain};
+  ClipSearchOut o{matrix, {}, cs.best_clip, cs.best.mse, cs.best.mse_rounding, cs.best.mse_clipping,
+                  cs.best.zeroed_fraction, cs.best.sqnr_db, cs.best.clipped_fraction, cs.no_clip.mse,
+                  cs.no_clip.sqnr_db, cs.mse_gain};
   for (const auto& p : cs.points)
     o.points.push_back({p.clip, p.measured.mse, p.measured.mse_rounding, p.measured.mse_clipping, p.measured.sqnr_db,
                         p.measured.clipped_fraction});
   return o;
 }
 
+// One row of block-formats: a block-scaled float format or an integer scheme beside it.
+struct FormatRow {
+  std::string format, element;
+  long long block;
+  double bits_per_value, mse, sqnr_db, zeroed_fraction, max_abs_error;
+};
+struct BlockFormatsOut {
+  MatrixSummary matrix;
+  std::vector<FormatRow> formats;
+};
+
+FormatRow format_row(std::string name, std::string element, long long block, const Measured& m) {
+  return {std::move(name), std::move(element), block, m.bits_per_value, m.mse, m.sqnr_db, m.zeroed_fraction,
+          m.max_abs_error};
+}
+
+// The MX formats and NVFP4 executed on one matrix, then integer schemes of similar size on it:
+// int4 with an fp16 scale per 32 values (4.5 bits, MXFP4's size), per 16 (5 bits), per row.
+BlockFormatsOut block_formats_run(const Matrix& m) {
+  BlockFormatsOut o{summarize(m), {}};
+  for (const auto& f : block_formats()) {
+    std::string el(1, 'E');  // built by appends: GCC 12 warns falsely on "E" + std::string
+    el += std::to_string(f.element.exponent_bits);
+    el += 'M';
+    el += std::to_string(f.element.mantissa_bits);
+    o.formats.push_back(format_row(f.name, el, f.block, quantize_block_format(m, f)));
+  }
+  auto int_row = [&](const std::string& name, int bits, Granularity g, long long block) {
+    Scheme s;
+    s.bits = bits;
+    s.granularity = g;
+    s.group_size = block;
+    std::string el = "int";
+    el += std::to_string(bits);
+    o.formats.push_back(format_row(name, el, g == Granularity::Channel ? m.cols : block,
+                                   quantize_matrix(m, s)));
+  };
+  int_row("int4-g32", 4, Granularity::Group, 32);
+  int_row("int4-g16", 4, Granularity::Group, 16);
+  int_row("int4-channel", 4, Granularity::Channel, 0);
+  int_row("int8-channel", 8, Granularity::Channel, 0);
+  return o;
+}
+
 }  // namespace
+
+MLSYS_DESCRIBE(FormatRow,
+               MLSYS_OUT(format, "", "mxfp8, mxfp6-e2m3, mxfp6-e3m2, mxfp4, nvfp4, or an integer scheme beside them"),
+               MLSYS_OUT(element, "", "Element type: EeMm float or intb"),
+               MLSYS_OUT(block, "", "Values sharing one scale"),
+               MLSYS_OUT(bits_per_value, "bit", "Element bits plus the scales spread over the values"),
+               MLSYS_OUT(mse, "", "Measured mean (x − x̂)²"), MLSYS_OUT(sqnr_db, "dB", "10·log10(mean x² / mse)"),
+               MLSYS_OUT(zeroed_fraction, "", "Share of values x ≠ 0 that dequantize to 0"),
+               MLSYS_OUT(max_abs_error, "", "Largest |x − x̂|"));
+MLSYS_DESCRIBE(BlockFormatsOut, MLSYS_FLAT(matrix), MLSYS_OUT(formats, "", "One row per format"));
+MLSYS_DESCRIBE(KvFormatCost, MLSYS_OUT(format, "", "bf16, fp8, int8 or int4"),
+               MLSYS_OUT(bits_per_value, "bit", "Bits per cached value, scales and zero points included"),
+               MLSYS_OUT(bytes_per_token, "B", "2 · layers · kv_heads · head_dim · bits / 8"),
+               MLSYS_OUT(kv_bytes, "B", "batch · context · bytes_per_token"),
+               MLSYS_OUT(decode_time_s, "s", "Roofline time of one decode step of the batch"),
+               MLSYS_OUT(decode_bound, "", "compute or memory"),
+               MLSYS_OUT(decode_speedup, "", "bf16 KV time / time"),
+               MLSYS_OUT(kv_share, "", "KV bytes ÷ all bytes the step reads"),
+               MLSYS_OUT(max_sequences, "", "Sequences of context tokens that fit beside the weights"),
+               MLSYS_OUT(capacity_gain, "", "max_sequences ÷ bf16's (0 when bf16 fits none)"));
+struct KvQuantOut {
+  std::string hardware;
+  double weight_bytes;
+  std::vector<KvFormatCost> formats;
+};
+MLSYS_DESCRIBE(KvQuantOut, MLSYS_OUT(hardware, "", "Accelerator id"),
+               MLSYS_OUT(weight_bytes, "B", "params · weight_bits / 8"),
+               MLSYS_OUT(formats, "", "One entry per KV format, bf16 first"));
 
 MLSYS_DESCRIBE(ClosedForm, MLSYS_OUT(step, "", "Step Δ = (range_max − range_min) / (2^b − 1)"),
                MLSYS_OUT(max_error, "", "Worst rounding error inside the range: Δ/2"),
@@ -179,6 +259,8 @@ MLSYS_DESCRIBE(Measured, MLSYS_OUT(mse, "", "Mean (x − x̂)² over all element
                MLSYS_OUT(mse_clipping, "", "Part of mse from elements clipped"),
                MLSYS_OUT(signal_power, "", "Mean x²"), MLSYS_OUT(max_abs_error, "", "Largest |x − x̂|"),
                MLSYS_OUT(clipped_fraction, "", "Share of elements outside the clipped range"),
+               MLSYS_OUT(zeroed_fraction, "", "Share of elements x ≠ 0 that dequantize to 0 (below Δ/2 of their block)"),
+               MLSYS_OUT(mse_zeroed, "", "Part of mse from the elements rounded to 0 (their own x²)"),
                MLSYS_OUT(blocks, "", "Blocks with their own scale"),
                MLSYS_OUT(payload_bytes, "B", "elements · bits / 8"),
                MLSYS_OUT(bits_per_value, "bit", "(payload + overhead) · 8 / elements"));
@@ -209,7 +291,10 @@ MLSYS_DESCRIBE(ClipPointOut, MLSYS_OUT(clip, "", "Clip fraction of max |x|"), ML
                MLSYS_OUT(clipped_fraction, "", "Share of elements clipped"));
 MLSYS_DESCRIBE(ClipSearchOut, MLSYS_FLAT(matrix), MLSYS_OUT(points, "", "The grid from clip_min to 1"),
                MLSYS_OUT(best_clip, "", "Clip fraction with the least mse (grid, then golden section)"),
-               MLSYS_OUT(best_mse, "", "mse at best_clip"), MLSYS_OUT(best_sqnr_db, "dB", "SQNR at best_clip"),
+               MLSYS_OUT(best_mse, "", "mse at best_clip"),
+               MLSYS_OUT(best_mse_rounding, "", "Rounding part of best_mse (elements inside the clipped range)"),
+               MLSYS_OUT(best_mse_clipping, "", "Clipping part of best_mse (elements cut off)"),
+               MLSYS_OUT(best_zeroed_fraction, "", "Share of elements x ≠ 0 rounded to 0 at best_clip"), MLSYS_OUT(best_sqnr_db, "dB", "SQNR at best_clip"),
                MLSYS_OUT(best_clipped_fraction, "", "Share of elements clipped at best_clip"),
                MLSYS_OUT(mse_no_clip, "", "mse without clipping (clip 1)"),
                MLSYS_OUT(sqnr_no_clip_db, "dB", "SQNR without clipping"),
@@ -336,6 +421,69 @@ void add_quantization_calculators(Calculators& out) {
                                          "multiply-adds one call may execute; make the matrices smaller or use fewer "
                                          "points.");
             return smoothquant_sweep(st, alphas);
+          });
+
+  DataDefaults blk_d;
+  blk_d.distribution = "gaussian-outliers";
+  blk_d.cols = 512;
+  blk_d.outlier_fraction = 0.03125;
+  std::vector<Field> kf = data_fields(true, blk_d, false, 262144);
+  kf.erase(kf.begin(), kf.begin() + 2);  // granularity and group_size: each format sets its own blocks
+  kf.erase(std::remove_if(kf.begin(), kf.end(), [](const Field& f) { return f.name == "symmetric"; }), kf.end());
+  out.add("block-formats",
+          "Block-scaled float formats executed on one seeded matrix: MXFP8, MXFP6 (E2M3, E3M2) and MXFP4 (blocks of 32 "
+          "along a row, one E8M0 power-of-two scale: + 8/32 bit per value; OCP MX v1.0) and NVFP4 (E2M1 in blocks of 16, "
+          "one E4M3 scale each and one fp32 scale per tensor), beside int4 with fp16 scales per 32, per 16 and per row "
+          "and int8 per row: bits per value, measured MSE and SQNR.",
+          kf, [blk_d](const Inputs& in) {
+            const long long cols = in.integer("cols");
+            if (cols % 32 != 0) throw InputError("cols", "cols must be a multiple of 32, the MX block.");
+            check_passes(static_cast<double>(in.integer("samples")), 9, "samples");
+            return block_formats_run(read_data(in, blk_d, 4).matrix);
+          });
+
+  out.add("kv-quantization",
+          "KV-cache formats (bf16; fp8 with a per-tensor scale; int8 with an fp16 scale per token and head; int4 with "
+          "an fp16 scale and zero point per group) priced with the serving models: bytes per token 2 · layers · "
+          "kv_heads · head_dim · bits / 8, the roofline time of one decode step of `batch` sequences of `context` "
+          "tokens (weights + batch · context · KV bytes per token read; matmuls and attention at the bf16 peak), and "
+          "how many such sequences fit beside the weights in memory_fraction of HBM.",
+          {integer_field("layers", "", "Transformer layers", 32, 1, 1024),
+           integer_field("heads", "", "Query heads (attention FLOPs)", 32, 1, 1024),
+           integer_field("kv_heads", "", "Key/value heads (grouped-query: fewer than the query heads)", 8, 1, 1024),
+           integer_field("head_dim", "", "Size of one head", 128, 8, 1024),
+           number_field("params", "", "Weights multiplied and read per decode step", 8e9, 1e6, 1e13),
+           number_field("weight_bits", "bit", "Bits per weight as stored (16: bf16; 4.125: int4 in groups of 128)", 16.0,
+                        2.0, 32.0),
+           integer_field("batch", "", "Sequences decoded together", 16, 1, 4096),
+           integer_field("context", "tokens", "Tokens cached per sequence", 32768, 1, 1048576),
+           integer_field("group_size", "", "Values per int4 group (one fp16 scale and zero point each)", 64, 8, 4096),
+           hardware_field(true),
+           number_field("memory_fraction", "", "Share of HBM for weights and KV cache", 0.9, 0.05, 1.0),
+           optional(number_field("bandwidth_Bps", "B/s", "Overrides the chip's HBM bandwidth", json(), 0.0, 1e16, true))},
+          [](const Inputs& in) {
+            const Accelerator* hw = find_accelerator(in.str("hardware"));
+            if (!hw) throw InputError("hardware", "Unknown hardware '" + in.str("hardware") + "'.");
+            const auto bf16 = hw->peak_flops.find("bf16");
+            if (bf16 == hw->peak_flops.end())
+              throw InputError("hardware", hw->name + " publishes no bf16 peak, which the decode step runs at.");
+            if (in.integer("kv_heads") > in.integer("heads"))
+              throw InputError("kv_heads", "kv_heads must not exceed heads.");
+            KvQuantSetup s;
+            s.layers = dbl_of(in, "layers");
+            s.heads = dbl_of(in, "heads");
+            s.kv_heads = dbl_of(in, "kv_heads");
+            s.head_dim = dbl_of(in, "head_dim");
+            s.params = in.num("params");
+            s.weight_bits = in.num("weight_bits");
+            s.batch = dbl_of(in, "batch");
+            s.context = dbl_of(in, "context");
+            s.group_size = dbl_of(in, "group_size");
+            s.hbm_bytes = hw->hbm_bytes;
+            s.memory_fraction = in.num("memory_fraction");
+            s.peak_flops = bf16->second;
+            s.bandwidth_Bps = in.has("bandwidth_Bps") ? in.num("bandwidth_Bps") : hw->hbm_bandwidth_Bps;
+            return KvQuantOut{hw->id, s.params * s.weight_bits / 8, kv_quantization(s)};
           });
 
   out.add("quantization-speedup",

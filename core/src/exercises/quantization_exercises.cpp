@@ -1,8 +1,9 @@
-// Exercises of the quantization lesson: the worst rounding error of a b-bit quantizer, the
-// integer code of a value under an asymmetric (scale, zero point) quantizer, the Δ²/12
-// mean-squared error, the memory of a group-wise int4 model with its fp16 scales, and the
-// decode speedup bound of weight-only int4 from bytes. Answers are computed from the numbers
+// Exercises of the quantization lesson: the largest rounding error in a row of weights, the
+// integer code of a value under an asymmetric (scale, zero point) quantizer, the SQNR of data
+// whose range an outlier sets, the memory of a group-wise int4 model with its fp16 scales, and
+// the decode-step time of weight-only int4 with a bf16 KV cache. Answers are computed from the numbers
 // shown; params are inputs of `quantize`, `quantizer-staircase` and `quantization-speedup`.
+#include <algorithm>
 #include <cmath>
 
 #include "generators.hpp"
@@ -14,6 +15,7 @@ namespace mlsys::exercises {
 namespace {
 
 double two_dp(double x) { return std::round(x * 100) / 100; }
+double decibels_of(double ratio) { return 10 * std::log10(ratio); }
 std::string range_text(double lo, double hi) {
   std::string s(1, '[');
   s += format_number(lo, 4);
@@ -23,25 +25,46 @@ std::string range_text(double lo, double hi) {
   return s;
 }
 
+// A row of six weights quantized symmetrically: the reader finds the scale from the largest
+// magnitude, rounds every weight and reports the largest error. Draws whose worst error is
+// within 5% of Δ/2 are redrawn, so the bound alone does not pass for the measured error.
 Exercise max_error(Rng& rng) {
-  const int bits = rng.pick(std::vector<int>{3, 4, 5, 6, 8});
-  const double lo = -two_dp(0.2 + 7.8 * rng.uniform()), hi = two_dp(0.2 + 7.8 * rng.uniform());
-  const double levels = std::ldexp(1.0, bits) - 1, step = (hi - lo) / levels;
-  Exercise e;
-  e.title = "Worst-case rounding error";
-  e.params = {{"bits", bits}, {"range_min", lo}, {"range_max", hi}};
-  e.prompt = "An asymmetric " + std::to_string(bits) + "-bit quantizer is calibrated to the range " +
-             range_text(lo, hi) + " (the lowest code maps to " + format_number(lo, 4) + ", the highest to " +
-             format_number(hi, 4) + "). With round-to-nearest, what is the largest error it can make on a value inside "
-             "the range?";
-  e.unit = "";
-  e.answer = step / 2;
-  e.hint = "A b-bit code has 2^b values, so the range is cut into 2^b − 1 equal steps Δ. Round-to-nearest is off by "
-           "at most half a step.";
-  e.solution = "Δ = (" + format_number(hi, 4) + " − (" + format_number(lo, 4) + ")) / (2^" + std::to_string(bits) +
-               " − 1) = " + format_number(hi - lo, 4) + " / " + format_int(levels) + " = " + format_number(step, 4) +
-               "; the worst error is Δ/2 = " + format_number(e.answer, 4) + ".";
-  return e;
+  for (;;) {
+    const int bits = rng.pick(std::vector<int>{3, 4, 5});
+    const double spread = 0.2 + 2.8 * rng.uniform();
+    std::vector<double> w(6);
+    double amax = 0;
+    for (double& x : w) {
+      x = two_dp(spread * (2 * rng.uniform() - 1));
+      amax = std::max(amax, std::fabs(x));
+    }
+    if (amax == 0) continue;
+    const double qmax = std::ldexp(1.0, bits - 1) - 1, scale = amax / qmax;
+    double worst = 0, worst_w = 0;
+    std::string list, steps;
+    for (double x : w) {
+      const double q = std::round(x / scale), err = std::fabs(x - scale * q);
+      if (err > worst) worst = err, worst_w = x;
+      list += (list.empty() ? "" : ", ") + format_number(x, 4);
+      steps += (steps.empty() ? "" : "; ") + format_number(x, 4) + " → " + format_int(q) + " → " +
+               format_number(scale * q, 4) + " (error " + format_number(err, 3) + ")";
+    }
+    if (worst > 0.95 * scale / 2 || worst < 0.2 * scale / 2) continue;
+    Exercise e;
+    e.title = "Rounding error of a row of weights";
+    e.params = {{"bits", bits}, {"range_min", -amax}, {"range_max", amax}, {"symmetric", true}, {"value", worst_w}};
+    e.prompt = "The row of weights [" + list + "] is quantized symmetrically to " + std::to_string(bits) +
+               " bits: codes −" + format_int(qmax) + " to " + format_int(qmax) + ", scale max|w| / " + format_int(qmax) +
+               ", round-to-nearest. What is the largest error |w − ŵ| among these six weights?";
+    e.unit = "";
+    e.answer = worst;
+    e.hint = "The scale is the step Δ. Divide each weight by it, round to the nearest integer code, multiply back, "
+             "and compare. The bound Δ/2 is only the worst case over all possible values.";
+    e.solution = "s = " + format_number(amax, 4) + " / " + format_int(qmax) + " = " + format_number(scale, 4) +
+                 " (bound Δ/2 = " + format_number(scale / 2, 4) + "). " + steps + ". The largest error is " +
+                 format_number(worst, 4) + ".";
+    return e;
+  }
 }
 
 Exercise code_of_value(Rng& rng) {
@@ -73,25 +96,38 @@ Exercise code_of_value(Rng& rng) {
   }
 }
 
+// Uniform data whose quantizer range is set by an outlier: the step follows the outlier, the
+// signal power the data, so the SQNR needs both (signal a²/3, noise Δ²/12 with Δ = 2M/(2^b − 1)).
+// The ratio M/a keeps Δ at most a quarter of a, where the rounding model holds.
 Exercise mse(Rng& rng) {
-  const int bits = rng.pick(std::vector<int>{4, 6, 8});
-  const double a = two_dp(0.5 + 9.5 * rng.uniform());
-  const double step = 2 * a / (std::ldexp(1.0, bits) - 1);
-  Exercise e;
-  e.title = "Rounding noise of a uniform quantizer";
-  e.params = {{"bits", bits}, {"range_min", -a}, {"range_max", a}};
-  e.prompt = "Values spread uniformly over " + range_text(-a, a) + " are quantized with " + std::to_string(bits) +
-             " bits whose lowest and highest codes map to the ends of that range. Using the rounding-noise model, "
-             "what mean-squared error do you expect?";
-  e.unit = "";
-  e.answer = step * step / 12;
-  e.rel_tolerance = 0.02;
-  e.hint = "The error of each value is spread evenly over [−Δ/2, Δ/2]; the variance of that uniform distribution is "
-           "Δ²/12. First find Δ = range / (2^b − 1).";
-  e.solution = "Each extra bit halves Δ and divides the MSE by 4 (about 6 dB of SQNR). Δ = " + format_number(2 * a, 4) +
-               " / " + format_int(std::ldexp(1.0, bits) - 1) + " = " + format_number(step, 4) + "; MSE = Δ²/12 = " +
-               format_number(e.answer, 4) + ".";
-  return e;
+  for (;;) {
+    const int bits = rng.pick(std::vector<int>{6, 8});
+    const double levels = std::ldexp(1.0, bits) - 1;
+    const double a = two_dp(0.5 + 3.5 * rng.uniform());
+    const double ratio = 2 + ((bits == 6 ? 7.0 : 30.0) - 2) * rng.uniform();
+    const double m = two_dp(a * ratio);
+    const double step = 2 * m / levels, noise = step * step / 12, signal = a * a / 3;
+    const double sqnr = decibels_of(signal / noise);
+    if (std::fabs(m - sqnr) < 0.03 * sqnr) continue;  // M must not pass for the answer
+    Exercise e;
+    e.title = "SQNR when an outlier sets the range";
+    e.params = {{"bits", bits}, {"range_min", -m}, {"range_max", m}};
+    e.prompt = "Activations spread uniformly over " + range_text(-a, a) + " share a tensor with one outlier channel "
+               "reaching ±" + format_number(m, 4) + ", so " + article(std::to_string(bits)) + std::to_string(bits) + "-bit quantizer is calibrated to " +
+               range_text(-m, m) + ". Using the rounding-noise model, what SQNR do the ordinary activations get? Answer in decibels, as a plain number.";
+    e.unit = "";  // decibels, typed as a plain number (the answer parser has no dB unit)
+    e.answer = sqnr;
+    e.abs_tolerance = 0.05;
+    e.rel_tolerance = 0.002;
+    e.hint = "The step comes from the calibrated range: Δ = range / (2^b − 1), noise Δ²/12. The signal comes from the "
+             "data: a uniform spread over [−a, a] has mean square a²/3. SQNR = 10·log10(signal / noise).";
+    e.solution = "Δ = " + format_number(2 * m, 4) + " / " + format_int(levels) + " = " + format_number(step, 4) +
+                 ", noise Δ²/12 = " + format_number(noise, 4) + "; signal a²/3 = " + format_number(signal, 4) +
+                 "; SQNR = 10·log10(" + format_number(signal / noise, 4) + ") = " + format_number(sqnr, 4) +
+                 " dB (without the outlier the range would be [−a, a] and the SQNR " +
+                 format_number(decibels_of(levels * levels), 3) + " dB). The answer is " + format_number(sqnr, 4) + " dB.";
+    return e;
+  }
 }
 
 Exercise group_memory(Rng& rng) {
@@ -117,34 +153,59 @@ Exercise group_memory(Rng& rng) {
   return e;
 }
 
+// Weight-only int4 at a small decode batch with the KV cache left in bf16: the step reads the
+// int4 weights and every cached token of every sequence, so the time needs the bandwidth, the
+// model, the group size, the batch, the context and the KV shape. Draws where the step would be
+// compute-bound are redrawn (the memory time is the answer).
 Exercise int4_decode(Rng& rng) {
+  struct Model {
+    double billions, layers, heads, kv_heads;
+  };
+  static const std::vector<Model> models = {
+      {7, 32, 32, 32}, {8, 32, 32, 8}, {13, 40, 40, 40}, {34, 48, 64, 8}, {70, 80, 64, 8}};
   static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"};
-  const Accelerator* hw = find_accelerator(rng.pick(ids));
-  const double bw = round_sig(hw->hbm_bandwidth_Bps / 1e12, 3);
-  const double billions = rng.pick(std::vector<double>{7, 8, 13, 34, 70});
-  const int g = rng.pick(std::vector<int>{32, 64, 128});
-  const double bpw = 4 + 16.0 / g;
-  Exercise e;
-  e.title = "Weight-only int4 in decode";
-  e.params = {{"hardware", hw->id}, {"params", billions * 1e9}, {"decode_batch", 1}, {"group_size", g},
-              {"bandwidth_Bps", bw * 1e12}};
-  e.prompt = "On the " + hw->name + " (HBM " + format_number(bw, 3) + " TB/s), " + article(format_number(billions, 3)) + format_number(billions, 3) +
-             "B-parameter model decodes one sequence: every step reads all weights once. Its bf16 weights are replaced "
-             "by int4 weights with one fp16 scale per group of " + std::to_string(g) + " (matmuls still in bf16). "
-             "What is the upper bound on the speedup of a decode step? Answer as a plain factor (×).";
-  e.unit = "";
-  // At batch 1 the speedup is the ratio of bits per weight, whatever the chip or model: one
-  // answer per group size. That independence is what the exercise teaches.
-  e.small_answer_set = true;
-  e.answer = 16 / bpw;
-  e.hint = "At batch 1 the step is memory-bound both before and after, so its time is weight bytes ÷ bandwidth. The "
-           "speedup is the ratio of bits per weight; do not forget the scales.";
-  const double t16 = billions * 1e9 * 2 / (bw * 1e12) * 1e3, t4 = billions * 1e9 * bpw / 8 / (bw * 1e12) * 1e3;
-  e.solution = "bf16: 16 bits per weight, " + format_number(t16, 4) + " ms per step. int4: 4 + 16/" + std::to_string(g) +
-               " = " + format_number(bpw, 4) + " bits, " + format_number(t4, 4) + " ms. Speedup ≤ 16 / " +
-               format_number(bpw, 4) + ", whatever the bandwidth (dequantizing and the KV cache make the real gain "
-               "smaller): " + format_number(e.answer, 4) + "×.";
-  return e;
+  for (;;) {
+    const Accelerator* hw = find_accelerator(rng.pick(ids));
+    const double bw = round_sig(hw->hbm_bandwidth_Bps / 1e12, 3);
+    const Model md = rng.pick(models);
+    const int g = rng.pick(std::vector<int>{32, 64, 128});
+    const double batch = rng.pick(std::vector<double>{1, 4, 8, 16, 32});
+    const double context = rng.pick(std::vector<double>{1024, 2048, 4096, 8192});
+    const double bpw = 4 + 16.0 / g, n = md.billions * 1e9;
+    const double kv_token = 2 * md.layers * md.kv_heads * 128 * 2;  // bf16
+    const double w_bytes = n * bpw / 8, kv_bytes = batch * context * kv_token;
+    const double t = (w_bytes + kv_bytes) / (bw * 1e12);
+    const double t16 = (2 * n + kv_bytes) / (bw * 1e12);
+    const double flops = batch * (2 * n + 4 * md.layers * md.heads * 128 * context);
+    if (flops / hw->peak_flops.at("bf16") >= t) continue;
+    Exercise e;
+    e.title = "Weight-only int4 in decode";
+    e.params = {{"hardware", hw->id}, {"params", n}, {"weight_bits", bpw}, {"batch", batch}, {"context", context},
+                {"layers", md.layers}, {"heads", md.heads}, {"kv_heads", md.kv_heads}, {"head_dim", 128},
+                {"bandwidth_Bps", bw * 1e12}};
+    e.prompt = "On the " + hw->name + " (HBM " + format_number(bw, 3) + " TB/s), " + article(format_number(md.billions, 3)) +
+               format_number(md.billions, 3) + "B-parameter model (" + format_int(md.layers) + " layers, " +
+               format_int(md.kv_heads) + " KV heads of dimension 128) decodes " + format_int(batch) +
+               (batch == 1 ? " sequence" : " sequences") + " with " + format_int(context) +
+               " tokens of context each. Its weights are int4 with one fp16 scale per group of " + std::to_string(g) +
+               " (multiplied in bf16); the KV cache stays in bf16. The step is memory-bound: every weight and every "
+               "cached key and value is read once. What is the least time of one decode step, in ms?";
+    e.unit = "ms";
+    e.answer = t * 1e3;
+    e.rel_tolerance = 0.02;
+    e.hint = "Bytes read = weights (params × (4 + 16/g) bits / 8) + batch × context × KV bytes per token, where one "
+             "token stores a key and a value per layer and KV head: 2 × layers × KV heads × 128 × 2 bytes. Divide by "
+             "the bandwidth.";
+    e.solution = "Weights: " + format_number(md.billions, 3) + "e9 × " + format_number(bpw, 4) + " / 8 = " +
+                 format_number(w_bytes / 1e9, 4) + " GB. KV: 2 × " + format_int(md.layers) + " × " +
+                 format_int(md.kv_heads) + " × 128 × 2 = " + format_int(kv_token) + " B per token, × " +
+                 format_int(batch * context) + " tokens = " + format_number(kv_bytes / 1e9, 4) + " GB. Time = " +
+                 format_number((w_bytes + kv_bytes) / 1e9, 4) + " GB / " + format_number(bw, 3) + " TB/s. In bf16 the "
+                 "step would take " + format_number(t16 * 1e3, 4) + " ms, so int4 weights give " +
+                 format_number(t16 / t, 3) + "×, not 16/" + format_number(bpw, 4) + ", because the KV cache is not "
+                 "quantized. The step takes " + format_number(t * 1e3, 4) + " ms.";
+    return e;
+  }
 }
 
 }  // namespace

@@ -125,8 +125,8 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s) {
   }
   const auto n = static_cast<long long>(m.v.size());
   Measured r;
-  double sum_sq_err = 0, sum_round = 0, sum_clip = 0, sum_pred = 0, sum_sig = 0;
-  long long clipped = 0, blocks = 0;
+  double sum_sq_err = 0, sum_zeroed = 0, sum_round = 0, sum_clip = 0, sum_pred = 0, sum_sig = 0;
+  long long clipped = 0, zeroed = 0, blocks = 0;
   for (long long b0 = 0; b0 < n; b0 += block, ++blocks) {
     const auto first = m.v.begin() + b0, last = first + block;
     Quantizer qz;
@@ -142,7 +142,11 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s) {
     const double lo_rep = dequantize(qz, qz.qmin), hi_rep = dequantize(qz, qz.qmax);
     sum_pred += static_cast<double>(block) * qz.scale * qz.scale / 12;
     for (auto it = first; it != last; ++it) {
-      const double x = *it, e = x - fake_quantize(qz, x), e2 = e * e;
+      const double x = *it, xq = fake_quantize(qz, x), e = x - xq, e2 = e * e;
+      if (x != 0 && xq == 0) {
+        ++zeroed;
+        sum_zeroed += e2;
+      }
       sum_sq_err += e2;
       sum_sig += x * x;
       r.max_abs_error = std::max(r.max_abs_error, std::fabs(e));
@@ -162,6 +166,8 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s) {
   r.signal_power = sum_sig / dn;
   r.sqnr_db = decibels(r.signal_power / std::max(r.mse, 1e-300));
   r.clipped_fraction = static_cast<double>(clipped) / dn;
+  r.zeroed_fraction = static_cast<double>(zeroed) / dn;
+  r.mse_zeroed = sum_zeroed / dn;
   r.blocks = static_cast<double>(blocks);
   r.scale_overhead_bytes = r.blocks * (s.symmetric ? 2.0 : 4.0);
   r.payload_bytes = dn * s.bits / 8.0;

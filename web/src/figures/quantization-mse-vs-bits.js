@@ -14,7 +14,7 @@ export default {
   simulation: true,
   title: 'Every bit divides the error by four',
   caption:
-    'Measured MSE of quantizing 65,536 seeded values (points) against the Δ²/12 model (line), on a log scale: each extra bit halves the step and quarters the error, about 6 dB of SQNR per bit. On uniform data the two agree closely. Switch to Laplace or to Gaussian with outlier channels: the model still describes the rounding, but the large values stretch the range, so the error at every width is higher; then switch the scales to per-channel and watch most of that loss disappear.',
+    'Measured MSE of quantizing 65,536 seeded values (points) against the Δ²/12 model (dashed), on a log scale: each extra bit halves the step and quarters the error, about 6 dB of SQNR per bit. On uniform data the two agree closely. Switch to Gaussian with outlier channels: at 6 bits and more the model still holds, only higher, because the outliers stretch the range. Below that the measured error stops following the model and flattens near 1 from 5 bits down to 3, the power of the ordinary values: the step set by the outliers is wider than most of them, they round to zero, and their error is the value itself (the dotted line: the part of the MSE from values rounded to zero). Switch the scales to per-channel and the ordinary rows get their own step.',
   params: [
     { key: 'distribution', label: 'Data', from: ['quantization-mse-vs-bits', 'distribution'] },
     { key: 'granularity', label: 'Scales', from: ['quantization-mse-vs-bits', 'granularity'] },
@@ -27,10 +27,12 @@ export default {
       distribution: p.distribution, granularity: p.granularity, symmetric: p.symmetric, seed: p.seed,
       samples: 65536, cols: 256, group_size: 64, bits_min: 2, bits_max: 16,
     });
-    const points = r.points.map((q) => ({ bits: q.bits, mse: q.mse, model: q.mse_predicted, sqnr_db: q.sqnr_db, ratio: q.ratio_to_model }));
+    const points = r.points.map((q) => ({
+      bits: q.bits, mse: q.mse, model: q.mse_predicted, sqnr_db: q.sqnr_db, ratio: q.ratio_to_model, zeroed: q.zeroed_fraction, mse_zeroed: q.mse_zeroed,
+    }));
     const table = {
-      columns: ['Bits', 'Measured MSE', 'Model Δ²/12', 'Measured ÷ model', 'SQNR (dB)'],
-      rows: points.map((q) => [q.bits, q.mse, q.model, q.ratio, q.sqnr_db]),
+      columns: ['Bits', 'Measured MSE', 'Model Δ²/12', 'Measured ÷ model', 'SQNR (dB)', 'Values rounded to 0 (fraction)', 'MSE from them'],
+      rows: points.map((q) => [q.bits, q.mse, q.model, q.ratio, q.sqnr_db, q.zeroed, q.mse_zeroed]),
     };
     return { distribution: p.distribution, granularity: p.granularity, elements: r.elements, points, table };
   },
@@ -41,6 +43,10 @@ export default {
       series(pick(), { label: 'Measured MSE (quantize → dequantize)', data: data.points.map((q) => ({ x: q.bits, y: q.mse, q })),
         showLine: false, pointRadius: 5, pointStyle: 'circle' }),
       line(pick(), { label: 'Rounding model Δ²/12', data: data.points.map((q) => ({ x: q.bits, y: q.model, q })), borderDash: [6, 3] }),
+      // The plateau's cause: the values a wide step rounds to 0 contribute their own x². A log
+      // axis cannot show 0, so widths where nothing rounds to 0 (or it is negligible) are gaps.
+      line(pick(), { label: 'Part from values rounded to 0', data: data.points.map((q) => ({ x: q.bits, y: q.mse_zeroed > 1e-10 ? q.mse_zeroed : null, q })),
+        borderDash: [2, 3], spanGaps: false }),
     ];
     const range = span([...MSE_SPAN, ...data.points.flatMap((q) => [q.mse, q.model])], { log: true });
     return chart(theme, {
@@ -51,7 +57,7 @@ export default {
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;
-        return `${q.bits} bits: measured ${fmt(q.mse)}, model ${fmt(q.model)} (×${fmt(q.ratio)}), SQNR ${fmt(q.sqnr_db)} dB`;
+        return `${q.bits} bits: measured ${fmt(q.mse)}, model ${fmt(q.model)} (×${fmt(q.ratio)}), SQNR ${fmt(q.sqnr_db)} dB; ${fmt(100 * q.zeroed)} % of values rounded to 0`;
       },
     });
   },

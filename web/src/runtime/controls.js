@@ -42,7 +42,6 @@ export function buildControls(specs, params, onChange) {
   const showWhen = () => {
     for (const [spec, row] of conditional) {
       row.hidden = !Object.entries(spec.when).every(([k, values]) => values.includes(current[k]));
-      row.style.display = row.hidden ? 'none' : '';  // also over a row class that sets display
     }
   };
   const notify = onChange;

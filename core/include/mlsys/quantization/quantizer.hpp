@@ -80,6 +80,10 @@ struct Measured {
   double sqnr_db = 0;         // 10·log10(signal_power / mse)
   double max_abs_error = 0;
   double clipped_fraction = 0;
+  // Share of elements x ≠ 0 that dequantize to 0: values below Δ/2 of their block, whose error
+  // is the value itself (x²), however large Δ²/12 grows.
+  double zeroed_fraction = 0;
+  double mse_zeroed = 0;      // part of mse from those elements: Σ x² over them ÷ all elements
   double blocks = 0;
   double scale_overhead_bytes = 0;  // 2 per block (+2 per block when asymmetric)
   double payload_bytes = 0;         // elements · bits / 8
