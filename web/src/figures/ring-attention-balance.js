@@ -19,7 +19,7 @@ export default {
     'Work view: attention FLOPs each GPU computes in one causal forward pass. With contiguous blocks the last rank does almost all of its block pairs and the first only the diagonal, so the ring waits for the busiest rank; zig-zag chunks (rank i holds chunks i and 2p−1−i) give every rank the same count. Overlap view: per ring step, block compute grows as c² and the K/V transfer as c; right of the crossing the transfer hides behind compute. Switch to 8 KV heads and watch the crossing move left.',
   params: [
     { key: 'view', label: 'View', type: 'select', options: [{ value: 'work', label: 'Work per rank (causal)' }, { value: 'overlap', label: 'Compute vs transfer per step' }], default: 'work' },
-    { key: 'ranks', label: 'GPUs in the ring p', type: 'select', options: ['2', '4', '8', '16', '32'], default: '8' },
+    { key: 'ranks', label: 'GPUs in the ring p', type: 'select', options: ['2', '4', '8', '16', '32'], default: '8', when: { view: ['work'] } },
     { key: 'seq', label: 'Sequence length', type: 'select', options: ['16384', '65536', '131072', '524288', '1048576'], default: '131072', when: { view: ['work'] } },
     { key: 'kv_heads', label: 'Key/value heads (32 query heads)', type: 'select', options: Object.entries(KV).map(([value, label]) => ({ value, label })), default: '32', when: { view: ['overlap'] } },
     { key: 'hardware', label: 'Accelerator', from: ['ring-attention', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
