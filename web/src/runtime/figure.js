@@ -305,6 +305,8 @@ class MlsysFigure extends HTMLElement {
     this.params = { ...this.defaults };
     this.controls.set(this.params);
     this.render();
+    // The permalink in the address bar names the old settings: drop it (only this figure's).
+    if (decodeHash(location.hash, this.id_)) history.replaceState(null, '', location.pathname + location.search);
     this.status.textContent = 'Settings reset.';
   }
 

@@ -65,11 +65,18 @@ export function initSearch() {
   const status = document.querySelector('.search-status');
   const list = document.querySelector('.search-results');
   let serial = 0;
+  const more = el('button', { type: 'button', className: 'search-more', hidden: true });
+  list.after(more);
+  const fail = (err) => {
+    status.textContent = `Search is not available: ${err.message}`;
+    form.dataset.state = 'failed';
+  };
   const run = async (query) => {
     const mine = ++serial;
     const q = query.trim();
     if (!q) {
       list.replaceChildren();
+      more.hidden = true;
       status.textContent = 'Type a word to search the lessons, the glossary and the figures.';
       form.dataset.state = 'idle';
       return;
@@ -78,16 +85,30 @@ export function initSearch() {
     try {
       const pf = await loadPagefind();
       const found = await pf.search(q);
-      const data = await Promise.all(found.results.slice(0, MAX).map((r) => r.data()));
       if (mine !== serial) return;
-      list.replaceChildren(...data.map(resultItem));
+      list.replaceChildren();
+      more.hidden = true;
       const n = found.results.length;
-      status.textContent = n === 0 ? `Nothing found for “${q}”.` : `${n} result${n === 1 ? '' : 's'} for “${q}”${n > MAX ? ` (the first ${MAX} shown)` : ''}.`;
+      // Results come in pages of MAX; "Show more" loads the next page (each result's data
+      // is fetched only when its page is shown).
+      let shown = 0;
+      const showPage = async () => {
+        more.disabled = true;
+        const data = await Promise.all(found.results.slice(shown, shown + MAX).map((r) => r.data()));
+        if (mine !== serial) return;
+        list.append(...data.map(resultItem));
+        shown += data.length;
+        const left = n - shown;
+        status.textContent = n === 0 ? `Nothing found for “${q}”.` : `${n} result${n === 1 ? '' : 's'} for “${q}”${left > 0 ? ` (the first ${shown} shown)` : ''}.`;
+        more.hidden = left <= 0;
+        more.disabled = false;
+        more.textContent = `Show ${Math.min(MAX, left)} more`;
+        more.onclick = () => showPage().catch(fail);
+      };
+      await showPage();
       form.dataset.state = 'done';
     } catch (err) {
-      if (mine !== serial) return;
-      status.textContent = `Search is not available: ${err.message}`;
-      form.dataset.state = 'failed';
+      if (mine === serial) fail(err);
     }
   };
   const params = new URLSearchParams(location.search);

@@ -87,6 +87,8 @@ export function layout({ title, description, body, bodyClass = '', katex = false
     <p class="footer-tools"><a href="/search/">Search</a> · <a href="/offline/">Keep for offline reading</a> · <a href="/embedding/">Embed figures in your pages</a></p>
     ${current === '/offline/' ? '' : offlineBox('footer-offline')}
     <p>Every number on these pages is computed by the course's C++ engine, running in your browser as WebAssembly.</p>
+    <!-- Licence and source (issue 24, item 11). No public repository address is published yet. -->
+    <p class="footer-licence">Code under the <a href="/LICENSE.txt">MIT licence</a>; text and figures under <a href="/LICENSE-content.txt">CC BY 4.0</a>. The source repository has no public address yet.</p>
   </footer>`;
   return `<!doctype html>
 <html lang="en" data-sw="on">
