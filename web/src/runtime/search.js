@@ -65,7 +65,7 @@ export function initSearch() {
   const status = document.querySelector('.search-status');
   const list = document.querySelector('.search-results');
   let serial = 0;
-  const more = el('button', { type: 'button', className: 'search-more', hidden: true });
+  const more = el('button', { type: 'button', className: 'search-more fig-btn', hidden: true });
   list.after(more);
   const fail = (err) => {
     status.textContent = `Search is not available: ${err.message}`;
