@@ -86,7 +86,7 @@ test('the glossary prints compactly, in two columns', async () => {
   if (process.env.PRINT_PDF_DIR) fs.writeFileSync(path.join(process.env.PRINT_PDF_DIR, 'glossary.pdf'), pdf);
   const pages = pdfPages(pdf);
   const terms = await page.locator('.gloss-entry').count();
-  // Two columns of small type: at least 12 terms a page (the screen layout printed fits about 4).
+  // Two columns of small type: at least 12 terms a page.
   assert.ok(pages >= 2 && pages <= Math.ceil(terms / 12), `${terms} terms print on ${pages} pages`);
   await context.close();
 });
