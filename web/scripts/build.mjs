@@ -81,6 +81,12 @@ await esbuild.build({
   entryPoints: [path.join(web, 'src/styles/site.css')],
   outfile: path.join(out, 'assets/site.css'), bundle: true, minify: true, logLevel: 'warning',
 });
+// The print stylesheet, linked after site.css with media="print" (layout.js), so that its
+// rules win over the screen rules they replace.
+await esbuild.build({
+  entryPoints: [path.join(web, 'src/styles/print.css')],
+  outfile: path.join(out, 'assets/print.css'), bundle: true, minify: true, logLevel: 'warning',
+});
 const katexDist = path.join(web, 'node_modules/katex/dist');
 fs.mkdirSync(path.join(out, 'assets/katex'), { recursive: true });
 fs.copyFileSync(path.join(katexDist, 'katex.min.css'), path.join(out, 'assets/katex/katex.min.css'));

@@ -1,6 +1,7 @@
 // The service worker (written by hand, see README "Offline"). The build prepends
 //   const VERSION = '<hash of every file of the build>';
-//   const SHELL = ['/', '/offline/', '/assets/...', ...];
+//   const SHELL = ['/', '/offline/', '/404.html', '/assets/...', ...];
+//   const PAGES = ['/', '/track/', ..., '/404.html']; (every page of the build)
 //   const HASHED = /.../; (content-hashed scripts and engine parts: web/scripts/hashed-names.js)
 // Every file of one build lives in one cache, `mlsys-<VERSION>`, so pages and assets are
 // always served from a single version. Install stores the app shell (runtime, styles, engine,
@@ -9,7 +10,7 @@
 // the old one (downloading the whole new site first if the reader had kept the old one),
 // waits until the reader accepts the update (or closes every tab), then deletes every other
 // version's cache.
-/* global VERSION, SHELL, HASHED */
+/* global VERSION, SHELL, PAGES, HASHED */
 const PREFIX = 'mlsys-';
 const CACHE = `${PREFIX}${VERSION}`;
 const KEPT = '/__mlsys/kept';
@@ -94,8 +95,12 @@ async function respond(request, url) {
     return response;
   } catch (err) {
     if (request.mode === 'navigate') {
-      const page = await cache.match('/offline/');
-      if (page) return page;
+      // Offline: a page of the site that is not kept yet gets the offline page; an address
+      // that is no page of the site gets the 404 page, with its status.
+      const known = PAGES.includes(key) || PAGES.includes(`${key}/`);
+      const page = await cache.match(known ? '/offline/' : '/404.html');
+      if (page && known) return page;
+      if (page) return new Response(page.body, { status: 404, statusText: 'Not Found', headers: page.headers });
     }
     throw err;
   }

@@ -102,7 +102,9 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   <link rel="icon" href="/favicon.svg" type="image/svg+xml">
   ${katex ? `<link rel="stylesheet" href="/assets/katex/katex.min.css">
   ${katexPreloads(body)}` : ''}
-  <link rel="stylesheet" href="/assets/site.css">${embed ? '' : `
+  <link rel="stylesheet" href="/assets/site.css">
+  <!-- issue 24 item 9: the print stylesheet (web/src/styles/print.css); after site.css so it wins -->
+  <link rel="stylesheet" href="/assets/print.css" media="print">${embed ? '' : `
   ${headScript(body)}`}
   <script type="module" async src="${mainScript()}"></script>
   ${preloadLinks(figures)}
