@@ -192,3 +192,18 @@ test('the default iframe height fits every figure at 720 px wide', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a figure\'s Embed button gives an iframe as tall as its embed page', async () => {
+  const { context, page, problems } = await openPage(browser, { width: 720, height: 800 });
+  for (const id of ['roofline-plot', 'training-fit']) {
+    await page.goto(`${base}/embed/${id}/`);
+    await page.waitForFunction(() => document.querySelector('mlsys-figure').dataset.state === 'drawn', null, { timeout: 30000 });
+    const pageHeight = await page.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+    await page.getByRole('button', { name: 'Embed' }).click();
+    const snippet = await page.locator('textarea').first().inputValue();
+    const height = Number(snippet.match(/height="(\d+)"/)[1]);
+    assert.ok(height >= pageHeight && height - pageHeight <= 40, `${id}: snippet ${height} px, page ${pageHeight} px`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
