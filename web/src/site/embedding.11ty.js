@@ -30,7 +30,7 @@ snippets with its current settings filled in.</p>
 <p>The page <code>/embed/&lt;figure-id&gt;/</code> holds only the figure. Settings go in its hash, in the same form as
 the course's permalinks: <code>#&lt;figure-id&gt;:key=value&amp;key=value</code>.</p>
 ${snippet('snip-iframe', 'Iframe', `<iframe src="${ORIGIN}/embed/${first.id}/#${first.id}:hardware=b200"\n  title="${first.title}" width="100%" height="${EMBED_HEIGHT}" loading="lazy" style="border:0"></iframe>`)}
-<p>The height of ${EMBED_HEIGHT} px fits every figure in a column 720 px wide; the figure's own <strong>Embed</strong>
+<p>The height of ${EMBED_HEIGHT.toLocaleString("en-US")} px fits every figure in a column 720 px wide; the figure's own <strong>Embed</strong>
 button gives its height. The embed page tells your page its height whenever it changes, as a message
 <code>{type: 'mlsys-figure-height', id, height}</code> (<code>id</code>: the figure's, <code>height</code>: CSS pixels).
 These lines in your page's script make each iframe of the course take its figure's height (on a phone a figure is
