@@ -11,6 +11,7 @@ import { resolveParams, defaults, applyState, encodeState, decodeHash } from './
 import { buildControls } from './controls.js';
 import { readTheme } from './theme.js';
 import { SvgView } from './svg-render.js';
+import { EMBED_CHROME } from './embed-height.js';
 
 const siteRoot = new URL('../../', import.meta.url);
 let firstDrawMarked = false;
@@ -331,8 +332,10 @@ class MlsysFigure extends HTMLElement {
       return;
     }
     const state = this.stateHash().slice(this.id_.length + 1);
+    // The iframe's height: this figure's at the width it has here (the listener on /embedding/ adjusts it).
+    const height = Math.ceil(this.getBoundingClientRect().height) + EMBED_CHROME;
     const iframe = `<iframe src="${new URL(`embed/${this.id_}/`, siteRoot)}${state ? `#${this.id_}:${state}` : ''}" ` +
-      `title="${this.figure.title.replace(/"/g, '&quot;')}" width="100%" height="640" loading="lazy" style="border:0"></iframe>`;
+      `title="${this.figure.title.replace(/"/g, '&quot;')}" width="100%" height="${height}" loading="lazy" style="border:0"></iframe>`;
     const script = `<script type="module" src="${new URL('assets/js/embed.js', siteRoot)}"></script>\n` +
       `<mlsys-figure data-id="${this.id_}"${state ? ` data-settings="${state.replace(/&/g, '&amp;')}"` : ''}></mlsys-figure>`;
     const box = (label, value) => {
@@ -352,4 +355,6 @@ class MlsysFigure extends HTMLElement {
   }
 }
 
-if (!customElements.get('mlsys-figure')) customElements.define('mlsys-figure', MlsysFigure);
+// Defined as <mlsys-figure> by the page script (main.js); the script embed (embed.js) defines
+// its own <mlsys-figure>, a shadow-root host, and this class under another name inside it.
+export { MlsysFigure };

@@ -1,6 +1,6 @@
 // The page script of every site page: custom elements (which load the engine lazily),
 // glossary tooltips, reading progress, and the service worker for offline reading.
-import './figure.js';
+import { MlsysFigure } from './figure.js';
 import './exercise.js';
 import './calc-widget.js';
 import { initGlossary } from './glossary.js';
@@ -9,6 +9,9 @@ import { initProgress } from './progress.js';
 import { initOffline } from './offline.js';
 import { initSearch } from './search.js';
 import { initCopyButtons } from './copy.js';
+import { initEmbedHeight } from './embed-height.js';
+
+if (!customElements.get('mlsys-figure')) customElements.define('mlsys-figure', MlsysFigure);
 
 // The script runs as soon as it loads (async), possibly before the page is parsed.
 function whenParsed(fn) {
@@ -23,5 +26,6 @@ whenParsed(() => {
   initOffline(); // the service worker, "Keep for offline reading", update notices
   initSearch();
   initCopyButtons();
+  initEmbedHeight(); // /embed/<id>/ in an iframe: tells the parent page its height
 });
 

@@ -6,7 +6,8 @@ export function readTheme(el) {
   const css = getComputedStyle(el);
   const v = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
   return {
-    dark: window.matchMedia('(prefers-color-scheme: dark)').matches,
+    // --scheme (site.css) also follows an embedding page's scheme (host-scheme.js).
+    dark: v('--scheme', '') ? v('--scheme', '') === 'dark' : window.matchMedia('(prefers-color-scheme: dark)').matches,
     text: v('--fig-text', '#1b1f24'),
     muted: v('--fig-muted', '#57606a'),
     grid: v('--fig-grid', '#d0d7de'),

@@ -3,6 +3,8 @@
 // list, with copyable snippets.
 import { layout } from './_includes/layout.js';
 import { esc } from '../../scripts/markdown.js';
+import { embedListener } from './embed-listener.js';
+import { EMBED_HEIGHT } from '../runtime/embed-height.js';
 
 export const data = { permalink: '/embedding/index.html' };
 
@@ -27,12 +29,19 @@ snippets with its current settings filled in.</p>
 <h2 id="iframe">1. An iframe</h2>
 <p>The page <code>/embed/&lt;figure-id&gt;/</code> holds only the figure. Settings go in its hash, in the same form as
 the course's permalinks: <code>#&lt;figure-id&gt;:key=value&amp;key=value</code>.</p>
-${snippet('snip-iframe', 'Iframe', `<iframe src="${ORIGIN}/embed/${first.id}/#${first.id}:hardware=b200"\n  title="${first.title}" width="100%" height="640" loading="lazy" style="border:0"></iframe>`)}
+${snippet('snip-iframe', 'Iframe', `<iframe src="${ORIGIN}/embed/${first.id}/#${first.id}:hardware=b200"\n  title="${first.title}" width="100%" height="${EMBED_HEIGHT}" loading="lazy" style="border:0"></iframe>`)}
+<p>The height of ${EMBED_HEIGHT.toLocaleString("en-US")} px fits every figure in a column 720 px wide; the figure's own <strong>Embed</strong>
+button gives its height. The embed page tells your page its height whenever it changes, as a message
+<code>{type: 'mlsys-figure-height', id, height}</code> (<code>id</code>: the figure's, <code>height</code>: CSS pixels).
+These lines in your page's script make each iframe of the course take its figure's height (on a phone a figure is
+taller, as its controls stack):</p>
+${snippet('snip-listener', 'Height listener', embedListener(ORIGIN))}
 <p>Your page's Content-Security-Policy must allow the course in <code>frame-src</code>.</p>
 
 <h2 id="script">2. A script and a custom element</h2>
-<p>The module script defines the element <code>&lt;mlsys-figure&gt;</code>, which draws the figure in your page (with
-the course's styles) and loads the engine and the figure from the course site when it scrolls near the viewport.</p>
+<p>The module script defines the element <code>&lt;mlsys-figure&gt;</code>, which draws the figure in your page, in its own
+shadow root: the course's styles stay inside it and your page's styles do not reach it; it is light or dark as your
+page's <code>color-scheme</code> says (your readers' system setting where your page allows both or sets none). It loads the engine and the figure from the course site when it scrolls near the viewport.</p>
 ${snippet('snip-script', 'Script and element', `<script type="module" src="${ORIGIN}/assets/js/embed.js"></script>\n<mlsys-figure data-id="${first.id}" data-settings="hardware=b200&amp;dtype=fp8-e4m3"></mlsys-figure>`)}
 <dl class="embed-attrs">
   <dt><code>data-id</code></dt><dd>The figure's id (table below). Required.</dd>
