@@ -108,12 +108,14 @@ for (const id of Object.keys(figureLoaders)) {
 // --- the CSS palette --------------------------------------------------------------------
 
 const css = readFileSync(new URL('../../web/src/styles/site.css', import.meta.url), 'utf8');
-// The custom properties of the light (:root) and dark (media query) blocks.
+// The custom properties of the light (:root, also the script embed's shadow :host) and dark
+// (media query) blocks.
 function scheme(block) {
   return Object.fromEntries([...block.matchAll(/--([\w-]+):\s*(#[0-9a-fA-F]{6})/g)].map((m) => [m[1], m[2].toLowerCase()]));
 }
-const light = scheme(css.slice(css.indexOf(':root {'), css.indexOf('}', css.indexOf(':root {'))));
-const darkAt = css.indexOf(':root {', css.indexOf('prefers-color-scheme: dark'));
+const ROOT = ':root, :host {';
+const light = scheme(css.slice(css.indexOf(ROOT), css.indexOf('}', css.indexOf(ROOT))));
+const darkAt = css.indexOf(ROOT, css.indexOf('prefers-color-scheme: dark'));
 const dark = scheme(css.slice(darkAt, css.indexOf('}', darkAt)));
 
 // WCAG relative luminance and contrast ratio.
