@@ -9,6 +9,7 @@ import { initProgress } from './progress.js';
 import { initOffline } from './offline.js';
 import { initSearch } from './search.js';
 import { initCopyButtons } from './copy.js';
+import { initCalculatorsPage } from './calc-page.js';
 
 // The script runs as soon as it loads (async), possibly before the page is parsed.
 function whenParsed(fn) {
@@ -23,5 +24,6 @@ whenParsed(() => {
   initOffline(); // the service worker, "Keep for offline reading", update notices
   initSearch();
   initCopyButtons();
+  initCalculatorsPage();
 });
 

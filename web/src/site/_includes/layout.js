@@ -11,6 +11,7 @@ export const SITE_PAGES = [
   ['/systems-and-scaling/', 'Systems and scaling'],
   ['/recap/', 'Recap'],
   ['/figures/', 'Figures'],
+  ['/calculators/', 'Calculators'], // issue 24 item 5: every calculator of the engine
   ['/glossary/', 'Glossary'],
   ['/concept-map/', 'Concept map'],
   ['/videos-and-books/', 'Videos and books'],
