@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import yaml from 'js-yaml';
 import { loadNodeEngine } from '../src/runtime/engine-node.js';
 import { figureLoaders } from '../src/figures/index.js';
+import { calculatorIndex } from './calculators.js';
 import { createMarkdown, calcValues } from './markdown.js';
 import { trackParts, trackAssumes } from './track.js';
 import { checkResources } from './resources.js';
@@ -52,7 +53,7 @@ export function loadContent() {
 }
 
 async function readContent() {
-  const { engine } = await loadNodeEngine();
+  const { engine, raw } = await loadNodeEngine();
   const course = readYaml('course.yaml');
   // The glossary: every content/glossary/*.yaml file is a list of {id, term, definition, related}.
   const glossary = new Map();
@@ -145,5 +146,6 @@ async function readContent() {
     glossary: [...glossary.values()].sort((a, b) => a.term.localeCompare(b.term)),
     figures: figureList,
     totalLessons: outline.size,
+    calculators: calculatorIndex(engine, raw, ordered),
   };
 }

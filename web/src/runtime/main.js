@@ -10,6 +10,7 @@ import { initOffline } from './offline.js';
 import { initSearch } from './search.js';
 import { initCopyButtons } from './copy.js';
 import { initEmbedHeight } from './embed-height.js';
+import { initCalculatorsPage } from './calc-page.js';
 
 if (!customElements.get('mlsys-figure')) customElements.define('mlsys-figure', MlsysFigure);
 
@@ -27,5 +28,6 @@ whenParsed(() => {
   initSearch();
   initCopyButtons();
   initEmbedHeight(); // /embed/<id>/ in an iframe: tells the parent page its height
+  initCalculatorsPage();
 });
 

@@ -11,6 +11,7 @@ export const SITE_PAGES = [
   ['/systems-and-scaling/', 'Systems and scaling'],
   ['/recap/', 'Recap'],
   ['/figures/', 'Figures'],
+  ['/calculators/', 'Calculators'], // every calculator of the engine
   ['/glossary/', 'Glossary'],
   ['/concept-map/', 'Concept map'],
   ['/videos-and-books/', 'Videos and books'],
@@ -87,7 +88,7 @@ export function layout({ title, description, body, bodyClass = '', katex = false
     <p class="footer-tools"><a href="/search/">Search</a> · <a href="/offline/">Keep for offline reading</a> · <a href="/embedding/">Embed figures in your pages</a></p>
     ${current === '/offline/' ? '' : offlineBox('footer-offline')}
     <p>Every number on these pages is computed by the course's C++ engine, running in your browser as WebAssembly.</p>
-    <!-- Licence and source (issue 24, item 11). No public repository address is published yet. -->
+    <!-- Licence and source. No public repository address is published yet. -->
     <p class="footer-licence">Code under the <a href="/LICENSE.txt">MIT licence</a>; text and figures under <a href="/LICENSE-content.txt">CC BY 4.0</a>. The source repository has no public address yet.</p>
   </footer>`;
   return `<!doctype html>
@@ -103,7 +104,7 @@ export function layout({ title, description, body, bodyClass = '', katex = false
   ${katex ? `<link rel="stylesheet" href="/assets/katex/katex.min.css">
   ${katexPreloads(body)}` : ''}
   <link rel="stylesheet" href="/assets/site.css">
-  <!-- issue 24 item 9: the print stylesheet (web/src/styles/print.css); after site.css so it wins -->
+  <!-- the print stylesheet (web/src/styles/print.css); after site.css so it wins -->
   <link rel="stylesheet" href="/assets/print.css" media="print">${embed ? '' : `
   ${headScript(body)}`}
   <script type="module" async src="${mainScript()}"></script>
