@@ -12,6 +12,7 @@ import { resolveParams, defaults, applyState, encodeState, decodeHash } from '..
 import { readProgress } from '../../web/src/runtime/progress.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
 import { formatQuantity, formatFixed } from '../../web/src/runtime/format.js';
+import { formatField } from '../../web/src/runtime/calc-page-text.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const rawEngine = await loadNodeEngine();
@@ -177,4 +178,13 @@ test('tick labels equal Chart.js formatters in en-US', async () => {
     const ticks = values.map((value) => ({ value }));
     values.forEach((v, i) => assert.equal(logarithmicTick.call(scale, v, i, ticks), Ticks.formatters.logarithmic.call(scale, v, i, ticks), `log ${v} in [${values}]`));
   }
+});
+
+test('the calculators page formats outputs in units a reader can use', () => {
+  assert.equal(formatField(2.985e-4, { unit: 's' }), '298.5 µs');
+  assert.equal(formatField(0.1011, { unit: 's' }), '101.1 ms');
+  assert.equal(formatField(3.2e-9, { unit: 's' }), '3.2 ns');
+  assert.equal(formatField(2.5, { unit: 's' }), '2.500 s');
+  assert.equal(formatField(1e9, { unit: 'B' }), '1 GB');
+  assert.equal(formatField(true), 'yes');
 });

@@ -55,6 +55,8 @@ export function formatField(value, { type, unit } = {}) {
   if (!Number.isFinite(value)) return String(value);
   const u = unit ? ` ${unit}` : '';
   if (unit && SI_UNITS.has(unit)) return formatSI(value, unit, 4);
+  // Times below a second in ms, µs or ns ("298.5 µs", not "2.985e-4 s"); longer ones stay in s.
+  if (unit === 's' && value !== 0 && Math.abs(value) < 1) return formatSI(value, 's', 4);
   if (type === 'integer' && Number.isInteger(value) && Math.abs(value) < 1e15) return `${formatFixed(value, 0)}${u}`;
   return `${formatOutput(value)}${u}`;
 }
