@@ -4,6 +4,7 @@
 // serves it offline for an address that is not on the site's page list (web/src/sw/sw.js).
 // Every link is absolute: the page is served at whatever depth the unknown address had.
 import { layout } from './_includes/layout.js';
+import { searchForm } from './_includes/search-form.js';
 
 export const data = { permalink: '/404.html' };
 
@@ -11,13 +12,7 @@ export function render() {
   const body = `<h1>This page does not exist</h1>
 <p class="lead">The address you followed is not a page of the course: it may have been mistyped, or the page was
 renamed.</p>
-<form class="search-form" role="search" aria-label="Search the course" action="/search/">
-  <label for="notfound-q">Search the lessons, the glossary and the figures</label>
-  <div class="search-row">
-    <input type="search" id="notfound-q" name="q" autocomplete="off" spellcheck="false" placeholder="e.g. arithmetic intensity">
-    <button type="submit" class="fig-btn">Search</button>
-  </div>
-</form>
+${searchForm('notfound-q')}
 <p>Or start from <a href="/">the course's list of lessons</a>, the <a href="/track/">track</a> or the
 <a href="/glossary/">glossary</a>.</p>`;
   return layout({ title: 'Page not found · ML systems', description: 'This address is not a page of the course.', body, current: '/404.html', search: false });
