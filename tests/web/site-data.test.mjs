@@ -3,31 +3,38 @@
 // checks' messages on bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { trackParts, trackAssumes } from '../../web/scripts/track.js';
+import { trackNumbers, trackParts, trackAssumes } from '../../web/scripts/track.js';
 import { conceptGraph, conceptMapSvg, topicId } from '../../web/scripts/concept-map.js';
 import { checkResources } from '../../web/scripts/resources.js';
 import { formatOutput } from '../../web/src/runtime/calc-format.js';
 
 const course = {
   modules: [
-    { title: 'Basics', lessons: [{ slug: 'a', title: 'A', minutes: 10, figures: 2, level: 'Beginner' }] },
-    { title: 'Part one', lessons: [
-      { slug: 'b', title: 'B', minutes: 50, figures: 4, level: 'Beginner', track: 2 },
-      { slug: 'c', title: 'C', minutes: 60, figures: 5, level: 'Advanced', track: 1, description: 'C described.' }] },
+    { title: 'Basics', description: 'd', lessons: [{ slug: 'a', title: 'A', minutes: 10, figures: 2, level: 'Beginner' }] },
+    { title: 'Part one', description: 'd', lessons: [
+      { slug: 'b', title: 'B', minutes: 50, figures: 4, level: 'Beginner' },
+      { slug: 'c', title: 'C', minutes: 60, figures: 5, level: 'Advanced' }] },
   ],
-  track: { assumes: [{ topic: 'matrix multiplication' }, { topic: 'Adam', lesson: 'a' }] },
+  track: {
+    parts: [{ title: 'Track part', description: 'What the part teaches.', lessons: ['c', 'b'] }],
+    assumes: [{ topic: 'matrix multiplication' }, { topic: 'Adam', lesson: 'a' }],
+  },
 };
-const outline = new Map(course.modules.flatMap((m) => m.lessons).map((l) => [l.slug, l]));
+const outline = new Map(course.modules.flatMap((m) => m.lessons).map((l) => [l.slug, { ...l }]));
 
-test('track parts: modules holding track lessons, numbered, summary before description', () => {
-  const parts = trackParts(course, new Map([['b', { slug: 'b', summary: 'B summarized.' }]]));
-  assert.equal(parts.length, 1);
-  assert.equal(parts[0].title, 'Part one');
+test('track parts: the track\'s own parts, numbered in their order, rows from the lessons\' summaries', () => {
+  const numbers = trackNumbers(course, outline);
+  assert.deepEqual([...numbers], [['c', 1], ['b', 2]]);
+  for (const [slug, n] of numbers) outline.get(slug).track = n;
+  const parts = trackParts(course, new Map([['b', { slug: 'b', summary: 'B summarized.' }]]), outline);
+  assert.deepEqual(parts.map((p) => [p.title, p.description]), [['Track part', 'What the part teaches.']]);
   assert.deepEqual(parts[0].lessons.map((l) => [l.number, l.slug, l.meta, l.description, l.available]), [
-    ['01', 'c', '60 min · 5 figures · Advanced', 'C described.', false],
+    ['01', 'c', '60 min · 5 figures · Advanced', '', false],
     ['02', 'b', '50 min · 4 figures · Beginner', 'B summarized.', true]]);
-  assert.throws(() => trackParts({ modules: [{ title: 'x', lessons: [{ slug: 'z', track: 1 }] }] }, new Map()), /neither a lesson summary nor a description/);
-  assert.throws(() => trackParts({ modules: [{ title: 'x', lessons: [{ slug: 'z', track: 2, description: 'd' }] }] }, new Map()), /without gaps/);
+  assert.throws(() => trackParts(course, new Map([['b', { slug: 'b' }]]), outline), /needs a summary/);
+  assert.throws(() => trackNumbers({ track: { parts: [{ title: 'x', description: 'd', lessons: ['z'] }] } }, outline), /unknown lesson "z"/);
+  assert.throws(() => trackNumbers({ track: { parts: [{ title: 'x', description: 'd', lessons: ['b', 'b'] }] } }, outline), /listed twice/);
+  assert.throws(() => trackNumbers({ track: { parts: [{ title: 'x', lessons: ['b'] }] } }, outline), /needs a title, a description/);
   const assumes = trackAssumes(course, new Map([['a', {}]]), outline);
   assert.deepEqual(assumes.map((a) => [a.topic, a.available]), [['matrix multiplication', false], ['Adam', true]]);
 });

@@ -9,7 +9,7 @@ import { loadNodeEngine } from '../src/runtime/engine-node.js';
 import { figureLoaders } from '../src/figures/index.js';
 import { calculatorIndex } from './calculators.js';
 import { createMarkdown, calcValues } from './markdown.js';
-import { trackParts, trackAssumes } from './track.js';
+import { trackNumbers, trackParts, trackAssumes } from './track.js';
 import { checkResources } from './resources.js';
 import { conceptGraph, conceptMapSvg } from './concept-map.js';
 import { buildOverview } from './overview.js';
@@ -72,7 +72,14 @@ async function readContent() {
   const figures = await loadFigures();
   const exerciseIds = new Set(engine.exerciseIds());
   const outline = new Map();
-  for (const mod of course.modules) for (const l of mod.lessons) outline.set(l.slug, { ...l, module: mod.title });
+  for (const mod of course.modules) {
+    if (!mod.title || !mod.description) throw new Error(`content/course.yaml: every module needs a title and a description (${JSON.stringify(mod.title ?? mod)})`);
+    for (const l of mod.lessons) {
+      if (outline.has(l.slug)) throw new Error(`content/course.yaml: lesson "${l.slug}" is listed twice`);
+      outline.set(l.slug, { ...l, module: mod.title });
+    }
+  }
+  for (const [slug, n] of trackNumbers(course, outline)) outline.get(slug).track = n;
 
   const lessonDir = path.join(contentDir, 'lessons');
   const lessons = [];
@@ -127,7 +134,8 @@ async function readContent() {
   const existing = new Map(lessons.map((l) => [l.slug, l]));
   const modules = course.modules.map((m) => ({
     title: m.title,
-    lessons: m.lessons.map((l) => ({ ...l, available: existing.has(l.slug) })),
+    description: m.description,
+    lessons: m.lessons.map((l) => ({ ...outline.get(l.slug), available: existing.has(l.slug) })),
   }));
   const figureList = [...figures.values()].map((f) => ({ id: f.id, title: f.title, caption: f.caption, params: f.params }));
   // The site pages beside the lessons, all generated from the content above (course order).
@@ -138,7 +146,7 @@ async function readContent() {
   return {
     modules,
     lessons: ordered,
-    track: { ...(course.track ?? {}), parts: trackParts(course, existing), assumes: trackAssumes(course, existing, outline) },
+    track: { ...(course.track ?? {}), parts: trackParts(course, existing, outline), assumes: trackAssumes(course, existing, outline) },
     overview: buildOverview(readYaml('systems-and-scaling.yaml'), { md: siteMd, outline, engine }),
     resources: checkResources(readYaml('resources.yaml'), outline),
     conceptMap: { ...graph, ...conceptMapSvg(graph) },

@@ -1,35 +1,43 @@
 // The ML Systems track (/track/), derived from content/course.yaml and the lessons' front
-// matter: its parts are the modules that hold track lessons, in course order; each row's
-// description is the lesson's summary (or course.yaml's `description` until the lesson
-// exists). Pure: no I/O.
+// matter: its own parts (not the course's modules), each with its description; a lesson's
+// track number is its place in the parts' lists; each row's description is the lesson's
+// summary. Pure: no I/O.
 
 export const pad2 = (n) => String(n).padStart(2, '0');
 
-// course: the parsed course.yaml; lessons: Map slug -> front matter of existing lessons.
-export function trackParts(course, lessons) {
-  const parts = [];
-  const numbers = new Set();
-  for (const mod of course.modules) {
-    const rows = mod.lessons.filter((l) => l.track !== undefined).map((l) => {
-      if (!Number.isInteger(l.track) || l.track < 1) throw new Error(`content/course.yaml: ${l.slug}: track must be a positive whole number`);
-      if (numbers.has(l.track)) throw new Error(`content/course.yaml: track number ${l.track} is used twice`);
-      numbers.add(l.track);
-      const lesson = lessons.get(l.slug);
-      const description = lesson?.summary || l.description;
-      if (!description) throw new Error(`content/course.yaml: track lesson ${l.slug} has neither a lesson summary nor a description`);
+// course: the parsed course.yaml. Returns Map slug -> track number (1-based), checking that
+// every slug is a lesson of the outline and appears once.
+export function trackNumbers(course, outline) {
+  const numbers = new Map();
+  for (const part of course.track?.parts ?? []) {
+    if (!part.title || !part.description || !Array.isArray(part.lessons) || !part.lessons.length) {
+      throw new Error(`content/course.yaml: every track part needs a title, a description and a list of lessons (${JSON.stringify(part.title ?? part)})`);
+    }
+    for (const slug of part.lessons) {
+      if (!outline.has(slug)) throw new Error(`content/course.yaml: track part "${part.title}" names unknown lesson "${slug}"`);
+      if (numbers.has(slug)) throw new Error(`content/course.yaml: track lesson "${slug}" is listed twice`);
+      numbers.set(slug, numbers.size + 1);
+    }
+  }
+  return numbers;
+}
+
+// outline: Map slug -> course.yaml entry (with `track` set); lessons: Map slug -> front matter
+// of existing lessons.
+export function trackParts(course, lessons, outline) {
+  return (course.track?.parts ?? []).map((part) => ({
+    title: part.title,
+    description: part.description,
+    lessons: part.lessons.map((slug) => {
+      const l = outline.get(slug);
+      const lesson = lessons.get(slug);
+      if (lesson && !lesson.summary) throw new Error(`content/lessons/${slug}.md: a track lesson needs a summary (its row on /track/)`);
       return {
-        number: pad2(l.track), slug: l.slug, title: l.title, minutes: l.minutes, figures: l.figures, level: l.level,
-        meta: `${l.minutes} min · ${l.figures} figures · ${l.level}`, description, available: Boolean(lesson),
+        number: pad2(l.track), slug, title: l.title, minutes: l.minutes, figures: l.figures, level: l.level,
+        meta: `${l.minutes} min · ${l.figures} figures · ${l.level}`, description: lesson?.summary ?? '', available: Boolean(lesson),
       };
-    });
-    if (rows.length) parts.push({ title: mod.title, lessons: rows.sort((a, b) => a.number.localeCompare(b.number)) });
-  }
-  const all = parts.flatMap((p) => p.lessons).map((l) => Number(l.number));
-  const expected = all.map((_, i) => i + 1);
-  if ([...all].sort((a, b) => a - b).join() !== expected.join()) {
-    throw new Error(`content/course.yaml: track numbers must run 1..${all.length} without gaps (found ${[...all].sort((a, b) => a - b)})`);
-  }
-  return parts;
+    }),
+  }));
 }
 
 // The track's assumed background: [{topic, slug?, title?, available}] from course.yaml `track.assumes`.
