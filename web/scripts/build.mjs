@@ -10,6 +10,7 @@ import Eleventy from '@11ty/eleventy';
 import { writeSearchIndex } from './search-index.js';
 import { writeOfflineFiles } from './offline-manifest.js';
 import { loadContent } from './content.js';
+import { programsOut } from './programs.js';
 import { engineParts, readParts } from './engine-parts.js';
 import { setAssets, bundleOf } from './preload.js';
 import { precompress } from './precompress.js';
@@ -94,6 +95,8 @@ copyDir(path.join(katexDist, 'fonts'), path.join(out, 'assets/katex/fonts'), (n)
 
 const eleventy = new Eleventy(path.join(web, 'src/site'), out, { configPath: path.join(web, 'eleventy.config.js'), quietMode: true });
 await eleventy.write();
+// The companion programs, as content.js expanded them (programs.js).
+copyDir(programsOut, path.join(out, 'programs'), (n) => n.endsWith('.py'));
 
 const precompressed = await precompress(['assets/js', 'assets/engine', 'assets', 'assets/katex'].map((d) => path.join(out, d)));
 

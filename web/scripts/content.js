@@ -10,6 +10,7 @@ import { figureLoaders } from '../src/figures/index.js';
 import { calculatorIndex } from './calculators.js';
 import { createMarkdown, calcValues } from './markdown.js';
 import { trackNumbers, trackParts, trackAssumes } from './track.js';
+import { loadPrograms } from './programs.js';
 import { checkResources } from './resources.js';
 import { conceptGraph, conceptMapSvg } from './concept-map.js';
 import { buildOverview } from './overview.js';
@@ -131,6 +132,8 @@ async function readContent() {
     if (!usedFigureIds.has(id)) throw new Error(`web/src/figures/${id}.js is not placed in any lesson`);
   }
 
+  const programs = loadPrograms(outline);
+  for (const l of lessons) l.program = programs.get(l.slug);
   const existing = new Map(lessons.map((l) => [l.slug, l]));
   const modules = course.modules.map((m) => ({
     title: m.title,
@@ -155,5 +158,6 @@ async function readContent() {
     figures: figureList,
     totalLessons: outline.size,
     calculators: calculatorIndex(engine, raw, ordered),
+    programs: ordered.filter((l) => l.program).map((l) => ({ ...l.program, title: l.title, module: l.module, track: l.track })),
   };
 }

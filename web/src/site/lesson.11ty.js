@@ -1,6 +1,7 @@
 // One page per lesson: /lessons/<slug>/.
 import { layout } from './_includes/layout.js';
 import { esc } from '../../scripts/markdown.js';
+import { programBlock } from './programs.11ty.js';
 
 export const data = {
   pagination: { data: 'course.lessons', size: 1, alias: 'lesson' },
@@ -35,6 +36,11 @@ export function render({ lesson, course }) {
   <p class="meta">${lesson.minutes} min · ${lesson.figures.length} figures · ${esc(lesson.level)}</p>
   ${prerequisites(lesson, course.modules)}
 ${parts(lesson.html)}
+  ${lesson.program ? `<section class="run-it" aria-labelledby="run-it">
+    <h2 id="run-it">Run it yourself</h2>
+    <p>${esc(lesson.program.summary)} The program follows this lesson and prints its worked example; every number it prints is checked against the engine.</p>
+    ${programBlock(lesson.program, 'run-it')}
+  </section>` : ''}
   <section class="takeaways" aria-labelledby="takeaways">
     <h2 id="takeaways">Key takeaways</h2>
     <ul>${takeaways}</ul>

@@ -12,6 +12,7 @@ export const SITE_PAGES = [
   ['/recap/', 'Recap'],
   ['/figures/', 'Figures'],
   ['/calculators/', 'Calculators'], // every calculator of the engine
+  ['/programs/', 'Programs'], // the lessons' companion programs
   ['/glossary/', 'Glossary'],
   ['/concept-map/', 'Concept map'],
   ['/videos-and-books/', 'Videos and books'],
