@@ -37,13 +37,20 @@ function place(graph, bandTitles) {
   let y = 8;
   bands.forEach((members, i) => {
     const slot = WIDTH / Math.max(members.length, 1);
-    const w = Math.min(MAX_NODE_W, slot - 16);
-    const chars = Math.floor((w - 2 * PAD_X) / CHAR_W);
+    const wMax = Math.min(MAX_NODE_W, slot - 16);
+    const chars = Math.floor((wMax - 2 * PAD_X) / CHAR_W);
     const lines = members.map((n) => wrap(n.label, chars));
     const extra = (n) => (n.kind === 'planned' ? 1 : 0); // the "not written yet" line
     const h = Math.max(1, ...members.map((n, k) => lines[k].length + extra(n))) * LINE_H + 2 * PAD_Y;
     const top = y + HEADER;
-    members.forEach((n, k) => pos.set(n.id, { x: slot * (k + 0.5), y: top + h / 2, w, h, lines: lines[k], node: n }));
+    // Lessons fill even slots; outside topics are as wide as their text, each as near the
+    // mean x of the lessons it leads to (its `want`) as the others leave room for.
+    const ws = members.map((n, k) => (n.kind === 'topic' ? Math.min(wMax, Math.max(...lines[k].map((l) => l.length)) * CHAR_W + 2 * PAD_X + 12) : wMax));
+    const xs = members.map((n, k) => n.want ?? slot * (k + 0.5));
+    for (let k = 0; k < xs.length; k++) xs[k] = Math.max(xs[k], k ? xs[k - 1] + (ws[k - 1] + ws[k]) / 2 + 16 : ws[k] / 2 + 4);
+    const over = xs.length ? xs.at(-1) + ws.at(-1) / 2 + 4 - WIDTH : 0;
+    if (over > 0) for (let k = xs.length - 1; k >= 0; k--) xs[k] = Math.min(xs[k] - over, k < xs.length - 1 ? xs[k + 1] - (ws[k + 1] + ws[k]) / 2 - 16 : Infinity);
+    members.forEach((n, k) => pos.set(n.id, { x: xs[k], y: top + h / 2, w: ws[k], h, lines: lines[k], node: n }));
     rows.push({ title: bandTitles[i], labelY: y + 14, top, bottom: top + h, members: members.map((n) => n.id) });
     y = top + h + GAP;
   });
@@ -59,13 +66,15 @@ function orderTopics(graph, bandTitles) {
     meanX.set(n.id, xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1));
   }
   const topics = graph.nodes.filter((m) => m.kind === 'topic').sort((a, b) => meanX.get(a.id) - meanX.get(b.id));
-  topics.forEach((n, i) => { n.order = i; });
+  topics.forEach((n, i) => { n.order = i; n.want = meanX.get(n.id); });
 }
 
 const bez = (a, b) => { const ym = (a[1] + b[1]) / 2; return [[a[0], ym], [b[0], ym], b]; };
 
-// Each edge as a list of drawing steps: ['M', p], ['L', p] or ['C', c1, c2, p].
-function route(graph, pos, rows) {
+// Each edge as a list of drawing steps: ['M', p], ['L', p] or ['C', c1, c2, p]. `toward`
+// (`${edge}|${node}` -> x) orders a node's ports by where each edge heads first: its lane in
+// the next band it passes, once a first routing has found the lanes.
+function route(graph, pos, rows, toward = new Map()) {
   const kinds = graph.edges.map((e) => {
     const s = pos.get(e.from), t = pos.get(e.to);
     if (s.node.band === t.node.band) return Math.abs(s.node.order - t.node.order) === 1 ? 'side' : 'arc';
@@ -80,8 +89,9 @@ function route(graph, pos, rows) {
   };
   graph.edges.forEach((e, i) => {
     const k = kinds[i], sx = pos.get(e.from).x, tx = pos.get(e.to).x;
-    if (k === 'down') { addEnd(e.from, 'bottom', i, tx); addEnd(e.to, 'top', i, sx); }
-    if (k === 'up') { addEnd(e.from, 'top', i, tx); addEnd(e.to, 'bottom', i, sx); }
+    const [hs, ht] = [toward.get(`${i}|${e.from}`) ?? tx, toward.get(`${i}|${e.to}`) ?? sx];
+    if (k === 'down') { addEnd(e.from, 'bottom', i, hs); addEnd(e.to, 'top', i, ht); }
+    if (k === 'up') { addEnd(e.from, 'top', i, hs); addEnd(e.to, 'bottom', i, ht); }
     if (k === 'arc') { addEnd(e.from, 'top', i, tx); addEnd(e.to, 'top', i, sx); }
   });
   const port = new Map(); // `${edge}|${id}` -> [x, y]
@@ -125,6 +135,15 @@ function route(graph, pos, rows) {
     for (let k = 1; k < list.length; k++) list[k].x = Math.max(list[k].x, list[k - 1].x + 5);
     const over = list.at(-1).x - (gap[1] - 1);
     if (over > 0) for (const l of list) l.x = Math.max(gap[0] + 1, l.x - over);
+  }
+  if (!toward.size && passes.some((p) => p.length)) {
+    const next = new Map();
+    graph.edges.forEach((e, i) => {
+      if (!passes[i].length) return;
+      next.set(`${i}|${e.from}`, passes[i][0].x);
+      next.set(`${i}|${e.to}`, passes[i].at(-1).x);
+    });
+    return route(graph, pos, rows, next);
   }
   return graph.edges.map((e, i) => {
     const s = pos.get(e.from), t = pos.get(e.to);
@@ -215,14 +234,15 @@ export function conceptMapSvg(full, bandTitles) {
     const { x, y, w, h, lines } = pos.get(n.id);
     const count = lines.length + (n.kind === 'planned' ? 1 : 0);
     const line0 = y - ((count - 1) * LINE_H) / 2 + 4.5;
-    const text = lines.map((s, i) => `<tspan x="${f1(x)}" y="${f1(line0 + i * LINE_H)}">${esc(s)}</tspan>`).join(' ');
+    const text = lines.map((s, i) => `<tspan x="${f1(x)}" y="${f1(line0 + i * LINE_H)}">${esc(s)}</tspan>`).join('');
     const note = n.kind === 'planned' ? `<text class="cm-note" text-anchor="middle" x="${f1(x)}" y="${f1(line0 + lines.length * LINE_H)}">not written yet</text>` : '';
     const rx = n.kind === 'topic' ? h / 2 : 8;
     const body = `<rect x="${f1(x - w / 2)}" y="${f1(y - h / 2)}" width="${f1(w)}" height="${f1(h)}" rx="${f1(Math.min(rx, w / 2))}"/>` +
       `<text text-anchor="middle">${text}</text>${note}`;
     const attrs = `class="cm-node cm-${n.kind}" data-node="${esc(n.id)}"`;
-    // A lesson's link is named by its visible title (the tspans are joined by spaces).
-    if (n.href) return `<a ${attrs} href="${esc(n.href)}">${body}</a>`;
+    // A lesson's link is named by its title (the tspans hold its lines, without the spaces
+    // between them that an underline would run over).
+    if (n.href) return `<a ${attrs} href="${esc(n.href)}" aria-label="${esc(n.label)}">${body}</a>`;
     const what = n.kind === 'topic' ? 'outside topic' : 'lesson not written yet';
     return `<g ${attrs} role="img" aria-label="${esc(n.label)} (${what})">${body}</g>`;
   }).join('\n');
