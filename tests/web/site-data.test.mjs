@@ -101,9 +101,11 @@ test('the course\'s concept map: 30 lessons once each, no course lesson as a top
   // Every lesson is connected to something.
   for (const s of slugs) assert.ok(g.edges.some((e) => e.from === s || e.to === s), `${s} is isolated`);
   const { edges, boxes } = conceptMapSvg(g, bandTitles);
-  // Measured: 90 pairs of drawn edges cross (463 before implied arrows were left out).
+  // Measured: 81 pairs of the 45 drawn edges cross. Before: the dagre layout of main (25
+  // nodes, 55 edges) had 87; dagre on this graph's 77 edges 172; this banded layout 463 with
+  // implied arrows drawn, 89 before lanes kept out of gaps between joined neighbours.
   const crossings = countCrossings(edges);
-  assert.ok(crossings <= 95, `${crossings} crossings`);
+  assert.ok(crossings <= 85, `${crossings} crossings`);
   assert.deepEqual(edgesThroughNodes(edges, boxes), []);
 });
 

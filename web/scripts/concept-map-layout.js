@@ -12,6 +12,7 @@ export const FONT = 13; // px in viewBox units; the SVG is never drawn smaller t
 const CHAR_W = 7.6, LINE_H = 16, PAD_X = 8, PAD_Y = 8, MAX_NODE_W = 180;
 const HEADER = 48; // band label and the room for arcs above the row
 const GAP = 28; // below a row, before the next band's label
+const SIDE_COST = 60; // px of detour worth saving a crossing of an arrow between neighbours
 const ARC_UP = (span) => 12 + 8 * (span - 1);
 
 export function wrap(text, width) {
@@ -102,6 +103,12 @@ function route(graph, pos, rows, toward = new Map()) {
     const step = list.length > 1 ? Math.min(14, (p.w * 0.8) / (list.length - 1)) : 0;
     list.forEach((end, j) => port.set(`${end.i}|${id}`, [p.x + (j - (list.length - 1) / 2) * step, side === 'top' ? p.y - p.h / 2 : p.y + p.h / 2]));
   }
+  const sides = new Set();
+  graph.edges.forEach((e, i) => {
+    if (kinds[i] !== 'side') return;
+    const [l, r] = [e.from, e.to].sort((a, b) => pos.get(a).x - pos.get(b).x);
+    sides.add(`${l}|${r}`);
+  });
   // Lanes through the bands an edge passes: the gap between nodes nearest its straight line.
   const lanes = new Map(); // `${band}|${gap}` -> [{i, x}]
   const passes = graph.edges.map((e, i) => {
@@ -119,8 +126,10 @@ function route(graph, pos, rows, toward = new Map()) {
       const gaps = [[4, boxes[0].x - boxes[0].w / 2 - 4]];
       for (let k = 1; k < boxes.length; k++) gaps.push([boxes[k - 1].x + boxes[k - 1].w / 2 + 4, boxes[k].x - boxes[k].w / 2 - 4]);
       gaps.push([boxes.at(-1).x + boxes.at(-1).w / 2 + 4, WIDTH - 4]);
-      const dist = (g) => (want < g[0] ? g[0] - want : want > g[1] ? want - g[1] : 0);
-      const gap = gaps.reduce((best, g, k) => (dist(g) < dist(gaps[best]) ? k : best), 0);
+      // A gap between two lessons joined by an arrow costs more: passing it crosses the arrow.
+      const joined = (k) => k > 0 && k < boxes.length && sides.has(`${row.members[k - 1]}|${row.members[k]}`);
+      const dist = (g, k) => (want < g[0] ? g[0] - want : want > g[1] ? want - g[1] : 0) + (joined(k) ? SIDE_COST : 0);
+      const gap = gaps.reduce((best, g, k) => (dist(g, k) < dist(gaps[best], best) ? k : best), 0);
       const x = Math.min(Math.max(want, gaps[gap][0] + 2), gaps[gap][1] - 2);
       const key = `${band}|${gap}`;
       if (!lanes.has(key)) lanes.set(key, { gap: gaps[gap], list: [] });
