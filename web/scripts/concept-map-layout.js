@@ -243,15 +243,14 @@ export function conceptMapSvg(full, bandTitles) {
     const { x, y, w, h, lines } = pos.get(n.id);
     const count = lines.length + (n.kind === 'planned' ? 1 : 0);
     const line0 = y - ((count - 1) * LINE_H) / 2 + 4.5;
-    const text = lines.map((s, i) => `<tspan x="${f1(x)}" y="${f1(line0 + i * LINE_H)}">${esc(s)}</tspan>`).join('');
+    const text = lines.map((s, i) => `<tspan x="${f1(x)}" y="${f1(line0 + i * LINE_H)}">${esc(s)}</tspan>`).join(' ');
     const note = n.kind === 'planned' ? `<text class="cm-note" text-anchor="middle" x="${f1(x)}" y="${f1(line0 + lines.length * LINE_H)}">not written yet</text>` : '';
     const rx = n.kind === 'topic' ? h / 2 : 8;
     const body = `<rect x="${f1(x - w / 2)}" y="${f1(y - h / 2)}" width="${f1(w)}" height="${f1(h)}" rx="${f1(Math.min(rx, w / 2))}"/>` +
       `<text text-anchor="middle">${text}</text>${note}`;
     const attrs = `class="cm-node cm-${n.kind}" data-node="${esc(n.id)}"`;
-    // A lesson's link is named by its title (the tspans hold its lines, without the spaces
-    // between them that an underline would run over).
-    if (n.href) return `<a ${attrs} href="${esc(n.href)}" aria-label="${esc(n.label)}">${body}</a>`;
+    // A lesson's link is named by its visible title (the tspans are joined by spaces).
+    if (n.href) return `<a ${attrs} href="${esc(n.href)}">${body}</a>`;
     const what = n.kind === 'topic' ? 'outside topic' : 'lesson not written yet';
     return `<g ${attrs} role="img" aria-label="${esc(n.label)} (${what})">${body}</g>`;
   }).join('\n');
