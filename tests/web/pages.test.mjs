@@ -1,6 +1,6 @@
 // The site pages beside the lessons, against the content they are generated from: the track
 // rows equal course.yaml, the recap holds every lesson's takeaways, the concept map's nodes
-// and edges equal the lessons' front matter, the glossary filter works, the Systems and
+// and edges equal the lessons' front matter and content/concept-map.yaml, the glossary filter works, the Systems and
 // scaling calculators compute, and the home page offers "continue where you left off".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { openPage, drawAll, useSite } from '../../web/test/browser.js';
 import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
 import { calcValues } from '../../web/scripts/markdown.js';
+import { conceptGraph } from '../../web/scripts/concept-map.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const yaml = createRequire(path.join(root, 'web/package.json'))('js-yaml');
@@ -21,7 +22,6 @@ const lessons = fs.readdirSync(path.join(root, 'content/lessons')).filter((f) =>
   .map((f) => yaml.load(/^---\n([\s\S]*?)\n---\n/.exec(fs.readFileSync(path.join(root, 'content/lessons', f), 'utf8'))[1]))
   .map((l) => ({ ...l, takeaways: l.takeaways.map((t) => calcValues(t, engine, l.slug)),
     summary: l.summary && calcValues(l.summary, engine, l.slug) }));
-const topicId = (t) => `topic-${String(t).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
 // Calculators written by the lessons of other parts of the course; until their engine code
 // lands the widgets say so, and these tests skip them with a message.
 const PENDING = new Set(['kv-cache', 'quantize']);
@@ -73,26 +73,61 @@ test('recap: every lesson with all its takeaways, linked to the lesson', async (
   await context.close();
 });
 
-test('concept map: nodes and edges equal the front matter; nodes are keyboard links', async () => {
+test('concept map: all 30 lessons, edges from the front matter and concept-map.yaml, readable, keyboard links', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/concept-map/`);
-  const edges = new Set(await page.$$eval('path.cm-edge', (els) => els.map((e) => `${e.dataset.from}>${e.dataset.to}`)));
-  const expected = new Set();
-  for (const l of lessons) {
-    for (const p of l.prerequisites.lessons ?? []) expected.add(`${p}>${l.slug}`);
-    for (const t of l.prerequisites.topics ?? []) expected.add(`${topicId(t)}>${l.slug}`);
-  }
-  assert.deepEqual([...edges].sort(), [...expected].sort());
+  const graph = conceptGraph(lessons, course.modules, yaml.load(fs.readFileSync(path.join(root, 'content/concept-map.yaml'), 'utf8')));
+  const edges = await page.$$eval('path.cm-edge', (els) => els.map((e) => `${e.dataset.from}>${e.dataset.to}`));
+  assert.deepEqual(edges.sort(), graph.edges.filter((e) => !e.implied).map((e) => `${e.from}>${e.to}`).sort());
+  const slugs = course.modules.flatMap((m) => m.lessons.map((l) => l.slug));
+  const written = new Set(lessons.map((l) => l.slug));
+  assert.deepEqual((await page.$$eval('.cm-node', (els) => els.map((n) => n.dataset.node))).filter((id) => !id.startsWith('topic-')).sort(), [...slugs].sort());
   const links = await page.$$eval('a.cm-node', (els) => els.map((a) => a.getAttribute('href')).sort());
-  assert.deepEqual(links, lessons.map((l) => `/lessons/${l.slug}/`).sort());
-  const topics = new Set(lessons.flatMap((l) => (l.prerequisites.topics ?? []).map(topicId)));
-  assert.equal(await page.locator('g.cm-topic').count(), topics.size);
+  assert.deepEqual(links, [...written].map((s) => `/lessons/${s}/`).sort());
+  // Lessons not written yet are not links, and say so to a screen reader.
+  const planned = await page.$$eval('.cm-planned', (els) => els.map((n) => [n.tagName, n.getAttribute('aria-label')]));
+  assert.equal(planned.length, 30 - written.size);
+  for (const [tag, label] of planned) { assert.equal(tag, 'g'); assert.match(label, /\(lesson not written yet\)$/); }
+  // The list covers every lesson, grouped by module, with every prerequisite.
+  assert.equal(await page.locator('.cm-list li').count(), 30);
+  assert.equal(await page.locator('.cm-list').count(), course.modules.length);
+  const dp = await page.locator('.cm-list li[data-slug="data-parallel-zero-fsdp"]').textContent();
+  for (const t of ['Gradients by backpropagation', 'SGD, momentum and Adam', 'Collective communication']) assert.match(dp, new RegExp(t));
+  // Labels at least 12 px as drawn at 1280 px wide.
+  const smallest = await page.$eval('svg.concept-map', (svg) => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+  });
+  assert.ok(smallest >= 12, `smallest label ${smallest} px`);
+  // Zoom: in, out, back to the actual size.
+  const width = () => page.$eval('svg.concept-map', (svg) => svg.getBoundingClientRect().width);
+  const natural = await width();
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  assert.ok(await width() > natural * 1.2);
+  await page.getByRole('button', { name: 'Zoom out' }).click();
+  await page.getByRole('button', { name: 'Zoom out' }).click();
+  assert.ok(await width() < natural * 0.9);
+  await page.getByRole('button', { name: 'Actual size' }).click();
+  assert.equal(await width(), natural);
+  // A click on a written lesson's node opens it.
+  await Promise.all([page.waitForURL('**/lessons/roofline/'), page.locator('a.cm-node[data-node="roofline"] rect').click()]);
   // Tab reaches a lesson node, and Enter opens it.
+  await page.goto(`${base}/concept-map/`);
   await page.locator('.cm-scroll').focus();
   await page.keyboard.press('Tab');
   const href = await page.evaluate(() => document.activeElement.getAttribute('href'));
   assert.match(href ?? '', /^\/lessons\//);
   await Promise.all([page.waitForURL(`**${href}`), page.keyboard.press('Enter')]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('concept map on a phone: the map scrolls in its own box, the page does not', async () => {
+  const { context, page, problems } = await openPage(browser, { width: 390, colorScheme: 'dark' });
+  await page.goto(`${base}/concept-map/`);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+  const box = await page.$eval('.cm-scroll', (el) => [el.scrollWidth, el.clientWidth]);
+  assert.ok(box[0] > box[1], 'the box scrolls sideways');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -12,7 +12,8 @@ import { createMarkdown, calcValues } from './markdown.js';
 import { trackNumbers, trackParts, trackAssumes } from './track.js';
 import { loadPrograms } from './programs.js';
 import { checkResources } from './resources.js';
-import { conceptGraph, conceptMapSvg } from './concept-map.js';
+import { conceptGraph } from './concept-map.js';
+import { conceptMapSvg } from './concept-map-layout.js';
 import { buildOverview } from './overview.js';
 
 import { repoRoot } from './paths.js';
@@ -144,7 +145,8 @@ async function readContent() {
   // The site pages beside the lessons, all generated from the content above (course order).
   const order = [...outline.keys()];
   const ordered = [...lessons].sort((a, b) => order.indexOf(a.slug) - order.indexOf(b.slug));
-  const graph = conceptGraph(ordered, outline);
+  const graph = conceptGraph(ordered, course.modules, readYaml('concept-map.yaml'));
+  const { svg: mapSvg } = conceptMapSvg(graph, ['Outside topics', ...course.modules.map((m, i) => `${i + 1} · ${m.title}`)]);
   const siteMd = createMarkdown({ engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where: 'content/systems-and-scaling.yaml' });
   return {
     modules,
@@ -152,7 +154,7 @@ async function readContent() {
     track: { ...(course.track ?? {}), parts: trackParts(course, existing, outline), assumes: trackAssumes(course, existing, outline) },
     overview: buildOverview(readYaml('systems-and-scaling.yaml'), { md: siteMd, outline, engine }),
     resources: checkResources(readYaml('resources.yaml'), outline),
-    conceptMap: { ...graph, ...conceptMapSvg(graph) },
+    conceptMap: { ...graph, svg: mapSvg },
     figuresByLesson: ordered.map((l) => ({ slug: l.slug, title: l.title, figures: l.figures.map((id) => figureList.find((f) => f.id === id)) })),
     glossary: [...glossary.values()].sort((a, b) => a.term.localeCompare(b.term)),
     figures: figureList,
