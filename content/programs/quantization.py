@@ -207,10 +207,10 @@ def main(argv=None):
     print(f"  largest error {uniform8['max_abs_error']:.5g} <= Δ/2 = {step8 / 2:.5g}")
     kind = "asymmetric" if a.asymmetric else "symmetric"
     print(f"\n{a.distribution} {rows} x {a.cols} (seed {a.seed}), max |x| = {max(abs(x) for x in v):.1f}, {a.bits} bits {kind}:")
-    print(f"  {'scales':12} {'MSE':>9} {'Δ²/12':>9} {'SQNR':>8} {'zeroed':>7} {'bits/value':>11}")
+    print(f"  {'scales':12} {'MSE':>10} {'Δ²/12':>10} {'SQNR':>8} {'zeroed':>7} {'bits/value':>11}")
     for g, r in schemes.items():
         label = {"tensor": "per tensor", "channel": "per row", "group": f"per {a.group_size}"}[g]
-        print(f"  {label:12} {r['mse']:9.4g} {r['mse_predicted']:9.4g} {r['sqnr_db']:6.1f} dB {r['zeroed_fraction']:7.1%} {r['bits_per_value']:11.3f}")
+        print(f"  {label:12} {r['mse']:10.4g} {r['mse_predicted']:10.4g} {r['sqnr_db']:6.1f} dB {r['zeroed_fraction']:7.1%} {r['bits_per_value']:11.3f}")
     print(f"  scales: {schemes['channel']['scale_overhead_bytes']:,.0f} bytes for the rows, "
           f"{schemes['group']['scale_overhead_bytes']:,.0f} for the groups, beside {rows * a.cols * a.bits // 8:,} bytes of codes")
 
