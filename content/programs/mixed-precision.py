@@ -95,6 +95,10 @@ def summation(name, value, count, uniform, seed):
     low format, naive in fp32; 'exact' is math.fsum, the correctly rounded sum."""
     rng = splitmix_uniform(seed)
     x = [round_to(value * (2 * next(rng) if uniform else 1.0), name) for _ in range(count)]
+    if not all(math.isfinite(v) for v in x):
+        raise ValueError(f"--value: the addends exceed the largest {name} value; choose a smaller one")
+    if not any(x):
+        raise ValueError(f"--value: every addend rounds to zero in {name}; choose a larger one")
     rnd = lambda v: round_to(v, name)
     naive = fp32 = kahan = comp = 0.0
     lost, last_growth, stall_count, stall_sum = 0, 0, None, None
@@ -195,10 +199,13 @@ def main(argv=None):
         assert bf16_from_fp32_bits(x) == round_to(x, "bf16")
     assert struct.unpack("<e", struct.pack("<e", 0.1))[0] == round_to(0.1, "fp16")
     formats = {n: format_limits(n) for n in FORMATS}
-    ones = summation(a.format, 1.0, a.ones, False, a.seed)
-    varied = summation(a.format, a.value, a.count, True, a.seed)
-    scaling = {"none": gradient_fractions(a.mu_log2, a.sigma_log2, 1), "scaled": gradient_fractions(a.mu_log2, a.sigma_log2, a.loss_scale),
-               "2^40": gradient_fractions(a.mu_log2, a.sigma_log2, 2.0 ** 40)}
+    try:
+        ones = summation(a.format, 1.0, a.ones, False, a.seed)
+        varied = summation(a.format, a.value, a.count, True, a.seed)
+    except ValueError as e:
+        p.error(str(e))
+    scales = {"none": ("no scaling", 1), "scaled": (f"S = {a.loss_scale:g}", a.loss_scale), "2^40": ("S = 2^40", 2.0 ** 40)}
+    scaling = {k: gradient_fractions(a.mu_log2, a.sigma_log2, s) for k, (_, s) in scales.items()}
     gpu = HARDWARE[a.hardware]
     steps = recipe(gpu, 7e9, 4_194_304)
     if a.json:
@@ -229,8 +236,8 @@ def main(argv=None):
         err = varied[f"rel_error_{k}"]
         print(f"  {k:8} overflows" if err is None else f"  {k:8} {varied[k]:<12.6g} error {100 * err:.3g} %")
     print(f"\nfp16 gradients, log2|g| ~ N({a.mu_log2:g}, {a.sigma_log2:g}²):")
-    for label, s in (("no scaling", 1), (f"S = {a.loss_scale:g}", a.loss_scale), ("S = 2^40", 2.0 ** 40)):
-        fr = gradient_fractions(a.mu_log2, a.sigma_log2, s)
+    for k, (label, _) in scales.items():
+        fr = scaling[k]
         print(f"  {label:14} zero {100 * fr['zero']:.3g} %  overflow {100 * fr['overflow']:.3g} %")
     print(f"\nrecipe on {gpu['name']} with Adam, 7e9 parameters, 4,194,304 tokens a step:")
     for dtype, r in steps.items():
