@@ -56,7 +56,7 @@ TEST(Launch, PipelinedMatchesEventSimulation) {
   }
 }
 
-// Issue 22: with a per-kernel gap only inside graphs, 100 kernels of 20 MB on the H100 took
+// Regression: with a per-kernel gap only inside graphs, 100 kernels of 20 MB on the H100 took
 // 702 µs as a graph and 602 µs launched eagerly. The gap is paid in both modes, so a graph only
 // removes the CPU's launches (Gray, "Getting Started with CUDA Graphs", NVIDIA blog 2019): it is
 // never slower than serial or pipelined eager launches of the same kernels, at any size or count.

@@ -73,7 +73,7 @@ TEST(TensorParallel, AcrossNodesTheHierarchicalAllReduce) {
   EXPECT_DOUBLE_EQ(num(t8, "comm_inter_s"), 0);
   // The busiest GPU still sends 2(t − 1)/t · S per all-reduce, as in a ring of 16.
   EXPECT_NEAR(num(t16, "sent_bytes_per_gpu"), 4 * 2 * 15.0 / 16 * S, 1e-3);
-  // About 1.4 (issue 23): the flat ring at one 50 GB/s NIC gave 7.88.
+  // About 1.4: the flat ring at one 50 GB/s NIC gave 7.88.
   EXPECT_NEAR(num(t16, "ratio"), 1.378, 0.001);
   // A group that crosses nodes must fill them.
   EXPECT_EQ(mlsys::test::error_of("tensor-parallel", R"({"tp":12})")["field"], "tp");

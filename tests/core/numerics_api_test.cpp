@@ -193,7 +193,7 @@ TEST(NumericsExercises, AgreeWithCalculators) {
 
 // Rounding a value to bf16 or fp16 must change it visibly: over seeds 0-199 the question's own
 // number and the two neighbouring codes of the answer are rejected, the answer and its 6-digit
-// form accepted (issue 22: the unrounded input used to pass in about a third of the draws).
+// form accepted (the unrounded input used to pass in about a third of the draws).
 TEST(NumericsExercises, RoundValueRejectsTheUnroundedInput) {
   for (std::uint32_t seed = 0; seed < 200; ++seed) {
     const auto e = mlsys::make_exercise("numerics-round-value", seed);

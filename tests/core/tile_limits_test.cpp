@@ -59,7 +59,7 @@ TEST(TileLimits, CutlassHopperTilesFitAndTheFiguresOldTileDoesNot) {
   EXPECT_EQ(cutlass["max_tile_registers"], 238);
   EXPECT_EQ(cutlass["max_tile"], 227);
   EXPECT_EQ(cutlass["limiter"], "smem");
-  // Issue 22: a 1024×1024 tile fits shared memory at BK 32 in bf16 (T <= 1,816) but its fp32
+  // Regression: a 1024×1024 tile fits shared memory at BK 32 in bf16 (T <= 1,816) but its fp32
   // accumulator is 4 MiB against the 256 KiB register file.
   const json huge = calc("tiled-matmul", {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"bm", 1024}, {"bn", 1024},
                                           {"bk", 32}, {"dtype", "bf16"}, {"hardware", "h100-sxm"}});

@@ -256,7 +256,7 @@ TEST(TiledMatmul, ModelReport) {
                mlsys::InputError);  // no hardware and no register limits
 }
 
-// Issue 22: "the missing factor comes from L2" does not add up. The 4096³ bf16 GEMM with 128×128
+// Regression: "the missing factor comes from L2" does not add up. The 4096³ bf16 GEMM with 128×128
 // tiles reads A and B 32 times each: 2·4096³ FLOP over 2·(2·32 + 1)·4096² B = 63.0 FLOP/B, and
 // even served entirely from L2 at 9.8 TB/s (the H200 gpu-benches plateau the table uses for the
 // H100) that is 617.6 TFLOP/s, below the 989.4 TFLOP/s bf16 peak.

@@ -76,7 +76,7 @@ test('dp-step-scaling: efficiency is 1 at one GPU and never rises; compute is fl
   close(q.compute_s, (6 * 7e9 * 1024) / (989.4e12 * 0.4));
 });
 
-// Issue 23: overlap used to lose to no overlap at 512 GPUs and more (each of 535 buckets paid a
+// Regression: overlap used to lose to no overlap at 512 GPUs and more (each of 535 buckets paid a
 // flat ring's latency). Pipelined buckets at the latency of the algorithm NCCL picks never lose.
 test('dp-step-scaling: overlap is never less efficient than no overlap', () => {
   for (const over of [{}, { seq: 4096 }, { params: 1e12 }, { params: 1e8 }, { inter_bandwidth_Bps: 5e9 }, { hardware: 'b200' }]) {

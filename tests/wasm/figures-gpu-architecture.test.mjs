@@ -196,7 +196,7 @@ test('memory-hierarchy: tensor cores against CUDA cores (A100 whitepaper ratios)
   assert.match(cfg.data.labels.find((l) => l.startsWith('int8')), /tensor cores only/);
 });
 
-// --- sources and the probe (issue 22) ----------------------------------------------------
+// --- sources and the probe ----------------------------------------------------
 
 test('memory-hierarchy: every value shows its source, and the H100 SXM names the GPUs it borrows from', () => {
   const d = run(memoryHierarchy, { hardware: 'h100-sxm', view: 'pyramid' });

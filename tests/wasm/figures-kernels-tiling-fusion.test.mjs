@@ -127,7 +127,7 @@ test('tiled-matmul-traffic: the shared-memory limit is stages·2·T·BK·s <= sm
   assert.match(cfg.data.datasets.at(-1).label, /T ≤ 217 \(163 KiB per block\)/);
 });
 
-// Issue 22: the figure said "every tile fits (T ≤ 1816)" for bf16 and drew a 1024×1024 tile at
+// Regression: the figure said "every tile fits (T ≤ 1816)" for bf16 and drew a 1024×1024 tile at
 // 455 FLOP/B; its fp32 accumulator is 4 MiB against a 256 KiB register file. 256 threads with 32
 // registers of overhead hold T² <= 256 · 223 accumulators: T <= 238 (CUDA C++ Programming Guide,
 // 255 registers per thread, 64 K per block; CUTLASS's Hopper tiles are 128×128 and 128×256).
@@ -213,7 +213,7 @@ test('launch-overhead-size: half the serial time is overhead at the break-even s
   assert.ok(data.points.at(-1).serial < 1);
 });
 
-// Issue 22: the graph line lay above the pipelined one from about 10 MB per kernel (702 against
+// Regression: the graph line lay above the pipelined one from about 10 MB per kernel (702 against
 // 602 µs for 100 × 20 MB) while the gap was charged to graphs only.
 test('launch-overhead-size: a CUDA graph is never slower than eager launches', () => {
   for (const kernels of [1, 10, 100, 10000]) {

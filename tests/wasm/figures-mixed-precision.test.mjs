@@ -121,7 +121,7 @@ test('precision-throughput: every accelerator of its select draws, TPUs without 
   assert.equal(tpu.formats.find((f) => f.compute_dtype === 'fp32').available, false);
 });
 
-// Issue 22: every control of the throughput figure changes what is drawn. Parameters and
+// Regression: every control of the throughput figure changes what is drawn. Parameters and
 // tokens reach the drawing through the labels (step time at peak: 6·N·T / peak; model state:
 // bytes per parameter × N), and the axes hold still over accelerators and optimizers.
 test('precision-throughput: parameters and tokens change the labels, the axes are fixed', () => {

@@ -228,7 +228,7 @@ test('transformer-ops-roofline: heads must divide hidden', () => {
   assert.throws(() => run(transformerOps, { hidden: 4096, heads: 3 }), isEngineError('heads'));
 });
 
-// --- one rule for the roof an op sits under (issue 22) ------------------------------------
+// --- one rule for the roof an op sits under ------------------------------------
 
 test('roofline-plot: matmuls under the tensor-core roof, elementwise ops under the fp32 vector roof, both drawn', () => {
   const d = run(rooflinePlot, { hardware: 'h100-sxm', dtype: 'bf16' });

@@ -1,4 +1,4 @@
-// /calculators/ (issue 24 item 5), generic over the engine: every calculator's form renders
+// /calculators/ generic over the engine: every calculator's form renders
 // from its schema and computes at its starting values without a message; one changed input of
 // each survives the permalink (the hash, opened in a new page); the command line shown gives
 // the same output from the native CLI (build/native/bin/mlsys) as the page shows; a rejected

@@ -1,4 +1,4 @@
-// Glossary tooltips on a 390-px phone (issue 24, item 7): every term's definition fits the
+// Glossary tooltips on a 390-px phone: every term's definition fits the
 // viewport (with 8 px to spare each side) when shown by keyboard focus, by hover and by a tap;
 // Escape and a tap outside close it; a second tap follows the link.
 import { test } from 'node:test';

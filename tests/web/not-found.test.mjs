@@ -1,4 +1,4 @@
-// The 404 page (issue 24, item 10; web/src/site/404.11ty.js): built as /404.html (the name
+// The 404 page (web/src/site/404.11ty.js): built as /404.html (the name
 // static hosts serve for unknown addresses), served by the local server with status 404 for
 // any unknown address, with a search box and a link to the course. Offline, the service
 // worker tells an address that is no page of the site ("does not exist", the 404 page) from a

@@ -1,4 +1,4 @@
-// Print (issue 24, item 9; web/src/styles/print.css): in print media a lesson loses the
+// Print (web/src/styles/print.css): in print media a lesson loses the
 // header, footer, figure controls and toolbars, every button and the exercises' answer forms;
 // figures and exercises are never split across pages; an exercise prints its prompt and worked
 // solution; the glossary prints in columns. Chromium's PDF of a lesson has a sane page count.

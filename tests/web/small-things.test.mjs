@@ -1,4 +1,4 @@
-// Small things readers hit (issue 24, item 11): Reset clears the figure's permalink from the
+// Small things readers hit: Reset clears the figure's permalink from the
 // address bar; search pages past 20 results with a "Show more" button; Videos and books lists
 // MLSysBook, d2l.ai's computational-performance chapter, the LLM Inference Handbook and the GPU
 // Glossary; the footer names the licences (served from the repository's LICENSE files).

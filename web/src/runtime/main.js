@@ -11,7 +11,7 @@ import { initSearch } from './search.js';
 import { initCopyButtons } from './copy.js';
 import { initEmbedHeight } from './embed-height.js';
 import { initCalculatorsPage } from './calc-page.js';
-// Issue 24, concept map: its zoom buttons.
+// The concept map: its zoom buttons.
 import { initConceptMapZoom } from './concept-map-zoom.js';
 
 if (!customElements.get('mlsys-figure')) customElements.define('mlsys-figure', MlsysFigure);
@@ -31,6 +31,6 @@ whenParsed(() => {
   initCopyButtons();
   initEmbedHeight(); // /embed/<id>/ in an iframe: tells the parent page its height
   initCalculatorsPage();
-  initConceptMapZoom(); // issue 24, concept map
+  initConceptMapZoom();
 });
 
