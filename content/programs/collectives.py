@@ -179,8 +179,8 @@ def main(argv=None):
           f"model {model['bytes_sent_per_rank']:.0f} B")
     print(f"  every rank holds the sum: {executed['equals_direct']}")
     print()
-    print(f"{gpu['name']} NVLink: B = {bandwidth / 1e9:.0f} GB/s per direction, α = {args.latency_us:g} µs, "
-          f"n_1/2 = α·B = {fmt_bytes(alpha * bandwidth)}")
+    print(f"{gpu['name']} NVLink: B = {bandwidth / 1e9:.0f} GB/s per direction, α = {args.latency_us:g} µs")
+    print(f"  n_1/2 = α·B = {fmt_bytes(alpha * bandwidth)}: a message this size reaches half of B")
     ring = algorithms["ring"]
     print(f"all-reduce of {fmt_bytes(size)} on {ranks} ranks:")
     print(f"  ring: {fmt_bytes(ring['bytes_sent_per_rank'])} sent per rank, {fmt_time(ring['time_s'])}, "

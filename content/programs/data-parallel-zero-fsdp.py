@@ -170,8 +170,8 @@ def main(argv=None):
           f"{', no prefetch' if args.no_prefetch else ''}:")
     print(f"  compute {fmt_time(f['compute_time_s'])}, communication {fmt_time(f['comm_time_s'])}, "
           f"exposed {fmt_time(f['exposed_comm_s'])}")
-    print(f"  tokens per GPU to hide it: {f['tokens_min']:,.0f} ({f['tokens_min_bandwidth']:,.0f} from bandwidth alone, "
-          f"{f['tokens_limit']:,.0f} for many nodes, {f['tokens_limit_network']:,.0f} for the network phase alone)")
+    print(f"  tokens per GPU to hide it: {f['tokens_min']:,.0f} ({f['tokens_min_bandwidth']:,.0f} from bandwidth alone)")
+    print(f"  for many nodes {f['tokens_limit']:,.0f}, the network phase alone {f['tokens_limit_network']:,.0f}")
     print(f"  global batch: {batch_tokens:,} tokens per step")
 
 
