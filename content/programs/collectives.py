@@ -192,11 +192,10 @@ def main(argv=None):
     for name, s in crossovers.items():
         print(f"  crossover with the ring, {name}: " + ("none" if s is None else fmt_bytes(s)))
     print()
-    print(f"hierarchical all-reduce on {args.nodes} nodes of {GPUS_PER_NODE}: {fmt_time(hier['time_s'])} "
-          f"({fmt_time(hier['intra_time_s'])} NVLink + {fmt_time(hier['inter_time_s'])} InfiniBand)")
+    print(f"hierarchical all-reduce, {args.nodes} nodes of {GPUS_PER_NODE} GPUs: {fmt_time(hier['time_s'])}")
+    print(f"  NVLink {fmt_time(hier['intra_time_s'])} + InfiniBand {fmt_time(hier['inter_time_s'])}")
     print(f"  one flat ring over {args.nodes * GPUS_PER_NODE} GPUs: {fmt_time(hier['flat_ring_time_s'])}, "
           f"{hier['speedup']:.1f}x longer")
-
 
 if __name__ == "__main__":
     main()

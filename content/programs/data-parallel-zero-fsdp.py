@@ -154,9 +154,8 @@ def main(argv=None):
                           "stages": stages, "fsdp": f, "global_batch_tokens": batch_tokens}, indent=1))
         return
     nodes = math.ceil(args.gpus / GPUS_PER_NODE)
-    print(f"{args.params / 1e9:g}B parameters on {args.gpus} x {gpu['name']} ({nodes} node{'s' * (nodes > 1)}), "
-          f"bus bandwidth {bus_bandwidth / 1e9:.0f} GB/s")
-    print(f"HBM per GPU: {gpu['hbm_bytes'] / 2**30:.0f} GiB")
+    print(f"{args.params / 1e9:g}B parameters on {args.gpus} x {gpu['name']} ({nodes} node{'s' * (nodes > 1)})")
+    print(f"bus bandwidth {bus_bandwidth / 1e9:.0f} GB/s, HBM per GPU {gpu['hbm_bytes'] / 2**30:.0f} GiB")
     print()
     print("stage  weights  grads    optimizer  model states  sent/GPU  comm time  in HBM")
     for z in stages:

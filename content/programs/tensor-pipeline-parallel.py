@@ -169,24 +169,25 @@ def main(argv=None):
     if a.json:
         print(json.dumps({"hardware": a.hardware, "tensor_parallel": tp, "pipeline": pipes}, indent=1))
         return
-    print(f"tensor parallelism, t = {a.tp} {gpu['name']}, one layer, h = {a.hidden}, s = {a.seq}, b = {a.micro_batch}:")
-    print(f"  4 all-reduces of {tp['allreduce_bytes'] / 1e6:.1f} MB; each GPU sends {tp['sent_bytes_per_gpu'] / 1e6:.0f} MB")
-    print(f"  communication {ms(tp['comm_time_s'])} (NVLink {ms(tp['comm_intra_s'])}, NICs {ms(tp['comm_inter_s'])}), "
-          f"compute {ms(tp['compute_time_s'])}: ratio {tp['ratio']:.2f}")
+    print(f"tensor parallelism on {a.tp} x {gpu['name']}, one layer:")
+    print(f"  h = {a.hidden}, s = {a.seq}, b = {a.micro_batch}: 4 all-reduces of {tp['allreduce_bytes'] / 1e6:.1f} MB, "
+          f"{tp['sent_bytes_per_gpu'] / 1e6:.0f} MB sent per GPU")
+    print(f"  communication {ms(tp['comm_time_s'])} (NVLink {ms(tp['comm_intra_s'])}, NICs {ms(tp['comm_inter_s'])})")
+    print(f"  compute {ms(tp['compute_time_s'])}: ratio {tp['ratio']:.2f}")
     if tp["ratio_formula"] is not None:
         print(f"  closed form 2/9·(t-1)/(h(1+s/6h))·P/B at α = 0: {tp['ratio_formula']:.2f}, "
               f"P/B = {tp['flops_per_link_byte']:.0f} FLOP/B")
     print()
     print(f"pipeline (executed), p = {a.stages} stage{'s' * (a.stages > 1)}, m = {a.microbatches} micro-batches,")
     print(f"  t_f = {a.forward_ms:g} ms, t_b = {a.backward_ms:g} ms, message {a.p2p_ms:g} ms, v = {a.chunks} when interleaved:")
-    print(f"  {'schedule':16}{'step':>10}{'bubble':>8}{'(p-1)/vm':>10}{'of step':>9}{'(p-1)/(vm+p-1)':>16}{'stage 0 holds':>15}")
+    print(f"  {'schedule':16}{'step':>10}{'bubble':>8}{'(p-1)/vm':>10}{'of step':>9}{'(p-1)/(vm+p-1)':>16}{'stage 0':>9}")
     for name, r in pipes.items():
         if r is None:
             print(f"  {name:16}  needs m a multiple of p")
             continue
         print(f"  {name:16}{ms(r['step_time_s']):>10}{r['bubble_ratio']:8.3f}{r['bubble_ratio_formula']:10.3f}"
-              f"{r['bubble_fraction']:9.1%}{r['bubble_fraction_formula']:16.1%}{r['peak_inflight_per_stage'][0]:15g}")
-    print("  bubble: idle / ideal time per stage; of step: idle / step time; holds: micro-batches")
+              f"{r['bubble_fraction']:9.1%}{r['bubble_fraction_formula']:16.1%}{r['peak_inflight_per_stage'][0]:9g}")
+    print("  bubble = idle/ideal, of step = idle/step, stage 0 = micro-batches it holds")
 
 
 if __name__ == "__main__":
