@@ -13,6 +13,7 @@ import { trackNumbers, trackParts, trackAssumes } from './track.js';
 import { checkResources } from './resources.js';
 import { conceptGraph, conceptMapSvg } from './concept-map.js';
 import { buildOverview } from './overview.js';
+import { homePage } from './home.js'; // the course page's texts (part i24 home-track)
 
 import { repoRoot } from './paths.js';
 
@@ -145,6 +146,7 @@ async function readContent() {
   const siteMd = createMarkdown({ engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where: 'content/systems-and-scaling.yaml' });
   return {
     modules,
+    home: homePage(course.home, modules), // the course page's texts (part i24 home-track)
     lessons: ordered,
     track: { ...(course.track ?? {}), parts: trackParts(course, existing, outline), assumes: trackAssumes(course, existing, outline) },
     overview: buildOverview(readYaml('systems-and-scaling.yaml'), { md: siteMd, outline, engine }),
