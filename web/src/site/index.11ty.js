@@ -13,8 +13,9 @@ const meta = (l) => `${l.minutes} min · ${l.figures} figures · ${l.level}`;
 const trackBadge = (l) => (l.track ? `<span class="track">Track ${pad2(l.track)}</span>` : '');
 
 // A written lesson: its link (a direct child of the row: runtime/progress.js reads it for
-// "continue"), then its Track badge and meta together (one line on phones too). An unwritten one: muted text that says so, also to a
-// screen reader where the words are not shown (compact modules).
+// "continue"), then its Track badge and meta together (one line on phones too). An unwritten
+// one: muted text that says so, also to a screen reader where the words are not shown
+// (compact modules).
 function row(l, home, compact) {
   if (l.available) {
     return `<li class="lesson-row" data-lesson-status="${esc(l.slug)}" data-available="true"><a href="/lessons/${esc(l.slug)}/">${esc(l.title)}</a> <span class="row-meta">${trackBadge(l)}<span class="meta">${meta(l)}</span></span></li>`;
