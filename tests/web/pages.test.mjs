@@ -1,6 +1,7 @@
-// The site pages beside the lessons, against the content they are generated from: the track
-// rows equal course.yaml, the recap holds every lesson's takeaways, the concept map's nodes
-// and edges equal the lessons' front matter and content/concept-map.yaml, the glossary filter works, the Systems and
+// The site pages beside the lessons, against the content they are generated from: the course
+// page and the track page equal course.yaml (and the course page's start is above the fold),
+// the recap holds every lesson's takeaways, the concept map's nodes and edges equal the
+// lessons' front matter and content/concept-map.yaml, the glossary filter works, the Systems and
 // scaling calculators compute, and the home page offers "continue where you left off".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,31 +32,140 @@ useSite((s) => ({ browser, base } = s));
 
 const text = (s) => s.replace(/\s+/g, ' ').trim();
 
-test('track: 13 lessons in 4 parts, each row as in course.yaml', async () => {
+// The course outline as the pages show it: every lesson in course order, with its module,
+// whether it is written, and its track number (its place in track.parts).
+const written = new Set(lessons.map((l) => l.slug));
+const trackOrder = course.track.parts.flatMap((p) => p.lessons);
+const outline = course.modules.flatMap((m) => m.lessons.map((l) => ({ ...l, module: m.title, available: written.has(l.slug),
+  track: trackOrder.includes(l.slug) ? String(trackOrder.indexOf(l.slug) + 1).padStart(2, '0') : null })));
+const bySlug = new Map(outline.map((l) => [l.slug, l]));
+const meta = (l) => `${l.minutes} min · ${l.figures} figures · ${l.level}`;
+// The track's pages and their one-line descriptions, as CURRICULUM.md quotes them.
+const TRACK_PAGES = [
+  ['/recap/', 'Quick recap', 'The key takeaways of all lessons on one page'],
+  ['/figures/', 'All interactive figures', 'Every figure of the track on one page'],
+  ['/videos-and-books/', 'Videos and books', 'The best free courses'],
+  ['/glossary/', 'Glossary', 'Every technical term of the track with a short definition'],
+  ['/concept-map/', 'Concept map', 'How the lessons of this track connect to each other and to other tracks.'],
+  ['/offline/', 'Keep for offline reading', 'Keeps every lesson page and figure of this track in this browser, so you can read it without internet.'],
+];
+
+test('track: its 4 parts with their descriptions, 13 rows numbered in the parts\' order', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/track/`);
-  const expected = course.modules.flatMap((m) => m.lessons.filter((l) => l.track).map((l) => ({ ...l, part: m.title })));
-  assert.equal(expected.length, 13);
-  assert.equal(await page.locator('.track-part').count(), 4);
-  const rows = await page.$$eval('.track-row', (els) => els.map((el) => ({
-    slug: el.dataset.slug, num: el.querySelector('.track-num').textContent, title: el.querySelector('.track-title').textContent,
-    meta: el.querySelector('.track-meta').textContent, desc: el.querySelector('.track-desc').textContent,
-    part: el.closest('.track-part').querySelector('h2').textContent,
+  assert.equal(await page.locator('h1').textContent(), course.track.title);
+  const parts = await page.$$eval('.track-part', (els) => els.map((el) => ({
+    title: el.querySelector('h2').textContent, desc: el.querySelector('.track-part-desc').textContent,
+    rows: [...el.querySelectorAll('.track-row')].map((r) => ({
+      slug: r.dataset.slug, num: r.querySelector('.track-num').textContent, title: r.querySelector('.track-title').textContent,
+      href: r.querySelector('.track-title a')?.getAttribute('href'), meta: r.querySelector('.track-meta').textContent,
+      desc: r.querySelector('.track-desc').textContent })),
   })));
-  assert.deepEqual(rows.map((r) => r.num), expected.map((l) => String(l.track).padStart(2, '0')).sort());
-  for (const l of expected) {
-    const r = rows.find((x) => x.slug === l.slug);
-    assert.ok(r, `${l.slug} missing`);
-    assert.equal(r.num, String(l.track).padStart(2, '0'));
-    assert.match(text(r.title), new RegExp(l.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-    assert.equal(text(r.meta), `${l.minutes} min · ${l.figures} figures · ${l.level}`);
-    assert.ok(text(r.part).endsWith(l.part), `${l.slug} is in part "${r.part}", expected ${l.part}`);
-    const written = lessons.find((x) => x.slug === l.slug);
-    assert.equal(text(r.desc), text(written ? written.summary : l.description));
+  assert.equal(parts.length, course.track.parts.length);
+  assert.equal(trackOrder.length, 13);
+  course.track.parts.forEach((p, i) => {
+    assert.equal(text(parts[i].title), `Part ${i + 1}. ${p.title}`);
+    assert.equal(text(parts[i].desc), p.description);
+    assert.deepEqual(parts[i].rows.map((r) => r.slug), p.lessons, `part ${i + 1}'s lessons`);
+  });
+  const rows = parts.flatMap((p) => p.rows);
+  assert.deepEqual(rows.map((r) => r.num), trackOrder.map((_, i) => String(i + 1).padStart(2, '0')));
+  for (const r of rows) {
+    const l = bySlug.get(r.slug);
+    assert.equal(text(r.title), `${r.num}. ${l.title}${l.available ? '' : ' in preparation'}`);
+    assert.equal(r.href, l.available ? `/lessons/${l.slug}/` : undefined, `${l.slug}: link`);
+    assert.equal(text(r.meta), meta(l));
+    const lesson = lessons.find((x) => x.slug === l.slug);
+    assert.ok(!lesson || lesson.summary, `${l.slug} has no summary`);
+    assert.equal(text(r.desc), text(lesson?.summary ?? ''));
   }
-  // The assumed background, linked to the lessons that teach it once they exist.
-  const intro = await page.locator('main').textContent();
-  for (const a of course.track.assumes) assert.ok(intro.includes(a.topic), `track intro lacks "${a.topic}"`);
+  // The header paragraph: the assumed topics, each a link to the lesson that teaches it once
+  // that lesson is written, plain text before; "No GPU is needed".
+  const intro = page.locator('.track-intro');
+  const introText = text(await intro.textContent());
+  assert.match(introText, /No GPU is needed/);
+  assert.doesNotMatch(introText, /\{assumes\}/);
+  for (const a of course.track.assumes) {
+    assert.ok(introText.includes(a.topic), `track intro lacks "${a.topic}"`);
+    const link = intro.locator('a', { hasText: a.topic });
+    if (a.lesson && written.has(a.lesson)) assert.equal(await link.getAttribute('href'), `/lessons/${a.lesson}/`);
+    else assert.equal(await link.count(), 0, `"${a.topic}" is linked, but no written lesson teaches it`);
+  }
+  // The track's pages, each with its one-line description.
+  const pages = await page.$$eval('.track-page-list li', (els) => els.map((li) => [li.querySelector('a').getAttribute('href'),
+    li.querySelector('a').textContent, li.querySelector('.track-page-desc').textContent]));
+  for (const p of TRACK_PAGES) assert.deepEqual(pages.find((x) => x[0] === p[0]), p);
+  const overview = pages.find((x) => x[0] === '/systems-and-scaling/');
+  assert.ok(overview && overview[2].length > 20, 'Systems and scaling is listed with a description');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('home: title, line, progress, the two paragraphs, what you need, the 7 modules with every lesson in order', async () => {
+  const { home } = course;
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/`);
+  assert.equal(text(await page.locator('h1').textContent()), home.title);
+  assert.equal(text(await page.locator('.hero .lead').textContent()), home.line);
+  assert.match(text(await page.locator('.progress-line').textContent()), /^0 of 30 read/);
+  assert.deepEqual((await page.locator('.about p').allTextContents()).map(text), home.about);
+  assert.equal(await page.locator('h2', { hasText: /^What you need$/ }).count(), 1);
+  assert.deepEqual((await page.locator('.needs li').allTextContents()).map(text), home.needs.items);
+  assert.equal(text(await page.locator('#modules-heading').textContent()), home.modules);
+  const modules = await page.$$eval('section.module', (els) => els.map((el) => ({
+    title: el.querySelector('h3').textContent, desc: el.querySelector('.module-desc').textContent, compact: el.classList.contains('compact'),
+    progress: el.querySelector('.module-progress')?.textContent,
+    rows: [...el.querySelectorAll('.lesson-row')].map((r) => ({ slug: r.dataset.lessonStatus, text: r.textContent,
+      href: r.querySelector(':scope > a')?.getAttribute('href'), links: r.querySelectorAll('a').length,
+      meta: r.querySelector('.meta')?.textContent, track: r.querySelector('.track')?.textContent })),
+  })));
+  assert.deepEqual(modules.map((m) => text(m.title)), course.modules.map((m, i) => `${i + 1}. ${m.title}`));
+  assert.deepEqual(modules.map((m) => text(m.desc)), course.modules.map((m) => m.description));
+  assert.deepEqual(modules.flatMap((m) => m.rows.map((r) => r.slug)), outline.map((l) => l.slug), 'every lesson, in course order');
+  course.modules.forEach((cm, i) => {
+    const m = modules[i];
+    const any = cm.lessons.some((l) => written.has(l.slug));
+    assert.equal(m.compact, !any, `${cm.title}: compact exactly when no lesson is written`);
+    assert.equal(m.progress, any ? `0 of ${cm.lessons.length} read` : undefined, `${cm.title}: its own progress`);
+  });
+  for (const r of modules.flatMap((m) => m.rows)) {
+    const l = bySlug.get(r.slug);
+    if (l.available) {
+      assert.equal(r.href, `/lessons/${l.slug}/`);
+      assert.equal(text(r.meta), meta(l));
+      assert.equal(r.track && text(r.track), l.track ? `Track ${l.track}` : undefined, `${l.slug}: track badge`);
+    } else {
+      assert.equal(r.links, 0, `${l.slug} is not written but is a link`);
+      assert.ok(text(r.text).includes(home.unwritten), `${l.slug} is not marked "${home.unwritten}"`);
+    }
+  }
+  // Unwritten rows are smaller than written ones, and a compact module takes a few lines.
+  const size = (sel) => page.$eval(sel, (el) => parseFloat(getComputedStyle(el).fontSize));
+  assert.ok(await size('.lesson-row[data-available="false"]') < await size('.lesson-row[data-available="true"]'));
+  const rowHeight = (await page.locator('.lesson-row[data-available="true"]').first().boundingBox()).height;
+  for (const list of await page.locator('section.module.compact .lessons').all()) {
+    const n = await list.locator('.lesson-row').count();
+    assert.ok((await list.boundingBox()).height < n * rowHeight / 2, 'a module with no written lesson is compact');
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+for (const [width, height] of [[1280, 800], [390, 844]]) test(`home at ${width}×${height}: where to start is above the fold, no sideways scroll`, async () => {
+  const { context, page, problems } = await openPage(browser, { width, height });
+  await page.goto(`${base}/`);
+  const first = outline.find((l) => l.available);
+  const links = page.locator('.start-links a');
+  assert.deepEqual(await links.evaluateAll((as) => as.map((a) => a.getAttribute('href'))),
+    [`/lessons/${first.slug}/`, '/track/', '/systems-and-scaling/']);
+  assert.equal(text(await links.first().textContent()), first.title);
+  for (const a of await links.all()) {
+    assert.ok(await a.isVisible());
+    const box = await a.boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= height, `${await a.getAttribute('href')} ends at ${box.y + box.height} px, below the fold (${height})`);
+  }
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.equal(overflow, 0, `${overflow} px of sideways scroll`);
   assert.deepEqual(problems, []);
   await context.close();
 });

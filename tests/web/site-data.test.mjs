@@ -1,4 +1,5 @@
-// The pure page-generation functions of the site pages (no browser): track parts, the
+// The pure page-generation functions of the site pages (no browser): the course page's texts
+// and first lesson, track parts, the
 // concept graph and its layout, the resources check, result formatting; and the content
 // checks' messages on bad input.
 import { test } from 'node:test';
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { conceptGraph, normalizeTopic, topicId } from '../../web/scripts/concept-map.js';
 import { conceptMapSvg, countCrossings, edgesThroughNodes } from '../../web/scripts/concept-map-layout.js';
+import { homePage } from '../../web/scripts/home.js';
 import { checkResources } from '../../web/scripts/resources.js';
 import { formatOutput } from '../../web/src/runtime/calc-format.js';
 
@@ -42,6 +44,20 @@ test('track parts: the track\'s own parts, numbered in their order, rows from th
   assert.throws(() => trackNumbers({ track: { parts: [{ title: 'x', lessons: ['b'] }] } }, outline), /needs a title, a description/);
   const assumes = trackAssumes(course, new Map([['a', {}]]), outline);
   assert.deepEqual(assumes.map((a) => [a.topic, a.available]), [['matrix multiplication', false], ['Adam', true]]);
+});
+
+test('course page: its texts are checked by name; it starts with the first written lesson in course order', () => {
+  const home = { title: 'T', line: 'L', written: 'lessons written', modules: 'The modules', unwritten: 'not written yet',
+    start: { heading: 'Where to start', first: 'First lesson', track: { label: 't', note: 'n' }, overview: { label: 'o', note: 'n' } },
+    about: ['One.', 'Two.'], needs: { heading: 'What you need', items: ['A browser.'] } };
+  const modules = [{ lessons: [{ slug: 'a', available: false }] }, { lessons: [{ slug: 'b', available: false }, { slug: 'c', available: true }, { slug: 'd', available: true }] }];
+  assert.equal(homePage(home, modules).first.slug, 'c');
+  assert.equal(homePage(home, [{ lessons: [{ slug: 'a', available: false }] }]).first, null);
+  assert.throws(() => homePage(undefined, modules), /needs a "home:" block/);
+  assert.throws(() => homePage({ ...home, line: '' }, modules), /home\.line must be a non-empty text/);
+  assert.throws(() => homePage({ ...home, start: { ...home.start, track: {} } }, modules), /home\.start\.track\.label/);
+  assert.throws(() => homePage({ ...home, about: [] }, modules), /home\.about must be a list/);
+  assert.throws(() => homePage({ ...home, needs: { heading: 'h', items: ['ok', 3] } }, modules), /home\.needs\.items must be a list/);
 });
 
 test('concept graph: lesson, planned and topic nodes; edges from prerequisites', () => {

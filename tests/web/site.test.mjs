@@ -47,7 +47,7 @@ const tableRows = (fig) => fig.evaluate((el) => [
 test('home page: outline, published lesson, progress line, no errors', async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${base}/`);
-  assert.equal(await page.locator('section.module').count(), 9);
+  assert.equal(await page.locator('section.module').count(), 7);
   assert.equal(await page.locator('.lesson-row').count(), 30);
   await page.locator(`a[href="${LESSON}"]`).first().waitFor();
   assert.match(await page.locator('.progress-line').textContent(), /0 of 30 read/);

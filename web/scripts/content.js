@@ -15,6 +15,7 @@ import { checkResources } from './resources.js';
 import { conceptGraph } from './concept-map.js';
 import { conceptMapSvg } from './concept-map-layout.js';
 import { buildOverview } from './overview.js';
+import { homePage } from './home.js';
 
 import { repoRoot } from './paths.js';
 
@@ -150,6 +151,7 @@ async function readContent() {
   const siteMd = createMarkdown({ engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where: 'content/systems-and-scaling.yaml' });
   return {
     modules,
+    home: homePage(course.home, modules),
     lessons: ordered,
     track: { ...(course.track ?? {}), parts: trackParts(course, existing, outline), assumes: trackAssumes(course, existing, outline) },
     overview: buildOverview(readYaml('systems-and-scaling.yaml'), { md: siteMd, outline, engine }),
