@@ -97,7 +97,8 @@ def main(argv=None):
                                    ("--params", a.params, 1, 1e15), ("--tokens", a.tokens, 1, 1e17),
                                    ("--gpus", a.gpus, 1, 10_000_000), ("--mfu", a.mfu, 1e-6, 1)):
         if not low <= value <= high:  # also rejects nan
-            p.error(f"{flag} must be from {low:g} to {high:g}")
+            num = lambda x: f"{x:,}" if isinstance(x, int) else f"{x:g}"
+            p.error(f"{flag} must be from {num(low)} to {num(high)}")
     model = MODELS[a.model]
     seq = model["seq"] if a.seq is None else a.seq
 
