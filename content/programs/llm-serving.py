@@ -18,6 +18,7 @@ Run:  python3 llm-serving.py                 the lesson's worked examples
 """
 import argparse
 import json
+import math
 import sys
 from collections import deque
 
@@ -169,7 +170,7 @@ def paged(reqs, pool, block):
 
 def speculative(alpha, gamma, draft_cost):
     """Leviathan et al.: E[tokens per round] = Σ_{k=0..γ} α^k, speedup = that / (γ·c + 1)."""
-    tokens = lambda g: g + 1 if alpha >= 1 else (1 - alpha ** (g + 1)) / (1 - alpha)
+    tokens = lambda g: g + 1 if alpha >= 1 else (1 - math.prod([alpha] * (g + 1))) / (1 - alpha)  # α^(γ+1) as products
     best_gamma, best = 1, 0.0
     for g in range(1, 65):
         if tokens(g) / (g * draft_cost + 1) > best + 1e-12:

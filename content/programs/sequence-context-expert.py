@@ -10,8 +10,8 @@ top-k router with capacity, dropped tokens and E·Σ f_i·P_i) and "Expert paral
 of the dispatch and combine all-to-alls). The router draws its numbers from the engine's
 SplitMix64 stream with the same polar-method normals and the same exp and log series,
 reimplemented here, so a seed gives the same routing as the course's moe-routing calculator.
-Model shapes and accelerator numbers are the course's tables, written into this file when the
-course was built.
+Model shapes (Mixtral 8x7B's 32 query heads of 128 for the ring, its experts for the all-to-all)
+and accelerator numbers are the course's tables, written into this file when the course was built.
 
 Run:  python3 sequence-context-expert.py                the lesson's worked examples
       python3 sequence-context-expert.py --kv-heads 8 --link-GBps 50 --ranks 16 --seq 262144
@@ -19,17 +19,20 @@ Run:  python3 sequence-context-expert.py                the lesson's worked exam
       python3 sequence-context-expert.py --json         the same numbers as JSON
 """
 import argparse
+import functools
 import json
 import math
 import sys
 
 # @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, peak_flops, scaleup_bandwidth_Bps
 # @data MODELS = models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b | name, layers, hidden, heads, ffn_hidden, gated_mlp, seq
+# @data MOE = models: mixtral-8x7b | name, hidden, heads, head_dim, ffn_hidden, experts, experts_per_token
 
-BYTES, TILE, HEADS, HEAD_DIM, LATENCY_S = 2, 128, 32, 128, 5e-6  # bf16; the ring's tile, heads and message latency
-IB_BPS = 50e9  # one InfiniBand NIC per GPU, per direction
-BACKWARD_FLOP_RATIO = 2.5  # FlashAttention-2: five block matmuls in the backward pass against two
+BYTES, TILE, LATENCY_S = 2, 128, 5e-6  # bf16; the ring's tile side (tokens) and one message's latency
+MIXTRAL = MOE["mixtral-8x7b"]  # the lesson's attention shape (32 query heads of 128) and MoE layer
+IB_BPS, BACKWARD_FLOP_RATIO = 50e9, 2.5  # one InfiniBand NIC per GPU; FlashAttention-2's backward/forward FLOPs
 MASK64, GOLDEN = (1 << 64) - 1, 0x9E3779B97F4A7C15
+add_in_order = lambda values: functools.reduce(lambda acc, x: acc + x, values, 0.0)  # as the engine; 3.12's sum() compensates
 
 
 def layer_activation_bytes(s, b, h, a, t, sequence_parallel, selective, mlp_units):
@@ -41,6 +44,7 @@ def layer_activation_bytes(s, b, h, a, t, sequence_parallel, selective, mlp_unit
 
 def ring(seq, p, kv_heads, peak, link_Bps, causal=True, zigzag=False, latency_s=LATENCY_S):
     """Every step, rank r computes its queries against the KV block of rank r − step."""
+    heads, head_dim = MIXTRAL["heads"], MIXTRAL["head_dim"]
     chunks = 2 * p if zigzag else p
     n = seq // chunks // TILE  # tiles per chunk side
     execute = (seq / TILE) ** 2 <= 1 << 20  # the engine visits up to ~1M tiles, then uses the closed form
@@ -57,14 +61,14 @@ def ring(seq, p, kv_heads, peak, link_Bps, causal=True, zigzag=False, latency_s=
             tiles_per_rank[rank] += tiles
             critical[step] = max(critical[step], tiles)
     block = seq / p
-    flops_per_tile = 4.0 * TILE * TILE * HEAD_DIM * HEADS  # QKᵀ and PV, micro-batch 1
-    kv_block_bytes = block * 2 * kv_heads * HEAD_DIM * BYTES  # K and V of one block
+    flops_per_tile = 4.0 * TILE * TILE * head_dim * heads  # QKᵀ and PV, micro-batch 1
+    kv_block_bytes = block * 2 * kv_heads * head_dim * BYTES  # K and V of one block
     step_comm = latency_s + kv_block_bytes / link_Bps if p > 1 else 0.0
-    A = 4 * HEAD_DIM * HEADS / peak  # seconds of compute per token² of block
-    beta = 2 * HEAD_DIM * kv_heads * BYTES / link_Bps  # seconds of transfer per token of block
-    time_s = sum(max(c * flops_per_tile / peak, step_comm if i < p - 1 else 0) for i, c in enumerate(critical))
+    A = 4 * head_dim * heads / peak  # seconds of compute per token² of block
+    beta = 2 * head_dim * kv_heads * BYTES / link_Bps  # seconds of transfer per token of block
+    time_s = add_in_order(max(c * flops_per_tile / peak, step_comm if i < p - 1 else 0) for i, c in enumerate(critical))
     back_comm = latency_s + 2 * kv_block_bytes / link_Bps if p > 1 else 0.0  # K/V and dK/dV together
-    back_s = sum(max(BACKWARD_FLOP_RATIO * c * flops_per_tile / peak, back_comm if i < p - 1 else 0)
+    back_s = add_in_order(max(BACKWARD_FLOP_RATIO * c * flops_per_tile / peak, back_comm if i < p - 1 else 0)
                  for i, c in enumerate(critical)) + (step_comm if p > 1 else 0)  # dK/dV's hop home
     return {"tiles_per_rank": tiles_per_rank, "imbalance": max(tiles_per_rank) / (sum(tiles_per_rank) / p),
             "contiguous_imbalance_limit": 2 - 1 / p, "block_tokens": block, "kv_block_bytes": kv_block_bytes,
@@ -95,8 +99,7 @@ def log_det(x):
     m, e = math.frexp(x)
     if m < 0.70710678118654752440:
         m, e = m * 2, e - 1
-    t = (m - 1) / (m + 1)
-    s = 1.0 / 29
+    t, s = (m - 1) / (m + 1), 1.0 / 29
     for k in range(27, 0, -2):
         s = INV[k] + t * t * s
     return e * LN2 + 2 * t * s
@@ -135,7 +138,7 @@ def route(tokens, experts, top_k, capacity_factor, skew, balance, seed):
         logits = [rng.normal() + b for b in bias]
         top = max(logits)
         probs = [exp_det(x - top) for x in logits]
-        z = sum(probs)
+        z = add_in_order(probs)
         mean_prob = [mp + pr / z / tokens for mp, pr in zip(mean_prob, probs)]  # the router's P_i
         choices.append(sorted(range(experts), key=lambda e: -logits[e])[:top_k])  # arg-max first, ties to the lower id
     routed = [sum(c.count(e) for c in choices) for e in range(experts)]
@@ -149,7 +152,7 @@ def route(tokens, experts, top_k, capacity_factor, skew, balance, seed):
             else:
                 lost[t] += 1
     dropped = sum(lost)
-    score = experts * sum(routed[e] / assignments * mean_prob[e] for e in range(experts))
+    score = experts * add_in_order(routed[e] / assignments * mean_prob[e] for e in range(experts))
     return {"capacity": capacity, "routed_per_expert": routed, "kept": assignments - dropped, "dropped": dropped,
             "drop_fraction": dropped / assignments, "tokens_fully_dropped": lost.count(top_k),
             "max_over_mean": max(routed) / (assignments / experts), "balance_score": score}
@@ -157,8 +160,7 @@ def route(tokens, experts, top_k, capacity_factor, skew, balance, seed):
 
 def all_to_all(tokens, hidden, ffn, top_k, ep, peak, link_Bps):
     """Dispatch and combine: (EP − 1)/EP of the T·k·h vectors leave each GPU, twice per forward pass."""
-    dispatch = tokens * top_k * hidden * BYTES
-    leaving = (ep - 1) / ep * dispatch
+    leaving = (ep - 1) / ep * (tokens * top_k * hidden * BYTES)  # of the dispatch, what leaves the GPU
     a2a_s = (ep - 1) * LATENCY_S + leaving / link_Bps  # the ring all-to-all: p − 1 steps
     compute_s = tokens * top_k * 2.0 * 3.0 * hidden * ffn / peak  # three SwiGLU matrices per expert
     return {"bytes_per_layer_forward": 2 * leaving, "comm_time_forward_s": 2 * a2a_s, "expert_compute_time_s": compute_s,
@@ -176,8 +178,8 @@ def main(argv=None):
     p.add_argument("--hardware", default="h100-sxm", choices=sorted(HARDWARE), help="accelerator (default h100-sxm)")
     p.add_argument("--link-GBps", type=float, help="link bandwidth per direction (default: half the scale-up bandwidth)")
     ints = (("tp", 8, 1, 1024, "tensor-parallel degree"), ("seq", 131072, 1, 1 << 24, "ring attention's sequence length"),
-            ("ranks", 8, 1, 256, "ring size p"), ("kv-heads", 32, 1, 32, f"KV heads for {HEADS} query heads"),
-            ("tokens", 4096, 1, 65536, "tokens routed"), ("experts", 8, 1, 256, "experts E"), ("top-k", 2, 1, 8, "experts per token"),
+            ("ranks", 8, 1, 256, "ring size p"), ("kv-heads", 32, 1, 32, f"KV heads for {MIXTRAL['heads']} query heads"),
+            ("tokens", 4096, 1, 65536, "tokens routed"), ("experts", MIXTRAL["experts"], 1, 256, "experts E"), ("top-k", MIXTRAL["experts_per_token"], 1, 8, "experts per token"),
             ("seed", 1, 0, 2**32 - 1, "seed of the router"), ("ep", 8, 1, 1024, "expert-parallel degree"))
     for flag, default, _, _, what in ints:
         p.add_argument(f"--{flag}", type=int, default=default, help=f"{what} (default {default})")
@@ -191,7 +193,7 @@ def main(argv=None):
         if not low <= getattr(a, flag.replace("-", "_")) <= high:  # also rejects nan
             num = lambda x: f"{x:,}" if isinstance(x, int) else f"{x:g}"
             p.error(f"--{flag} must be from {num(low)} to {num(high)}")
-    for bad, why in ((HEADS % a.kv_heads, f"--kv-heads must divide the {HEADS} query heads"),
+    for bad, why in ((MIXTRAL["heads"] % a.kv_heads, f"--kv-heads must divide the {MIXTRAL['heads']} query heads"),
                      (a.top_k > a.experts, "--top-k must be at most --experts"),
                      (a.seq % (2 * a.ranks * TILE), f"--seq must be a multiple of 2·ranks·{TILE} = {2 * a.ranks * TILE}"),
                      (a.tokens * a.experts > 1 << 20, "--tokens x --experts must be at most 1048576")):
@@ -210,8 +212,8 @@ def main(argv=None):
            "full": ring(a.seq, a.ranks, a.kv_heads, peak, link, causal=False),
            "router": route(a.tokens, a.experts, a.top_k, a.capacity_factor, a.skew, a.balance, a.seed),
            "router_balanced": route(a.tokens, a.experts, a.top_k, a.capacity_factor, a.skew, 1.0, a.seed),
-           "all_to_all": all_to_all(8192, 4096, 14336, a.top_k, a.ep, peak, link),
-           "all_to_all_ib": all_to_all(8192, 4096, 14336, a.top_k, a.ep, peak, IB_BPS)}
+           "all_to_all": all_to_all(8192, MIXTRAL["hidden"], MIXTRAL["ffn_hidden"], a.top_k, a.ep, peak, link),
+           "all_to_all_ib": all_to_all(8192, MIXTRAL["hidden"], MIXTRAL["ffn_hidden"], a.top_k, a.ep, peak, IB_BPS)}
     out["ring"]["min_block_tokens_ib"] = out["ring"]["min_block_tokens_bandwidth"] * link / IB_BPS  # β ∝ 1 / bandwidth
     if a.json:
         print(json.dumps(out, indent=1))
@@ -221,8 +223,7 @@ def main(argv=None):
           f"{tp_sp / 1e6:.0f} MB with SP ({mem['saving_ratio']:.2f}x)")
     print(f"  {layers} layers: {mem['tp_only_bytes'] / 1e9:.1f} GB against {mem['tp_sp_bytes'] / 1e9:.1f} GB; "
           f"SP + selective recomputation {mem['tp_sp_selective_bytes_per_layer'] / 1e6:.0f} MB per layer")
-    print()
-    print(f"ring attention, {a.seq:,} tokens on {a.ranks} x {gpu['name']}, {HEADS} query / {a.kv_heads} KV heads, link {link / 1e9:.0f} GB/s:")
+    print(f"\nring attention, {a.seq:,} tokens on {a.ranks} x {gpu['name']}, {MIXTRAL['heads']} query / {a.kv_heads} KV heads of {MIXTRAL['head_dim']}, link {link / 1e9:.0f} GB/s:")
     print(f"  overlap needs blocks >= {r['min_block_tokens_bandwidth']:,.0f} tokens ({r['min_block_tokens']:,.0f} with "
           f"{LATENCY_S * 1e6:g} µs latency); backward {r['backward_min_block_tokens_bandwidth']:,.0f}; "
           f"over {IB_BPS / 1e9:.0f} GB/s InfiniBand {r['min_block_tokens_ib']:,.0f}")
@@ -233,14 +234,12 @@ def main(argv=None):
     print(f"  causal, zig-zag: imbalance {z['imbalance']:.2f}, {z['time_s'] * 1e3:.1f} ms; backward "
           f"{z['backward_time_s'] * 1e3:.1f} ms, sending {z['backward_kv_bytes_sent_per_rank'] / 1e9:.2f} GB "
           f"(forward {z['kv_bytes_sent_per_rank'] / 1e9:.2f} GB)")
-    print()
-    print(f"router, {a.tokens:,} tokens, {a.experts} experts, top-{a.top_k}, capacity {rt['capacity']} "
+    print(f"\nrouter, {a.tokens:,} tokens, {a.experts} experts, top-{a.top_k}, capacity {rt['capacity']} "
           f"(factor {a.capacity_factor:g}), skew {a.skew:g}, seed {a.seed}:")
     for name, res in ((f"balance {a.balance:g}", rt), ("balance 1", rb)):
         print(f"  {name:<11} busiest expert {res['max_over_mean']:.2f}x the mean, dropped {res['drop_fraction']:.{1 if res['drop_fraction'] >= 0.01 else 2}%}, "
               f"E·Σ f·P = {res['balance_score']:.3f}")
-    print()
-    print(f"expert parallelism, 8,192 tokens of width 4,096 to top-{a.top_k} experts 14,336 wide, EP = {a.ep}: "
+    print(f"\nexpert parallelism, {MIXTRAL['name']} layer, 8,192 tokens to top-{a.top_k} of its experts, EP = {a.ep}: "
           f"{x['bytes_per_layer_forward'] / 1e6:.0f} MB a layer, {x['expert_compute_time_s'] * 1e3:.2f} ms of experts")
     for name, res in ((f"link {link / 1e9:.0f} GB/s", x), (f"InfiniBand {IB_BPS / 1e9:.0f} GB/s", out["all_to_all_ib"])):
         print(f"  {name:<18} dispatch + combine {res['comm_time_forward_s'] * 1e3:.2f} ms, {res['comm_over_compute']:.1f}x the compute")
