@@ -25,8 +25,7 @@ from collections import deque
 # @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, l4 | name, peak_flops, hbm_bytes, hbm_bandwidth_Bps
 # @data MODELS = models: opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b, gemma-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings
 
-BYTES = 2  # bf16 weights and KV cache
-MEMORY_FRACTION = 0.9  # vLLM's default share of HBM for weights and cache
+BYTES, MEMORY_FRACTION = 2, 0.9  # bf16 weights and KV cache; vLLM's default share of HBM for both
 PROMPT_MEAN, OUTPUT_MEAN, MAX_OUTPUT = 256, 128, 512  # the allocator's backlog, in tokens
 MASK64 = (1 << 64) - 1
 
@@ -223,27 +222,25 @@ def main(argv=None):
     if a.json:
         print(json.dumps(out, indent=1))
         return
-    print("KV cache per token (bf16): " + ", ".join(f"{MODELS[k]['name']} {v / 1024:.0f} KiB" for k, v in out["kv_bytes_per_token"].items()))
-    print()
-    print(f"{m['name']} on {gpu['name']}: N = {n_matmul:,} parameters per token, {out['weight_bytes'] / 1e9:.1f} GB of weights per step")
-    print(f"  prefill of {a.prompt:,} tokens x {a.batch}: TTFT >= {pre['time_s'] * 1e3:.1f} ms, {pre['bound']}-bound "
-          f"(weights once: {pre['memory_time_s'] * 1e3:.1f} ms); compute-bound from {out['prefill_crossover_prompt']:,} tokens")
-    print(f"  decode at {a.context:,} cached tokens x {a.batch}: TPOT >= {step['time_s'] * 1e3:.2f} ms, {out['tokens_per_s']:,.0f} tokens/s, "
-          f"{step['bound']}-bound (arithmetic {step['compute_time_s'] * 1e6:.0f} µs, ridge {out['ridge_intensity']:.0f} FLOP/B)")
+    kv = [f"{MODELS[k]['name']} {v / 1024:.0f} KiB" for k, v in out["kv_bytes_per_token"].items()]
+    print("KV cache per token, bf16:\n  " + ",\n  ".join(", ".join(kv[i:i + 4]) for i in range(0, len(kv), 4)))
+    print(f"\n{m['name']} on {gpu['name']}: {n_matmul:,} parameters per token, {out['weight_bytes'] / 1e9:.1f} GB a step")
+    print(f"  prefill, {a.prompt:,} tokens x {a.batch}: TTFT >= {pre['time_s'] * 1e3:.1f} ms, {pre['bound']}-bound "
+          f"(weights once: {pre['memory_time_s'] * 1e3:.1f} ms)")
+    print(f"  prefill is compute-bound from {out['prefill_crossover_prompt']:,} tokens; ridge {out['ridge_intensity']:.0f} FLOP/B")
+    print(f"  decode, {a.context:,} cached tokens x {a.batch}: TPOT >= {step['time_s'] * 1e3:.2f} ms, {out['tokens_per_s']:,.0f} "
+          f"tokens/s,\n    {step['bound']}-bound: its arithmetic alone takes {step['compute_time_s'] * 1e6:.0f} µs")
     print(f"  capacity at {a.fit_context:,} tokens: weights {resident * BYTES / 1e9:.1f} GB, cache {free / 1e9:.1f} GB, "
           f"{out['max_sequences']} sequences")
-    print()
-    print(f"KV allocators, {a.requests} seeded requests (seed {a.seed}) in a pool of {a.pool_tokens:,} slots:")
+    print(f"\nKV allocators, {a.requests} seeded requests (seed {a.seed}) in a pool of {a.pool_tokens:,} slots:")
     pct = lambda x: f"{x:.0%}" if x >= 0.095 else f"{x:.1%}"  # two significant digits, as the lesson
     for name, r in (("contiguous", out["contiguous"]), (f"paged {a.block_size}", out["paged"])):
         print(f"  {name:<11} waste {pct(r['waste_fraction'])} of held memory, mean batch {r['mean_batch']:.1f}, {r['steps']} steps")
     print(f"  paged slack per sequence: {out['paged']['slack_per_sequence_tokens']:.1f} tokens, "
           f"{out['paged']['preemptions']} preemptions")
-    print()
-    print(f"speculative decoding, alpha {a.alpha:g}, gamma {a.gamma}, draft cost {a.draft_cost:g}: {spec['expected_tokens']:.2f} tokens "
-          f"for {spec['cost_per_round']:.2f} target passes, speedup {spec['speedup']:.2f}x "
+    print(f"\nspeculative decoding, alpha {a.alpha:g}, gamma {a.gamma}, draft cost {a.draft_cost:g}:\n"
+          f"  {spec['expected_tokens']:.2f} tokens for {spec['cost_per_round']:.2f} target passes, speedup {spec['speedup']:.2f}x "
           f"(best gamma {spec['optimal_gamma']}: {spec['optimal_speedup']:.2f}x)")
-
 
 if __name__ == "__main__":
     main()

@@ -219,28 +219,29 @@ def main(argv=None):
         print(json.dumps(out, indent=1))
         return
     mem, r, z, rt, rb, x = (out[k] for k in ("memory", "ring", "zigzag", "router", "router_balanced", "all_to_all"))
-    print(f"{m['name']}, s = {s:,}, b = 1, t = {a.tp}: activations per layer {tp_only / 1e6:.0f} MB with TP alone, "
-          f"{tp_sp / 1e6:.0f} MB with SP ({mem['saving_ratio']:.2f}x)")
-    print(f"  {layers} layers: {mem['tp_only_bytes'] / 1e9:.1f} GB against {mem['tp_sp_bytes'] / 1e9:.1f} GB; "
-          f"SP + selective recomputation {mem['tp_sp_selective_bytes_per_layer'] / 1e6:.0f} MB per layer")
-    print(f"\nring attention, {a.seq:,} tokens on {a.ranks} x {gpu['name']}, {MIXTRAL['heads']} query / {a.kv_heads} KV heads of {MIXTRAL['head_dim']}, link {link / 1e9:.0f} GB/s:")
-    print(f"  overlap needs blocks >= {r['min_block_tokens_bandwidth']:,.0f} tokens ({r['min_block_tokens']:,.0f} with "
-          f"{LATENCY_S * 1e6:g} µs latency); backward {r['backward_min_block_tokens_bandwidth']:,.0f}; "
-          f"over {IB_BPS / 1e9:.0f} GB/s InfiniBand {r['min_block_tokens_ib']:,.0f}")
+    print(f"{m['name']} activations per layer, s = {s:,}, b = 1, t = {a.tp}:\n  TP alone {tp_only / 1e6:.0f} MB, with SP "
+          f"{tp_sp / 1e6:.0f} MB ({mem['saving_ratio']:.2f}x); SP + selective recomputation "
+          f"{mem['tp_sp_selective_bytes_per_layer'] / 1e6:.0f} MB")
+    print(f"  {layers} layers: {mem['tp_only_bytes'] / 1e9:.1f} GB against {mem['tp_sp_bytes'] / 1e9:.1f} GB")
+    print(f"\nring attention: {a.seq:,} tokens, {MIXTRAL['heads']} query / {a.kv_heads} KV heads of {MIXTRAL['head_dim']}, "
+          f"on {a.ranks} x {gpu['name']}")
+    print(f"  overlap needs blocks >= {r['min_block_tokens_bandwidth']:,.0f} tokens on a {link / 1e9:.0f} GB/s link "
+          f"({r['min_block_tokens']:,.0f} with {LATENCY_S * 1e6:g} µs latency)\n    backward: "
+          f"{r['backward_min_block_tokens_bandwidth']:,.0f}; over {IB_BPS / 1e9:.0f} GB/s InfiniBand {r['min_block_tokens_ib']:,.0f}")
     print(f"  block {r['block_tokens']:,.0f} tokens: compute {r['step_compute_s'] * 1e3:.2f} ms a step, "
           f"its {r['kv_block_bytes'] / 1e6:.0f} MB K/V block {r['step_comm_s'] * 1e3:.3f} ms")
     print(f"  causal, contiguous: imbalance {r['imbalance']:.2f} (limit {r['contiguous_imbalance_limit']:.3f}), "
           f"{r['time_s'] * 1e3:.1f} ms; no mask {out['full']['time_s'] * 1e3:.1f} ms")
-    print(f"  causal, zig-zag: imbalance {z['imbalance']:.2f}, {z['time_s'] * 1e3:.1f} ms; backward "
+    print(f"  causal, zig-zag: imbalance {z['imbalance']:.2f}, {z['time_s'] * 1e3:.1f} ms\n    backward "
           f"{z['backward_time_s'] * 1e3:.1f} ms, sending {z['backward_kv_bytes_sent_per_rank'] / 1e9:.2f} GB "
           f"(forward {z['kv_bytes_sent_per_rank'] / 1e9:.2f} GB)")
     print(f"\nrouter, {a.tokens:,} tokens, {a.experts} experts, top-{a.top_k}, capacity {rt['capacity']} "
           f"(factor {a.capacity_factor:g}), skew {a.skew:g}, seed {a.seed}:")
     for name, res in ((f"balance {a.balance:g}", rt), ("balance 1", rb)):
-        print(f"  {name:<11} busiest expert {res['max_over_mean']:.2f}x the mean, dropped {res['drop_fraction']:.{1 if res['drop_fraction'] >= 0.01 else 2}%}, "
-              f"E·Σ f·P = {res['balance_score']:.3f}")
-    print(f"\nexpert parallelism, {MIXTRAL['name']} layer, 8,192 tokens to top-{a.top_k} of its experts, EP = {a.ep}: "
-          f"{x['bytes_per_layer_forward'] / 1e6:.0f} MB a layer, {x['expert_compute_time_s'] * 1e3:.2f} ms of experts")
+        print(f"  {name:<11} busiest expert {res['max_over_mean']:.2f}x the mean, "
+              f"dropped {res['drop_fraction']:.{1 if res['drop_fraction'] >= 0.01 else 2}%}, E·Σ f·P = {res['balance_score']:.3f}")
+    print(f"\nexpert parallelism, {MIXTRAL['name']} layer, 8,192 tokens to top-{a.top_k} of its experts, EP = {a.ep}:\n"
+          f"  {x['bytes_per_layer_forward'] / 1e6:.0f} MB a layer, {x['expert_compute_time_s'] * 1e3:.2f} ms of expert compute")
     for name, res in ((f"link {link / 1e9:.0f} GB/s", x), (f"InfiniBand {IB_BPS / 1e9:.0f} GB/s", out["all_to_all_ib"])):
         print(f"  {name:<18} dispatch + combine {res['comm_time_forward_s'] * 1e3:.2f} ms, {res['comm_over_compute']:.1f}x the compute")
 
