@@ -224,7 +224,7 @@ def main(argv=None):
         return
     kv = [f"{MODELS[k]['name']} {v / 1024:.0f} KiB" for k, v in out["kv_bytes_per_token"].items()]
     print("KV cache per token, bf16:\n  " + ",\n  ".join(", ".join(kv[i:i + 4]) for i in range(0, len(kv), 4)))
-    print(f"\n{m['name']} on {gpu['name']}: {n_matmul:,} parameters per token, {out['weight_bytes'] / 1e9:.1f} GB a step")
+    print(f"\n{m['name']} on {gpu['name']}: {n_matmul:,} weights per token, {out['weight_bytes'] / 1e9:.1f} GB a step")
     print(f"  prefill, {a.prompt:,} tokens x {a.batch}: TTFT >= {pre['time_s'] * 1e3:.1f} ms, {pre['bound']}-bound "
           f"(weights once: {pre['memory_time_s'] * 1e3:.1f} ms)")
     print(f"  prefill is compute-bound from {out['prefill_crossover_prompt']:,} tokens; ridge {out['ridge_intensity']:.0f} FLOP/B")

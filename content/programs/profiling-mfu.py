@@ -117,15 +117,15 @@ def main(argv=None):
     if a.json:
         print(json.dumps({"counts": counts, "mfu": run, "mfu_no_head": no_head, "peak_flops": peak, **plans}, indent=1))
         return
-    print("N of 6·N counts the output head; a 'non-embedding' count leaves it out:")
+    print("N of 6·N counts the output head; a 'non-embedding' count leaves it out (head: its share of N):")
     for mid, c in counts.items():
-        print(f"  {MODELS[mid]['name']:<15} N = {c['params_flops']:>15,}   non-embedding {c['params_non_embedding']:>15,}"
-              f"   (head: {1 - c['params_non_embedding'] / c['params_flops']:.0%} of N)")
+        print(f"  {MODELS[mid]['name']:<15}N = {c['params_flops']:>15,}  non-embedding {c['params_non_embedding']:>15,}"
+              f"  head {1 - c['params_non_embedding'] / c['params_flops']:.0%}")
     print()
-    print(f"MFU of {MODELS[a.model]['name']} at T = {seq:,}: {a.tokens_per_s:,.0f} tokens/s on {a.devices:,} "
-          f"{HARDWARE[a.hardware]['name']} ({peak / 1e12:.0f} TFLOP/s bf16 each)")
+    print(f"MFU of {MODELS[a.model]['name']} at T = {seq:,}: {a.tokens_per_s:,.0f} tokens/s on {a.devices:,} x "
+          f"{HARDWARE[a.hardware]['name']}")
     print(f"  FLOPs per token  {run['flops_per_token'] / 1e12:.3g} TFLOP  (6·N + 12·L·H·Q·T, attention {run['attention_share']:.1%})")
-    print(f"  per device       {run['achieved_flops_per_device'] / 1e12:.0f} TFLOP/s of model FLOPs")
+    print(f"  per device       {run['achieved_flops_per_device'] / 1e12:.0f} TFLOP/s of model FLOPs, of {peak / 1e12:.0f} TFLOP/s bf16")
     print(f"  MFU              {run['mfu']:.1%}   (head left out of N: {no_head['mfu']:.1%})")
     print(f"  HFU              {run['hfu']:.1%}   (recomputing {a.recompute:g} of a forward pass)")
     print()

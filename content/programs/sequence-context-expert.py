@@ -223,8 +223,8 @@ def main(argv=None):
           f"{tp_sp / 1e6:.0f} MB ({mem['saving_ratio']:.2f}x); SP + selective recomputation "
           f"{mem['tp_sp_selective_bytes_per_layer'] / 1e6:.0f} MB")
     print(f"  {layers} layers: {mem['tp_only_bytes'] / 1e9:.1f} GB against {mem['tp_sp_bytes'] / 1e9:.1f} GB")
-    print(f"\nring attention: {a.seq:,} tokens, {MIXTRAL['heads']} query / {a.kv_heads} KV heads of {MIXTRAL['head_dim']}, "
-          f"on {a.ranks} x {gpu['name']}")
+    print(f"\nring attention: {a.seq:,} tokens on {a.ranks} x {gpu['name']},\n  {MIXTRAL['heads']} query "
+          f"and {a.kv_heads} KV heads of {MIXTRAL['head_dim']}")
     print(f"  overlap needs blocks >= {r['min_block_tokens_bandwidth']:,.0f} tokens on a {link / 1e9:.0f} GB/s link "
           f"({r['min_block_tokens']:,.0f} with {LATENCY_S * 1e6:g} µs latency)\n    backward: "
           f"{r['backward_min_block_tokens_bandwidth']:,.0f}; over {IB_BPS / 1e9:.0f} GB/s InfiniBand {r['min_block_tokens_ib']:,.0f}")
@@ -240,7 +240,7 @@ def main(argv=None):
     for name, res in ((f"balance {a.balance:g}", rt), ("balance 1", rb)):
         print(f"  {name:<11} busiest expert {res['max_over_mean']:.2f}x the mean, "
               f"dropped {res['drop_fraction']:.{1 if res['drop_fraction'] >= 0.01 else 2}%}, E·Σ f·P = {res['balance_score']:.3f}")
-    print(f"\nexpert parallelism, {MIXTRAL['name']} layer, 8,192 tokens to top-{a.top_k} of its experts, EP = {a.ep}:\n"
+    print(f"\nexpert parallelism, a {MIXTRAL['name']} layer, 8,192 tokens to top-{a.top_k} experts, EP = {a.ep}:\n"
           f"  {x['bytes_per_layer_forward'] / 1e6:.0f} MB a layer, {x['expert_compute_time_s'] * 1e3:.2f} ms of expert compute")
     for name, res in ((f"link {link / 1e9:.0f} GB/s", x), (f"InfiniBand {IB_BPS / 1e9:.0f} GB/s", out["all_to_all_ib"])):
         print(f"  {name:<18} dispatch + combine {res['comm_time_forward_s'] * 1e3:.2f} ms, {res['comm_over_compute']:.1f}x the compute")
