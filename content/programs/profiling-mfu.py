@@ -117,7 +117,7 @@ def main(argv=None):
     if a.json:
         print(json.dumps({"counts": counts, "mfu": run, "mfu_no_head": no_head, "peak_flops": peak, **plans}, indent=1))
         return
-    print("N of 6·N counts the output head; a 'non-embedding' count leaves it out (head: its share of N):")
+    print("N of 6·N counts the output head, 'non-embedding' leaves it out (head: share of N):")
     for mid, c in counts.items():
         print(f"  {MODELS[mid]['name']:<15}N = {c['params_flops']:>15,}  non-embedding {c['params_non_embedding']:>15,}"
               f"  head {1 - c['params_non_embedding'] / c['params_flops']:.0%}")
