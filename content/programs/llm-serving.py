@@ -45,6 +45,7 @@ def params(m):
 
 
 def bound(flops, bytes_moved, peak, bandwidth):
+    """The roofline: a pass takes the longer of its arithmetic and its memory traffic."""
     compute_s, memory_s = flops / peak, bytes_moved / bandwidth
     return {"time_s": max(compute_s, memory_s), "compute_time_s": compute_s, "memory_time_s": memory_s,
             "bound": "compute" if compute_s >= memory_s else "memory", "flops": flops, "bytes": bytes_moved}
