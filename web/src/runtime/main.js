@@ -11,6 +11,7 @@ import { initSearch } from './search.js';
 import { initCopyButtons } from './copy.js';
 import { initEmbedHeight } from './embed-height.js';
 import { initCalculatorsPage } from './calc-page.js';
+import { initLessonNav } from './lesson-nav.js'; // lesson contents and previous/next (issue 24)
 
 if (!customElements.get('mlsys-figure')) customElements.define('mlsys-figure', MlsysFigure);
 
@@ -29,5 +30,6 @@ whenParsed(() => {
   initCopyButtons();
   initEmbedHeight(); // /embed/<id>/ in an iframe: tells the parent page its height
   initCalculatorsPage();
+  initLessonNav();
 });
 

@@ -1,6 +1,7 @@
 // One page per lesson: /lessons/<slug>/.
 import { layout } from './_includes/layout.js';
 import { esc } from '../../scripts/markdown.js';
+import { headings, toc, pager } from './_includes/lesson-nav.js';
 
 export const data = {
   pagination: { data: 'course.lessons', size: 1, alias: 'lesson' },
@@ -34,17 +35,19 @@ export function render({ lesson, course }) {
   <h1>${esc(lesson.title)}</h1>
   <p class="meta">${lesson.minutes} min · ${lesson.figures.length} figures · ${esc(lesson.level)}</p>
   ${prerequisites(lesson, course.modules)}
+  ${toc([...headings(lesson.html), { id: 'takeaways', text: 'Key takeaways', level: 2 }, { id: 'references', text: 'References', level: 2 }])}
 ${parts(lesson.html)}
   <section class="takeaways" aria-labelledby="takeaways">
     <h2 id="takeaways">Key takeaways</h2>
     <ul>${takeaways}</ul>
   </section>
+  <p class="read-mark"><button type="button" class="fig-btn" data-mark-read="${esc(lesson.slug)}" aria-pressed="false">Mark as read</button>
+  <span data-progress="${esc(course.modules.flatMap((m) => m.lessons.map((l) => l.slug)).join(' '))}" data-total="${course.totalLessons}"></span></p>
   <section class="references" aria-labelledby="references">
     <h2 id="references">References</h2>
     <ol>${refs}</ol>
   </section>
-  <p class="read-mark"><button type="button" class="fig-btn" data-mark-read="${esc(lesson.slug)}" aria-pressed="false">Mark as read</button>
-  <span data-progress="${esc(course.modules.flatMap((m) => m.lessons.map((l) => l.slug)).join(' '))}" data-total="${course.totalLessons}"></span></p>
+  ${pager(lesson, course)}
 </article>`;
   return layout({ title: `${lesson.title} · ML systems`, description: lesson.summary, body, katex: true, bodyClass: 'lesson-page' });
 }
