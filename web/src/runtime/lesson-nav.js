@@ -62,7 +62,7 @@ function showTrackOrder(pager) {
   links.replaceChildren(...[trackPrev && link('prev', trackPrev), trackNext && link('next', trackNext)].filter(Boolean));
   const order = pager.querySelector('[data-pager-order]');
   const track = Object.assign(document.createElement('a'), { href: '/track/', textContent: 'the ML Systems track' });
-  order.replaceChildren(`${pager.dataset.trackPlace} of `, track);
+  order.replaceChildren(`${pager.dataset.trackPlace} · following `, track);
   order.hidden = false;
   pager.dataset.order = 'track';
 }
