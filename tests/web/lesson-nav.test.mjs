@@ -155,3 +155,19 @@ test('contents: a sidebar beside the article at 1280 px marking the section read
   assert.deepEqual(phone.problems, []);
   await phone.context.close();
 });
+
+test('search: a lesson is indexed without its contents and previous/next links', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/search/`);
+  const content = await page.evaluate(async () => {
+    const pf = await import('/pagefind/pagefind.js');
+    const { results } = await pf.search('roofline');
+    const pages = await Promise.all(results.map((r) => r.data()));
+    return pages.find((d) => d.url === '/lessons/roofline/')?.content;
+  });
+  assert.ok(content && content.length > 1000, 'the roofline lesson is in the index');
+  assert.ok(!content.includes('Previous') && !content.includes('Next →'), 'previous/next links indexed');
+  assert.ok(!/\bContents\b/.test(content), 'the contents indexed');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

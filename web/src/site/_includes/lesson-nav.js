@@ -19,7 +19,7 @@ export function headings(html) {
     .map(([, level, id, inner]) => ({ id, text: headingText(inner), level: Number(level) }));
 }
 
-// The contents: h2s, each with its h3s nested. A <details>, closed: on phones it opens on
+// The contents: h2s, each with its h3s nested (kept out of the search index, as the pager is). A <details>, closed: on phones it opens on
 // demand; on wide screens the page script opens it as a sidebar (CSS hides its summary).
 export function toc(list) {
   const items = [];
@@ -29,7 +29,7 @@ export function toc(list) {
     else items.push({ link, subs: [] });
   }
   const lis = items.map(({ link, subs }) => `<li>${link}${subs.length ? `<ol>${subs.map((s) => `<li>${s}</li>`).join('')}</ol>` : ''}</li>`).join('\n      ');
-  return `<div class="toc-rail">
+  return `<div class="toc-rail" data-pagefind-ignore>
   <details class="lesson-toc" data-lesson-toc>
     <summary>Contents</summary>
     <nav aria-label="Contents">
@@ -74,7 +74,7 @@ function trackData(lesson, course) {
 // Previous/next in course order (each with its module), and the track's order in data.
 export function pager(lesson, course) {
   const { prev, next } = neighbours(course.lessons, lesson.slug);
-  return `<nav class="lesson-pager" aria-label="Previous and next lesson" data-lesson-pager${trackData(lesson, course)}>
+  return `<nav class="lesson-pager" aria-label="Previous and next lesson" data-pagefind-ignore data-lesson-pager${trackData(lesson, course)}>
     <p class="pager-order" data-pager-order hidden></p>
     <div class="pager-links">
     ${pagerLink('prev', prev, prev?.module)}
