@@ -68,12 +68,15 @@ function showTrackOrder(pager) {
 }
 
 // Marks the contents' link of the section being read: the last heading above 30% of the
-// viewport's height (re-checked whenever a heading crosses that line).
+// viewport's height. Checked once per frame while the page scrolls (an IntersectionObserver
+// misses a heading that a jump carries past its line without ever touching it).
 function markCurrent(toc) {
   const links = new Map([...toc.querySelectorAll('a[href^="#"]')].map((a) => [decodeURIComponent(a.hash.slice(1)), a]));
   const heads = [...links.keys()].map((id) => document.getElementById(id)).filter(Boolean);
-  if (!heads.length || typeof IntersectionObserver !== 'function') return;
+  if (!heads.length) return;
+  let queued = false;
   const update = () => {
+    queued = false;
     const line = innerHeight * 0.3;
     const current = heads.filter((h) => h.getBoundingClientRect().top <= line + 1).pop() ?? heads[0];
     for (const [id, a] of links) {
@@ -81,8 +84,12 @@ function markCurrent(toc) {
       else a.removeAttribute('aria-current');
     }
   };
-  const io = new IntersectionObserver(update, { rootMargin: '0px 0px -70% 0px' });
-  for (const h of heads) io.observe(h);
+  const queue = () => {
+    if (!queued) requestAnimationFrame(update);
+    queued = true;
+  };
+  addEventListener('scroll', queue, { passive: true });
+  addEventListener('resize', queue, { passive: true });
   update();
 }
 
