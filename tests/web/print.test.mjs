@@ -13,7 +13,8 @@ let browser, base;
 useSite((s) => ({ browser, base } = s));
 
 const LESSON = '/lessons/roofline/';
-const HIDDEN = ['.site-header', '.site-footer', '.skip', '.fig-controls', '.fig-toolbar', '.ex-form', '.ex-actions', '.read-mark', 'button', 'form', 'input'];
+const HIDDEN = ['.site-header', '.site-footer', '.skip', '.fig-controls', '.fig-toolbar', '.ex-form', '.ex-actions', '.read-mark', 'button', 'form', 'input',
+  '.lesson-toc', '.lesson-pager']; // the lesson's contents and previous/next links
 
 // Pages of a PDF: its page objects ("/Type /Page", not "/Pages").
 const pdfPages = (pdf) => (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;

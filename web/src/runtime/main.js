@@ -13,6 +13,7 @@ import { initEmbedHeight } from './embed-height.js';
 import { initCalculatorsPage } from './calc-page.js';
 // The concept map: its zoom buttons.
 import { initConceptMapZoom } from './concept-map-zoom.js';
+import { initLessonNav } from './lesson-nav.js'; // lesson contents and previous/next
 
 if (!customElements.get('mlsys-figure')) customElements.define('mlsys-figure', MlsysFigure);
 
@@ -32,5 +33,6 @@ whenParsed(() => {
   initEmbedHeight(); // /embed/<id>/ in an iframe: tells the parent page its height
   initCalculatorsPage();
   initConceptMapZoom();
+  initLessonNav();
 });
 

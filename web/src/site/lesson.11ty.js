@@ -2,6 +2,7 @@
 import { layout } from './_includes/layout.js';
 import { esc } from '../../scripts/markdown.js';
 import { programBlock } from './programs.11ty.js';
+import { headings, toc, pager } from './_includes/lesson-nav.js';
 
 export const data = {
   pagination: { data: 'course.lessons', size: 1, alias: 'lesson' },
@@ -35,6 +36,8 @@ export function render({ lesson, course }) {
   <h1>${esc(lesson.title)}</h1>
   <p class="meta">${lesson.minutes} min · ${lesson.figures.length} figures · ${esc(lesson.level)}</p>
   ${prerequisites(lesson, course.modules)}
+  ${toc([...headings(lesson.html), ...(lesson.program ? [{ id: 'run-it', text: 'Run it yourself', level: 2 }] : []),
+    { id: 'takeaways', text: 'Key takeaways', level: 2 }, { id: 'references', text: 'References', level: 2 }])}
 ${parts(lesson.html)}
   ${lesson.program ? `<section class="run-it" aria-labelledby="run-it">
     <h2 id="run-it">Run it yourself</h2>
@@ -45,12 +48,13 @@ ${parts(lesson.html)}
     <h2 id="takeaways">Key takeaways</h2>
     <ul>${takeaways}</ul>
   </section>
+  <p class="read-mark"><button type="button" class="fig-btn" data-mark-read="${esc(lesson.slug)}" aria-pressed="false">Mark as read</button>
+  <span data-progress="${esc(course.modules.flatMap((m) => m.lessons.map((l) => l.slug)).join(' '))}" data-total="${course.totalLessons}"></span></p>
   <section class="references" aria-labelledby="references">
     <h2 id="references">References</h2>
     <ol>${refs}</ol>
   </section>
-  <p class="read-mark"><button type="button" class="fig-btn" data-mark-read="${esc(lesson.slug)}" aria-pressed="false">Mark as read</button>
-  <span data-progress="${esc(course.modules.flatMap((m) => m.lessons.map((l) => l.slug)).join(' '))}" data-total="${course.totalLessons}"></span></p>
+  ${pager(lesson, course)}
 </article>`;
   return layout({ title: `${lesson.title} · ML systems`, description: lesson.summary, body, katex: true, bodyClass: 'lesson-page' });
 }
