@@ -1,11 +1,13 @@
-"""Occupancy and waves: how many blocks of a kernel an SM holds, and how a grid fills the GPU.
+"""Occupancy, waves and Little's law: what an SM holds, how a grid fills the GPU, what hides latency.
 
 A companion to the lesson "GPU architecture: SMs, warps, the memory hierarchy and tensor
-cores". It follows two of its sections: "Occupancy: what limits the warps" (the four limits
+cores". It follows three of its sections: "Occupancy: what limits the warps" (the four limits
 of NVIDIA's CUDA Occupancy Calculator, with its allocation granularities: warps per block
 rounded up, registers in 256-register units per warp inside 4 sub-partitions, shared memory
-plus a 1 KiB reserve in 128-byte units, and the block-slot limit) and "Blocks to SMs, in
-waves" (W = ceil(B / (S·k)) waves at utilization U = B / (W·S·k)). It also executes both: it
+plus a 1 KiB reserve in 128-byte units, and the block-slot limit), "Blocks to SMs, in
+waves" (W = ceil(B / (S·k)) waves at utilization U = B / (W·S·k)), and "Hiding latency:
+Little's law" (bandwidth x latency bytes in flight, here from the kernel's resident warps,
+for the GPUs whose HBM latency the table has measured). It executes the first two: it
 fills one SM block by block until a resource runs out, and it schedules a grid block by
 block, and checks that the closed forms agree. The SM limits are the course's hardware
 table, written into this file when the course was built.
@@ -17,8 +19,10 @@ Run:  python3 gpu-architecture.py             the lesson's worked example on the
 """
 import argparse
 import json
+import math
 import sys
 
+# @data MEMORY = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, h100-pcie | hbm_bandwidth_Bps, hbm_latency_s
 # @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, h100-pcie, l4 | name, sms, warp_size, max_warps_per_sm, max_blocks_per_sm, max_threads_per_block, registers_per_sm, max_registers_per_block, max_registers_per_thread, register_alloc_unit, sm_sub_partitions, smem_per_sm_bytes, max_smem_per_block_bytes, smem_alloc_unit_bytes, smem_reserved_per_block_bytes
 
 
@@ -118,6 +122,16 @@ def schedule_grid(blocks, slots):
     return rounds
 
 
+def littles_law(bandwidth_Bps, latency_s, sms, warps_per_sm, bytes_per_warp):
+    """Bytes in flight needed = bandwidth x latency; achieved = min(bandwidth, in flight / latency)."""
+    needed = bandwidth_Bps * latency_s
+    exact = needed / sms / bytes_per_warp
+    achieved = min(bandwidth_Bps, sms * warps_per_sm * bytes_per_warp / latency_s)
+    return {"needed_bytes_in_flight": needed, "needed_bytes_in_flight_per_sm": needed / sms,
+            "warps_needed_per_sm_exact": exact, "warps_needed_per_sm": math.ceil(exact - 1e-9),
+            "achieved_bandwidth_Bps": achieved, "fraction_of_peak": achieved / bandwidth_Bps}
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage block
         sys.exit(f"{self.prog}: {message} (see --help)")
@@ -131,6 +145,8 @@ def main(argv=None):
     p.add_argument("--smem", type=int, default=36864, help="shared memory per block in bytes (default 36864 = 36 KiB)")
     p.add_argument("--blocks", type=int, default=133, help="blocks in the grid for the waves (default 133)")
     p.add_argument("--blocks-per-sm", type=int, default=1, help="blocks each SM holds for the waves (default 1)")
+    p.add_argument("--bytes-per-warp", type=int, default=512,
+                   help="bytes one warp keeps in flight for Little's law (default 512: 32 float4 loads)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     args = p.parse_args(argv)
     gpu = HARDWARE[args.hardware]
@@ -138,7 +154,8 @@ def main(argv=None):
                                    ("registers", args.registers, 1, gpu["max_registers_per_thread"]),
                                    ("smem", args.smem, 0, gpu["max_smem_per_block_bytes"]),
                                    ("blocks", args.blocks, 1, 2**31 - 1),
-                                   ("blocks-per-sm", args.blocks_per_sm, 1, gpu["max_blocks_per_sm"])):
+                                   ("blocks-per-sm", args.blocks_per_sm, 1, gpu["max_blocks_per_sm"]),
+                                   ("bytes-per-warp", args.bytes_per_warp, 32, 65536)):
         if not low <= value <= high:
             p.error(f"--{flag} must be a whole number from {low} to {high} on the {gpu['name']}")
     problem = launch_error(gpu, args.threads, args.registers)
@@ -151,12 +168,16 @@ def main(argv=None):
     wv = waves(args.blocks, gpu["sms"], args.blocks_per_sm)
     assert schedule_grid(args.blocks, wv["slots"]) == wv["waves"], "scheduling the grid agrees with ceil(B / S·k)"
 
+    memory = MEMORY.get(args.hardware)  # measured HBM latency: only for some GPUs
+    law = memory and littles_law(memory["hbm_bandwidth_Bps"], memory["hbm_latency_s"], gpu["sms"],
+                                 occ["active_warps"], args.bytes_per_warp)
+
     if args.json:
         print(json.dumps({"hardware": args.hardware, "occupancy": occ, "executed_blocks_per_sm": filled,
-                          "waves": wv}, indent=1))
+                          "waves": wv, "littles_law": law}, indent=1))
         return
-    print(f"{gpu['name']}: {gpu['sms']} SMs, each {gpu['max_warps_per_sm']} warp slots, "
-          f"{gpu['registers_per_sm']:,} registers, {gpu['smem_per_sm_bytes']:,} B shared memory")
+    print(f"{gpu['name']}: {gpu['sms']} SMs, each with {gpu['max_warps_per_sm']} warp slots,")
+    print(f"{gpu['registers_per_sm']:,} registers and {gpu['smem_per_sm_bytes']:,} B of shared memory")
     print()
     print(f"kernel: {args.threads} threads/block, {args.registers} registers/thread, {args.smem:,} B shared memory/block")
     print(f"  warps per block      {occ['warps_per_block']}  (ceil({args.threads} / 32))")
@@ -170,7 +191,16 @@ def main(argv=None):
     print(f"  executed: filling one SM block by block fits {filled} blocks")
     print()
     print(f"grid of {args.blocks:,} blocks, {args.blocks_per_sm} per SM: {wv['slots']:,} slots per wave")
-    print(f"  {wv['waves']} waves, {wv['last_wave_blocks']:,} blocks in the last: utilization {wv['utilization']:.1%}")
+    print(f"  {wv['waves']} waves, {wv['last_wave_blocks']:,} block(s) in the last: utilization {wv['utilization']:.1%}")
+
+    print()
+    if not law:
+        print(f"Little's law: the course's table has no measured HBM latency for the {gpu['name']}")
+        return
+    print(f"Little's law: {memory['hbm_bandwidth_Bps'] / 1e12:.2f} TB/s x {memory['hbm_latency_s'] * 1e9:.0f} ns = "
+          f"{law['needed_bytes_in_flight'] / 1e6:.2f} MB in flight, {law['needed_bytes_in_flight_per_sm'] / 1e3:.1f} KB per SM")
+    print(f"  at {args.bytes_per_warp} B per warp: {law['warps_needed_per_sm']} warps per SM saturate HBM; this kernel's "
+          f"{occ['active_warps']} reach {law['fraction_of_peak']:.0%}")
 
 
 if __name__ == "__main__":

@@ -191,11 +191,13 @@ def main(argv=None):
     if executed:
         print(f"  executed: counted {executed['global_bytes']:,} B tiled, {executed['naive_global_bytes']:,} B naive, "
               f"= the formula; same C")
-        print("  counted global bytes by square tile width: " + ", ".join(f"{r['tile']}: {fmt_bytes(r['global_bytes'])}" for r in sweep))
+        print("  counted bytes by square tile width  " + ", ".join(f"{r['tile']}: {fmt_bytes(r['global_bytes'])}" for r in sweep[:3]))
+        print("                                      " + ", ".join(f"{r['tile']}: {fmt_bytes(r['global_bytes'])}" for r in sweep[3:]))
     else:
         print(f"  (closed form only: M·N·K above {EXECUTE_MAX_MNK:,} is too slow to execute in Python)")
     print()
-    print(f"chain of {args.ops} bf16 elementwise ops ({args.binary_ops} binary) on {args.elements:,} elements, {gpu['name']}:")
+    print(f"chain of {args.ops} bf16 elementwise ops ({args.binary_ops} binary) on {args.elements:,} elements,")
+    print(f"on the {gpu['name']} at its fp32 CUDA-core peak:")
     print(f"  unfused {fmt_bytes(chain['unfused_bytes'])}, {chain['unfused_time_s'] * 1e6:.1f} µs;"
           f"  fused {fmt_bytes(chain['fused_bytes'])}, {chain['fused_time_s'] * 1e6:.1f} µs: {chain['speedup']:.2f}x")
     print(f"  executed on {len(x)} elements: {chain['executed']['unfused_bytes']} B unfused, "
