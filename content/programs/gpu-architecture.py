@@ -113,13 +113,18 @@ def waves(blocks, sms, blocks_per_sm):
             "last_wave_utilization": last / slots, "utilization": blocks / (n_waves * slots)}
 
 
-def schedule_grid(blocks, slots):
-    """Executed: start blocks in every free slot, wait for them all, repeat; count the rounds."""
-    left, rounds = blocks, 0
+def schedule_grid(blocks, sms, blocks_per_sm):
+    """Executed: fill the SMs breadth first (one block on every SM per round), let the wave
+    finish, repeat. Returns the waves, the blocks of the last one and the SMs it keeps busy."""
+    left, n_waves = blocks, 0
     while left > 0:
-        left -= min(left, slots)
-        rounds += 1
-    return rounds
+        running = [0] * sms  # blocks on each SM in this wave
+        for _ in range(blocks_per_sm):
+            for sm in range(sms):
+                if left:
+                    running[sm], left = running[sm] + 1, left - 1
+        n_waves += 1
+    return n_waves, sum(running), sum(1 for n in running if n)
 
 
 def littles_law(bandwidth_Bps, latency_s, sms, warps_per_sm, bytes_per_warp):
@@ -153,7 +158,7 @@ def main(argv=None):
     for flag, value, low, high in (("threads", args.threads, 1, gpu["max_threads_per_block"]),
                                    ("registers", args.registers, 1, gpu["max_registers_per_thread"]),
                                    ("smem", args.smem, 0, gpu["max_smem_per_block_bytes"]),
-                                   ("blocks", args.blocks, 1, 2**31 - 1),
+                                   ("blocks", args.blocks, 1, 1_000_000),  # the scheduler runs block by block
                                    ("blocks-per-sm", args.blocks_per_sm, 1, gpu["max_blocks_per_sm"]),
                                    ("bytes-per-warp", args.bytes_per_warp, 32, 65536)):
         if not low <= value <= high:
@@ -166,7 +171,8 @@ def main(argv=None):
     filled = fill_one_sm(gpu, args.threads, args.registers, args.smem)
     assert filled == occ["blocks_per_sm"], "filling an SM block by block agrees with the four limits"
     wv = waves(args.blocks, gpu["sms"], args.blocks_per_sm)
-    assert schedule_grid(args.blocks, wv["slots"]) == wv["waves"], "scheduling the grid agrees with ceil(B / S·k)"
+    executed_waves, last_blocks, wv["sms_busy_last_wave"] = schedule_grid(args.blocks, gpu["sms"], args.blocks_per_sm)
+    assert (executed_waves, last_blocks) == (wv["waves"], wv["last_wave_blocks"]), "the scheduler agrees with ceil(B / S·k)"
 
     memory = MEMORY.get(args.hardware)  # measured HBM latency: only for some GPUs
     law = memory and littles_law(memory["hbm_bandwidth_Bps"], memory["hbm_latency_s"], gpu["sms"],
@@ -191,7 +197,8 @@ def main(argv=None):
     print(f"  executed: filling one SM block by block fits {filled} blocks")
     print()
     print(f"grid of {args.blocks:,} blocks, {args.blocks_per_sm} per SM: {wv['slots']:,} slots per wave")
-    print(f"  {wv['waves']} waves, {wv['last_wave_blocks']:,} block(s) in the last: utilization {wv['utilization']:.1%}")
+    print(f"  {wv['waves']} waves, the last with {wv['last_wave_blocks']:,} block(s) on {wv['sms_busy_last_wave']} SM(s): "
+          f"utilization {wv['utilization']:.1%}")
 
     print()
     if not law:
