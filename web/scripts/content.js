@@ -135,7 +135,10 @@ async function readContent() {
   }
 
   const programs = loadPrograms(outline);
-  for (const l of lessons) l.program = programs.get(l.slug);
+  for (const l of lessons) {
+    l.program = programs.get(l.slug);
+    if (!l.program) throw new Error(`content/lessons/${l.slug}.md: a lesson ships its companion program, content/programs/${l.slug}.py (README: Adding to the course)`);
+  }
   const existing = new Map(lessons.map((l) => [l.slug, l]));
   const modules = course.modules.map((m) => ({
     title: m.title,

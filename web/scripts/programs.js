@@ -65,7 +65,8 @@ function readTable(table) {
 
 function run(file, args, where) {
   try {
-    return execFileSync('python3', [file, ...args], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    // COLUMNS: --help wraps to the terminal's width; the page shows it at 80.
+    return execFileSync('python3', [file, ...args], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COLUMNS: '80' } });
   } catch (e) {
     throw new Error(`${where}: \`python3 ${path.basename(file)} ${args.join(' ')}\` failed: ${e.stderr || e.message}`);
   }
