@@ -221,8 +221,9 @@ TEST(QuantCalc, ClosedFormQuantizesOneValue) {
   EXPECT_DOUBLE_EQ(r["scale"].get<double>(), 2.0 / 255);
   EXPECT_EQ(r["zero_point"], 128);
   EXPECT_EQ(r["q"], 166);
+  EXPECT_FALSE(r.contains("error"));  // the key of a rejection in the API's JSON
   EXPECT_NEAR(r["dequantized"].get<double>(), 76.0 / 255, 1e-15);
-  EXPECT_NEAR(r["error"].get<double>(), 0.5 / 255, 1e-15);
+  EXPECT_NEAR(r["reconstruction_error"].get<double>(), 0.5 / 255, 1e-15);
   // Beyond the range the code clamps to qmax = 255: x̂ = s·(255 − 128) = 254/255.
   const json c = calc("quantize", {{"bits", 8}, {"range_min", -1}, {"range_max", 1}, {"value", 5}});
   EXPECT_EQ(c["q"], 255);

@@ -121,7 +121,7 @@ void check_passes(double elements, double passes, const std::string& field) {
 
 // The closed form's optional `value` x: its code, its dequantized value and the error.
 struct ClosedValue {
-  double q, dequantized, error;
+  double q, dequantized, reconstruction_error;  // not "error": the API reserves that key for a rejection
 };
 
 struct QuantizeOut {
@@ -285,7 +285,7 @@ MLSYS_DESCRIBE(MatrixSummary, MLSYS_OUT(rows, "", "Rows of the generated matrix"
                MLSYS_OUT(max_abs, "", "Largest |x| of the matrix"));
 MLSYS_DESCRIBE(ClosedValue, MLSYS_OUT(q, "", "Closed form with value: integer code q = clamp(round(x/s) + z, qmin, qmax)"),
                MLSYS_OUT(dequantized, "", "Closed form with value: x̂ = s·(q − z)"),
-               MLSYS_OUT(error, "", "Closed form with value: x − x̂"));
+               MLSYS_OUT(reconstruction_error, "", "Closed form with value: x − x̂"));
 MLSYS_DESCRIBE(QuantizeOut, MLSYS_OUT(form, "", "closed or measured: the form the inputs selected"),
                MLSYS_FLAT(closed), MLSYS_FLAT(value), MLSYS_FLAT(measured), MLSYS_FLAT(matrix));
 MLSYS_DESCRIBE(Staircase, MLSYS_OUT(scale, "", "Scale s: the step Δ"), MLSYS_OUT(step, "", "Step Δ (= scale)"),
@@ -353,9 +353,9 @@ void add_quantization_calculators(Calculators& out) {
   for (auto& x : qf) x.required = false;  // null defaults: absent fields select the form and take its defaults
   out.add("quantize",
           "Uniform b-bit quantization. Closed form (give range_min and range_max): step Δ = (max − min)/(2^b "
-          "− 1), max_error Δ/2, mse_uniform Δ²/12, scale s and zero point z of x ≈ s·(q − z); with value x, its "
-          "code q, dequantized x̂ = s·(q − z) and error x − x̂. Measured form (leave them out): generate a seeded "
-          "matrix, quantize and dequantize it with one fp16 scale per tensor, row or group, and report "
+          "− 1), max_error Δ/2, mse_uniform Δ²/12, scale s and zero point z of x ≈ s·(q − z); with value x, "
+          "its code q, dequantized x̂ = s·(q − z) and reconstruction_error x − x̂. Measured form (leave them out): "
+          "generate a seeded matrix, quantize and dequantize it with one fp16 scale per tensor, row or group, and report "
           "mse, sqnr_db and scale_overhead_bytes.",
           qf, quantize_run);
 
