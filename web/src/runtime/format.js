@@ -121,6 +121,14 @@ export function formatPlain(value) {
   return formatDecimal(Number(value.toPrecision(4)), Math.max(0, 3 - Math.floor(Math.log10(Math.abs(value) || 1))));
 }
 
+// A short number for a figure's labels: three significant digits, trailing zeros dropped,
+// e-notation below 1e-3 and from 1e5 ("0.00392", "5.13e-6").
+export function formatShort(x) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return NONE;
+  if (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5)) return String(Number(x.toPrecision(3)));
+  return x.toExponential(2);
+}
+
 // `value` (in SI base units) shown in `unit` with `decimals` digits: "989 TFLOP/s". The
 // lessons' {{calc}} numbers: the unit is the author's choice, fixed.
 export function formatQuantity(value, unit, decimals = 0) {
