@@ -70,3 +70,15 @@ test('the roofline widget reads its time in the unit that fits it', async () => 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the calculators page names a rejected field as words, beside its control', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/calculators/#quantize?range_min=1&range_max=0.5`);
+  const msg = page.locator('.calcs-field-msg');
+  await msg.waitFor({ state: 'visible', timeout: 20000 });
+  assert.equal(await msg.textContent(), 'Range max must be greater than Range min. The results still show the last accepted inputs.');
+  // Beside the control of range_max, which is marked invalid.
+  assert.equal(await page.locator('.ctl:has(.calcs-field-msg) [name="range_max"][aria-invalid="true"]').count(), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
