@@ -79,3 +79,10 @@ test('engine messages name the controls by their labels', () => {
   assert.equal(labelledError(new Error('range_min is low'), specs).message, 'Range min is low');
   assert.equal(humanize('bandwidth_Bps'), 'Bandwidth Bps');
 });
+
+test('a whole count of the base unit prints as the integer', () => {
+  assert.equal(formatValue(8, 'bit'), '8 bit');
+  assert.equal(formatValue(4.5, 'bit'), '4.50 bit');
+  assert.equal(formatValue(512, 'B'), '512 B');
+  assert.equal(formatField(8, { type: 'integer', unit: 'bit' }), '8 bit');
+});

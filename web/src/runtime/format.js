@@ -75,7 +75,7 @@ function familyOf(unit) {
   if (['s', 'ms', 'us', 'µs', 'ns', 'min', 'h', 'days'].includes(unit)) return TIME;
   if (['KiB', 'MiB', 'GiB', 'TiB', 'PiB'].includes(unit)) return BINARY_BYTES;
   if (['B', 'kB', 'KB', 'MB', 'GB', 'TB', 'PB'].includes(unit)) return DECIMAL_BYTES;
-  for (const base of ['FLOP/s', 'FLOP', 'B/s', 'W', 'Hz']) {
+  for (const base of ['FLOP/s', 'FLOP', 'B/s', 'W', 'Hz', 'bit']) {
     if (unit === base || (unit.endsWith(base) && 'kMGTPE'.includes(unit.slice(0, -base.length)) && unit.length === base.length + 1)) {
       return prefixed(base);
     }
@@ -97,7 +97,9 @@ function scaled(value, unit, digits, trim) {
   // The first step in which the rounded number is at least 1: 0.9997 s reads "1.00 s", not
   // "1,000 ms".
   const [scale, label] = steps.find(([s]) => Math.abs(Number((value / s).toPrecision(digits))) >= 1) ?? steps[steps.length - 1];
-  return `${number(value / scale)}${label ? ` ${label}` : ''}`;
+  // A whole count of the base unit is exact: "8 bit", "512 B", not "8.00 bit".
+  const text = scale === 1 && Number.isInteger(value) ? formatDecimal(value, 0) : number(value / scale);
+  return `${text}${label ? ` ${label}` : ''}`;
 }
 
 // Reader text of a measured quantity: times in s / ms / µs / ns (min, h, days when long),
