@@ -86,3 +86,11 @@ test('a whole count of the base unit prints as the integer', () => {
   assert.equal(formatValue(512, 'B'), '512 B');
   assert.equal(formatField(8, { type: 'integer', unit: 'bit' }), '8 bit');
 });
+
+test('a plain whole number is a count, printed exactly', () => {
+  assert.equal(formatOutput(128, {}), '128');
+  assert.equal(formatField(255, {}), '255');
+  assert.equal(formatField(4294967296, {}), '4,294,967,296');
+  assert.equal(formatOutput(0.5, {}), '0.5000');
+  assert.equal(formatOutput(5.1e-6, {}), '5.100e-6');
+});

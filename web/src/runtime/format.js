@@ -115,10 +115,12 @@ export function formatValue(value, unit = '', digits = 3) {
 }
 
 // A number without a unit, four significant digits: 0.00784313725 -> "0.007843"; very small
-// or very large ones in e-notation ("5.100e-6"), exact integers for counts up to 1e9.
+// or very large ones in e-notation ("5.100e-6"); whole numbers exact below 1e15.
 export function formatPlain(value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return NONE;
   if (value === 0) return '0';
+  // A whole number is a count: exact ("128", not "128.0"), up to 1e15.
+  if (Number.isInteger(value) && Math.abs(value) < 1e15) return formatDecimal(value, 0);
   if (Math.abs(value) < 1e-3 || Math.abs(value) >= 1e9) return value.toExponential(3).replace('e+', 'e');
   return formatDecimal(Number(value.toPrecision(4)), Math.max(0, 3 - Math.floor(Math.log10(Math.abs(value) || 1))));
 }
