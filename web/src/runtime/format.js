@@ -110,7 +110,6 @@ export function formatValue(value, unit = '', digits = 3) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return NONE;
   if (unit === 'int') return formatDecimal(Math.round(value), 0);
   if (unit === '%') return `${formatSignificant(100 * value, digits)}%`;
-  if (unit === 'x' || unit === '×') return `${formatSignificant(value, digits)}×`;
   return scaled(value, unit, digits, false);
 }
 
