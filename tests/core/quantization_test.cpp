@@ -213,6 +213,26 @@ TEST(QuantCalc, ClosedFormFields) {
   EXPECT_EQ(r["levels"], 16);
 }
 
+TEST(QuantCalc, ClosedFormQuantizesOneValue) {
+  // 8 bits on [-1, 1]: s = 2/255, z = round(1/s) = round(127.5) = 128 (half away from zero);
+  // x = 0.3: round(0.3/s) = round(38.25) = 38, q = 38 + 128 = 166, x̂ = s·(166 − 128) = 76/255
+  // = 0.298039..., error x − x̂ = 0.3 − 76/255 = 0.5/255 = 0.001960...
+  const json r = calc("quantize", {{"bits", 8}, {"range_min", -1}, {"range_max", 1}, {"value", 0.3}});
+  EXPECT_DOUBLE_EQ(r["scale"].get<double>(), 2.0 / 255);
+  EXPECT_EQ(r["zero_point"], 128);
+  EXPECT_EQ(r["q"], 166);
+  EXPECT_FALSE(r.contains("error"));  // the key of a rejection in the API's JSON
+  EXPECT_NEAR(r["dequantized"].get<double>(), 76.0 / 255, 1e-15);
+  EXPECT_NEAR(r["reconstruction_error"].get<double>(), 0.5 / 255, 1e-15);
+  // Beyond the range the code clamps to qmax = 255: x̂ = s·(255 − 128) = 254/255.
+  const json c = calc("quantize", {{"bits", 8}, {"range_min", -1}, {"range_max", 1}, {"value", 5}});
+  EXPECT_EQ(c["q"], 255);
+  EXPECT_NEAR(c["dequantized"].get<double>(), 254.0 / 255, 1e-15);
+  // Without value the closed form has no q; value without a range names the field.
+  EXPECT_FALSE(calc("quantize", {{"bits", 8}, {"range_min", -1}, {"range_max", 1}}).contains("q"));
+  EXPECT_EQ(error_field("quantize", {{"value", 0.3}}), "value");
+}
+
 TEST(QuantCalc, MeasuredFormIsSeededAndReportsOverhead) {
   const json in = {{"bits", 4}, {"granularity", "group"}, {"group_size", 32}, {"distribution", "laplace"}, {"seed", 9}};
   const json a = calc("quantize", in), b = calc("quantize", in);

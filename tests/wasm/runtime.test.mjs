@@ -181,10 +181,11 @@ test('tick labels equal Chart.js formatters in en-US', async () => {
 });
 
 test('the calculators page formats outputs in units a reader can use', () => {
-  assert.equal(formatField(2.985e-4, { unit: 's' }), '298.5 µs');
-  assert.equal(formatField(0.1011, { unit: 's' }), '101.1 ms');
-  assert.equal(formatField(3.2e-9, { unit: 's' }), '3.2 ns');
-  assert.equal(formatField(2.5, { unit: 's' }), '2.500 s');
-  assert.equal(formatField(1e9, { unit: 'B' }), '1 GB');
+  assert.equal(formatField(2.983e-4, { unit: 's' }), '298 µs');
+  assert.equal(formatField(0.1011, { unit: 's' }), '101 ms');
+  assert.equal(formatField(3.2e-9, { unit: 's' }), '3.20 ns');
+  assert.equal(formatField(2.5, { unit: 's' }), '2.50 s');
+  assert.equal(formatField(1010.7, { unit: 's' }), '16.8 min');
+  assert.equal(formatField(1e9, { unit: 'B' }), '1.00 GB');
   assert.equal(formatField(true), 'yes');
 });

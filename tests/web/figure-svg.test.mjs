@@ -170,7 +170,8 @@ for (const width of [1280, 390]) {
       }, [sel, draws]);
       const [shown, expected] = await fig.evaluate((el) => [
         [...el.querySelectorAll('.fig-data tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
-        el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v)))),
+        // Integers exact with separators (format.js), other numbers with four significant digits.
+        el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? BigInt(v).toString().replace(/\B(?=(\d{3})+$)/g, ',') : v.toPrecision(4)) : String(v)))),
       ]);
       assert.deepEqual(shown, expected);
       if (width === 390) {

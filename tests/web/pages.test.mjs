@@ -277,7 +277,7 @@ test('systems and scaling: six equations, each calculator recomputes when an inp
       continue;
     }
     const before = await calc.$$eval('dd[data-field]', (dds) => dds.map((d) => d.textContent));
-    assert.ok(before.every((v) => v && v !== '–'), `${name} shows no result`);
+    assert.ok(before.every((v) => v && v !== '—'), `${name} shows no result`);
     const box = await calc.$('input[type=number]');
     const value = Number(await box.inputValue());
     await box.fill(String(value * 2));

@@ -135,7 +135,7 @@ test('resources: fields, https addresses and lesson slugs are checked', () => {
 });
 
 test('calculator results are formatted with units, or plainly', () => {
-  assert.equal(formatOutput(1.0107e-3, { unit: 'us', decimals: 1 }), '1,010.7 µs');
+  assert.equal(formatOutput(1.0107e-3, { unit: 'us', decimals: 1 }), '1.01 ms');
   assert.equal(formatOutput(2 ** 31, { unit: 'GiB', decimals: 2 }), '2.00 GiB');
   assert.equal(formatOutput('memory', {}), 'memory');
   assert.equal(formatOutput(0.00784313725490196, {}), '0.007843');

@@ -41,7 +41,8 @@ async function changeFirstControl(page, fig) {
 // The rows of a figure's screen-reader table, and its data's rows as the table writes them.
 const tableRows = (fig) => fig.evaluate((el) => [
   [...el.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
-  el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v)))),
+  // Integers exact with separators (format.js), other numbers with four significant digits.
+  el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? BigInt(v).toString().replace(/\B(?=(\d{3})+$)/g, ',') : v.toPrecision(4)) : String(v)))),
 ]);
 
 test('home page: outline, published lesson, progress line, no errors', async () => {

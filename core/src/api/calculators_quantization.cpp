@@ -119,9 +119,15 @@ void check_passes(double elements, double passes, const std::string& field) {
                                 " values; the limit per call is 2e7 (lower samples or the number of points).");
 }
 
+// The closed form's optional `value` x: its code, its dequantized value and the error.
+struct ClosedValue {
+  double q, dequantized, reconstruction_error;  // not "error": the API reserves that key for a rejection
+};
+
 struct QuantizeOut {
   std::string form;  // closed or measured
   std::optional<ClosedForm> closed;
+  std::optional<ClosedValue> value;
   std::optional<Measured> measured;
   std::optional<MatrixSummary> matrix;
 };
@@ -134,16 +140,25 @@ QuantizeOut quantize_run(const Inputs& in) {
                           "outlier_fraction", "outlier_scale"})
       if (in.has(f))
         throw InputError(f, std::string("Field '") + f +
-                                "' belongs to the measured form; the closed form takes only bits, range_min and "
-                                "range_max. Drop one or the other.");
+                                "' belongs to the measured form; the closed form takes only bits, range_min, "
+                                "range_max and value. Drop one or the other.");
     if (!in.has("range_min")) throw InputError("range_min", "The closed form needs both range_min and range_max.");
     if (!in.has("range_max")) throw InputError("range_max", "The closed form needs both range_min and range_max.");
     const double lo = in.num("range_min"), hi = in.num("range_max");
     if (!(hi > lo)) throw InputError("range_max", "range_max must be greater than range_min.");
-    return {"closed", closed_form(bits, lo, hi), std::nullopt, std::nullopt};
+    const ClosedForm c = closed_form(bits, lo, hi);
+    std::optional<ClosedValue> v;
+    if (in.has("value")) {
+      const Quantizer qz{c.scale, c.zero_point, c.qmin, c.qmax};
+      const double x = in.num("value"), q = quantize_code(qz, x), x_hat = dequantize(qz, q);
+      v = ClosedValue{q, x_hat, x - x_hat};
+    }
+    return {"closed", c, v, std::nullopt, std::nullopt};
   }
+  if (in.has("value"))
+    throw InputError("value", "value belongs to the closed form: give range_min and range_max with it.");
   const DataRequest r = read_data(in, DataDefaults{}, bits);
-  return {"measured", std::nullopt, quantize_matrix(r.matrix, r.scheme), summarize(r.matrix)};
+  return {"measured", std::nullopt, std::nullopt, quantize_matrix(r.matrix, r.scheme), summarize(r.matrix)};
 }
 
 struct MseVsBitsOut {
@@ -268,8 +283,11 @@ MLSYS_DESCRIBE(MatrixSummary, MLSYS_OUT(rows, "", "Rows of the generated matrix"
                MLSYS_OUT(cols, "", "Columns of the generated matrix"), MLSYS_OUT(elements, "", "rows · cols"),
                MLSYS_OUT(outlier_rows, "", "Rows scaled as outlier channels"),
                MLSYS_OUT(max_abs, "", "Largest |x| of the matrix"));
+MLSYS_DESCRIBE(ClosedValue, MLSYS_OUT(q, "", "Closed form with value: integer code q = clamp(round(x/s) + z, qmin, qmax)"),
+               MLSYS_OUT(dequantized, "", "Closed form with value: x̂ = s·(q − z)"),
+               MLSYS_OUT(reconstruction_error, "", "Closed form with value: x − x̂"));
 MLSYS_DESCRIBE(QuantizeOut, MLSYS_OUT(form, "", "closed or measured: the form the inputs selected"),
-               MLSYS_FLAT(closed), MLSYS_FLAT(measured), MLSYS_FLAT(matrix));
+               MLSYS_FLAT(closed), MLSYS_FLAT(value), MLSYS_FLAT(measured), MLSYS_FLAT(matrix));
 MLSYS_DESCRIBE(Staircase, MLSYS_OUT(scale, "", "Scale s: the step Δ"), MLSYS_OUT(step, "", "Step Δ (= scale)"),
                MLSYS_OUT(zero_point, "", "Zero point z"), MLSYS_OUT(qmin, "", "Lowest code"),
                MLSYS_OUT(qmax, "", "Highest code"), MLSYS_OUT(max_error, "", "Worst rounding error in range: Δ/2"),
@@ -329,13 +347,15 @@ void add_quantization_calculators(Calculators& out) {
       integer_field("bits", "bit", "Bits per quantized value", 8, 2, 16),
       number_field("range_min", "", "Closed form: the lowest value of the range", json(), -1e30, 1e30),
       number_field("range_max", "", "Closed form: the highest value of the range", json(), -1e30, 1e30),
+      number_field("value", "", "Closed form, optional: one real number x to quantize", json(), -1e30, 1e30),
   };
   for (auto& x : data_fields(false, DataDefaults{}, true, kMaxSamples)) qf.push_back(std::move(x));
   for (auto& x : qf) x.required = false;  // null defaults: absent fields select the form and take its defaults
   out.add("quantize",
           "Uniform b-bit quantization. Closed form (give range_min and range_max): step Δ = (max − min)/(2^b "
-          "− 1), max_error Δ/2, mse_uniform Δ²/12. Measured form (leave them out): generate a seeded "
-          "matrix, quantize and dequantize it with one fp16 scale per tensor, row or group, and report "
+          "− 1), max_error Δ/2, mse_uniform Δ²/12, scale s and zero point z of x ≈ s·(q − z); with value x, "
+          "its code q, dequantized x̂ = s·(q − z) and reconstruction_error x − x̂. Measured form (leave them out): "
+          "generate a seeded matrix, quantize and dequantize it with one fp16 scale per tensor, row or group, and report "
           "mse, sqnr_db and scale_overhead_bytes.",
           qf, quantize_run);
 

@@ -3,8 +3,9 @@
 // cut off, and the search finds the clip with the least total MSE. One call to
 // calc('clip-search').
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
+import { formatShort } from '../runtime/format.js';
 
-const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
+const fmt = formatShort;
 
 export default {
   id: 'clip-tradeoff',

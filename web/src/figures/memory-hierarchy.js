@@ -10,11 +10,7 @@ import { chart, log, category, colours, series, line } from './shared/chart-conf
 const GPUS = ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'h100-pcie'];
 const STYLES = ['circle', 'rect', 'triangle', 'rectRot'];
 // Binary prefixes for memory capacities (registers and caches are powers of two).
-function bytes(x) {
-  const units = [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']];
-  const [scale, unit] = units.find(([s]) => x >= s) ?? [1, 'B'];
-  return `${Number((x / scale).toPrecision(3))} ${unit}`;
-}
+const bytes = (x) => formatSI(x, 'GiB');
 // Word-wrapped lines of at most `width` characters, for multi-line axis labels that fit a phone.
 function wrap(text, width = 26) {
   const lines = [];

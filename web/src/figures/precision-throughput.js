@@ -11,13 +11,8 @@ import { chart, linear, log, category, colours, series } from './shared/chart-co
 const PEAK_RANGE = [1e13, 1e16];
 const BYTES_RANGE = [0, 18];
 
-// A step time as a reader says it: seconds up to ten minutes, then minutes, hours, days.
-function duration(s) {
-  if (!Number.isFinite(s)) return '–';
-  if (s < 1) return formatSI(s, 's');
-  const [unit, size] = s < 600 ? ['s', 1] : s < 36000 ? ['min', 60] : s < 172800 ? ['h', 3600] : ['days', 86400];
-  return `${Number((s / size).toPrecision(3))} ${unit}`;
-}
+// A step time as a reader says it: ms or s, then minutes, hours, days (format.js).
+const duration = (s) => formatSI(s, 's');
 
 export default {
   id: 'precision-throughput',

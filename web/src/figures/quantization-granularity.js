@@ -2,8 +2,9 @@
 // (rows): measured MSE of quantize→dequantize and the bits each value costs once the fp16
 // scales (and zero points) are counted. Six calls to calc('quantize'), measured form.
 import { chart, linear, log, category, colours, series } from './shared/chart-config.js';
+import { formatShort } from '../runtime/format.js';
 
-const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
+const fmt = formatShort;
 const SCHEMES = [
   { label: 'Per tensor', granularity: 'tensor' },
   { label: 'Per channel (row of 512)', granularity: 'channel' },

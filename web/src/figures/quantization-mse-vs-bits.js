@@ -2,12 +2,13 @@
 // from 2 to 16, beside the rounding-noise model Δ²/12 (each block's step averaged over the
 // elements). One call to calc('quantization-mse-vs-bits').
 import { chart, linear, log, span, colours, series, line } from './shared/chart-config.js';
+import { formatShort } from '../runtime/format.js';
 
 // The MSE axis: at the default seed, every data set, scale choice and zero-point setting from
 // 2 to 16 bits falls between 2e-10 and 360 value units² (measured and model). Fixed (widened
 // if a seed goes beyond), so that switching the data or the scales moves the points, not the axis.
 const MSE_SPAN = [1e-10, 1e3];
-const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
+const fmt = formatShort;
 
 export default {
   id: 'quantization-mse-vs-bits',

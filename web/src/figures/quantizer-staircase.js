@@ -2,9 +2,10 @@
 // x̂ = s·(q − z), with the rounding error x̂ − x (bounded by Δ/2 inside the range, growing
 // without bound outside it where the code clamps). One call to calc('quantizer-staircase').
 import { chart, linear, colours, series, line } from './shared/chart-config.js';
+import { formatShort } from '../runtime/format.js';
 
 // Three significant digits, exponent form for very small or large magnitudes.
-const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
+const fmt = formatShort;
 
 export default {
   id: 'quantizer-staircase',

@@ -5,8 +5,9 @@
 // speeds up (shared/quantization-phases.js), one call to calc('quantization-speedup').
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 import { phasesData, phasesDraw } from './shared/quantization-phases.js';
+import { formatShort } from '../runtime/format.js';
 
-const fmt = (x) => (x === 0 || (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e5) ? String(Number(x.toPrecision(3))) : x.toExponential(2));
+const fmt = formatShort;
 // The error axis: at the default seed, every α and every outlier scale from 1 to 100 puts the
 // three errors and the unsmoothed output between 3.2e-5 and 1.1e-3. Fixed, so that raising the
 // outlier scale moves the curves (and the dashed baseline) rather than the axis.

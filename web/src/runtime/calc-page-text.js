@@ -1,8 +1,7 @@
 // The texts of the /calculators/ page that are worth testing alone: the permalink hash
 // ("#NAME?key=value&..."), the equivalent `mlsys calc` command line, and a result field
 // formatted with its unit. Pure: no DOM.
-import { formatOutput } from './calc-format.js';
-import { formatFixed, formatSI } from './format.js';
+import { NONE, formatDecimal, formatPlain, formatValue, isScaledUnit } from './format.js';
 
 // "#roofline?flops=1e%2B12" -> {name: 'roofline', state: {flops: '1e+12'}}. URLSearchParams
 // decodes the query as written ("+" in a number arrives encoded as %2B).
@@ -41,22 +40,18 @@ export function commandLine(name, input) {
   return `mlsys calc ${name} '${json.replaceAll("'", "'\\''")}'`;
 }
 
-// Units with SI prefixes read better scaled (1.28e14 FLOP/s -> "128 TFLOP/s").
-const SI_UNITS = new Set(['FLOP', 'FLOP/s', 'B', 'B/s', 'W', 'Hz', 'bit']);
-
-// One output field {type, unit} for reading: numbers with their unit, integers exact,
+// One output field {type, unit} for reading: numbers by the rules of format.js (a unit of a
+// family scaled: "298 µs", "1.01 s", "128 TFLOP/s"; integers exact, beyond 2^53 too),
 // booleans as yes/no, lists and objects summarised (the whole value is in the JSON below).
 export function formatField(value, { type, unit } = {}) {
-  if (value === null || value === undefined) return '–';
+  if (value === null || value === undefined) return NONE;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return `list of ${formatFixed(value.length, 0)}`;
+  if (Array.isArray(value)) return `list of ${formatDecimal(value.length, 0)}`;
   if (typeof value === 'object') return `${Object.keys(value).length} fields`;
   if (typeof value !== 'number') return String(value);
-  if (!Number.isFinite(value)) return String(value);
+  if (!Number.isFinite(value)) return NONE;
+  if (unit && isScaledUnit(unit)) return formatValue(value, unit);
   const u = unit ? ` ${unit}` : '';
-  if (unit && SI_UNITS.has(unit)) return formatSI(value, unit, 4);
-  // Times below a second in ms, µs or ns ("298.5 µs", not "2.985e-4 s"); longer ones stay in s.
-  if (unit === 's' && value !== 0 && Math.abs(value) < 1) return formatSI(value, 's', 4);
-  if (type === 'integer' && Number.isInteger(value) && Math.abs(value) < 1e15) return `${formatFixed(value, 0)}${u}`;
-  return `${formatOutput(value)}${u}`;
+  if (type === 'integer' && Number.isInteger(value)) return `${formatDecimal(value, 0)}${u}`;
+  return `${formatPlain(value)}${u}`;
 }

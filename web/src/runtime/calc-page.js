@@ -10,6 +10,7 @@ import { h } from './dom.js';
 import { resolveParams, applyState } from './params.js';
 import { buildControls } from './controls.js';
 import { parseHash, encodeHash, engineInput, commandLine, formatField } from './calc-page-text.js';
+import { labelledError, humanize } from './field-labels.js';
 
 function readJson(text, fallback) {
   try {
@@ -134,7 +135,10 @@ class CalculatorView {
       out = this.engine.calc(this.name, input);
     } catch (err) {
       this.showNote('');
-      this.reject(err.field, `${err.message} The results still show the last accepted inputs.`);
+      // The page's labels are the schema's long descriptions; its messages name a field by
+      // its name read as words ("Range max").
+      const { key, message } = labelledError(err, this.specs, (s) => humanize(s.key));
+      this.reject(key, `${message} The results still show the last accepted inputs.`);
       this.panel.dataset.state = this.panel.dataset.state === 'loading' ? 'error' : this.panel.dataset.state;
       return;
     }

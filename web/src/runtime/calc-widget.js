@@ -10,6 +10,8 @@ import { h, whenNear } from './dom.js';
 import { resolveParams, defaults, applyState } from './params.js';
 import { buildControls } from './controls.js';
 import { formatOutput } from './calc-format.js';
+import { NONE } from './format.js';
+import { labelledError } from './field-labels.js';
 
 function parseJson(text, fallback) {
   try {
@@ -80,9 +82,9 @@ class MlsysCalc extends HTMLElement {
     try {
       out = this.engine.calc(this.name, this.params);
     } catch (err) {
-      const key = this.specs.some((s) => s.key === err.field) ? err.field : null;
+      const { key, message } = labelledError(err, this.specs);
       this.controls.setInvalid(key);
-      this.showMessage(`${err.message} The results still show the last accepted inputs.`);
+      this.showMessage(`${message} The results still show the last accepted inputs.`);
       this.dataset.rejected = String(Number(this.dataset.rejected ?? 0) + 1);
       return;
     }
@@ -90,7 +92,7 @@ class MlsysCalc extends HTMLElement {
     this.showMessage(note);
     for (const o of this.outputs) {
       const dd = this.querySelector(`dd[data-field="${CSS.escape(String(o.field))}"]`);
-      if (dd) dd.textContent = o.field in out ? formatOutput(out[o.field], o) : '–';
+      if (dd) dd.textContent = o.field in out ? formatOutput(out[o.field], o) : NONE;
     }
     this.dataset.computes = String(Number(this.dataset.computes ?? 0) + 1);
     this.dataset.state = 'ready';

@@ -12,6 +12,8 @@ import { buildControls } from './controls.js';
 import { readTheme } from './theme.js';
 import { SvgView } from './svg-render.js';
 import { EMBED_CHROME } from './embed-height.js';
+import { labelledError } from './field-labels.js';
+import { NONE, formatDecimal } from './format.js';
 
 const siteRoot = new URL('../../', import.meta.url);
 let firstDrawMarked = false;
@@ -33,8 +35,12 @@ function tableToCsv(table) {
   return [table.columns, ...table.rows].map((row) => row.map(csvCell).join(',')).join('\n') + '\n';
 }
 
+// A table cell for reading: integers exact with separators, others with four significant
+// digits, "—" for NaN or Infinity.
 function cellText(v) {
-  return typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v);
+  if (typeof v !== 'number') return String(v);
+  if (!Number.isFinite(v)) return NONE;
+  return Number.isInteger(v) ? formatDecimal(v, 0) : v.toPrecision(4);
 }
 
 class MlsysFigure extends HTMLElement {
@@ -198,9 +204,9 @@ class MlsysFigure extends HTMLElement {
       config = this.figure.draw(data, theme);
     } catch (err) {
       if (warm) return;
-      const key = this.specs.some((s) => s.key === err.field) ? err.field : null;
+      const { key, message } = labelledError(err, this.specs);
       this.controls.setInvalid(key);
-      this.showMessage(`${err.message ?? err} The figure still shows the last accepted settings.`);
+      this.showMessage(`${message} The figure still shows the last accepted settings.`);
       this.dataset.rejected = String(Number(this.dataset.rejected ?? 0) + 1);
       return;
     }

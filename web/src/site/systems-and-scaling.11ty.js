@@ -5,13 +5,14 @@ import { layout } from './_includes/layout.js';
 import { lessonIndex, lessonLinks } from './_includes/links.js';
 import { esc } from '../../scripts/markdown.js';
 import { formatOutput } from '../runtime/calc-format.js';
+import { NONE } from '../runtime/format.js';
 
 export const data = { permalink: '/systems-and-scaling/index.html' };
 
 // The widget's element: its settings as data attributes (build-time content, never reader
 // input) and the first result computed at build time, in boxes of the final size.
 function calcWidget(e) {
-  const outputs = e.outputs.map((o) => `<div class="calc-out"><dt>${esc(o.label)}</dt><dd data-field="${esc(o.field)}">${e.result ? esc(formatOutput(e.result[o.field], o)) : '–'}</dd></div>`).join('');
+  const outputs = e.outputs.map((o) => `<div class="calc-out"><dt>${esc(o.label)}</dt><dd data-field="${esc(o.field)}">${e.result ? esc(formatOutput(e.result[o.field], o)) : NONE}</dd></div>`).join('');
   return `<mlsys-calc data-calc="${esc(e.calc)}" data-inputs="${esc(JSON.stringify(e.inputs))}" data-values="${esc(JSON.stringify(e.values))}" data-outputs="${esc(JSON.stringify(e.outputs))}" style="--rows:${e.inputs.length}">
   <div class="calc-controls fig-reserve"></div>
   <dl class="calc-results">${outputs}</dl>
