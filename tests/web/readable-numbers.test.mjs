@@ -1,4 +1,4 @@
-// Issue 24 item 6 in the browser: a figure's rejected setting and a widget's rejected input
+// Readable numbers in the browser: a figure's rejected setting and a widget's rejected input
 // are reported with the controls' labels, not the engine's field names; the quantization
 // widget of /systems-and-scaling/ shows s, z and the code q of a value x; the roofline widget
 // reads a time in the unit that fits it.
