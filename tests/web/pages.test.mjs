@@ -72,7 +72,7 @@ test('track: its 4 parts with their descriptions, 13 rows numbered in the parts\
   assert.deepEqual(rows.map((r) => r.num), trackOrder.map((_, i) => String(i + 1).padStart(2, '0')));
   for (const r of rows) {
     const l = bySlug.get(r.slug);
-    assert.equal(text(r.title), `${r.num}. ${l.title}${l.available ? '' : ' in preparation'}`);
+    assert.equal(text(r.title), `${r.num}. ${l.title}${l.available ? '' : ' not written yet'}`);
     assert.equal(r.href, l.available ? `/lessons/${l.slug}/` : undefined, `${l.slug}: link`);
     assert.equal(text(r.meta), meta(l));
     const lesson = lessons.find((x) => x.slug === l.slug);

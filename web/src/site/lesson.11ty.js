@@ -14,7 +14,7 @@ function prerequisites(lesson, modules) {
   const titles = new Map(modules.flatMap((m) => m.lessons).map((l) => [l.slug, l.title]));
   const items = (lesson.prerequisites.lessons ?? []).map((slug) => (available.has(slug)
     ? `<a href="/lessons/${esc(slug)}/">${esc(titles.get(slug) ?? slug)}</a>`
-    : `${esc(titles.get(slug) ?? slug)} (lesson in preparation)`));
+    : `${esc(titles.get(slug) ?? slug)} (not written yet)`));
   items.push(...(lesson.prerequisites.topics ?? []).map(esc));
   return items.length ? `<p class="prereq"><strong>Before this lesson:</strong> ${items.join(' · ')}</p>` : '';
 }

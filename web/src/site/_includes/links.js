@@ -10,7 +10,7 @@ export function lessonIndex(modules) {
 export function lessonLink(index, slug, text) {
   const l = index.get(slug);
   const label = esc(text ?? l?.title ?? slug);
-  return l?.available ? `<a href="/lessons/${esc(slug)}/">${label}</a>` : `<span class="planned">${label}</span> <span class="badge">in preparation</span>`;
+  return l?.available ? `<a href="/lessons/${esc(slug)}/">${label}</a>` : `<span class="planned">${label}</span> <span class="badge">not written yet</span>`;
 }
 
 export function lessonLinks(index, slugs) {
