@@ -46,6 +46,27 @@ std::string show(double x) {
 
 std::string with_unit(double x, const std::string& unit) { return show(x) + (unit.empty() ? "" : " " + unit); }
 
+json check_integer_list(const Field& f, const json& v) {
+  const std::string name = "'" + f.name + "'";
+  const std::string what = "Field " + name + " must be a list of at most " + std::to_string(f.max_items) +
+                           " whole numbers from " + show(*f.min) + " to " + show(*f.max) + ", such as [2, 3, 4]";
+  if (!v.is_array()) throw InputError(f.name, what + ".");
+  if (v.size() > f.max_items)
+    throw InputError(f.name, what + "; it has " + std::to_string(v.size()) + " items.");
+  json out = json::array();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const json& x = v[i];
+    const std::string item = "Item " + std::to_string(i) + " of " + name;
+    if (!x.is_number()) throw InputError(f.name, what + "; item " + std::to_string(i) + " is not a number.");
+    const double d = x.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d)) throw InputError(f.name, item + " must be a whole number.");
+    if (d < *f.min) throw InputError(f.name, item + " must be at least " + show(*f.min) + ".");
+    if (d > *f.max) throw InputError(f.name, item + " must be at most " + show(*f.max) + ".");
+    out.push_back(static_cast<long long>(d));
+  }
+  return out;
+}
+
 json check_field(const Field& f, const json& v) {
   const std::string name = "'" + f.name + "'";
   switch (f.type) {
@@ -58,6 +79,7 @@ json check_field(const Field& f, const json& v) {
           std::find(f.options.begin(), f.options.end(), v.get<std::string>()) == f.options.end())
         throw InputError(f.name, "Field " + name + " must be one of: " + join(f.options) + ".");
       return v;
+    case Type::IntegerList: return check_integer_list(f, v);
     case Type::Number:
     case Type::Integer: break;
   }
@@ -152,6 +174,14 @@ Field boolean_field(std::string name, std::string description, bool default_valu
   f.type = Type::Boolean;
   f.description = std::move(description);
   f.default_value = default_value;
+  return f;
+}
+
+Field integer_list_field(std::string name, std::string unit, std::string description, json default_value,
+                         long long min, long long max, std::size_t max_items) {
+  Field f = integer_field(std::move(name), std::move(unit), std::move(description), std::move(default_value), min, max);
+  f.type = Type::IntegerList;
+  f.max_items = max_items;
   return f;
 }
 
@@ -262,16 +292,22 @@ json calc_schema(const std::string& name) {
   const auto& c = api::find(name);
   json fields = json::array();
   for (const auto& f : c.fields) {
-    static const char* kTypes[] = {"number", "integer", "string", "boolean"};
+    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array"};
     json jf = {{"name", f.name},
                {"type", kTypes[static_cast<int>(f.type)]},
                {"unit", f.unit},
                {"description", f.description},
                {"required", f.required},
                {"default", f.default_value}};
-    if (f.min) jf["min"] = *f.min;
-    if (f.min_exclusive) jf["min_exclusive"] = true;
-    if (f.max) jf["max"] = *f.max;
+    if (f.type == api::Type::IntegerList) {
+      // The bounds are the items'; the list's own bound is its length.
+      jf["items"] = {{"type", "integer"}, {"min", *f.min}, {"max", *f.max}};
+      jf["max_items"] = f.max_items;
+    } else {
+      if (f.min) jf["min"] = *f.min;
+      if (f.min_exclusive) jf["min_exclusive"] = true;
+      if (f.max) jf["max"] = *f.max;
+    }
     if (!f.options.empty()) jf["options"] = f.options;
     fields.push_back(std::move(jf));
   }

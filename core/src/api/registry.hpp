@@ -10,7 +10,9 @@
 
 namespace mlsys::api {
 
-enum class Type { Number, Integer, String, Boolean };
+// IntegerList: a JSON array of whole numbers, each within [min, max], at most max_items long
+// (tensor shapes, strides, permutations).
+enum class Type { Number, Integer, String, Boolean, IntegerList };
 
 struct Field {
   std::string name;
@@ -22,6 +24,7 @@ struct Field {
   std::optional<double> min, max;
   bool min_exclusive = false;  // value must be > min (not >=)
   std::vector<std::string> options;  // allowed strings (empty: any)
+  std::size_t max_items = 0;         // IntegerList: the longest list accepted
 };
 
 // Validated input: every schema field either present (checked) or its default.
@@ -35,6 +38,9 @@ class Inputs {
   long long integer(const std::string& name) const { return values_.at(name).get<long long>(); }
   std::string str(const std::string& name) const { return values_.at(name).get<std::string>(); }
   bool boolean(const std::string& name) const { return values_.at(name).get<bool>(); }
+  std::vector<long long> integers(const std::string& name) const {
+    return values_.at(name).get<std::vector<long long>>();
+  }
   // An optional field without a default: its value, or nullopt when absent.
   std::optional<double> num_if(const std::string& name) const {
     return has(name) ? std::optional<double>(num(name)) : std::nullopt;
@@ -97,6 +103,10 @@ Field integer_field(std::string name, std::string unit, std::string description,
 Field string_field(std::string name, std::string description, json default_value,
                    std::vector<std::string> options);
 Field boolean_field(std::string name, std::string description, bool default_value);
+// A list of at most max_items whole numbers, each in [min, max] (schema type "array", with
+// "items": {"type": "integer", "min", "max"} and "max_items").
+Field integer_list_field(std::string name, std::string unit, std::string description, json default_value,
+                         long long min, long long max, std::size_t max_items);
 Field hardware_field(bool required_with_default);  // "hardware": an id of the table
 Field dtype_field(const std::string& default_dtype);
 Field seed_field(long long default_seed = 1);  // seeded simulations (foundations/deterministic.hpp)

@@ -1,0 +1,86 @@
+// Calculators of the lesson tensors-and-layout: `tensor-layout` and `broadcast`
+// (shared/API.md). Models in core/src/tensors/; this file only declares schemas and outputs.
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/tensors/broadcast.hpp"
+#include "mlsys/tensors/layout.hpp"
+#include "registry.hpp"
+
+namespace mlsys::api {
+
+MLSYS_DESCRIBE(TensorLayout, MLSYS_OUT(shape, "", "Sizes after the view (permute or transpose reorders them)"),
+               MLSYS_OUT(strides, "", "Elements to step in storage per index of each dimension, after the view"),
+               MLSYS_OUT(contiguous, "",
+                         "PyTorch's is_contiguous: the strides are row-major for the shape (size-1 dimensions' "
+                         "strides ignored)"),
+               MLSYS_OUT(elements, "", "Product of the sizes (1 for a 0-d tensor)"),
+               MLSYS_OUT(element_bytes, "B", "Bytes of one element of the dtype (int4 is 0.5)"),
+               MLSYS_OUT(bytes, "B", "elements × element_bytes"),
+               MLSYS_OUT(contiguous_strides, "", "Strides of a contiguous tensor of the same shape (what .contiguous() gives)"),
+               MLSYS_OUT(contiguous_copy_bytes, "B",
+                         "Bytes a .contiguous() call writes into new storage: 0 when already contiguous (it returns "
+                         "the tensor itself), else the whole tensor, elements × element_bytes"),
+               MLSYS_OUT(storage_elements, "",
+                         "Smallest storage the view fits in: 1 + Σ (size − 1) · stride (fewer than elements when "
+                         "elements share storage, as with a stride of 0)"),
+               MLSYS_OUT(storage_bytes, "B", "storage_elements × element_bytes"),
+               MLSYS_OUT(storage_offsets, "",
+                         "Storage offset (elements) of each element in logical row-major order, the last index "
+                         "fastest; only when elements ≤ 4096"));
+
+MLSYS_DESCRIBE(Broadcast, MLSYS_OUT(shape, "", "Broadcast result: the shapes aligned from the right, each size the larger"),
+               MLSYS_OUT(a_strides_broadcast, "",
+                         "a's contiguous strides (elements) expanded to the result shape: 0 where a is stretched "
+                         "from 1 or the dimension is added in front"),
+               MLSYS_OUT(b_strides_broadcast, "", "The same for b"),
+               MLSYS_OUT(elements, "", "Elements of the result"), MLSYS_OUT(a_elements, "", "Elements of a"),
+               MLSYS_OUT(b_elements, "", "Elements of b"),
+               MLSYS_OUT(a_broadcast_dims, "", "Result dimensions where a's stride is 0 (stretched or added)"),
+               MLSYS_OUT(b_broadcast_dims, "", "Result dimensions where b's stride is 0 (stretched or added)"));
+
+namespace {
+
+constexpr long long kMaxDims = static_cast<long long>(kMaxTensorDims);
+
+Field shape_field(const std::string& name, const std::string& what) {
+  return integer_list_field(name, "", what + ": a list of at most 8 positive sizes ([] is a 0-d tensor)", json(), 1,
+                            kMaxTensorExtent, kMaxTensorDims);
+}
+
+std::optional<std::vector<long long>> list_if(const Inputs& in, const std::string& name) {
+  return in.has(name) ? std::optional<std::vector<long long>>(in.integers(name)) : std::nullopt;
+}
+
+}  // namespace
+
+void add_tensors_calculators(Calculators& out) {
+  out.add("tensor-layout",
+          "Shape, strides (elements) and contiguity of a tensor view with PyTorch's semantics: contiguous, with "
+          "explicit strides (as torch.as_strided), permuted, and/or with two dimensions transposed; its bytes, "
+          "what .contiguous() would copy, and each element's storage offset.",
+          {shape_field("shape", "Sizes of the tensor"), dtype_field("fp32"),
+           optional(integer_list_field("strides", "",
+                                       "Explicit strides in elements, one per dimension, each 0 to 2^40 (PyTorch "
+                                       "has no negative strides); the storage is taken as large as the view needs "
+                                       "(storage_elements). Not with permute",
+                                       json(), 0, kMaxTensorExtent, kMaxTensorDims)),
+           optional(integer_list_field("permute", "",
+                                       "A permutation of the dimensions applied to the contiguous tensor of shape, "
+                                       "as tensor.permute (negative dims count from the end)",
+                                       json(), -kMaxDims, kMaxDims - 1, kMaxTensorDims)),
+           optional(integer_list_field("transpose", "",
+                                       "Two dimensions [i, j] to swap, as tensor.transpose(i, j), after strides or "
+                                       "permute (negative dims count from the end)",
+                                       json(), -kMaxDims, kMaxDims - 1, 2))},
+          [](const Inputs& in) {
+            TensorView v{in.integers("shape"), list_if(in, "strides"), list_if(in, "permute"), list_if(in, "transpose")};
+            return tensor_layout(v, dtype_bytes(in.str("dtype")));
+          });
+
+  out.add("broadcast",
+          "NumPy broadcasting of two shapes: the result shape and each input's strides (elements) over it, 0 where "
+          "the input is stretched or the dimension added; incompatible shapes are an error naming both dimensions.",
+          {shape_field("a", "Shape of the first operand"), shape_field("b", "Shape of the second operand")},
+          [](const Inputs& in) { return broadcast_shapes(in.integers("a"), in.integers("b")); });
+}
+
+}  // namespace mlsys::api
