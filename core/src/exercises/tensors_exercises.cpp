@@ -1,0 +1,244 @@
+// Exercises of the lesson tensors-and-layout: the stride of a dimension after a permute, the
+// storage offset of an element of a transposed view, the bytes of a logits tensor, the
+// element count of a broadcast result, and the bytes .contiguous() copies for a few views
+// (which of them are contiguous already). Answers come from the models of `tensor-layout`
+// and `broadcast` (core/src/tensors/), so the calculators and the exercises agree.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generators.hpp"
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/tensors/broadcast.hpp"
+#include "mlsys/tensors/layout.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+using Dims = std::vector<long long>;
+
+// "[8, 4096, 128256]": a shape or index as Python prints it (no thousands separators).
+std::string list_text(const Dims& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);  // no separators
+  return s + "]";
+}
+
+// "2, 0, 1": the arguments of permute(...) or transpose(...).
+std::string args_text(const Dims& v) {
+  const std::string s = list_text(v);
+  return s.substr(1, s.size() - 2);
+}
+
+nlohmann::json as_json(const Dims& v) { return nlohmann::json(v); }
+
+// True when a number the reader sees in `prompt` is within 2% of `answer`: such a draw is
+// redrawn, so copying a number of the question is never right.
+bool answer_in_prompt(double answer, const std::string& prompt) {
+  for (const auto& p : printed_numbers(prompt))
+    if (std::fabs(p.value - answer) <= 0.02 * std::fabs(answer)) return true;
+  return false;
+}
+
+Dims draw_shape(Rng& rng, int dims, const std::vector<long long>& sizes) {
+  Dims s;
+  for (int d = 0; d < dims; ++d) s.push_back(rng.pick(sizes));
+  return s;
+}
+
+// A permutation of 0..n-1 other than the identity.
+Dims draw_permutation(Rng& rng, int n) {
+  Dims p(static_cast<std::size_t>(n));
+  for (;;) {
+    for (int i = 0; i < n; ++i) p[static_cast<std::size_t>(i)] = i;
+    for (int i = n - 1; i > 0; --i) std::swap(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(rng.integer(0, i))]);
+    for (int i = 0; i < n; ++i)
+      if (p[static_cast<std::size_t>(i)] != i) return p;
+  }
+}
+
+// "12, 4 and 1": the strides of a contiguous shape as the solutions spell them.
+std::string strides_text(const Dims& shape) { return list_text(contiguous_strides(shape)); }
+
+Exercise permute_stride(Rng& rng) {
+  Exercise e;
+  for (;;) {
+    const int n = rng.integer(3, 4);
+    const Dims shape = draw_shape(rng, n, {2, 3, 4, 5, 6, 7, 8, 10, 12, 16});
+    const Dims perm = draw_permutation(rng, n);
+    const long long k = rng.integer(0, n - 1);
+    const TensorLayout y = tensor_layout({shape, std::nullopt, perm, std::nullopt}, 4);
+    e.title = "Stride after a permute";
+    e.params = {{"shape", as_json(shape)}, {"permute", as_json(perm)}, {"dtype", "fp32"}};
+    e.prompt = "x is a contiguous tensor of shape " + list_text(shape) + ". After y = x.permute(" + args_text(perm) +
+               "), what is y.stride(" + std::to_string(k) + "), in elements?";
+    e.unit = "";
+    e.answer = static_cast<double>(y.strides[static_cast<std::size_t>(k)]);
+    e.integer = true;
+    if (e.answer <= 1 || answer_in_prompt(e.answer, e.prompt)) continue;
+    const long long src = perm[static_cast<std::size_t>(k)];
+    e.hint = "A permute moves no data: dimension i of y is dimension permute[i] of x, with x's size and stride. "
+             "x's strides are the products of the sizes to the right of each dimension.";
+    e.solution = "x is contiguous, so its strides are " + strides_text(shape) + ". y's dimension " + std::to_string(k) +
+                 " is x's dimension " + std::to_string(src) + ", so y's strides are " + list_text(y.strides) +
+                 " and y.stride(" + std::to_string(k) + ") = " + format_int(e.answer) + ".";
+    return e;
+  }
+}
+
+Exercise storage_offset_ex(Rng& rng) {
+  Exercise e;
+  for (;;) {
+    const Dims shape = draw_shape(rng, 3, {2, 3, 4, 5, 6, 7, 8, 9});
+    Dims t = {0, 1};
+    t[1] = rng.integer(1, 2);
+    t[0] = rng.integer(0, static_cast<int>(t[1]) - 1);
+    const TensorLayout y = tensor_layout({shape, std::nullopt, std::nullopt, t}, 4);
+    Dims index;
+    for (long long n : y.shape) index.push_back(rng.integer(0, static_cast<int>(n) - 1));
+    e.title = "Where an element of a transposed view lives";
+    e.params = {{"shape", as_json(shape)}, {"transpose", as_json(t)}, {"dtype", "fp32"}};
+    e.prompt = "x is a contiguous tensor of shape " + list_text(shape) + " and y = x.transpose(" + args_text(t) +
+               "). Element y" + list_text(index) + " is stored at what offset, in elements, from the start of x's "
+               "storage?";
+    e.unit = "";
+    e.answer = static_cast<double>(storage_offset(y.strides, index));
+    e.integer = true;
+    if (e.answer <= 1 || answer_in_prompt(e.answer, e.prompt)) continue;
+    std::string sum;
+    for (std::size_t d = 0; d < index.size(); ++d)
+      sum += (d ? " + " : "") + std::to_string(index[d]) + "·" + std::to_string(y.strides[d]);
+    e.hint = "Write down x's strides (products of the sizes to the right), swap the two transposed ones to get y's, "
+             "then the offset is the sum of index × stride.";
+    e.solution = "x's strides are " + strides_text(shape) + "; the transpose swaps two of them, so y has shape " +
+                 list_text(y.shape) + " and strides " + list_text(y.strides) + ". Offset = " + sum + " = " +
+                 format_int(e.answer) + ".";
+    return e;
+  }
+}
+
+Exercise logits_bytes(Rng& rng) {
+  Exercise e;
+  for (;;) {
+    const long long batch = rng.pick(std::vector<long long>{1, 2, 4, 8, 16, 32});
+    const long long seq = rng.pick(std::vector<long long>{512, 1024, 2048, 4096, 8192});
+    const long long vocab = rng.pick(std::vector<long long>{32000, 50257, 128256, 151936});
+    const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
+    const Dims shape = {batch, seq, vocab};
+    const TensorLayout t = tensor_layout({shape, std::nullopt, std::nullopt, std::nullopt}, dtype_bytes(dtype));
+    e.title = "Bytes of a logits tensor";
+    e.params = {{"shape", as_json(shape)}, {"dtype", dtype}};
+    e.prompt = "A language model with a vocabulary of " + format_int(static_cast<double>(vocab)) +
+               " tokens produces logits of shape " + list_text(shape) + " (batch, sequence, vocabulary) in " + dtype +
+               ". How much memory does that tensor take, in GB (1 GB = 10^9 bytes)?";
+    e.unit = "GB";
+    e.answer = t.bytes / 1e9;
+    if (answer_in_prompt(e.answer, e.prompt)) continue;
+    e.hint = "Elements = the product of the sizes; bytes = elements × bytes per element (" + dtype + ": " +
+             bytes_per_element(t.element_bytes) + ").";
+    e.solution = "Elements = " + format_int(static_cast<double>(batch)) + " × " + format_int(static_cast<double>(seq)) +
+                 " × " + format_int(static_cast<double>(vocab)) + " = " + format_int(static_cast<double>(t.elements)) +
+                 "; bytes = " + format_int(static_cast<double>(t.elements)) + " × " + format_number(t.element_bytes, 2) +
+                 " = " + format_int(t.bytes) + " B = " + format_number(e.answer, 4) + " GB.";
+    return e;
+  }
+}
+
+Exercise broadcast_elements(Rng& rng) {
+  Exercise e;
+  for (;;) {
+    const int n = rng.integer(2, 4);
+    const Dims out = draw_shape(rng, n, {2, 3, 4, 5, 6, 7, 8, 16, 32});
+    // Each input has a dimension at full size or as 1; one of them lacks the first `drop`.
+    const int drop = rng.integer(0, n - 1);
+    const bool a_drops = rng.integer(0, 1) == 1;
+    Dims a, b;
+    for (int d = 0; d < n; ++d) {
+      const long long size = out[static_cast<std::size_t>(d)];
+      const long long sa = rng.integer(0, 2) == 2 ? 1 : size, sb = rng.integer(0, 2) == 2 ? 1 : size;
+      if (!(a_drops && d < drop)) a.push_back(sa);
+      if (!(!a_drops && d < drop)) b.push_back(sb);
+    }
+    const Broadcast r = broadcast_shapes(a, b);
+    e.title = "Elements of a broadcast result";
+    e.params = {{"a", as_json(a)}, {"b", as_json(b)}};
+    e.prompt = "a has shape " + list_text(a) + " and b has shape " + list_text(b) +
+               ". How many elements does a + b have (NumPy or PyTorch broadcasting)?";
+    e.unit = "";
+    e.answer = static_cast<double>(r.elements);
+    e.integer = true;
+    if (r.elements == r.a_elements || r.elements == r.b_elements || answer_in_prompt(e.answer, e.prompt)) continue;
+    e.hint = "Align the shapes from the right. In each position the sizes must match or one of them be 1 (a missing "
+             "dimension counts as 1); the result takes the larger.";
+    std::string product;
+    for (std::size_t d = 0; d < r.shape.size(); ++d) product += (d ? " × " : "") + std::to_string(r.shape[d]);
+    e.solution = "Aligned from the right, the result has shape " + list_text(r.shape) + ", so it has " + product +
+                 " = " + format_int(e.answer) + " elements.";
+    return e;
+  }
+}
+
+Exercise contiguous_copy(Rng& rng) {
+  struct View {
+    std::string text;
+    std::optional<Dims> permute, transpose;
+  };
+  static const std::vector<View> pool = {
+      {"x.transpose(0, 1)", std::nullopt, Dims{0, 1}}, {"x.transpose(0, 2)", std::nullopt, Dims{0, 2}},
+      {"x.transpose(1, 2)", std::nullopt, Dims{1, 2}}, {"x.permute(2, 0, 1)", Dims{2, 0, 1}, std::nullopt},
+      {"x.permute(1, 2, 0)", Dims{1, 2, 0}, std::nullopt}};
+  Exercise e;
+  for (;;) {
+    Dims shape = draw_shape(rng, 3, {8, 16, 24, 32, 48, 64, 96, 128});
+    const int unit_dim = rng.integer(-1, 2);  // most draws have a size-1 dimension somewhere
+    if (unit_dim >= 0) shape[static_cast<std::size_t>(unit_dim)] = 1;
+    const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16", "fp8-e4m3"});
+    const double s = dtype_bytes(dtype);
+    std::vector<std::size_t> picked;
+    while (picked.size() < 3) {
+      const auto i = static_cast<std::size_t>(rng.integer(0, static_cast<int>(pool.size()) - 1));
+      if (std::find(picked.begin(), picked.end(), i) == picked.end()) picked.push_back(i);
+    }
+    std::sort(picked.begin(), picked.end());
+    double total = 0;
+    std::string views, verdicts;
+    for (std::size_t j = 0; j < picked.size(); ++j) {
+      const View& v = pool[picked[j]];
+      const TensorLayout y = tensor_layout({shape, std::nullopt, v.permute, v.transpose}, s);
+      total += y.contiguous_copy_bytes;
+      views += (j == 0 ? "" : j + 1 == picked.size() ? " and " : ", ") + v.text;
+      verdicts += v.text + " has shape " + list_text(y.shape) + " and strides " + list_text(y.strides) + ": " +
+                  (y.contiguous ? "contiguous, no copy" : "not contiguous, " + format_int(y.bytes) + " B copied") + ". ";
+    }
+    e.title = "What .contiguous() copies";
+    e.params = {{"shape", as_json(shape)}, {"dtype", dtype}};
+    e.prompt = "x is a contiguous " + dtype + " tensor of shape " + list_text(shape) + ". Each of the views " + views +
+               " is made contiguous with .contiguous(). How many bytes do these three calls copy in total, in KB "
+               "(1 KB = 1,000 B)?";
+    e.unit = "KB";
+    e.answer = total / 1e3;
+    if (total == 0 || answer_in_prompt(e.answer, e.prompt)) continue;
+    e.hint = "A view is contiguous when, ignoring dimensions of size 1, its strides are the products of the sizes to "
+             "their right. A contiguous view is returned as it is; any other is copied whole (elements × bytes per "
+             "element).";
+    e.solution = "x's strides are " + strides_text(shape) + ". " + verdicts + "Total: " + format_int(total) + " B = " +
+                 format_number(e.answer, 4) + " KB.";
+    return e;
+  }
+}
+
+}  // namespace
+
+void add_tensors_exercises(std::vector<Generator>& out) {
+  out.push_back({"tensor-permute-stride", permute_stride});
+  out.push_back({"tensor-storage-offset", storage_offset_ex});
+  out.push_back({"tensor-logits-bytes", logits_bytes});
+  out.push_back({"broadcast-elements", broadcast_elements});
+  out.push_back({"tensor-contiguous-copy", contiguous_copy});
+}
+
+}  // namespace mlsys::exercises
