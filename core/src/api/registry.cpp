@@ -48,8 +48,9 @@ std::string with_unit(double x, const std::string& unit) { return show(x) + (uni
 
 json check_integer_list(const Field& f, const json& v) {
   const std::string name = "'" + f.name + "'";
+  const auto whole = [](double x) { return std::to_string(static_cast<long long>(x)); };  // no e-notation
   const std::string what = "Field " + name + " must be a list of at most " + std::to_string(f.max_items) +
-                           " whole numbers from " + show(*f.min) + " to " + show(*f.max) + ", such as [2, 3, 4]";
+                           " whole numbers from " + whole(*f.min) + " to " + whole(*f.max) + ", such as [2, 3, 4]";
   if (!v.is_array()) throw InputError(f.name, what + ".");
   if (v.size() > f.max_items)
     throw InputError(f.name, what + "; it has " + std::to_string(v.size()) + " items.");
@@ -60,8 +61,8 @@ json check_integer_list(const Field& f, const json& v) {
     if (!x.is_number()) throw InputError(f.name, what + "; item " + std::to_string(i) + " is not a number.");
     const double d = x.get<double>();
     if (!std::isfinite(d) || d != std::floor(d)) throw InputError(f.name, item + " must be a whole number.");
-    if (d < *f.min) throw InputError(f.name, item + " must be at least " + show(*f.min) + ".");
-    if (d > *f.max) throw InputError(f.name, item + " must be at most " + show(*f.max) + ".");
+    if (d < *f.min) throw InputError(f.name, item + " must be at least " + whole(*f.min) + ".");
+    if (d > *f.max) throw InputError(f.name, item + " must be at most " + whole(*f.max) + ".");
     out.push_back(static_cast<long long>(d));
   }
   return out;
