@@ -6,6 +6,7 @@
 // whose numbers are all finite.
 // Seeds: MLSYS_FUZZ_SEEDS=DIR ./fuzz_calc writes one file per calculator from its schema's
 // defaults, and a few per field at its edges (min, max, just past them, each option), then exits.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,6 +26,10 @@ json usual_value(const json& f) {
   if (f.contains("options")) return f["options"][0];
   if (f["type"] == "boolean") return false;
   if (f["type"] == "string") return "";
+  if (f["type"] == "array") {  // a short list inside the items' range, such as a shape [2, 3]
+    const auto lo = static_cast<long long>(f["items"]["min"].get<double>());
+    return json::array({std::max(lo, 2LL), std::max(lo, 3LL)});
+  }
   if (f.contains("max")) return f["max"];
   if (f.contains("min")) return f["min"].get<double>() + 1;
   return 1;
@@ -54,6 +59,16 @@ void write_seeds(const std::filesystem::path& dir) {
           v[key] = o;
           seed(key + "=" + o.get<std::string>(), v);
         }
+        continue;
+      }
+      if (f["type"] == "array") {  // the longest list allowed, of the largest items, and one item more
+        const auto hi = static_cast<long long>(f["items"]["max"].get<double>());
+        const auto n = f["max_items"].get<std::size_t>();
+        json v = base;
+        v[key] = json(std::vector<long long>(n, hi));
+        seed(key + "-max-items", v);
+        v[key] = json(std::vector<long long>(n + 1, 1));
+        seed(key + "-too-long", v);
         continue;
       }
       if (f["type"] == "boolean") {
