@@ -108,6 +108,11 @@ TEST(TensorLayout, OffsetsAgreeWithTheClosedForm) {
       for (long long k = 0; k < 5; ++k) EXPECT_EQ(offsets[n++], i * 1 + j * 15 + k * 3);
 }
 
+TEST(TensorLayout, DefaultsAreTheApiExamples) {
+  EXPECT_EQ(layout(json::object())["strides"], json({12, 4, 1}));
+  EXPECT_EQ(calc("broadcast", json::object())["shape"], json({8, 7, 6, 5}));
+}
+
 TEST(TensorLayout, DtypesZeroDimsAndTheOffsetsLimit) {
   EXPECT_EQ(layout({{"shape", {3, 5}}, {"dtype", "int4"}})["bytes"], 7.5);
   EXPECT_EQ(layout({{"shape", {1024}}, {"dtype", "fp8-e4m3"}})["bytes"], 1024.0);
@@ -125,7 +130,6 @@ TEST(TensorLayout, DtypesZeroDimsAndTheOffsetsLimit) {
 
 TEST(TensorLayout, BadInputIsAnErrorNamingTheField) {
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {R"({})", "shape"},
       {R"({"shape": 3})", "shape"},
       {R"({"shape": [2, 0]})", "shape"},
       {R"({"shape": [2, -3]})", "shape"},
@@ -187,7 +191,7 @@ TEST(Broadcast, IncompatibleShapesNameBothDimensions) {
             "Shapes do not broadcast: a's dimension 0 (size 2) and b's dimension 1 (size 4) differ and neither is 1.");
   EXPECT_EQ(error_of("broadcast", R"({"a": [4, 3], "b": [4]})")["message"],
             "Shapes do not broadcast: a's dimension 1 (size 3) and b's dimension 0 (size 4) differ and neither is 1.");
-  for (const char* text : {R"({"a": [2]})", R"({"a": [0], "b": [1]})", R"({"a": [2], "b": [1, 1, 1, 1, 1, 1, 1, 1, 1]})",
+  for (const char* text : {R"({"a": [2, 2]})", R"({"a": [0], "b": [1]})", R"({"a": [2], "b": [1, 1, 1, 1, 1, 1, 1, 1, 1]})",
                            R"({"a": [1099511627776, 8193], "b": [1]})", R"({"a": [2], "b": {"x": 1}})"})
     error_of("broadcast", text);
 }

@@ -41,9 +41,11 @@ namespace {
 
 constexpr long long kMaxDims = static_cast<long long>(kMaxTensorDims);
 
-Field shape_field(const std::string& name, const std::string& what) {
-  return integer_list_field(name, "", what + ": a list of at most 8 positive sizes ([] is a 0-d tensor)", json(), 1,
-                            kMaxTensorExtent, kMaxTensorDims);
+// Shapes have defaults (the API's [2, 3, 4]; NumPy's 8×1×6×1 with 7×1×5) so that a form or a
+// seed built from the schema alone starts on a meaningful example.
+Field shape_field(const std::string& name, const std::string& what, const std::vector<long long>& example) {
+  return integer_list_field(name, "", what + ": a list of at most 8 positive sizes ([] is a 0-d tensor)", json(example),
+                            1, kMaxTensorExtent, kMaxTensorDims);
 }
 
 std::optional<std::vector<long long>> list_if(const Inputs& in, const std::string& name) {
@@ -57,7 +59,7 @@ void add_tensors_calculators(Calculators& out) {
           "Shape, strides (elements) and contiguity of a tensor view with PyTorch's semantics: contiguous, with "
           "explicit strides (as torch.as_strided), permuted, and/or with two dimensions transposed; its bytes, "
           "what .contiguous() would copy, and each element's storage offset.",
-          {shape_field("shape", "Sizes of the tensor"), dtype_field("fp32"),
+          {shape_field("shape", "Sizes of the tensor", {2, 3, 4}), dtype_field("fp32"),
            optional(integer_list_field("strides", "",
                                        "Explicit strides in elements, one per dimension, each 0 to 2^40 (PyTorch "
                                        "has no negative strides); the storage is taken as large as the view needs "
@@ -79,7 +81,8 @@ void add_tensors_calculators(Calculators& out) {
   out.add("broadcast",
           "NumPy broadcasting of two shapes: the result shape and each input's strides (elements) over it, 0 where "
           "the input is stretched or the dimension added; incompatible shapes are an error naming both dimensions.",
-          {shape_field("a", "Shape of the first operand"), shape_field("b", "Shape of the second operand")},
+          {shape_field("a", "Shape of the first operand", {8, 1, 6, 1}),
+           shape_field("b", "Shape of the second operand", {7, 1, 5})},
           [](const Inputs& in) { return broadcast_shapes(in.integers("a"), in.integers("b")); });
 }
 
