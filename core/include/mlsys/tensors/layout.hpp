@@ -7,7 +7,7 @@
 // walking from the last dimension, each dimension of size > 1 must have the stride of the
 // product of the sizes after it; a dimension of size 1 may have any stride.
 #pragma once
-#include <cstdint>
+#include <cstddef>
 #include <optional>
 #include <vector>
 
