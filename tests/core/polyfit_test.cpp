@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
 #include "mlsys/fit/polyfit.hpp"
 #include "mlsys/foundations/input_error.hpp"
 
@@ -186,4 +187,45 @@ TEST(Polyfit, BadInputsNameTheirField) {
   fit::PolyfitRequest r;
   r.degree = 99;
   EXPECT_THROW(fit::polyfit(r), InputError);
+}
+
+// The exercise least-squares-train-mse: E[train MSE] = σ²·(n − p)/n when the model contains
+// the truth (Seber & Lee, "Linear Regression Analysis", Theorem 3.3), against the calculator
+// averaged over seeds: σ = 0.5, n = 10, p = 4 gives 0.15.
+TEST(Polyfit, MeanTrainingErrorIsSigmaSquaredTimesNMinusPOverN) {
+  double sum = 0;
+  const int seeds = 400;
+  for (int s = 0; s < seeds; ++s)
+    sum += calc("polyfit", {{"function", "cubic"}, {"degree", 3}, {"samples", 10}, {"noise", 0.5},
+                            {"validation_samples", 1}, {"seed", s}})["train_mse"]
+               .get<double>();
+  EXPECT_NEAR(sum / seeds, 0.25 * 6 / 10, 0.015);  // the mean's standard error is about 0.004
+}
+
+// The exercises ridge-one-weight and gd-max-learning-rate against the executed solvers: the
+// ridge QR of the one-column problem, and gradient descent just below and above the limit.
+TEST(Polyfit, OneWeightExercisesAgreeWithTheSolvers) {
+  for (std::uint32_t seed = 0; seed < 20; ++seed) {
+    const mlsys::Exercise e = mlsys::make_exercise("ridge-one-weight", seed);
+    const auto x = e.params["x"].get<std::vector<double>>(), y = e.params["y"].get<std::vector<double>>();
+    const double n = static_cast<double>(x.size());
+    fit::Matrix a(x.size(), 1);
+    std::vector<double> b(y);
+    for (std::size_t i = 0; i < x.size(); ++i) a.at(i, 0) = x[i] / std::sqrt(n), b[i] = y[i] / std::sqrt(n);
+    EXPECT_NEAR(fit::ridge_qr(a, b, e.params["weight_decay"].get<double>())[0], e.answer, 1e-12 * e.answer) << seed;
+
+    const mlsys::Exercise g = mlsys::make_exercise("gd-max-learning-rate", seed);
+    const auto gx = g.params["x"].get<std::vector<double>>();
+    const double lambda = g.params["weight_decay"].get<double>();
+    for (const double factor : {0.99, 1.01}) {
+      double w = 1;  // labels 0: the minimum is w = 0
+      for (int step = 0; step < 2000; ++step) {
+        double grad = 2 * lambda * w;
+        for (double v : gx) grad += 2 * v * (w * v) / static_cast<double>(gx.size());
+        w -= factor * g.answer * grad;
+      }
+      if (factor < 1) EXPECT_LT(std::abs(w), 1e-3) << seed;
+      else EXPECT_GT(std::abs(w), 1e3) << seed;
+    }
+  }
 }
