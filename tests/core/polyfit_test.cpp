@@ -181,6 +181,7 @@ TEST(Polyfit, BadInputsNameTheirField) {
   EXPECT_EQ(error_field({{"samples", 0}}), "samples");
   EXPECT_EQ(error_field({{"function", "tan"}}), "function");
   EXPECT_EQ(error_field({{"noise", -0.1}}), "noise");
+  EXPECT_EQ(error_field({{"degree", 20}, {"samples", 5}, {"weight_decay", 1e-200}}), "weight_decay");
   EXPECT_EQ(error_field({{"max_samples", 201}}), "max_samples");
   EXPECT_EQ(error_field({{"gd_steps", 10}, {"gd_lr", 0}}), "gd_lr");
   EXPECT_THROW(fit::parse_true_function("tan"), InputError);

@@ -59,7 +59,7 @@ void add_generalization_calculators(Calculators& out) {
        number_field("noise", "", "Standard deviation of the Gaussian noise added to every label", 0.1, 0.0, 10.0),
        string_field("function", "True function: sin = sin(πx), cubic = 4x³ − 3x, step = −1 for x < 0 and 1 from 0",
                     "sin", fit::true_function_names()),
-       number_field("weight_decay", "", "Ridge penalty λ on ‖c‖² (0: plain least squares)", 0.0, 0.0, 1e6),
+       number_field("weight_decay", "", "Ridge penalty λ on ‖c‖²: 0 (plain least squares, or the min-norm interpolant past the threshold) or at least 1e-30", 0.0, 0.0, 1e6),
        integer_field("validation_samples", "", "Fresh samples of the same law for the validation MSE", 200, 1,
                      fit::kMaxValidationSamples),
        seed_field(0),

@@ -179,8 +179,11 @@ PolyfitReport polyfit(const PolyfitRequest& r) {
     throw InputError("degree", "degree must be between 0 and " + std::to_string(kMaxPolyDegree) + ".");
   if (r.samples < 1 || r.samples > kMaxPolySamples)
     throw InputError("samples", "samples must be between 1 and " + std::to_string(kMaxPolySamples) + ".");
-  if (!(r.noise >= 0) || !(r.weight_decay >= 0))
-    throw InputError(r.noise >= 0 ? "weight_decay" : "noise", "noise and weight_decay must be at least 0.");
+  if (!(r.noise >= 0)) throw InputError("noise", "noise must be at least 0.");
+  // Below 1e-30 the augmented rows √λ·I fall under the rank test of the QR (1e-20 of the
+  // largest pivot) and the ridge solution is its λ → 0 limit anyway: ask for 0 instead.
+  if (!(r.weight_decay == 0 || r.weight_decay >= 1e-30))
+    throw InputError("weight_decay", "weight_decay must be 0 or at least 1e-30 (0 gives the λ → 0 limit).");
   if (r.validation_samples < 1 || r.validation_samples > kMaxValidationSamples)
     throw InputError("validation_samples", "validation_samples must be between 1 and " +
                                                std::to_string(kMaxValidationSamples) + ".");
