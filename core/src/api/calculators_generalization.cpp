@@ -38,8 +38,8 @@ MLSYS_DESCRIBE(
     MLSYS_OUT(curve, "", "The fit and the true function on 201 evenly spaced points of [−1, 1]"),
     MLSYS_OUT(by_degree, "", "With max_degree: train and validation MSE for degree 0 … max_degree, same samples"),
     MLSYS_OUT(by_samples, "",
-              "With max_samples: train and validation MSE at this degree for 1 … max_samples training samples "
-              "(nested sets: the first n points of one draw)"),
+              "With max_samples: train and validation MSE at this degree and weight decay for 1 … max_samples training "
+              "samples (nested sets: the first n points of one draw; the validation set stays the same)"),
     MLSYS_OUT(by_step, "",
               "With gd_steps: train and validation MSE after each gradient-descent step from c = 0 on the same "
               "objective (stops early, with gd_diverged, once the train MSE passes 1e100)"),
@@ -69,7 +69,7 @@ void add_generalization_calculators(Calculators& out) {
                               1, fit::kMaxBySamples)),
        optional(integer_field("gd_steps", "", "Optional: by_step for gradient-descent steps 0 … gd_steps", json(), 0,
                               fit::kMaxGdSteps)),
-       optional(number_field("gd_lr", "", "Optional: learning rate of the gradient descent (default 1/λ_max)", json(),
+       optional(number_field("gd_lr", "", "Optional, with gd_steps: learning rate of the gradient descent (default 1/λ_max of the Hessian)", json(),
                              0.0, 1e3, true))},
       [](const Inputs& in) {
         fit::PolyfitRequest r;
