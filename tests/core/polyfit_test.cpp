@@ -1,6 +1,7 @@
 // The polyfit model and calculator: interpolation, exact recovery of a polynomial, ridge
 // against its closed form, the minimum-norm interpolant as the ridge limit, QR against the
 // normal equations, gradient descent against its closed form, seeds and bad inputs.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -228,5 +229,23 @@ TEST(Polyfit, OneWeightExercisesAgreeWithTheSolvers) {
       if (factor < 1) EXPECT_LT(std::abs(w), 1e-3) << seed;
       else EXPECT_GT(std::abs(w), 1e3) << seed;
     }
+  }
+}
+
+// Double descent (Belkin et al., "Reconciling modern machine-learning practice and the
+// classical bias–variance trade-off", PNAS 2019): with noisy labels the validation error peaks
+// at the interpolation threshold, degree + 1 = samples, and falls again past it with the
+// minimum-norm interpolant.
+TEST(Polyfit, ValidationErrorPeaksAtTheInterpolationThreshold) {
+  for (int seed = 0; seed < 8; ++seed) {
+    const json r = calc("polyfit", {{"samples", 20}, {"noise", 0.2}, {"max_degree", 40}, {"seed", seed}});
+    std::vector<double> v;
+    for (const auto& row : r["by_degree"]) v.push_back(row["validation_mse"].get<double>());
+    const auto peak = static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());
+    EXPECT_GE(peak, 18) << seed;
+    EXPECT_LE(peak, 20) << seed;
+    EXPECT_GT(v[static_cast<std::size_t>(peak)], 100 * *std::min_element(v.begin(), v.end())) << seed;
+    EXPECT_LT(v[40], v[static_cast<std::size_t>(peak)] / 100) << seed;
+    EXPECT_EQ(calc("polyfit", {{"samples", 20}, {"degree", 25}, {"seed", seed}})["solver"], "min-norm");
   }
 }
