@@ -36,7 +36,7 @@ MLSYS_DESCRIBE(
               "Coefficients c_0 … c_degree in the orthonormal Legendre basis φ_k = √(2k+1)·P_k(x) on [−1, 1]"),
     MLSYS_OUT(coefficient_norm, "", "‖c‖₂: the root mean square of the fitted polynomial over [−1, 1]"),
     MLSYS_OUT(curve, "", "The fit and the true function on 201 evenly spaced points of [−1, 1]"),
-    MLSYS_OUT(by_degree, "", "With max_degree: train and validation MSE for degree 0 … max_degree, same samples"),
+    MLSYS_OUT(by_degree, "", "With max_degree: train and validation MSE for degree 0 … max_degree, same samples and weight decay"),
     MLSYS_OUT(by_samples, "",
               "With max_samples: train and validation MSE at this degree and weight decay for 1 … max_samples training "
               "samples (nested sets: the first n points of one draw; the validation set stays the same)"),
