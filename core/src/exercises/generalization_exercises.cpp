@@ -1,0 +1,191 @@
+// Exercises of the generalization lesson ("Learning versus memorizing"): the interpolation
+// threshold of a two-input polynomial, the reducible part of a validation error, the expected
+// training error of least squares, a one-weight ridge solution and the largest stable
+// gradient-descent step. The objective is polyfit's: (1/n)·Σ(fit − y)² + λ·‖w‖².
+#include <cmath>
+#include <vector>
+
+#include "generators.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+// True when `answer` is within 2% of one of `shown` (a number copied from the prompt).
+bool near_any(double answer, const std::vector<double>& shown) {
+  for (double s : shown)
+    if (std::abs(answer - s) <= 0.02 * std::max(std::abs(answer), std::abs(s))) return true;
+  return false;
+}
+
+std::string list_text(const std::vector<double>& v, int sig) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? (i + 1 == v.size() ? " and " : ", ") : "") + format_number(v[i], sig);
+  return s;
+}
+
+// Terms x^i·z^j with i + j ≤ d: for each total degree k = 0 … d there are k + 1, so
+// (d + 1)(d + 2)/2 in all.
+Exercise threshold_2d(Rng& rng) {
+  const int d = rng.integer(2, 25);
+  const double p = (d + 1.0) * (d + 2.0) / 2;
+  Exercise e;
+  e.title = "Find the interpolation threshold of a two-input polynomial";
+  e.params = {{"degree", d}};
+  e.prompt = "A model predicts y from two inputs x and z with a polynomial of total degree " + std::to_string(d) +
+             ": every term x^i·z^j with i + j at most " + std::to_string(d) +
+             ", the constant included, has its own coefficient. With as many training samples as coefficients, "
+             "least squares can fit any labels exactly. How many samples is that?";
+  e.unit = "";
+  e.integer = true;
+  e.answer = p;
+  e.hint = "Count the terms of each total degree k: x^k, x^(k−1)·z, …, z^k. Then add over k.";
+  e.solution = "Total degree k has k + 1 terms, so the count is 1 + 2 + … + (d + 1) = (d + 1)(d + 2)/2 = " +
+               std::to_string(d + 1) + " × " + std::to_string(d + 2) + " / 2 = " + format_int(p) + ".";
+  return e;
+}
+
+// E[(y − f̂(x))²] = σ² + (bias² + variance): only the part above σ² can be removed.
+Exercise reducible_error(Rng& rng) {
+  double sigma = 0, v = 0, answer = 0;
+  do {
+    sigma = round_sig(0.05 + 0.45 * rng.uniform(), 2);
+    v = round_sig(sigma * sigma * (1.2 + 3 * rng.uniform()), 3);
+    answer = v - sigma * sigma;
+  } while (near_any(answer, {sigma, v}));
+  Exercise e;
+  e.title = "Split a validation error";
+  e.params = {{"noise", sigma}};
+  e.prompt = "Labels are y = f(x) + ε with Gaussian noise ε of standard deviation " + format_number(sigma, 2) +
+             ". A fitted model has a validation mean squared error of " + format_number(v, 3) +
+             " on fresh noisy samples. How much of that error could a better model remove?";
+  e.unit = "";
+  e.answer = answer;
+  e.hint = "Even the true f scores the noise variance σ² on noisy labels; no model can go below it on average.";
+  e.solution = "The floor is σ² = " + format_number(sigma, 2) + "² = " + format_number(sigma * sigma, 4) +
+               ", so the reducible part (bias² + variance) is " + format_number(v, 3) + " − " +
+               format_number(sigma * sigma, 4) + " = " + format_number(answer, 4) + ".";
+  return e;
+}
+
+// E[RSS] = σ²·(n − p) for least squares with p coefficients when the model contains the truth
+// (Seber & Lee, "Linear Regression Analysis", 2nd ed., Theorem 3.3).
+Exercise train_mse(Rng& rng) {
+  int d = 0, n = 0;
+  double sigma = 0, answer = 0;
+  do {
+    d = rng.integer(3, 9);
+    n = rng.integer(d + 3, 60);
+    sigma = round_sig(0.05 + 0.95 * rng.uniform(), 2);
+    answer = sigma * sigma * (n - d - 1.0) / n;
+  } while (near_any(answer, {sigma, sigma * sigma, static_cast<double>(d), static_cast<double>(n)}));
+  Exercise e;
+  e.title = "Predict the training error of least squares";
+  e.params = {{"function", "cubic"}, {"degree", d}, {"samples", n}, {"noise", sigma}};
+  e.prompt = "A cubic with Gaussian label noise of standard deviation " + format_number(sigma, 2) +
+             " is fitted by least squares with a polynomial of degree " + std::to_string(d) + " on " +
+             std::to_string(n) +
+             " samples, so the model contains the truth. On average over draws, what is the training mean squared "
+             "error?";
+  e.unit = "";
+  e.answer = answer;
+  e.hint = "Each fitted coefficient absorbs one sample's worth of noise: the expected residual sum of squares is "
+           "σ²·(n − p), with p = degree + 1 coefficients.";
+  e.solution = "p = " + std::to_string(d + 1) + " coefficients, so the expected training MSE is σ²·(n − p)/n = " +
+               format_number(sigma * sigma, 4) + " × " + std::to_string(n - d - 1) + " / " + std::to_string(n) +
+               " = " + format_number(answer, 4) + ", below the noise variance: the fit has memorized some noise.";
+  return e;
+}
+
+std::vector<double> draw_xs(Rng& rng, int count) {
+  std::vector<double> x;
+  for (int i = 0; i < count; ++i) x.push_back(round_sig(rng.integer(1, 30) / 10.0 * (rng.integer(0, 3) ? 1 : -1), 2));  // a quarter negative
+  return x;
+}
+
+// d/dw [(1/n)Σ(w·x − y)² + λw²] = 0 gives w = Σxy / (Σx² + n·λ).
+Exercise ridge_1d(Rng& rng) {
+  std::vector<double> x, y;
+  double lambda = 0, w = 0, sxy = 0, sxx = 0;
+  int n = 0;
+  for (;;) {
+    n = rng.integer(3, 4);
+    x = draw_xs(rng, n);
+    y.clear();
+    for (int i = 0; i < n; ++i) y.push_back(round_sig(rng.integer(-40, 40) / 10.0, 2));
+    lambda = round_sig(rng.integer(1, 30) / 10.0, 2);
+    sxy = sxx = 0;
+    for (int i = 0; i < n; ++i) sxy += x[i] * y[i], sxx += x[i] * x[i];
+    if (sxy < 0) {  // answers are positive: flip the labels
+      for (double& v : y) v = -v;
+      sxy = -sxy;
+    }
+    w = sxy / (sxx + n * lambda);
+    std::vector<double> shown(x);
+    shown.insert(shown.end(), y.begin(), y.end());
+    shown.push_back(lambda);
+    shown.push_back(1);          // the 1 of (1/n)
+    shown.push_back(sxy / sxx);  // the answer without weight decay
+    if (w > 0.05 && !near_any(w, shown)) break;
+  }
+  Exercise e;
+  e.title = "Solve a one-weight ridge regression";
+  e.params = {{"x", x}, {"y", y}, {"weight_decay", lambda}};
+  e.prompt = "A model ŷ = w·x with one weight and no intercept is fitted to the points x = " + list_text(x, 2) +
+             " with labels y = " + list_text(y, 2) + " by minimizing (1/n)·Σ(w·x − y)² + λ·w², with λ = " +
+             format_number(lambda, 2) + ". What is the best w?";
+  e.unit = "";
+  e.answer = w;
+  e.hint = "Set the derivative to zero: (2/n)·Σx·(w·x − y) + 2λ·w = 0, then solve for w.";
+  e.solution = "Σxy = " + format_number(sxy, 6) + ", Σx² = " + format_number(sxx, 6) + ", n = " + std::to_string(n) +
+               ", so w = Σxy / (Σx² + n·λ) = " + format_number(sxy, 6) + " / " + format_number(sxx + n * lambda, 6) +
+               " = " + format_number(w, 4) + " (without weight decay it would be " + format_number(sxy / sxx, 4) +
+               "). So w = " + format_number(w, 4) + ".";
+  return e;
+}
+
+// The loss is quadratic with curvature 2·(Σx²/n + λ); gradient descent multiplies the error by
+// 1 − lr·curvature each step, which shrinks only while lr < 2 / curvature.
+Exercise gd_stability(Rng& rng) {
+  std::vector<double> x;
+  double lambda = 0, answer = 0, mean_sq = 0;
+  int n = 0;
+  for (;;) {
+    n = rng.integer(3, 5);
+    x = draw_xs(rng, n);
+    lambda = rng.integer(0, 2) ? round_sig(rng.integer(1, 20) / 10.0, 2) : 0.0;
+    mean_sq = 0;
+    for (double v : x) mean_sq += v * v / n;
+    answer = 1 / (mean_sq + lambda);
+    std::vector<double> shown(x);
+    shown.push_back(lambda);
+    shown.push_back(1);  // the 1 of (1/n)
+    if (!near_any(answer, shown)) break;
+  }
+  Exercise e;
+  e.title = "Find the largest stable learning rate";
+  e.params = {{"x", x}, {"weight_decay", lambda}};
+  e.prompt = "Gradient descent minimizes (1/n)·Σ(w·x − y)² + λ·w² over one weight w, with inputs x = " +
+             list_text(x, 2) + (lambda > 0 ? " and λ = " + format_number(lambda, 2) : " and no weight decay (λ = 0)") +
+             ". Above what learning rate does it diverge, whatever the labels?";
+  e.unit = "";
+  e.answer = answer;
+  e.hint = "The loss is a parabola in w with second derivative h = 2·(Σx²/n + λ). Each step multiplies the "
+           "distance to the minimum by (1 − lr·h); it grows once lr > 2/h.";
+  e.solution = "Σx²/n = " + format_number(mean_sq, 4) + ", so h = 2 × (" + format_number(mean_sq, 4) + " + " +
+               format_number(lambda, 2) + ") = " + format_number(2 * (mean_sq + lambda), 4) +
+               " and the limit is 2/h = " + format_number(answer, 4) + ".";
+  return e;
+}
+
+}  // namespace
+
+void add_generalization_exercises(std::vector<Generator>& out) {
+  out.push_back({"interpolation-threshold-2d", threshold_2d});
+  out.push_back({"reducible-error", reducible_error});
+  out.push_back({"least-squares-train-mse", train_mse});
+  out.push_back({"ridge-one-weight", ridge_1d});
+  out.push_back({"gd-max-learning-rate", gd_stability});
+}
+
+}  // namespace mlsys::exercises
