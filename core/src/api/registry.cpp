@@ -58,6 +58,20 @@ json check_field(const Field& f, const json& v) {
           std::find(f.options.begin(), f.options.end(), v.get<std::string>()) == f.options.end())
         throw InputError(f.name, "Field " + name + " must be one of: " + join(f.options) + ".");
       return v;
+    case Type::NumberList: {
+      if (!v.is_array()) throw InputError(f.name, "Field " + name + " must be a list of numbers.");
+      if (v.size() < f.min_items || v.size() > f.max_items)
+        throw InputError(f.name, "Field " + name + " must hold " +
+                                     (f.min_items == f.max_items ? std::to_string(f.min_items)
+                                                                 : std::to_string(f.min_items) + " to " +
+                                                                       std::to_string(f.max_items)) +
+                                     " numbers.");
+      Field item = f;  // each element is checked as a number field of the same range
+      item.type = Type::Number;
+      json out = json::array();
+      for (const auto& x : v) out.push_back(check_field(item, x));
+      return out;
+    }
     case Type::Number:
     case Type::Integer: break;
   }
@@ -152,6 +166,15 @@ Field boolean_field(std::string name, std::string description, bool default_valu
   f.type = Type::Boolean;
   f.description = std::move(description);
   f.default_value = default_value;
+  return f;
+}
+
+Field number_list_field(std::string name, std::string unit, std::string description, json default_value,
+                        double min, double max, std::size_t min_items, std::size_t max_items) {
+  Field f = number_field(std::move(name), std::move(unit), std::move(description), std::move(default_value), min, max);
+  f.type = Type::NumberList;
+  f.min_items = min_items;
+  f.max_items = max_items;
   return f;
 }
 
@@ -262,7 +285,7 @@ json calc_schema(const std::string& name) {
   const auto& c = api::find(name);
   json fields = json::array();
   for (const auto& f : c.fields) {
-    static const char* kTypes[] = {"number", "integer", "string", "boolean"};
+    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array"};
     json jf = {{"name", f.name},
                {"type", kTypes[static_cast<int>(f.type)]},
                {"unit", f.unit},
@@ -273,6 +296,11 @@ json calc_schema(const std::string& name) {
     if (f.min_exclusive) jf["min_exclusive"] = true;
     if (f.max) jf["max"] = *f.max;
     if (!f.options.empty()) jf["options"] = f.options;
+    if (f.type == api::Type::NumberList) {
+      jf["items"] = "number";
+      jf["min_items"] = f.min_items;
+      jf["max_items"] = f.max_items;
+    }
     fields.push_back(std::move(jf));
   }
   return {{"name", c.name}, {"description", c.description}, {"fields", fields}, {"outputs", c.outputs()}};

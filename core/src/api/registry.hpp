@@ -10,7 +10,7 @@
 
 namespace mlsys::api {
 
-enum class Type { Number, Integer, String, Boolean };
+enum class Type { Number, Integer, String, Boolean, NumberList };
 
 struct Field {
   std::string name;
@@ -22,6 +22,8 @@ struct Field {
   std::optional<double> min, max;
   bool min_exclusive = false;  // value must be > min (not >=)
   std::vector<std::string> options;  // allowed strings (empty: any)
+  // NumberList: a JSON array of min_items .. max_items numbers, each within min .. max.
+  std::size_t min_items = 0, max_items = 0;
 };
 
 // Validated input: every schema field either present (checked) or its default.
@@ -35,6 +37,7 @@ class Inputs {
   long long integer(const std::string& name) const { return values_.at(name).get<long long>(); }
   std::string str(const std::string& name) const { return values_.at(name).get<std::string>(); }
   bool boolean(const std::string& name) const { return values_.at(name).get<bool>(); }
+  std::vector<double> list(const std::string& name) const { return values_.at(name).get<std::vector<double>>(); }
   // An optional field without a default: its value, or nullopt when absent.
   std::optional<double> num_if(const std::string& name) const {
     return has(name) ? std::optional<double>(num(name)) : std::nullopt;
@@ -97,6 +100,9 @@ Field integer_field(std::string name, std::string unit, std::string description,
 Field string_field(std::string name, std::string description, json default_value,
                    std::vector<std::string> options);
 Field boolean_field(std::string name, std::string description, bool default_value);
+// A list of numbers (schema type "array", "items": "number"), each within [min, max].
+Field number_list_field(std::string name, std::string unit, std::string description, json default_value,
+                        double min, double max, std::size_t min_items, std::size_t max_items);
 Field hardware_field(bool required_with_default);  // "hardware": an id of the table
 Field dtype_field(const std::string& default_dtype);
 Field seed_field(long long default_seed = 1);  // seeded simulations (foundations/deterministic.hpp)
