@@ -69,7 +69,10 @@ json check_field(const Field& f, const json& v) {
       Field item = f;  // each element is checked as a number field of the same range
       item.type = Type::Number;
       json out = json::array();
-      for (const auto& x : v) out.push_back(check_field(item, x));
+      for (const auto& x : v) {
+        if (!x.is_number()) throw InputError(f.name, "Field " + name + " must be a list of numbers.");
+        out.push_back(check_field(item, x));
+      }
       return out;
     }
     case Type::Number:
