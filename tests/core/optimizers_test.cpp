@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
 #include "mlsys/optimizers/schedule.hpp"
 #include "mlsys/optimizers/state.hpp"
 #include "mlsys/optimizers/trajectory.hpp"
@@ -195,6 +196,28 @@ TEST(OptimizerState, EightBitAdamAndTheOthers) {
   EXPECT_DOUBLE_EQ(optimizer_state_bytes("momentum", "bf16", false, 1, 1).master, 0);
   // Adafactor (Shazeer & Stern 2018): r + c fp32 values for an r × c matrix.
   EXPECT_DOUBLE_EQ(optimizer_state_bytes("adafactor", "bf16", true, 1024, 4096).states, 4.0 * 5120 / (1024.0 * 4096));
+}
+
+// The exercises' params are calculator inputs, and the calculator gives the exercise's answer.
+TEST(OptimizerExercises, ParamsReproduceTheAnswer) {
+  for (std::uint32_t seed = 0; seed < 30; ++seed) {
+    const Exercise gd = make_exercise("gd-iterate", seed);
+    EXPECT_DOUBLE_EQ(calc("optimizer-trajectory", gd.params)["path"].back()["y"].get<double>(), gd.answer) << seed;
+    const Exercise adam = make_exercise("adam-first-step", seed);
+    EXPECT_DOUBLE_EQ(calc("optimizer-trajectory", adam.params)["path"][1]["loss"].get<double>(), adam.answer) << seed;
+    const Exercise lr = make_exercise("warmup-cosine-lr", seed);
+    EXPECT_DOUBLE_EQ(calc("lr-schedule", lr.params)["lr_at"].get<double>(), lr.answer) << seed;
+    const Exercise mem = make_exercise("optimizer-state-memory", seed);
+    EXPECT_NEAR(calc("optimizer-state", mem.params)["total_bytes"].get<double>() / 1e9, mem.answer, 1e-9 * mem.answer) << seed;
+    // Just below 2/κ gradient descent converges, just above it diverges.
+    const Exercise stable = make_exercise("gd-max-stable-lr", seed);
+    json in = stable.params;
+    in["steps"] = 10000;
+    in["lr"] = 0.98 * stable.answer;
+    EXPECT_FALSE(calc("optimizer-trajectory", in)["diverged"].get<bool>()) << seed;
+    in["lr"] = 1.02 * stable.answer;
+    EXPECT_TRUE(calc("optimizer-trajectory", in)["diverged"].get<bool>()) << seed;
+  }
 }
 
 }  // namespace
