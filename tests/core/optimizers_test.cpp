@@ -108,6 +108,21 @@ TEST(OptimizerTrajectory, BadInputsAreErrors) {
   EXPECT_TRUE(out["diverged"].get<bool>());
 }
 
+// `start` is a list input: the schema says so (type "array" of numbers, its length and range).
+TEST(OptimizerTrajectory, StartIsAListInTheSchema) {
+  json start;
+  const json schema = calc_schema("optimizer-trajectory");
+  for (const auto& f : schema["fields"])
+    if (f["name"] == "start") start = f;
+  EXPECT_EQ(start["type"], "array");
+  EXPECT_EQ(start["items"], "number");
+  EXPECT_EQ(start["min_items"], 2);
+  EXPECT_EQ(start["max_items"], 2);
+  EXPECT_EQ(start["default"], json::array({1.0, 1.0}));
+  EXPECT_DOUBLE_EQ(start["min"].get<double>(), -1e3);
+  EXPECT_DOUBLE_EQ(calc("optimizer-trajectory", {{"start", {0.5, -2}}, {"steps", 0}})["path"][0]["y"].get<double>(), -2);
+}
+
 ScheduleSettings cosine(double peak, double min, long long warmup, long long total) {
   ScheduleSettings s;
   s.schedule = "warmup-cosine";
