@@ -46,13 +46,19 @@ std::string show(double x) {
 
 std::string with_unit(double x, const std::string& unit) { return show(x) + (unit.empty() ? "" : " " + unit); }
 
-json check_integer_list(const Field& f, const json& v) {
+// A list field: IntegerList (shapes, strides, permutations) or NumberList (points), each item
+// within [min, max], min_items to max_items long. Messages name the item that is wrong.
+json check_list(const Field& f, const json& v) {
+  const bool whole = f.type == Type::IntegerList;
   const std::string name = "'" + f.name + "'";
-  const auto whole = [](double x) { return std::to_string(static_cast<long long>(x)); };  // no e-notation
-  const std::string what = "Field " + name + " must be a list of at most " + std::to_string(f.max_items) +
-                           " whole numbers from " + whole(*f.min) + " to " + whole(*f.max) + ", such as [2, 3, 4]";
+  const auto bound = [&](double x) { return whole ? std::to_string(static_cast<long long>(x)) : show(x); };
+  const std::string count = f.min_items == f.max_items ? std::to_string(f.max_items)
+                            : f.min_items == 0         ? "at most " + std::to_string(f.max_items)
+                                                       : std::to_string(f.min_items) + " to " + std::to_string(f.max_items);
+  const std::string what = "Field " + name + " must be a list of " + count + (whole ? " whole numbers" : " numbers") +
+                           " from " + bound(*f.min) + " to " + bound(*f.max) + (whole ? ", such as [2, 3, 4]" : "");
   if (!v.is_array()) throw InputError(f.name, what + ".");
-  if (v.size() > f.max_items)
+  if (v.size() < f.min_items || v.size() > f.max_items)
     throw InputError(f.name, what + "; it has " + std::to_string(v.size()) + " items.");
   json out = json::array();
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -60,10 +66,12 @@ json check_integer_list(const Field& f, const json& v) {
     const std::string item = "Item " + std::to_string(i) + " of " + name;
     if (!x.is_number()) throw InputError(f.name, what + "; item " + std::to_string(i) + " is not a number.");
     const double d = x.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d)) throw InputError(f.name, item + " must be a whole number.");
-    if (d < *f.min) throw InputError(f.name, item + " must be at least " + whole(*f.min) + ".");
-    if (d > *f.max) throw InputError(f.name, item + " must be at most " + whole(*f.max) + ".");
-    out.push_back(static_cast<long long>(d));
+    if (!std::isfinite(d)) throw InputError(f.name, item + " must be a finite number.");
+    if (whole && d != std::floor(d)) throw InputError(f.name, item + " must be a whole number.");
+    if (d < *f.min) throw InputError(f.name, item + " must be at least " + bound(*f.min) + ".");
+    if (d > *f.max) throw InputError(f.name, item + " must be at most " + bound(*f.max) + ".");
+    if (whole) out.push_back(static_cast<long long>(d));
+    else out.push_back(d);
   }
   return out;
 }
@@ -80,7 +88,8 @@ json check_field(const Field& f, const json& v) {
           std::find(f.options.begin(), f.options.end(), v.get<std::string>()) == f.options.end())
         throw InputError(f.name, "Field " + name + " must be one of: " + join(f.options) + ".");
       return v;
-    case Type::IntegerList: return check_integer_list(f, v);
+    case Type::IntegerList:
+    case Type::NumberList: return check_list(f, v);
     case Type::Number:
     case Type::Integer: break;
   }
@@ -182,6 +191,15 @@ Field integer_list_field(std::string name, std::string unit, std::string descrip
                          long long min, long long max, std::size_t max_items) {
   Field f = integer_field(std::move(name), std::move(unit), std::move(description), std::move(default_value), min, max);
   f.type = Type::IntegerList;
+  f.max_items = max_items;
+  return f;
+}
+
+Field number_list_field(std::string name, std::string unit, std::string description, json default_value,
+                        double min, double max, std::size_t min_items, std::size_t max_items) {
+  Field f = number_field(std::move(name), std::move(unit), std::move(description), std::move(default_value), min, max);
+  f.type = Type::NumberList;
+  f.min_items = min_items;
   f.max_items = max_items;
   return f;
 }
@@ -300,9 +318,10 @@ json calc_schema(const std::string& name) {
                {"description", f.description},
                {"required", f.required},
                {"default", f.default_value}};
-    if (f.type == api::Type::IntegerList) {
-      // The bounds are the items'; the list's own bound is its length.
-      jf["items"] = {{"type", "integer"}, {"min", *f.min}, {"max", *f.max}};
+    if (f.type == api::Type::IntegerList || f.type == api::Type::NumberList) {
+      // The bounds are the items'; the list's own bounds are its lengths.
+      jf["items"] = {{"type", f.type == api::Type::IntegerList ? "integer" : "number"}, {"min", *f.min}, {"max", *f.max}};
+      jf["min_items"] = f.min_items;
       jf["max_items"] = f.max_items;
     } else {
       if (f.min) jf["min"] = *f.min;

@@ -10,9 +10,9 @@
 
 namespace mlsys::api {
 
-// IntegerList: a JSON array of whole numbers, each within [min, max], at most max_items long
-// (tensor shapes, strides, permutations).
-enum class Type { Number, Integer, String, Boolean, IntegerList };
+// IntegerList: a JSON array of whole numbers (tensor shapes, strides, permutations); NumberList:
+// of numbers (points). Each item within [min, max], min_items .. max_items long.
+enum class Type { Number, Integer, String, Boolean, IntegerList, NumberList };
 
 struct Field {
   std::string name;
@@ -24,7 +24,7 @@ struct Field {
   std::optional<double> min, max;
   bool min_exclusive = false;  // value must be > min (not >=)
   std::vector<std::string> options;  // allowed strings (empty: any)
-  std::size_t max_items = 0;         // IntegerList: the longest list accepted
+  std::size_t min_items = 0, max_items = 0;  // IntegerList, NumberList: the list's length
 };
 
 // Validated input: every schema field either present (checked) or its default.
@@ -41,6 +41,7 @@ class Inputs {
   std::vector<long long> integers(const std::string& name) const {
     return values_.at(name).get<std::vector<long long>>();
   }
+  std::vector<double> numbers(const std::string& name) const { return values_.at(name).get<std::vector<double>>(); }
   // An optional field without a default: its value, or nullopt when absent.
   std::optional<double> num_if(const std::string& name) const {
     return has(name) ? std::optional<double>(num(name)) : std::nullopt;
@@ -107,6 +108,9 @@ Field boolean_field(std::string name, std::string description, bool default_valu
 // "items": {"type": "integer", "min", "max"} and "max_items").
 Field integer_list_field(std::string name, std::string unit, std::string description, json default_value,
                          long long min, long long max, std::size_t max_items);
+// A list of numbers (schema type "array", "items": {"type": "number", "min", "max"}, "min_items", "max_items"), each within [min, max].
+Field number_list_field(std::string name, std::string unit, std::string description, json default_value,
+                        double min, double max, std::size_t min_items, std::size_t max_items);
 Field hardware_field(bool required_with_default);  // "hardware": an id of the table
 Field dtype_field(const std::string& default_dtype);
 Field seed_field(long long default_seed = 1);  // seeded simulations (foundations/deterministic.hpp)

@@ -1,0 +1,186 @@
+// Exercises of the optimizers lesson: y after k gradient-descent steps, the largest stable
+// learning rate, the loss after Adam's first step, the learning rate at a step of a
+// warm-up-cosine schedule, and the memory of training with an optimizer. Answers come from the
+// engine's models (core/src/optimizers/) on the numbers shown.
+#include <cmath>
+
+#include "generators.hpp"
+#include "mlsys/optimizers/schedule.hpp"
+#include "mlsys/optimizers/state.hpp"
+#include "mlsys/optimizers/trajectory.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+double log_uniform(Rng& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
+
+// The answer at the end of a solution, with the e-notation the answer box reads after a "× 10ᵏ".
+std::string typed(double x, int sig) {
+  const std::string p = prose(x, sig);
+  return p.find("\u00D7 10") == std::string::npos ? p : p + " (type " + format_number(x, sig) + ")";
+}
+
+std::string loss_text(double kappa) { return "f(x, y) = \u00BD(x\u00B2 + " + format_number(kappa, 4) + "\u00B7y\u00B2)"; }
+
+Exercise gd_iterate(Rng& rng) {
+  const double kappa = static_cast<double>(rng.integer(2, 40));
+  const double factor = round_sig(0.4 + 0.55 * rng.uniform(), 2);  // 1 − lr·κ in [0.4, 0.95]: a steady decay
+  const double lr = round_sig((1 - factor) / kappa, 2);
+  const double y0 = static_cast<double>(rng.integer(2, 9));
+  const long long k = rng.integer(3, 10);
+  OptimizerSettings s;
+  s.optimizer = "sgd";
+  s.lr = lr;
+  const double shrink = 1 - lr * kappa;
+  Exercise e;
+  e.title = "Gradient descent, step by step";
+  e.params = {{"optimizer", "sgd"}, {"lr", lr}, {"condition", kappa}, {"start", {1, y0}}, {"steps", k}};
+  e.prompt = "Gradient descent with learning rate " + format_number(lr, 4) + " minimises " + loss_text(kappa) +
+             " from the point (1, " + format_int(y0) + "). What is y after " + counted(static_cast<double>(k), "step") + "?";
+  e.unit = "";
+  e.answer = optimizer_trajectory(s, kappa, 1, y0, k).path.back().y;
+  e.hint = "The gradient along y is \u2202f/\u2202y = \u03BA\u00B7y, so each step sets y \u2190 y \u2212 lr\u00B7\u03BA\u00B7y = "
+           "(1 \u2212 lr\u00B7\u03BA)\u00B7y.";
+  e.solution = "Each step multiplies y by 1 \u2212 " + format_number(lr, 4) + " \u00D7 " + format_number(kappa, 4) + " = " +
+               format_number(shrink, 6) + ", so after " + counted(static_cast<double>(k), "step") + " y = " +
+               format_int(y0) + " \u00D7 " + format_number(shrink, 6) + "^" + std::to_string(k) + " = " +
+               typed(e.answer, 4) + ".";
+  return e;
+}
+
+Exercise max_stable_lr(Rng& rng) {
+  const double kappa = round_sig(log_uniform(rng, 3, 5000), 2);
+  Exercise e;
+  e.title = "The largest stable learning rate";
+  e.params = {{"optimizer", "sgd"}, {"condition", kappa}};
+  e.prompt = "Plain gradient descent minimises " + loss_text(kappa) +
+             ". Above which learning rate does it diverge from almost every starting point?";
+  e.unit = "";
+  e.answer = 2 / kappa;
+  e.hint = "Each step multiplies x by (1 \u2212 lr) and y by (1 \u2212 lr\u00B7\u03BA). A coordinate shrinks only while "
+           "that factor lies between \u22121 and 1.";
+  e.solution = "Along x the factor 1 \u2212 lr stays inside (\u22121, 1) up to lr = 2, but along y the factor 1 \u2212 lr\u00B7" +
+               format_number(kappa, 4) + " leaves it first, when lr\u00B7" + format_number(kappa, 4) +
+               " exceeds 2: the limit is 2 \u00F7 " + format_number(kappa, 4) + " = " + typed(e.answer, 4) + ".";
+  return e;
+}
+
+Exercise adam_first_step(Rng& rng) {
+  static const std::vector<double> rates = {0.01, 0.02, 0.05, 0.1, 0.2, 0.3};
+  OptimizerSettings s;
+  s.optimizer = "adam";
+  s.lr = rng.pick(rates);
+  const double kappa = static_cast<double>(rng.integer(2, 200));
+  const double x0 = round_sig(0.5 + 4.5 * rng.uniform(), 2), y0 = round_sig(0.5 + 4.5 * rng.uniform(), 2);
+  const auto t = optimizer_trajectory(s, kappa, x0, y0, 1);
+  const double x1 = x0 - s.lr, y1 = y0 - s.lr;  // the first step is lr·sign(g), ε aside
+  Exercise e;
+  e.title = "Adam's first step";
+  e.params = {{"optimizer", "adam"}, {"lr", s.lr}, {"condition", kappa}, {"start", {x0, y0}}, {"steps", 1}};
+  e.prompt = "Adam with learning rate " + format_number(s.lr, 4) + " (\u03B2\u2081 = 0.9, \u03B2\u2082 = 0.999, \u03B5 = 10^-8, "
+             "bias-corrected) minimises " + loss_text(kappa) + " from (" + format_number(x0, 4) + ", " +
+             format_number(y0, 4) + "). What is the loss after its first step?";
+  e.unit = "";
+  e.answer = t.path[1].loss;
+  // Both coordinates move by about lr: the loss drops little, so a reader who gives the start
+  // loss must still be wrong.
+  e.rel_tolerance = 0.001;
+  e.hint = "After bias correction the first step has m\u0302 = g and v\u0302 = g\u00B2, so each coordinate moves by "
+           "lr\u00B7g/(|g| + \u03B5): by lr, against the sign of its gradient, however large the gradient.";
+  e.solution = "Both gradients (x and \u03BA\u00B7y) are positive, so x \u2192 " + format_number(x0, 4) + " \u2212 " +
+               format_number(s.lr, 4) + " = " + format_number(x1, 4) + " and y \u2192 " + format_number(y0, 4) + " \u2212 " +
+               format_number(s.lr, 4) + " = " + format_number(y1, 4) + "; the loss is \u00BD(" + format_number(x1, 4) +
+               "\u00B2 + " + format_number(kappa, 4) + " \u00D7 " + format_number(y1, 4) + "\u00B2) = " +
+               format_number(e.answer, 5) + ".";
+  return e;
+}
+
+Exercise cosine_lr(Rng& rng) {
+  static const std::vector<double> peaks = {1e-3, 6e-4, 3e-4, 2e-3, 1.5e-3, 5e-4};
+  ScheduleSettings s;
+  s.schedule = "warmup-cosine";
+  s.peak_lr = rng.pick(peaks);
+  s.min_lr = rng.uniform() < 0.5 ? 0 : s.peak_lr / 10;
+  s.warmup_steps = 100 * rng.integer(1, 20);
+  s.total_steps = s.warmup_steps + 1000 * rng.integer(5, 100);
+  const bool in_warmup = rng.uniform() < 0.25;
+  const long long t = in_warmup ? rng.integer(1, static_cast<int>(s.warmup_steps) - 1)
+                                : s.warmup_steps + rng.integer(1, static_cast<int>(s.total_steps - s.warmup_steps) - 1);
+  Exercise e;
+  e.title = "Learning rate on a warm-up-cosine schedule";
+  e.params = {{"schedule", "warmup-cosine"}, {"peak_lr", s.peak_lr}, {"min_lr", s.min_lr},
+              {"warmup_steps", s.warmup_steps}, {"total_steps", s.total_steps}, {"at_step", t}};
+  e.prompt = "A run of " + format_int(static_cast<double>(s.total_steps)) + " steps warms the learning rate up linearly from 0 to " +
+             prose(s.peak_lr, 4) + " over the first " + format_int(static_cast<double>(s.warmup_steps)) +
+             " steps, then follows a cosine down to " + (s.min_lr == 0 ? std::string("0") : prose(s.min_lr, 4)) +
+             " at the end of training. What is the learning rate at step " + format_int(static_cast<double>(t)) +
+             " (steps count from 0)?";
+  e.unit = "";
+  e.answer = lr_at_step(s, t);
+  e.hint = "During the warm-up lr = peak\u00B7t/warmup. After it, p = (t \u2212 warmup)/(total \u2212 warmup) and "
+           "lr = min + (peak \u2212 min)\u00B7\u00BD(1 + cos(\u03C0\u00B7p)).";
+  if (in_warmup) {
+    e.solution = "Step " + format_int(static_cast<double>(t)) + " is inside the warm-up: lr = " + prose(s.peak_lr, 4) +
+                 " \u00D7 " + format_int(static_cast<double>(t)) + "/" + format_int(static_cast<double>(s.warmup_steps)) +
+                 " = " + typed(e.answer, 4) + ".";
+  } else {
+    const double p = static_cast<double>(t - s.warmup_steps) / static_cast<double>(s.total_steps - s.warmup_steps);
+    e.solution = "p = (" + format_int(static_cast<double>(t)) + " \u2212 " + format_int(static_cast<double>(s.warmup_steps)) +
+                 ")/(" + format_int(static_cast<double>(s.total_steps)) + " \u2212 " +
+                 format_int(static_cast<double>(s.warmup_steps)) + ") = " + format_number(p, 4) +
+                 "; \u00BD(1 + cos(\u03C0\u00B7p)) = " + format_number(0.5 * (1 + std::cos(3.14159265358979323846 * p)), 4) +
+                 "; lr = " + (s.min_lr == 0 ? std::string("0") : prose(s.min_lr, 4)) + " + (" + prose(s.peak_lr, 4) +
+                 " \u2212 " + (s.min_lr == 0 ? std::string("0") : prose(s.min_lr, 4)) + ") \u00D7 that = " +
+                 typed(e.answer, 4) + ".";
+  }
+  return e;
+}
+
+struct Recipe {
+  std::string optimizer, weight_dtype;
+  bool master;
+  std::string text;  // what the prompt says the run keeps
+};
+
+Exercise training_state(Rng& rng) {
+  static const std::vector<Recipe> recipes = {
+      {"adam", "bf16", true,
+       "bf16 weights and gradients, an fp32 master copy of the weights, and Adam's two moments in fp32"},
+      {"adam", "fp32", false, "fp32 weights and gradients and Adam's two moments in fp32"},
+      {"momentum", "bf16", true, "bf16 weights and gradients, an fp32 master copy, and an fp32 momentum buffer"},
+      {"sgd", "bf16", true, "bf16 weights and gradients, an fp32 master copy, and plain SGD (no momentum)"},
+      {"adam-8bit", "bf16", true,
+       "bf16 weights and gradients, an fp32 master copy, and Adam's two moments quantized to 8 bits each (ignore the "
+       "block scales)"}};
+  const Recipe& r = rng.pick(recipes);
+  const double billions = round_sig(log_uniform(rng, 0.3, 180), 2);
+  const auto b = optimizer_state_bytes(r.optimizer, r.weight_dtype, r.master, 4096, 4096);
+  const double per = b.weights + b.grads + b.master + b.states;
+  Exercise e;
+  e.title = "Memory of the model states";
+  e.params = {{"optimizer", r.optimizer}, {"params", billions * 1e9}, {"weight_dtype", r.weight_dtype},
+              {"master_weights", r.master}};
+  e.prompt = "A model of " + format_number(billions, 4) + " billion parameters trains with " + r.text +
+             ". How many GB do these model states take, before activations?";
+  e.unit = "GB";
+  e.answer = per * billions;
+  e.hint = "Add the bytes each parameter costs (fp32 is 4 bytes, bf16 2, 8 bits 1), then multiply by the parameter count.";
+  e.solution = "Per parameter: " + format_number(b.weights, 3) + " (weights) + " + format_number(b.grads, 3) +
+               " (gradients) + " + format_number(b.master, 3) + " (master) + " + format_number(b.states, 3) +
+               " (optimizer state) = " + format_number(per, 3) + " bytes; \u00D7 " + format_number(billions, 4) +
+               " \u00D7 10^9 parameters = " + format_number(e.answer, 4) + " GB.";
+  return e;
+}
+
+}  // namespace
+
+void add_optimizers_exercises(std::vector<Generator>& out) {
+  out.push_back({"gd-iterate", gd_iterate});
+  out.push_back({"gd-max-stable-lr", max_stable_lr});
+  out.push_back({"adam-first-step", adam_first_step});
+  out.push_back({"warmup-cosine-lr", cosine_lr});
+  out.push_back({"optimizer-state-memory", training_state});
+}
+
+}  // namespace mlsys::exercises
