@@ -311,7 +311,7 @@ json calc_schema(const std::string& name) {
   const auto& c = api::find(name);
   json fields = json::array();
   for (const auto& f : c.fields) {
-    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array"};
+    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array", "array"};  // in Type's order
     json jf = {{"name", f.name},
                {"type", kTypes[static_cast<int>(f.type)]},
                {"unit", f.unit},
