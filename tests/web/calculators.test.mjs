@@ -80,6 +80,7 @@ async function changeOne(page) {
     const select = await ctl.$('select');
     const box = await ctl.$('input[type=checkbox]');
     const number = await ctl.$('input[type=number]');
+    const list = await ctl.$('input[data-list]');
     const before = await page.$eval('.calcs-panel', (p) => Number(p.dataset.computes));
     let key, value, restore;
     if (select) {
@@ -92,6 +93,20 @@ async function changeOne(page) {
     } else if (box) {
       value = String(!(await box.isChecked()));
       await box.setChecked(value === 'true');
+    } else if (list) {
+      // A list ("2, 3, 4"): its first item once more in front, or that item plus one.
+      const text = await list.inputValue();
+      if (text === '') continue;
+      restore = text;
+      const items = text.split(',').map((t) => t.trim());
+      const candidates = [[items[0], ...items], [String(Number(items[0]) + 1), ...items.slice(1)]].map((c) => c.join(', '));
+      for (const c of candidates) {
+        await list.fill(c);
+        await list.dispatchEvent('change');
+        const t = await panelState(page);
+        if (t.fieldMessages.length === 0 && t.note === '') break;
+      }
+      value = await list.inputValue();
     } else {
       const text = await number.inputValue();
       if (text === '') continue;
@@ -103,7 +118,7 @@ async function changeOne(page) {
       await number.fill(value);
       await number.dispatchEvent('change');
     }
-    key = await (select ?? box ?? number).getAttribute('name');
+    key = await (select ?? box ?? list ?? number).getAttribute('name');
     const s = await panelState(page);
     const after = await page.$eval('.calcs-panel', (p) => Number(p.dataset.computes));
     if (after > before && s.fieldMessages.length === 0 && s.note === '') return { key, value };
@@ -112,8 +127,8 @@ async function changeOne(page) {
     if (select) await select.selectOption(restore);
     else if (box) await box.setChecked(value !== 'true');
     else {
-      await number.fill(restore);
-      await number.dispatchEvent('change');
+      await (list ?? number).fill(restore);
+      await (list ?? number).dispatchEvent('change');
     }
   }
   return null;

@@ -1,6 +1,7 @@
 // The plan of the engine parts, computed from what each part's pages call. wasm/parts.json
-// names each part's lessons (the course's division); this script finds the calculator and
-// exercise groups each part must hold, by running the full engine:
+// names each part's lessons (the course's division), and may name calculator `groups` a part
+// holds before any lesson uses them; this script finds the calculator and exercise groups
+// each part must hold, by running the full engine:
 //   - every figure of the part's lessons (content/lessons/<slug>.md front matter, `figures`)
 //     through its data(engine, params) at the defaults and with each control moved alone over
 //     its values (controlSettings below), recording every calculator it calls;
@@ -131,6 +132,15 @@ export async function computePlan(engine, raw) {
         plan.exercises[id] = part;
         need[part].exercises.add(id);
       }
+    }
+  }
+  // Calculator groups a part holds before its lessons' pages call them (parts.json `groups`:
+  // the calculators page offers every calculator, the module's lessons come later).
+  for (const [part, spec] of Object.entries(parts)) {
+    for (const g of spec.groups ?? []) {
+      const names = Object.keys(groups.calculators).filter((n) => groups.calculators[n] === g);
+      if (!names.length) throw new Error(`wasm/parts.json: part "${part}" names calculator group "${g}", which the engine lacks`);
+      for (const n of names) need[part].calcs.add(n);
     }
   }
   // A page's calculator goes where its pages already call it, else where its group already

@@ -26,7 +26,7 @@ function specsOf(name, schema, engine) {
     id: name,
     params: schema.fields.map((f) => ({ key: f.name, label: f.description || f.name, from: [name, f.name] })),
   }, engine);
-  for (const s of specs) if (s.min > 0 && s.max / s.min >= 1e3 && s.type !== 'select') s.scale = 'log';
+  for (const s of specs) if (s.min > 0 && s.max / s.min >= 1e3 && !['select', 'array'].includes(s.type)) s.scale = 'log';
   return specs;
 }
 

@@ -19,6 +19,8 @@ export function resolveParams(figure, engine) {
         default: field.default,
         description: field.description,
       };
+      // A list field (shapes, points): the bounds are its items'.
+      if (field.type === 'array') Object.assign(base, { min: field.items?.min, max: field.items?.max, items: field.items?.type, min_items: field.min_items, max_items: field.max_items });
     }
     const spec = { ...base, ...stripUndefined(p) };
     if (spec.type === 'select') {
@@ -52,6 +54,7 @@ export function coerce(spec, raw) {
     if (raw === false || raw === 'false' || raw === '0') return { value: false };
     return { error: `${label}: "${clip(raw)}" must be true or false.` };
   }
+  if (spec.type === 'array') return coerceList(spec, raw, label);
   const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
   const x = text === '' ? NaN : Number(text);
   if (!Number.isFinite(x)) return { error: `${label}: "${clip(raw)}" is not a number.` };
@@ -62,6 +65,31 @@ export function coerce(spec, raw) {
   if (spec.max !== undefined && x > spec.max) return { error: `${label} must be at most ${spec.max}${unitText(spec)}.` };
   return { value: x };
 }
+
+// A list: a JSON array, or text such as "2, 3, 4" or "[2, 3, 4]" (a control, a permalink).
+function coerceList(spec, raw, label) {
+  const text = Array.isArray(raw) ? null : String(raw ?? '').trim().replace(/^\[|\]$/g, '').trim();
+  const items = Array.isArray(raw) ? raw : text === '' ? [] : text.split(',').map((t) => t.trim());
+  const whole = spec.items === 'integer';
+  const count = spec.min_items === spec.max_items ? `${spec.max_items}` : `${spec.min_items ?? 0} to ${spec.max_items}`;
+  const expected = `${label} must be a list of ${count} ${whole ? 'whole numbers' : 'numbers'}, such as ${JSON.stringify(spec.default ?? [])}`;
+  if (spec.max_items !== undefined && (items.length < (spec.min_items ?? 0) || items.length > spec.max_items)) {
+    return { error: `${expected}; it has ${items.length} items.` };
+  }
+  const value = [];
+  for (const [i, item] of items.entries()) {
+    const x = item === '' || item === null ? NaN : Number(item);
+    if (!Number.isFinite(x)) return { error: `${label}: item ${i + 1}, "${clip(item)}", is not a number.` };
+    if (whole && !Number.isInteger(x)) return { error: `${label}: item ${i + 1} must be a whole number.` };
+    if (spec.min !== undefined && x < spec.min) return { error: `${label}: item ${i + 1} must be at least ${spec.min}.` };
+    if (spec.max !== undefined && x > spec.max) return { error: `${label}: item ${i + 1} must be at most ${spec.max}.` };
+    value.push(x);
+  }
+  return { value };
+}
+
+// Equal settings: lists by their items.
+export const sameValue = (a, b) => (Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => x === b[i]) : a === b);
 
 function unitText(spec) {
   return spec.unit ? ` ${spec.unit}` : '';
@@ -93,7 +121,7 @@ export function applyState(specs, current, state) {
 // State <-> URL hash fragment "figure-id:key=value&key=value".
 export function encodeState(figureId, specs, params) {
   const q = new URLSearchParams();
-  for (const s of specs) if (params[s.key] !== s.default) q.set(s.key, String(params[s.key]));
+  for (const s of specs) if (!sameValue(params[s.key], s.default)) q.set(s.key, String(params[s.key]));
   const query = q.toString();
   return query ? `${figureId}:${query}` : figureId;
 }
