@@ -43,6 +43,7 @@ namespace ${ns} {
 
 ${decls}
 void ${function}(${param}& out) {
+  (void)out;  // a part may hold no group of this kind
 ${calls}}
 
 }  // namespace ${ns}
