@@ -58,6 +58,15 @@ json check_field(const Field& f, const json& v) {
           std::find(f.options.begin(), f.options.end(), v.get<std::string>()) == f.options.end())
         throw InputError(f.name, "Field " + name + " must be one of: " + join(f.options) + ".");
       return v;
+    case Type::NumberMap:
+      if (!v.is_object()) throw InputError(f.name, "Field " + name + " must be an object of numbers, such as {\"x\": 2}.");
+      if (v.size() > kMaxNumberMapEntries)
+        throw InputError(f.name, "Field " + name + " has more than " + std::to_string(kMaxNumberMapEntries) + " entries.");
+      for (const auto& item : v.items()) {
+        if (!item.value().is_number() || !std::isfinite(item.value().get<double>()))
+          throw InputError(f.name, "Field " + name + ": '" + item.key() + "' must be a finite number.");
+      }
+      return v;
     case Type::Number:
     case Type::Integer: break;
   }
@@ -152,6 +161,15 @@ Field boolean_field(std::string name, std::string description, bool default_valu
   f.type = Type::Boolean;
   f.description = std::move(description);
   f.default_value = default_value;
+  return f;
+}
+
+Field number_map_field(std::string name, std::string description, json default_value) {
+  Field f;
+  f.name = std::move(name);
+  f.type = Type::NumberMap;
+  f.description = std::move(description);
+  f.default_value = std::move(default_value);
   return f;
 }
 
@@ -262,7 +280,7 @@ json calc_schema(const std::string& name) {
   const auto& c = api::find(name);
   json fields = json::array();
   for (const auto& f : c.fields) {
-    static const char* kTypes[] = {"number", "integer", "string", "boolean"};
+    static const char* kTypes[] = {"number", "integer", "string", "boolean", "object"};
     json jf = {{"name", f.name},
                {"type", kTypes[static_cast<int>(f.type)]},
                {"unit", f.unit},

@@ -1,6 +1,7 @@
 // Calculator registry internals: schemas and the one place where inputs are validated.
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +11,10 @@
 
 namespace mlsys::api {
 
-enum class Type { Number, Integer, String, Boolean };
+// NumberMap: a JSON object of finite numbers keyed by name ({"x": 2, "y": -1}), schema type
+// "object", at most kMaxNumberMapEntries entries.
+enum class Type { Number, Integer, String, Boolean, NumberMap };
+inline constexpr std::size_t kMaxNumberMapEntries = 64;
 
 struct Field {
   std::string name;
@@ -35,6 +39,9 @@ class Inputs {
   long long integer(const std::string& name) const { return values_.at(name).get<long long>(); }
   std::string str(const std::string& name) const { return values_.at(name).get<std::string>(); }
   bool boolean(const std::string& name) const { return values_.at(name).get<bool>(); }
+  std::map<std::string, double> number_map(const std::string& name) const {
+    return values_.at(name).get<std::map<std::string, double>>();
+  }
   // An optional field without a default: its value, or nullopt when absent.
   std::optional<double> num_if(const std::string& name) const {
     return has(name) ? std::optional<double>(num(name)) : std::nullopt;
@@ -97,6 +104,7 @@ Field integer_field(std::string name, std::string unit, std::string description,
 Field string_field(std::string name, std::string description, json default_value,
                    std::vector<std::string> options);
 Field boolean_field(std::string name, std::string description, bool default_value);
+Field number_map_field(std::string name, std::string description, json default_value);  // Type::NumberMap
 Field hardware_field(bool required_with_default);  // "hardware": an id of the table
 Field dtype_field(const std::string& default_dtype);
 Field seed_field(long long default_seed = 1);  // seeded simulations (foundations/deterministic.hpp)
