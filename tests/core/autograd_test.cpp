@@ -14,6 +14,7 @@
 #include "mlsys/autograd/backprop_memory.hpp"
 #include "mlsys/autograd/expression.hpp"
 #include "mlsys/autograd/gradient_check.hpp"
+#include "mlsys/exercises/exercise.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "test_support.hpp"
 
@@ -239,4 +240,25 @@ TEST(BackpropMemory, MatchesActivationCheckpointingSegments) {
   EXPECT_EQ(r.every_k.k, 5);
   EXPECT_EQ(r.every_k.checkpoints, 1);
   EXPECT_EQ(mlsys::test::error_of("backprop-memory", R"({"layers": 5000})")["field"], "layers");
+}
+
+TEST(AutogradExercises, AnswersMatchTheCalculators) {
+  for (std::uint32_t seed = 0; seed < 30; ++seed) {
+    const auto p = mlsys::make_exercise("autograd-partial", seed);
+    const json g = calc("autograd", p.params);
+    const std::string var = p.prompt.substr(p.prompt.find("\xE2\x88\x82" "f/\xE2\x88\x82") + 8, 1);
+    EXPECT_DOUBLE_EQ(g.at("gradients").at(var).get<double>(), p.answer) << p.prompt;
+
+    const auto a = mlsys::make_exercise("backprop-activation-bytes", seed);
+    EXPECT_DOUBLE_EQ(calc("backprop-memory", a.params)["none"]["stored_bytes"].get<double>() / 1e6, a.answer);
+    const auto s = mlsys::make_exercise("sqrt-checkpoint-memory", seed);
+    const json m = calc("backprop-memory", s.params);
+    EXPECT_DOUBLE_EQ(m["sqrt"]["peak_bytes"].get<double>() / 1e6, s.answer);
+    EXPECT_EQ(m["sqrt"]["k"], s.params["k"]);
+
+    // The predicted error is within 15% of the one measured at the smaller step (truncation regime).
+    const auto d = mlsys::make_exercise("finite-difference-error", seed);
+    const double measured = calc("gradient-check", d.params)["abs_error"].get<double>();
+    EXPECT_NEAR(measured / d.answer, 1.0, 0.15) << d.prompt;
+  }
 }

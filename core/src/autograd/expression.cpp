@@ -231,6 +231,8 @@ std::vector<T> evaluate_nodes(const Expression& e, const std::map<std::string, d
       const auto it = values.find(n.label);
       if (it == values.end()) throw InputError("values", "The variable '" + n.label + "' has no value in 'values'.");
       r = static_cast<T>(it->second);
+      if (!std::isfinite(r))
+        throw InputError("values", "The value of '" + n.label + "' (" + show(it->second) + ") is beyond the range of fp32.");
     } else if (n.op == "const") {
       r = static_cast<T>(n.constant);
     } else if (n.op == "add") {
