@@ -11,10 +11,19 @@ namespace mlsys {
 
 namespace {
 
+std::string show(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
 template <class T>
 double difference(const Expression& e, std::map<std::string, double> values, const std::string& variable, double step,
                   bool central) {
   const T x = static_cast<T>(values.at(variable));
+  if (!std::isfinite(x))
+    throw InputError("values", "The value of '" + variable + "' (" + show(values.at(variable)) +
+                                   ") is beyond the range of fp32.");
   const T h = static_cast<T>(step);
   auto f = [&](T at) {
     values[variable] = static_cast<double>(at);
@@ -27,12 +36,6 @@ double difference(const Expression& e, std::map<std::string, double> values, con
   }
   const T fx = f(x);
   return static_cast<double>((f(plus) - fx) / h);
-}
-
-std::string show(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
 }
 
 double relative(double numeric, double analytic) {
