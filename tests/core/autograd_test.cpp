@@ -204,6 +204,10 @@ TEST(GradientCheck, CalculatorAndErrors) {
   EXPECT_EQ(mlsys::test::error_of("gradient-check", R"({"expression": "x*y", "values": {"x": 1, "y": 2}})")["field"],
             "variable");
   EXPECT_EQ(mlsys::test::error_of("gradient-check", R"({"expression": "x", "variable": "z"})")["field"], "variable");
+  // fp32 cannot hold 1e300: an error naming where it is (checked before any cast to float).
+  EXPECT_EQ(mlsys::test::error_of("gradient-check", R"({"expression": "2*x", "values": {"x": 1e300}, "dtype": "fp32"})")["field"], "values");
+  EXPECT_EQ(mlsys::test::error_of("gradient-check", R"({"expression": "x + 1e300", "dtype": "fp32"})")["field"],
+            "expression");
   // log near 0: h = 0.1 leaves the domain and is left out of the sweep.
   const json s = calc("gradient-check", {{"expression", "log(x)"}, {"values", {{"x", 0.05}}}});
   EXPECT_EQ(s["sweep"].size(), 11u);

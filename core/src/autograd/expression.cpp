@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "mlsys/foundations/input_error.hpp"
 
@@ -230,10 +231,13 @@ std::vector<T> evaluate_nodes(const Expression& e, const std::map<std::string, d
     if (n.op == "var") {
       const auto it = values.find(n.label);
       if (it == values.end()) throw InputError("values", "The variable '" + n.label + "' has no value in 'values'.");
-      r = static_cast<T>(it->second);
-      if (!std::isfinite(r))
+      // Checked before the cast: a double outside float's range does not convert (undefined behaviour).
+      if (std::fabs(it->second) > static_cast<double>(std::numeric_limits<T>::max()))
         throw InputError("values", "The value of '" + n.label + "' (" + show(it->second) + ") is beyond the range of fp32.");
+      r = static_cast<T>(it->second);
     } else if (n.op == "const") {
+      if (std::fabs(n.constant) > static_cast<double>(std::numeric_limits<T>::max()))
+        domain_error(e, i, "the number " + n.label + " is beyond the range of fp32");
       r = static_cast<T>(n.constant);
     } else if (n.op == "add") {
       r = a + b;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "mlsys/foundations/input_error.hpp"
 
@@ -20,10 +21,13 @@ std::string show(double x) {
 template <class T>
 double difference(const Expression& e, std::map<std::string, double> values, const std::string& variable, double step,
                   bool central) {
-  const T x = static_cast<T>(values.at(variable));
-  if (!std::isfinite(x))
+  // Checked before the casts: a double outside float's range does not convert (undefined behaviour).
+  const double limit = static_cast<double>(std::numeric_limits<T>::max());
+  if (std::fabs(values.at(variable)) > limit)
     throw InputError("values", "The value of '" + variable + "' (" + show(values.at(variable)) +
                                    ") is beyond the range of fp32.");
+  if (step > limit) throw InputError("step", "The step " + show(step) + " is beyond the range of fp32.");
+  const T x = static_cast<T>(values.at(variable));
   const T h = static_cast<T>(step);
   auto f = [&](T at) {
     values[variable] = static_cast<double>(at);
@@ -69,6 +73,7 @@ GradientCheck gradient_check(const Expression& e, const std::map<std::string, do
     throw InputError("variable", "The expression has no variable '" + var + "'.");
   const bool fp32 = dtype == "fp32";
   const AutogradResult ad = autograd(e, values);
+  (void)evaluate_expression(e, values, fp32);  // f must exist at x in the dtype: its error, not the sweep's
   GradientCheck r{var, method, dtype, 0, ad.gradients.at(var), 0, 0, 0, std::nullopt, std::nullopt};
   if (step) {
     r.step = *step;
