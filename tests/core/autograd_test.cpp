@@ -253,6 +253,9 @@ TEST(AutogradExercises, AnswersMatchTheCalculators) {
     const std::string var = p.prompt.substr(p.prompt.find("\xE2\x88\x82" "f/\xE2\x88\x82") + 8, 1);
     EXPECT_DOUBLE_EQ(g.at("gradients").at(var).get<double>(), p.answer) << p.prompt;
 
+    const auto v = mlsys::make_exercise("autograd-reverse-visits", seed);
+    EXPECT_EQ(calc("autograd", v.params)["reverse_visits"].get<double>(), v.answer) << v.prompt;
+
     const auto a = mlsys::make_exercise("backprop-activation-bytes", seed);
     EXPECT_DOUBLE_EQ(calc("backprop-memory", a.params)["none"]["stored_bytes"].get<double>() / 1e6, a.answer);
     const auto s = mlsys::make_exercise("sqrt-checkpoint-memory", seed);

@@ -1,7 +1,8 @@
 // Exercises of the backpropagation lesson: a partial derivative of a drawn expression by the
 // chain rule (answered by the engine's reverse mode), the error a finite difference should
 // have at a smaller step (order 1 forward, 2 central), the activation bytes an MLP keeps for
-// backward, and its peak with sqrt(L) checkpointing (Chen et al. 2016). Numbers are shown
+// backward, its peak with sqrt(L) checkpointing (Chen et al. 2016), and the nodes a reverse
+// pass visits in a drawn graph. Numbers are shown
 // rounded and the answers are computed from the numbers shown.
 #include <cmath>
 
@@ -10,6 +11,7 @@
 #include "mlsys/autograd/expression.hpp"
 #include "mlsys/autograd/gradient_check.hpp"
 #include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/units.hpp"
 
 namespace mlsys::exercises {
@@ -201,6 +203,53 @@ Exercise sqrt_checkpointing(Rng& rng) {
   }
 }
 
+// A random expression over x and y: numbers 2..9, + - * / ^ (small whole exponents), sin exp tanh.
+std::string random_expression(Rng& rng, int depth) {
+  if (depth == 0 || rng.uniform() < 0.25) {
+    const int r = rng.integer(0, 2);
+    return r == 0 ? "x" : r == 1 ? "y" : std::to_string(rng.integer(2, 9));
+  }
+  const int kind = rng.integer(0, 5);
+  if (kind == 0) return rng.pick(std::vector<std::string>{"sin", "exp", "tanh"}) + "(" + random_expression(rng, depth - 1) + ")";
+  // Every operand is a primary already (a leaf, a call or a parenthesized pair), so ^ binds to all of it.
+  if (kind == 1) return random_expression(rng, depth - 1) + "^" + std::to_string(rng.integer(2, 3));
+  const std::string op = rng.pick(std::vector<std::string>{" + ", " - ", "*", "/"});
+  return "(" + random_expression(rng, depth - 1) + op + random_expression(rng, depth - 1) + ")";
+}
+
+Exercise reverse_visits(Rng& rng) {
+  for (;;) {
+    std::string expr = random_expression(rng, 4) + " + " + random_expression(rng, 2);
+    const Expression parsed = parse_expression(expr);
+    const std::map<std::string, double> values = {{"x", 0.5}, {"y", 1.5}};
+    AutogradResult r;
+    try {
+      r = autograd(parsed, values);
+    } catch (const InputError&) {
+      continue;  // division by zero at these values: the calculator could not show this graph
+    }
+    const auto total = static_cast<double>(parsed.nodes.size());
+    const double constant = total - r.reverse_visits;
+    if (r.reverse_visits < 4 || r.reverse_visits > 24 || constant < 1) continue;  // a graph a reader can count
+    Exercise e;
+    e.title = "Nodes a reverse pass visits";
+    e.params = {{"expression", expr}, {"values", values}};
+    e.prompt = "The expression f = " + expr + " is parsed as written: every occurrence of a number and every "
+               "operator or function is its own node, and each variable is one leaf shared by all its uses. The "
+               "reverse pass from f skips the nodes that depend on no variable. How many nodes does it visit?";
+    e.unit = "";
+    e.answer = r.reverse_visits;
+    e.integer = true;
+    if (clashes(e.answer, e.prompt)) continue;
+    e.hint = "Count every node of the graph (leaves x and y once each), then subtract the numbers and the operations "
+             "whose inputs are all numbers.";
+    e.solution = "The graph has " + format_int(total) + " nodes; " + format_int(constant) + " of them " +
+                 (constant == 1 ? "depends" : "depend") + " on no variable (numbers, and operations on numbers only), so the reverse pass visits " +
+                 format_int(total) + " \u2212 " + format_int(constant) + " = " + format_int(e.answer) + ".";
+    return e;
+  }
+}
+
 }  // namespace
 
 void add_autograd_exercises(std::vector<Generator>& out) {
@@ -208,6 +257,7 @@ void add_autograd_exercises(std::vector<Generator>& out) {
   out.push_back({"finite-difference-error", difference_error});
   out.push_back({"backprop-activation-bytes", activation_bytes});
   out.push_back({"sqrt-checkpoint-memory", sqrt_checkpointing});
+  out.push_back({"autograd-reverse-visits", reverse_visits});
 }
 
 }  // namespace mlsys::exercises
