@@ -154,6 +154,9 @@ TEST(Autograd, CalculatorFields) {
   EXPECT_EQ(r["nodes"][4]["op"], "mul");
   EXPECT_EQ(r["nodes"][4]["inputs"], json::array({2, 3}));
   EXPECT_EQ(r["nodes"][4]["grad"], 1.0);
+  json many = json::object();
+  for (int i = 0; i < 65; ++i) many[std::to_string(i)] = i;  // names need not be identifiers to be given
+  EXPECT_TRUE(has(mlsys::test::error_of("autograd", json{{"values", many}}.dump())["message"], "more than 64 entries"));
   for (const json& bad : {json{{"values", {{"x", "1"}}}}, json{{"values", json::array({1})}},
                           json{{"expression", "x"}, {"values", {{"y", 1}}}}})
     EXPECT_EQ(mlsys::test::error_of("autograd", bad.dump())["field"], "values") << bad;

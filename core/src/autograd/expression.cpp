@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -192,7 +193,7 @@ std::string node_name(const Expression& e, std::size_t i) {
 
 std::string show(double x) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
+  std::snprintf(buf, sizeof buf, "%.6g", x == 0 ? 0.0 : x);  // -0 reads as 0
   return buf;
 }
 
