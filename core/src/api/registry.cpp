@@ -90,6 +90,15 @@ json check_field(const Field& f, const json& v) {
       return v;
     case Type::IntegerList:
     case Type::NumberList: return check_list(f, v);
+    case Type::NumberMap:
+      if (!v.is_object()) throw InputError(f.name, "Field " + name + " must be an object of numbers, such as {\"x\": 2}.");
+      if (v.size() > kMaxNumberMapEntries)
+        throw InputError(f.name, "Field " + name + " has more than " + std::to_string(kMaxNumberMapEntries) + " entries.");
+      for (const auto& item : v.items()) {
+        if (!item.value().is_number() || !std::isfinite(item.value().get<double>()))
+          throw InputError(f.name, "Field " + name + ": '" + item.key() + "' must be a finite number.");
+      }
+      return v;
     case Type::Number:
     case Type::Integer: break;
   }
@@ -204,6 +213,15 @@ Field number_list_field(std::string name, std::string unit, std::string descript
   return f;
 }
 
+Field number_map_field(std::string name, std::string description, json default_value) {
+  Field f;
+  f.name = std::move(name);
+  f.type = Type::NumberMap;
+  f.description = std::move(description);
+  f.default_value = std::move(default_value);
+  return f;
+}
+
 Field optional(Field f) {
   f.required = false;
   return f;
@@ -311,7 +329,8 @@ json calc_schema(const std::string& name) {
   const auto& c = api::find(name);
   json fields = json::array();
   for (const auto& f : c.fields) {
-    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array", "array"};  // in Type's order
+    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array", "array", "object"};  // in Type's order
+    static_assert(std::size(kTypes) == static_cast<std::size_t>(api::Type::NumberMap) + 1, "a name for every Type");
     json jf = {{"name", f.name},
                {"type", kTypes[static_cast<int>(f.type)]},
                {"unit", f.unit},

@@ -1,6 +1,7 @@
 // Calculator registry internals: schemas and the one place where inputs are validated.
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,8 +12,11 @@
 namespace mlsys::api {
 
 // IntegerList: a JSON array of whole numbers (tensor shapes, strides, permutations); NumberList:
-// of numbers (points). Each item within [min, max], min_items .. max_items long.
-enum class Type { Number, Integer, String, Boolean, IntegerList, NumberList };
+// of numbers (points). Each item within [min, max], min_items .. max_items long. NumberMap: a
+// JSON object of finite numbers keyed by name ({"x": 2, "y": -1}), schema type "object", at
+// most kMaxNumberMapEntries entries.
+enum class Type { Number, Integer, String, Boolean, IntegerList, NumberList, NumberMap };
+inline constexpr std::size_t kMaxNumberMapEntries = 64;
 
 struct Field {
   std::string name;
@@ -42,6 +46,9 @@ class Inputs {
     return values_.at(name).get<std::vector<long long>>();
   }
   std::vector<double> numbers(const std::string& name) const { return values_.at(name).get<std::vector<double>>(); }
+  std::map<std::string, double> number_map(const std::string& name) const {
+    return values_.at(name).get<std::map<std::string, double>>();
+  }
   // An optional field without a default: its value, or nullopt when absent.
   std::optional<double> num_if(const std::string& name) const {
     return has(name) ? std::optional<double>(num(name)) : std::nullopt;
@@ -111,6 +118,7 @@ Field integer_list_field(std::string name, std::string unit, std::string descrip
 // A list of numbers (schema type "array", "items": {"type": "number", "min", "max"}, "min_items", "max_items"), each within [min, max].
 Field number_list_field(std::string name, std::string unit, std::string description, json default_value,
                         double min, double max, std::size_t min_items, std::size_t max_items);
+Field number_map_field(std::string name, std::string description, json default_value);  // Type::NumberMap
 Field hardware_field(bool required_with_default);  // "hardware": an id of the table
 Field dtype_field(const std::string& default_dtype);
 Field seed_field(long long default_seed = 1);  // seeded simulations (foundations/deterministic.hpp)
