@@ -81,6 +81,7 @@ async function changeOne(page) {
     const box = await ctl.$('input[type=checkbox]');
     const number = await ctl.$('input[type=number]');
     const list = await ctl.$('input[data-list]');
+    const text = await ctl.$('input[data-text]');
     const before = await page.$eval('.calcs-panel', (p) => Number(p.dataset.computes));
     let key, value, restore;
     if (select) {
@@ -107,6 +108,15 @@ async function changeOne(page) {
         if (t.fieldMessages.length === 0 && t.note === '') break;
       }
       value = await list.inputValue();
+    } else if (text) {
+      // An expression: one term more.
+      restore = await text.inputValue();
+      if (restore === '') continue;
+      value = `${restore} + 1`;
+      await text.fill(value);
+      await text.dispatchEvent('change');
+    } else if (!number) {
+      continue; // an object of values ({"x": 2}) is changed through the other controls
     } else {
       const text = await number.inputValue();
       if (text === '') continue;
@@ -118,7 +128,7 @@ async function changeOne(page) {
       await number.fill(value);
       await number.dispatchEvent('change');
     }
-    key = await (select ?? box ?? list ?? number).getAttribute('name');
+    key = await (select ?? box ?? list ?? text ?? number).getAttribute('name');
     const s = await panelState(page);
     const after = await page.$eval('.calcs-panel', (p) => Number(p.dataset.computes));
     if (after > before && s.fieldMessages.length === 0 && s.note === '') return { key, value };
@@ -127,8 +137,8 @@ async function changeOne(page) {
     if (select) await select.selectOption(restore);
     else if (box) await box.setChecked(value !== 'true');
     else {
-      await (list ?? number).fill(restore);
-      await (list ?? number).dispatchEvent('change');
+      await (list ?? text ?? number).fill(restore);
+      await (list ?? text ?? number).dispatchEvent('change');
     }
   }
   return null;

@@ -2,7 +2,7 @@
 // ("#NAME?key=value&..."), the equivalent `mlsys calc` command line, and a result field
 // formatted with its unit. Pure: no DOM.
 import { NONE, formatDecimal, formatPlain, formatValue, isScaledUnit } from './format.js';
-import { sameValue } from './params.js';
+import { sameValue, valueText } from './params.js';
 
 // "#roofline?flops=1e%2B12" -> {name: 'roofline', state: {flops: '1e+12'}}. URLSearchParams
 // decodes the query as written ("+" in a number arrives encoded as %2B).
@@ -17,7 +17,7 @@ export function parseHash(hash) {
 // The hash of a calculator with the values that differ from its starting ones.
 export function encodeHash(name, params, start) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && !sameValue(v, start[k])) q.set(k, String(v));
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && !sameValue(v, start[k])) q.set(k, valueText(v));
   const query = q.toString();
   return `#${encodeURIComponent(name)}${query ? `?${query}` : ''}`;
 }

@@ -1,5 +1,6 @@
 // Builds a figure's controls from its resolved parameter specs: a select for options, a
-// checkbox for booleans, a text box for lists ("2, 3, 4"), a slider plus a number box for
+// checkbox for booleans, a text box for lists ("2, 3, 4"),
+// objects ({"x": 2}) and expressions, a slider plus a number box for
 // numbers (log sliders for wide ranges). Every control is labelled with its unit and works by keyboard.
 import { h, uid } from './dom.js';
 import { coerce } from './params.js';
@@ -65,16 +66,18 @@ export function buildControls(specs, params, onChange) {
       setters.set(spec.key, (v) => { select.value = String(v); });
       inputs.set(spec.key, select);
       row = h('div', { class: 'ctl ctl-select' }, label, select);
-    } else if (spec.type === 'array') {
-      // A list (a tensor shape, a point): typed as "2, 3, 4".
-      const text = h('input', { id, type: 'text', name: spec.key, inputmode: 'text', spellcheck: 'false', autocomplete: 'off', 'data-list': '' });
+    } else if (['array', 'object', 'string'].includes(spec.type)) {
+      // Typed text: a list as "2, 3, 4", an object as {"x": 2}, an expression as written.
+      const kind = { array: 'list', object: 'json', string: 'text' }[spec.type];
+      const text = h('input', { id, type: 'text', name: spec.key, spellcheck: 'false', autocomplete: 'off', [`data-${kind}`]: '' });
       text.addEventListener('change', () => {
         const r = coerce(spec, text.value);
         onChange(spec.key, r.value, r.error);
       });
-      setters.set(spec.key, (v) => { text.value = Array.isArray(v) ? v.join(', ') : ''; });
+      const shown = { list: (v) => v.join(', '), json: (v) => JSON.stringify(v), text: String }[kind];
+      setters.set(spec.key, (v) => { text.value = v === undefined || v === null ? '' : shown(v); });
       inputs.set(spec.key, text);
-      row = h('div', { class: 'ctl ctl-list' }, label, text);
+      row = h('div', { class: `ctl ctl-${kind}` }, label, text);
     } else if (spec.type === 'boolean') {
       const box = h('input', { id, type: 'checkbox', name: spec.key });
       box.addEventListener('change', () => onChange(spec.key, box.checked));

@@ -55,6 +55,8 @@ export function coerce(spec, raw) {
     return { error: `${label}: "${clip(raw)}" must be true or false.` };
   }
   if (spec.type === 'array') return coerceList(spec, raw, label);
+  if (spec.type === 'string') return { value: String(raw ?? '') }; // free text (an expression): the engine checks it
+  if (spec.type === 'object') return coerceObject(raw, label);
   const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
   const x = text === '' ? NaN : Number(text);
   if (!Number.isFinite(x)) return { error: `${label}: "${clip(raw)}" is not a number.` };
@@ -88,8 +90,23 @@ function coerceList(spec, raw, label) {
   return { value };
 }
 
-// Equal settings: lists by their items.
-export const sameValue = (a, b) => (Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => x === b[i]) : a === b);
+// An object of numbers ({"x": 2}): a JSON object, or its text.
+function coerceObject(raw, label) {
+  let v = raw;
+  if (typeof raw === 'string') {
+    try { v = JSON.parse(raw); } catch { v = null; }
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'number' && Number.isFinite(x))) {
+    return { error: `${label}: "${clip(raw)}" must name numbers, such as {"x": 2, "y": 3}.` };
+  }
+  return { value: v };
+}
+
+// A setting as text (a permalink, a text box): lists as "2,3,4", objects as JSON.
+export const valueText = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? JSON.stringify(v) : String(v));
+
+// Equal settings: lists and objects by their contents.
+export const sameValue = (a, b) => (a && b && typeof a === 'object' && typeof b === 'object' ? JSON.stringify(a) === JSON.stringify(b) : a === b);
 
 function unitText(spec) {
   return spec.unit ? ` ${spec.unit}` : '';
@@ -121,7 +138,7 @@ export function applyState(specs, current, state) {
 // State <-> URL hash fragment "figure-id:key=value&key=value".
 export function encodeState(figureId, specs, params) {
   const q = new URLSearchParams();
-  for (const s of specs) if (!sameValue(params[s.key], s.default)) q.set(s.key, String(params[s.key]));
+  for (const s of specs) if (!sameValue(params[s.key], s.default)) q.set(s.key, valueText(params[s.key]));
   const query = q.toString();
   return query ? `${figureId}:${query}` : figureId;
 }
