@@ -7,6 +7,10 @@ import { readPlan } from './engine-parts.js';
 // The engine's groups in the order the course teaches them, with a reader's title.
 export const GROUP_TITLES = [
   ['overview', 'Overview: the whole step'],
+  ['tensors', 'Tensors and memory layout'],
+  ['autograd', 'Gradients and backpropagation'],
+  ['optimizers', 'Optimizers and schedules'],
+  ['generalization', 'Fitting and generalization'],
   ['models', 'Models and their sizes'],
   ['transformer', 'Transformer arithmetic'],
   ['numerics', 'Numerics and precision'],

@@ -54,7 +54,8 @@ Exercise partial(Rng& rng) {
     const Template& t = rng.pick(templates);
     const int a = rng.integer(2, 9);
     auto draw = [&] {
-      const int half = rng.integer(1, 7) * (rng.integer(0, 1) == 1 ? 1 : -1);
+      const int magnitude = rng.integer(1, 7);
+      const int half = magnitude * (rng.integer(0, 1) == 1 ? 1 : -1);
       return half / 2.0;  // ±0.5 … ±3.5
     };
     const double x = draw(), y = draw(), z = draw();
@@ -204,22 +205,34 @@ Exercise sqrt_checkpointing(Rng& rng) {
 }
 
 // A random expression over x and y: numbers 2..9, + - * / ^ (small whole exponents), sin exp tanh.
+// Every draw is its own statement: the operands of + are evaluated in an unspecified order,
+// which GCC and Clang choose differently, and the same seed must give the same exercise.
 std::string random_expression(Rng& rng, int depth) {
   if (depth == 0 || rng.uniform() < 0.25) {
     const int r = rng.integer(0, 2);
     return r == 0 ? "x" : r == 1 ? "y" : std::to_string(rng.integer(2, 9));
   }
   const int kind = rng.integer(0, 5);
-  if (kind == 0) return rng.pick(std::vector<std::string>{"sin", "exp", "tanh"}) + "(" + random_expression(rng, depth - 1) + ")";
+  if (kind == 0) {
+    const std::string fn = rng.pick(std::vector<std::string>{"sin", "exp", "tanh"});
+    const std::string arg = random_expression(rng, depth - 1);
+    return fn + "(" + arg + ")";
+  }
   // Every operand is a primary already (a leaf, a call or a parenthesized pair), so ^ binds to all of it.
-  if (kind == 1) return random_expression(rng, depth - 1) + "^" + std::to_string(rng.integer(2, 3));
+  if (kind == 1) {
+    const std::string base = random_expression(rng, depth - 1);
+    return base + "^" + std::to_string(rng.integer(2, 3));
+  }
   const std::string op = rng.pick(std::vector<std::string>{" + ", " - ", "*", "/"});
-  return "(" + random_expression(rng, depth - 1) + op + random_expression(rng, depth - 1) + ")";
+  const std::string left = random_expression(rng, depth - 1);
+  const std::string right = random_expression(rng, depth - 1);
+  return "(" + left + op + right + ")";
 }
 
 Exercise reverse_visits(Rng& rng) {
   for (;;) {
-    std::string expr = random_expression(rng, 4) + " + " + random_expression(rng, 2);
+    const std::string first = random_expression(rng, 4);
+    const std::string expr = first + " + " + random_expression(rng, 2);
     const Expression parsed = parse_expression(expr);
     const std::map<std::string, double> values = {{"x", 0.5}, {"y", 1.5}};
     AutogradResult r;

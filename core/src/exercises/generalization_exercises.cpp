@@ -99,7 +99,10 @@ Exercise train_mse(Rng& rng) {
 
 std::vector<double> draw_xs(Rng& rng, int count) {
   std::vector<double> x;
-  for (int i = 0; i < count; ++i) x.push_back(round_sig(rng.integer(1, 30) / 10.0 * (rng.integer(0, 3) ? 1 : -1), 2));  // a quarter negative
+  for (int i = 0; i < count; ++i) {  // two draws in order (a product's operands have no set order)
+    const double magnitude = rng.integer(1, 30) / 10.0;
+    x.push_back(round_sig(magnitude * (rng.integer(0, 3) ? 1 : -1), 2));  // a quarter negative
+  }
   return x;
 }
 

@@ -11,20 +11,6 @@ namespace mlsys::fit {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
-// sin(π·x) in plain IEEE arithmetic (the C libraries' sin may differ in the last place between
-// native and WASM): fold x into [−½, ½] by sin(π(1 − t)) = sin(πt) and oddness, then the Taylor
-// series of sin u, u = π·t, |u| ≤ π/2, to u²³/23! (the next term is below 1e-20).
-double sin_pi(double x) {
-  double t = x - 2 * std::floor((x + 1) / 2);  // t in [−1, 1)
-  if (t > 0.5) t = 1 - t;
-  if (t < -0.5) t = -1 - t;
-  const double u = kPi * t, u2 = u * u;
-  double sum = 1;
-  for (int k = 23; k >= 3; k -= 2) sum = 1 - u2 / (k * (k - 1)) * sum;
-  return u * sum;
-}
 
 std::uint64_t stream_salt(int stream) { return stream == 0 ? 0x5DEECE66DULL : 0x2545F4914F6CDD1DULL; }
 
@@ -44,7 +30,7 @@ TrueFunction parse_true_function(const std::string& name) {
 
 double true_value(TrueFunction f, double x) {
   switch (f) {
-    case TrueFunction::Sin: return sin_pi(x);
+    case TrueFunction::Sin: return sin_pi_det(x);
     case TrueFunction::Cubic: return 4 * x * x * x - 3 * x;
     case TrueFunction::Step: return x < 0 ? -1.0 : 1.0;
   }

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
 
 namespace mlsys {
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 }
 
 void check_schedule(const ScheduleSettings& s) {
@@ -37,11 +37,11 @@ double lr_at_step(const ScheduleSettings& s, long long t) {
   const double p = static_cast<double>(t - s.warmup_steps) / static_cast<double>(s.total_steps - s.warmup_steps);
   if (s.schedule == "constant") return s.peak_lr;
   if (s.schedule == "linear") return s.min_lr + range * (1 - p);
-  if (s.schedule == "cosine" || s.schedule == "warmup-cosine") return s.min_lr + range * 0.5 * (1 + std::cos(kPi * p));
+  if (s.schedule == "cosine" || s.schedule == "warmup-cosine") return s.min_lr + range * 0.5 * (1 + cos_pi_det(p));
   if (s.schedule == "step") {
     // torch.optim.lr_scheduler.StepLR counted from the end of the warm-up, floored at min_lr.
     const long long decays = (t - s.warmup_steps) / *s.step_size;
-    return std::max(s.min_lr, s.peak_lr * std::pow(s.gamma, static_cast<double>(decays)));
+    return std::max(s.min_lr, s.peak_lr * pow_int_det(s.gamma, decays));
   }
   // wsd: peak until total − decay, then linearly toward min_lr, which it would reach at t = total.
   const long long start = s.total_steps - *s.decay_steps;

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/input_error.hpp"
 
 namespace mlsys {
@@ -38,8 +39,8 @@ struct Stepper {
       // torch.optim.Adam / AdamW (the default, non-foreach arithmetic): AdamW decays the
       // weights first, p ← p·(1 − lr·wd); then m, v, and
       // p ← p − (lr / bc1) · m / (√v / √bc2 + eps), bc_k = 1 − β_k^t.
-      const double bc1 = 1 - std::pow(s.beta1, static_cast<double>(t));
-      const double bc2 = 1 - std::pow(s.beta2, static_cast<double>(t));
+      const double bc1 = 1 - pow_int_det(s.beta1, t);
+      const double bc2 = 1 - pow_int_det(s.beta2, t);
       for (int i = 0; i < 2; ++i) {
         if (adamw) p[i] *= 1 - s.lr * s.weight_decay;
         buf[i] = s.beta1 * buf[i] + (1 - s.beta1) * g[i];

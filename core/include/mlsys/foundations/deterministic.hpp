@@ -76,6 +76,31 @@ inline double exp_det(double x) {
   return ki > 0 ? (sum * 2.0) * detail::pow2(ki - 1) : (sum * detail::pow2(ki + 64)) * detail::pow2(-64);
 }
 
+// sin(π·x) in plain IEEE arithmetic (the C libraries' sin may differ in the last place between
+// native and WASM): fold x into [−½, ½] by sin(π(1 − t)) = sin(πt) and oddness, then the Taylor
+// series of sin u, u = π·t, |u| ≤ π/2, to u²³/23! (the next term is below 1e-20).
+inline double sin_pi_det(double x) {
+  double t = x - 2 * std::floor((x + 1) / 2);  // t in [−1, 1)
+  if (t > 0.5) t = 1 - t;
+  if (t < -0.5) t = -1 - t;
+  const double u = 3.14159265358979323846 * t, u2 = u * u;
+  double sum = 1;
+  for (int k = 23; k >= 3; k -= 2) sum = 1 - u2 / (k * (k - 1)) * sum;
+  return u * sum;
+}
+
+// cos(π·x) = sin(π·(x + ½)), as deterministic.
+inline double cos_pi_det(double x) { return sin_pi_det(x + 0.5); }
+
+// b^n for a whole n ≥ 0 by repeated squaring: the same products natively and in WASM, where
+// the libraries' pow may differ in the last place.
+inline double pow_int_det(double b, long long n) {
+  double result = 1;
+  for (; n > 0; n >>= 1, b *= b)
+    if (n & 1) result *= b;
+  return result;
+}
+
 inline double log_det(double x) {
   if (std::isnan(x) || x < 0) return std::numeric_limits<double>::quiet_NaN();
   if (x == 0) return -detail::kInf;
