@@ -32,7 +32,13 @@ for (const part of Object.keys(plan.parts)) {
     const held = new Set(engine.list());
     const figures = Object.keys(map.figures).filter((id) => map.figures[id] === part);
     const exercises = Object.keys(map.exercises).filter((id) => map.exercises[id] === part);
-    assert.ok(figures.length > 0 && exercises.length > 0);
+    if (plan.parts[part].lessons.length) assert.ok(figures.length > 0 && exercises.length > 0);
+    else {
+      // A part whose lessons are not written yet (parts.json `groups`): its calculators, at
+      // their defaults, give the full engine's results.
+      assert.ok(engine.list().length > 0);
+      for (const name of engine.list()) assert.equal(raw.calc(name, '{}'), fullRaw.calc(name, '{}'), `${name} at its defaults`);
+    }
     for (const id of figures) {
       const fig = (await figureLoaders[id]()).default;
       const called = new Set();
