@@ -47,8 +47,13 @@ export function commandLine(name, input) {
 export function formatField(value, { type, unit } = {}) {
   if (value === null || value === undefined) return NONE;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return `list of ${formatDecimal(value.length, 0)}`;
-  if (typeof value === 'object') return `${Object.keys(value).length} fields`;
+  // A short list or object of numbers (a shape, strides, gradients by variable) is shown whole.
+  const numbers = (xs) => xs.length <= 8 && xs.every((x) => typeof x === 'number');
+  if (Array.isArray(value)) return numbers(value) ? `[${value.map((x) => formatField(x, { unit })).join(', ')}]` : `list of ${formatDecimal(value.length, 0)}`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value);
+    return numbers(entries.map(([, x]) => x)) ? entries.map(([k, x]) => `${k}: ${formatField(x, { unit })}`).join(' · ') : `${entries.length} fields`;
+  }
   if (typeof value !== 'number') return String(value);
   if (!Number.isFinite(value)) return NONE;
   if (unit && isScaledUnit(unit)) return formatValue(value, unit);
