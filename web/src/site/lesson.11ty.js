@@ -1,6 +1,7 @@
 // One page per lesson: /lessons/<slug>/.
 import { layout } from './_includes/layout.js';
 import { esc } from '../../scripts/markdown.js';
+import { pad2 } from '../../scripts/track.js';
 import { programBlock } from './programs.11ty.js';
 import { headings, toc, pager } from './_includes/lesson-nav.js';
 
@@ -28,7 +29,7 @@ function parts(html) {
 }
 
 export function render({ lesson, course }) {
-  const track = lesson.track ? `Track ${String(lesson.track).padStart(2, '0')} · ` : '';
+  const track = lesson.track ? `Track ${pad2(lesson.track)} · ` : '';
   const refs = lesson.references.map((r) => `<li>${r.url ? `<a href="${esc(r.url)}">${esc(r.text)}</a>` : esc(r.text)}</li>`).join('\n');
   const takeaways = lesson.takeaways.map((t) => `<li>${esc(t)}</li>`).join('\n');
   const body = `<article class="lesson">

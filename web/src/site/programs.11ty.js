@@ -2,6 +2,7 @@
 // what it computes, how to run it, its options and what it prints, with a download link.
 import { layout } from './_includes/layout.js';
 import { esc } from '../../scripts/markdown.js';
+import { pad2 } from '../../scripts/track.js';
 
 export const data = { permalink: '/programs/index.html' };
 
@@ -16,7 +17,7 @@ export function programBlock(p, id) {
 export function render({ course }) {
   const rows = course.programs.map((p) => `<section class="program" data-slug="${esc(p.slug)}" aria-labelledby="program-${esc(p.slug)}">
   <h2 id="program-${esc(p.slug)}"><a href="/lessons/${esc(p.slug)}/">${esc(p.title)}</a></h2>
-  <p class="meta">${p.track ? `Track ${String(p.track).padStart(2, '0')} · ` : ''}${esc(p.module)}</p>
+  <p class="meta">${p.track ? `Track ${pad2(p.track)} · ` : ''}${esc(p.module)}</p>
   <p>${esc(p.summary)}</p>
   ${programBlock(p, `program-${p.slug}`)}
 </section>`).join('\n');

@@ -1,13 +1,14 @@
 // /recap/: the key takeaways of every lesson on one page, in course order, linked to the lesson.
 import { layout } from './_includes/layout.js';
 import { esc } from '../../scripts/markdown.js';
+import { pad2 } from '../../scripts/track.js';
 
 export const data = { permalink: '/recap/index.html' };
 
 export function render({ course }) {
   const sections = course.lessons.map((l) => `<section class="recap" data-slug="${esc(l.slug)}" aria-labelledby="recap-${esc(l.slug)}">
   <h2 id="recap-${esc(l.slug)}"><a href="/lessons/${esc(l.slug)}/">${esc(l.title)}</a></h2>
-  <p class="meta">${l.track ? `Track ${String(l.track).padStart(2, '0')} · ` : ''}${esc(l.module)} · ${l.minutes} min</p>
+  <p class="meta">${l.track ? `Track ${pad2(l.track)} · ` : ''}${esc(l.module)} · ${l.minutes} min</p>
   <ul class="recap-takeaways">
 ${l.takeaways.map((t) => `    <li>${esc(t)}</li>`).join('\n')}
   </ul>
