@@ -1,5 +1,9 @@
 // Every figure of the course: id -> lazy module loader (one module per figure in this
 // folder). Each lesson group keeps its list in lists/<group>.js.
+import { tensors } from './lists/tensors.js';
+import { backprop } from './lists/backprop.js';
+import { optimizers } from './lists/optimizers.js';
+import { generalization } from './lists/generalization.js';
 import { roofline } from './lists/roofline.js';
 import { gpu } from './lists/gpu.js';
 import { kernels } from './lists/kernels.js';
@@ -14,5 +18,6 @@ import { quantization } from './lists/quantization.js';
 import { serving } from './lists/serving.js';
 import { profiling } from './lists/profiling.js';
 
-export const figureLoaders = { ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory,
-  ...collectives, ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling };
+export const figureLoaders = { ...tensors, ...backprop, ...optimizers, ...generalization,
+  ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory, ...collectives,
+  ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling };

@@ -1,0 +1,3 @@
+// Figures of the backpropagation lesson.
+export const backprop = {
+};

@@ -1,0 +1,3 @@
+// Figures of the generalization lesson.
+export const generalization = {
+};

@@ -1,0 +1,3 @@
+// Figures of the optimizers lesson.
+export const optimizers = {
+};

@@ -1,0 +1,3 @@
+// Figures of the tensors-and-layout lesson.
+export const tensors = {
+};
