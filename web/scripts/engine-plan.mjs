@@ -134,13 +134,15 @@ export async function computePlan(engine, raw) {
       }
     }
   }
-  // Calculator groups a part holds before its lessons' pages call them (parts.json `groups`:
-  // the calculators page offers every calculator, the module's lessons come later).
+  // Groups a part holds before its lessons' pages call them (parts.json `groups`: the
+  // calculators page offers every calculator, and the module's lessons, written later, place
+  // the exercises of the group of the same name).
   for (const [part, spec] of Object.entries(parts)) {
     for (const g of spec.groups ?? []) {
       const names = Object.keys(groups.calculators).filter((n) => groups.calculators[n] === g);
       if (!names.length) throw new Error(`wasm/parts.json: part "${part}" names calculator group "${g}", which the engine lacks`);
       for (const n of names) need[part].calcs.add(n);
+      for (const id of Object.keys(groups.exercises)) if (groups.exercises[id] === g) need[part].exercises.add(id);
     }
   }
   // A page's calculator goes where its pages already call it, else where its group already
