@@ -21,6 +21,7 @@ import * as harness from './figure-harness.mjs';
 import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
+import { textSamples } from '../../web/scripts/engine-plan.mjs';
 
 const { engine, THEME } = harness;
 
@@ -28,6 +29,7 @@ const { engine, THEME } = harness;
 const settings = (s) => {
   if (s.type === 'select') return s.options.map((o) => o.value);
   if (s.type === 'boolean') return [true, false];
+  if (['array', 'object', 'string'].includes(s.type)) return textSamples(s).slice(1);
   return [s.min, s.max, s.min !== undefined && s.max !== undefined && s.scale !== 'log' ? (s.min + s.max) / 2 : undefined]
     .filter((v) => v !== undefined)
     .map((v) => (s.type === 'integer' ? Math.round(v) : v));

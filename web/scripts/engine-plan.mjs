@@ -28,12 +28,16 @@ import { repoRoot } from './paths.js';
 export const partsFile = path.join(repoRoot, 'wasm/parts.json');
 const contentDir = path.join(repoRoot, 'content');
 
+const TEXT_TYPES = ['array', 'object', 'string'];
+
 // The values a control takes when moved alone: every option of a select, both states of a
-// checkbox, a number at its min, default, max and three steps between (geometric on a log
-// slider), rounded on an integer one.
+// checkbox, a text box's `samples` (the values a figure names for a list, object or expression
+// box, which has no range to step through), a number at its min, default, max and three steps
+// between (geometric on a log slider), rounded on an integer one.
 export function controlSettings(spec) {
   if (spec.type === 'select') return spec.options.map((o) => o.value);
   if (spec.type === 'boolean') return [true, false];
+  if (TEXT_TYPES.includes(spec.type)) return textSamples(spec);
   const { min, max } = spec;
   const values = [spec.default, min, max];
   if (min !== undefined && max !== undefined && max > min) {
@@ -42,6 +46,14 @@ export function controlSettings(spec) {
   }
   const round = spec.type === 'integer' ? Math.round : (x) => x;
   return [...new Set(values.filter((v) => typeof v === 'number' && Number.isFinite(v)).map(round))];
+}
+
+// A text box's other values: the figure must name some, or no test would ever move it.
+export function textSamples(spec) {
+  if (!Array.isArray(spec.samples) || spec.samples.length === 0) {
+    throw new Error(`figure parameter "${spec.key}" (a ${spec.type} text box) needs \`samples\`: other values the plan and the tests try`);
+  }
+  return [spec.default, ...spec.samples];
 }
 
 // The parameter sets a figure is run with: the defaults, then each control moved alone.
