@@ -18,7 +18,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as harness from './figure-harness.mjs';
-import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState } from '../../web/src/runtime/params.js';
+import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState, sameValue } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
 import { textSamples } from '../../web/scripts/engine-plan.mjs';
@@ -68,7 +68,7 @@ for (const id of Object.keys(figureLoaders)) {
     for (const s of specs) {
       for (const v of [s.default, ...settings(s)]) {
         const r = coerce(s, v);
-        assert.ok(!r.error && r.value === v, `${s.key} = ${JSON.stringify(v)} is not accepted: ${r.error}`);
+        assert.ok(!r.error && sameValue(r.value, v), `${s.key} = ${JSON.stringify(v)} is not accepted: ${r.error}`);
       }
     }
     assert.equal(encodeState(id, specs, start), id, 'the defaults make the bare permalink');
