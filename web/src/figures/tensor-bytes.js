@@ -8,7 +8,7 @@ import { chart, log, category, colours, series } from './shared/chart-config.js'
 const DTYPES = ['fp64', 'fp32', 'bf16', 'fp16', 'fp8-e4m3', 'int8', 'int4'];
 // The fixed y range: the smallest and the largest tensor the controls can make, so that moving
 // a control moves the bars, not the axis.
-const LIMITS = { batch: [1, 256], seq: [128, 32768], vocab: [1000, 262144] };
+const LIMITS = { batch: [1, 64], seq: [256, 16384], vocab: [1000, 262144] };
 
 export default {
   id: 'tensor-bytes',
@@ -42,19 +42,19 @@ export default {
     const pick = colours(theme);
     const [plain, marked] = [pick(), pick('compute')];
     const shape = `[${data.shape.map((d) => formatDecimal(d)).join(', ')}]`;
-    const label = (b) => `${formatSI(b.bytes, 'B')} (${b.element_bytes} B each)`;
+    const label = (b) => formatSI(b.bytes, 'B');
     const datasets = [
       series(plain, { label: `Logits ${shape}: ${formatDecimal(data.elements)} elements`, stack: 'bytes',
         data: data.bars.map((b) => (b.dtype === data.highlight ? null : b.bytes)),
         pointLabels: (raw, i) => (raw === null ? '' : label(data.bars[i])) }),
-      series(marked, { label: `${data.highlight}: ${label(data.bars.find((b) => b.dtype === data.highlight))}`, stack: 'bytes',
+      series(marked, { label: `${data.highlight}: ${label(data.bars.find((b) => b.dtype === data.highlight))}, ${data.bars.find((b) => b.dtype === data.highlight).element_bytes} B per element`, stack: 'bytes',
         data: data.bars.map((b) => (b.dtype === data.highlight ? b.bytes : null)),
         pointLabels: (raw, i) => (raw === null ? '' : label(data.bars[i])) }),
     ];
     return chart(theme, {
-      type: 'bar', labels: data.bars.map((b) => b.dtype), datasets,
+      type: 'bar', labels: data.bars.map((b) => `${b.dtype} (${b.element_bytes} B)`), datasets,
       scales: {
-        x: category({ title: 'Number format', stacked: true }),
+        x: category({ title: 'Number format (bytes per element)', stacked: true }),
         y: log('Bytes of the tensor (B)', { unit: 'B', range: data.range }),
       },
       legend: { usePointStyle: false },

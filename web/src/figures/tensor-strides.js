@@ -6,7 +6,6 @@
 // contiguous view's rows are runs of memory and a non-contiguous view's rows are scattered.
 // Every number comes from one calc('tensor-layout'): shape, strides, contiguity, bytes, the
 // bytes .contiguous() copies and each element's storage offset.
-import { EngineError } from '../runtime/engine-api.js';
 import { formatSI, formatDecimal } from '../runtime/format.js';
 import { tileGrid } from './shared/tile-grid.js';
 import { text, textWidth, legendNodes, fontFor, minFontOf } from './shared/svg-scene.js';
@@ -18,14 +17,17 @@ const SHAPES = [
   { value: '2,3,4', label: '2 × 3 × 4' },
   { value: '3,2,4', label: '3 × 2 × 4' },
 ];
-// Each view is calculator input: a transpose [i, j] (negative dims count from the end, so the
-// first two work on 2-D and 3-D tensors alike) or a permutation of three dimensions.
+// Each view is calculator input: a transpose [i, j] (negative dims count from the end, so both
+// work on 2-D and 3-D tensors alike) or a permutation, which on a 2-D tensor is the transpose
+// (1, 0); `call` is the PyTorch call for a tensor of that rank.
 const VIEWS = [
-  { value: 'none', label: 'none: x itself', input: {} },
-  { value: 't-last', label: 'x.transpose(-2, -1)', input: { transpose: [-2, -1] } },
-  { value: 't-outer', label: 'x.transpose(0, -1)', input: { transpose: [0, -1] } },
-  { value: 'p201', label: 'x.permute(2, 0, 1)', input: { permute: [2, 0, 1] }, rank: 3 },
-  { value: 'p120', label: 'x.permute(1, 2, 0)', input: { permute: [1, 2, 0] }, rank: 3 },
+  { value: 'none', label: 'none: x itself', input: () => ({}), call: () => 'x itself (no view)' },
+  { value: 't-last', label: 'x.transpose(-2, -1)', input: () => ({ transpose: [-2, -1] }), call: () => 'x.transpose(-2, -1)' },
+  { value: 't-outer', label: 'x.transpose(0, -1)', input: () => ({ transpose: [0, -1] }), call: () => 'x.transpose(0, -1)' },
+  { value: 'p201', label: 'x.permute(2, 0, 1); on 2-D: (1, 0)', input: (r) => ({ permute: r === 3 ? [2, 0, 1] : [1, 0] }),
+    call: (r) => (r === 3 ? 'x.permute(2, 0, 1)' : 'x.permute(1, 0)') },
+  { value: 'p120', label: 'x.permute(1, 2, 0); on 2-D: (1, 0)', input: (r) => ({ permute: r === 3 ? [1, 2, 0] : [1, 0] }),
+    call: (r) => (r === 3 ? 'x.permute(1, 2, 0)' : 'x.permute(1, 0)') },
 ];
 
 const list = (xs) => `[${xs.join(', ')}]`;
@@ -59,11 +61,8 @@ export default {
   data(engine, p) {
     const shape = p.shape.split(',').map(Number);
     const view = VIEWS.find((v) => v.value === p.view);
-    if (view.rank && view.rank !== shape.length) {
-      throw new EngineError('view', `${view.label} permutes three dimensions; pick a 3-D shape (2 × 3 × 4 or 3 × 2 × 4) or a transpose.`);
-    }
     const base = engine.calc('tensor-layout', { shape, dtype: p.dtype });
-    const r = engine.calc('tensor-layout', { shape, dtype: p.dtype, ...view.input });
+    const r = engine.calc('tensor-layout', { shape, dtype: p.dtype, ...view.input(shape.length) });
     const offsets = r.storage_offsets;
     // The view's index of each element, in row-major order (last index fastest).
     const index = (k) => {
@@ -88,7 +87,7 @@ export default {
         e.index.map((i, d) => `${i}·${r.strides[d]}`).join(' + '), k === 0 ? '' : jumps[k - 1]]),
     };
     return {
-      shape_x: base.shape, strides_x: base.strides, view: p.view, view_label: view.label, dtype: p.dtype,
+      shape_x: base.shape, strides_x: base.strides, view: p.view, view_label: view.call(shape.length), dtype: p.dtype,
       shape: r.shape, strides: r.strides, contiguous: r.contiguous, contiguous_strides: r.contiguous_strides,
       elements: r.elements, element_bytes: r.element_bytes, bytes: r.bytes, copy_bytes: r.contiguous_copy_bytes,
       storage_elements: r.storage_elements, offsets, visit, cells: elements, jumps,
@@ -123,7 +122,9 @@ export default {
         tip: `Storage slot ${slot}: element ${list(e.index)} of the view, read at step ${e.k}${e.k > 0 ? ` (a jump of ${data.jumps[e.k - 1]} from the previous read)` : ''}` });
       labels.set(`0,${slot}`, String(e.k));
     }
-    const rowLabels = ['memory', '', ...Array.from({ length: rowsOf }, (_, i) => `row ${i}`)];
+    // The leading spaces widen the drawer's estimate of the label column (SVG collapses them),
+    // keeping the word clear of the turned axis title.
+    const rowLabels = ['   memory', '', ...Array.from({ length: rowsOf }, (_, i) => `row ${i}`)];
     const colLabels = Array.from({ length: gridCols }, (_, c) => (c < data.storage_elements ? String(c) : ''));
     const verdict = data.contiguous
       ? `contiguous: .contiguous() returns it as it is, 0 B copied`
@@ -132,10 +133,15 @@ export default {
       `x: shape ${list(data.shape_x)}, strides ${list(data.strides_x)}; ${data.view_label}: shape ${list(shape)}, strides ${list(data.strides)} (elements), ${verdict}.`,
       `Neighbours along the last dimension are ${data.inner_stride} element${data.inner_stride === 1 ? '' : 's'} (${formatSI(data.inner_stride * data.element_bytes, 'B')} of ${data.dtype}) apart in memory${data.inner_stride === 1 ? ': a warp reading a row reads consecutive bytes (coalesced)' : ': a warp reading a row of the view makes strided accesses'}.`,
     ];
-    const legend = [
-      { label: 'Top row: storage in memory order; the number is the step of the walk that reads it', fill: theme.palette[0], opacity: 0.55 },
-      { label: 'Below: the view; the number is the storage offset; one colour per row of the view', fill: theme.palette[1], opacity: 0.55 },
-    ];
+    // One legend entry per colour: the rows of the view drawn in it (colours repeat after
+    // the palette's length, so an entry can name two rows).
+    const rowName = (row) => (rank === 3 ? `y[${Math.floor(row / rowsOf)}, ${row % rowsOf}, :]` : `y[${row}, :]`);
+    const used = Math.min(viewRows, theme.palette.length);
+    const legend = Array.from({ length: used }, (_, c) => ({
+      label: Array.from({ length: viewRows }, (_, row) => row).filter((row) => row % theme.palette.length === c).map(rowName).join(', '),
+      fill: theme.palette[c], opacity: 0.55,
+    }));
+    lines.push(`Top row: memory in order, numbered with the step of the walk that reads each slot. Below: the view${rank === 3 ? ` as ${slices} slices of ${rowsOf} × ${colsOf}` : ''}, numbered with storage offsets, one colour per row:`);
     const top = (x, y, width, size) => {
       const nodes = [];
       let h = 0;
@@ -152,8 +158,8 @@ export default {
     const s = tileGrid(theme, {
       label: `Storage of x (${data.storage_elements} elements) and the view ${data.view_label} of shape ${list(shape)}, strides ${list(data.strides)}: ${data.contiguous ? 'contiguous' : 'not contiguous'}`,
       rows, cols: gridCols, tiles, rowLabels, colLabels, top,
-      xTitle: `Storage offset of the memory row (elements)${rank === 3 ? `; the view as ${slices} slices of ${rowsOf} × ${colsOf}` : ''}`,
-      yTitle: `Row of the view (index; ${viewRows} rows in all)`,
+      xTitle: 'Storage offset (elements)',
+      yTitle: 'View row (index)',
     });
     // The numbers inside the tiles, where a tile is wide enough to hold them.
     const size = fontFor(s.width);
