@@ -98,7 +98,7 @@ test('tensor-bytes: bytes = batch × sequence × vocabulary × bytes per element
     const n = product(d.shape);
     assert.equal(d.elements, n);
     for (const b of d.bars) assert.equal(b.bytes, n * size[b.dtype], `${b.dtype} ${JSON.stringify(over)}`);
-    // Every bar lies inside the fixed y range.
+    // Every bar lies inside the fixed range of the bytes axis.
     for (const b of d.bars) assert.ok(b.bytes > d.range[0] && b.bytes < d.range[1]);
   }
   // The lesson's GPT-2 batch: 8 × 2048 × 50257 = 823,410,688 elements, 3.29 GB in fp32.
@@ -107,11 +107,11 @@ test('tensor-bytes: bytes = batch × sequence × vocabulary × bytes per element
   assert.equal(d.bars.find((b) => b.dtype === 'fp32').bytes, 3293642752);
 });
 
-test('tensor-bytes: the y axis is the same at every setting, the highlighted bar moves', () => {
+test('tensor-bytes: the bytes axis is the same at every setting, the highlighted bar moves', () => {
   const axis = (over) => {
     const cfg = bytes.draw(run(bytes, over), THEME);
     assertChartSubset('tensor-bytes', cfg);
-    return [cfg.options.scales.y.min, cfg.options.scales.y.max];
+    return [cfg.options.scales.x.min, cfg.options.scales.x.max];
   };
   const at = axis({});
   for (const over of [{ batch: 64 }, { seq: 256 }, { vocab: 262144 }, { highlight: 'int4' }]) assert.deepEqual(axis(over), at);

@@ -6,7 +6,7 @@ import { chart, log, category, colours, series } from './shared/chart-config.js'
 
 // The formats drawn, widest first (tf32 is stored in 4 bytes, as fp32, so it is left out).
 const DTYPES = ['fp64', 'fp32', 'bf16', 'fp16', 'fp8-e4m3', 'int8', 'int4'];
-// The fixed y range: the smallest and the largest tensor the controls can make, so that moving
+// The fixed range of the bytes axis: the smallest and the largest tensor the controls can make, so that moving
 // a control moves the bars, not the axis.
 const LIMITS = { batch: [1, 64], seq: [256, 16384], vocab: [1000, 262144] };
 
@@ -14,7 +14,7 @@ export default {
   id: 'tensor-bytes',
   title: 'Bytes of a logits tensor in each number format',
   caption:
-    'The logits a language model produces for one batch, a tensor of shape [batch, sequence, vocabulary], stored in each format: elements × bytes per element. Each halving of the element size halves the bar (the y axis is logarithmic, fixed over every setting). Double the batch or the sequence and every bar doubles; switch to a 128k vocabulary and see why the logits of long sequences are measured in gigabytes.',
+    'The logits a language model produces for one batch, a tensor of shape [batch, sequence, vocabulary], stored in each format: elements × bytes per element. Each halving of the element size halves the bar (the bytes axis is logarithmic, fixed over every setting). Double the batch or the sequence and every bar doubles; switch to a 128k vocabulary and see why the logits of long sequences are measured in gigabytes.',
   params: [
     { key: 'batch', label: 'Batch (sequences)', type: 'integer', min: LIMITS.batch[0], max: LIMITS.batch[1], default: 8, scale: 'log' },
     { key: 'seq', label: 'Sequence length (tokens)', type: 'integer', min: LIMITS.seq[0], max: LIMITS.seq[1], default: 2048, scale: 'log' },
@@ -52,10 +52,11 @@ export default {
         pointLabels: (raw, i) => (raw === null ? '' : label(data.bars[i])) }),
     ];
     return chart(theme, {
-      type: 'bar', labels: data.bars.map((b) => `${b.dtype} (${b.element_bytes} B)`), datasets,
+      // Horizontal bars: each label sits at its bar's end, clear of its neighbours.
+      type: 'bar', indexAxis: 'y', labels: data.bars.map((b) => `${b.dtype} (${b.element_bytes} B)`), datasets,
       scales: {
-        x: category({ title: 'Number format (bytes per element)', stacked: true }),
-        y: log('Bytes of the tensor (B)', { unit: 'B', range: data.range }),
+        y: category({ title: 'Number format (bytes per element)', stacked: true }),
+        x: log('Bytes of the tensor (B)', { unit: 'B', range: data.range }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${ctx.label}: ${formatSI(ctx.raw, 'B')}`,
