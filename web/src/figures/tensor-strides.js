@@ -51,7 +51,7 @@ export default {
   id: 'tensor-strides',
   title: 'Strides: where each element of a view lives in memory',
   caption:
-    'Top row: the tensor’s storage in memory order, each slot numbered with the step at which a row-major walk of the view reads it. Below: the view, each element numbered with its storage offset, one colour per row. With no view the walk reads memory 0, 1, 2, … in order. Pick x.transpose(-2, -1) and the walk jumps by the old row length: the view is not contiguous, and .contiguous() would copy all of it. On a 3-D shape, try the two permutations.',
+    'Top row: the tensor’s storage in memory order, each slot numbered with the step at which a row-major walk of the view reads it. Below: the view, each element numbered with its storage offset, one colour per row. With no view the walk reads memory 0, 1, 2, … in order. Pick x.transpose(-2, -1) and the walk jumps by the old row length: the view is not contiguous, and .contiguous() would copy all of it. The text above the map gives the distance in memory between neighbours along the last dimension: 1 means a GPU warp reading a row reads consecutive bytes (coalesced). On a 3-D shape, try the two permutations.',
   params: [
     { key: 'shape', label: 'Shape of x (contiguous)', type: 'select', default: '3,4', options: SHAPES },
     { key: 'view', label: 'View', type: 'select', default: 't-last', options: VIEWS.map(({ value, label }) => ({ value, label })) },
