@@ -3,9 +3,10 @@
 // k-layer segment re-run at a time, and k = ceil(√L) (Chen et al. 2016, arXiv:1604.06174).
 // One calc('backprop-memory') returns the three strategies at depth L and the peak against
 // depth 1 … L; a second, with k = L, gives the largest peak any k reaches at this depth, the
-// top of the y axis, so that moving k moves the curve and not the axis.
+// top of the y axis, so that moving k moves the curve and not the axis. Log-log axes: storing
+// everything rises with slope 1, k = ⌈√L⌉ with slope ½.
 import { formatSI } from '../runtime/format.js';
-import { chart, linear, colours, series, line } from './shared/chart-config.js';
+import { chart, log, colours, series, line } from './shared/chart-config.js';
 
 const pct = (f) => `${Math.round(100 * f)}%`;
 
@@ -13,7 +14,7 @@ export default {
   id: 'backprop-memory-depth',
   title: 'Activation memory kept for backward against depth',
   caption:
-    'Peak activation memory of one training step of an MLP (each layer keeps its input and its pre-activation, b × w values each) as the network gets deeper. Without checkpointing it grows in a straight line. Keeping only every k-th layer input and re-running one k-layer segment at a time grows far more slowly, and k = ⌈√L⌉ grows as √L; both cost one extra forward pass, a third more training FLOPs, whatever k is. Move k: a small k stores many checkpoints, a large one re-runs long segments, and the star marks the best k at depth L. Width, batch and data type scale every curve alike.',
+    'Peak activation memory of one training step of an MLP (each layer keeps its input and its pre-activation, b × w values each) as the network gets deeper, on log-log axes. Without checkpointing it grows in proportion to depth (slope 1). Keeping only every k-th layer input and re-running one k-layer segment at a time grows far more slowly, and k = ⌈√L⌉ grows as √L (half the slope); both cost one extra forward pass, a third more training FLOPs, whatever k is. Move k: a small k stores many checkpoints, a large one re-runs long segments, and the star marks the best k at depth L. Width, batch and data type shift every curve alike.',
   params: [
     { key: 'layers', label: 'Depth L', from: ['backprop-memory', 'layers'], min: 2, max: 1024, default: 64, scale: 'log' },
     { key: 'k', label: 'Checkpoint every k layers', from: ['backprop-memory', 'k'], max: 256, default: 16, scale: 'log' },
@@ -46,12 +47,19 @@ export default {
     const pick = colours(theme);
     const at = (key) => data.strategies.find((s) => s.key === key);
     const cost = (s) => (s.recompute_fraction > 0 ? `+${pct(s.recompute_fraction)} FLOPs` : 'no extra FLOPs');
+    // Where the every-k and √L peaks coincide at depth L (k = ⌈√L⌉, or the same ceilings), one
+    // end label names both.
+    const same = at('every_k').peak_bytes === at('sqrt').peak_bytes;
+    const endLabel = (s) => (s.key === 'sqrt' && same ? null
+      : s.key === 'every_k' && same ? `${s.name} and ${at('sqrt').name}: ${formatSI(s.peak_bytes, 'B')}`
+        : `${s.name}: ${formatSI(s.peak_bytes, 'B')}`);
     const curve = (key, field, colour, extra = {}) => {
       const s = at(key);
       const last = data.curve.length - 1;
+      const end = endLabel(s);
       return line(colour, {
         label: `${s.name}: ${formatSI(s.peak_bytes, 'B')} at L = ${data.layers}, ${cost(s)}`,
-        data: data.curve.map((c, i) => ({ x: c.layers, y: c[field], ...(i === last ? { label: `${s.name}: ${formatSI(s.peak_bytes, 'B')}` } : {}) })),
+        data: data.curve.map((c, i) => ({ x: c.layers, y: c[field], ...(i === last && end ? { label: end } : {}) })),
         pointLabels: true, ...extra,
       });
     };
@@ -62,15 +70,14 @@ export default {
       series(pick(), {
         label: `Best k at L = ${data.layers}: k = ${data.best_k}, ${formatSI(data.best_peak_bytes, 'B')}`,
         data: [{ x: data.layers, y: data.best_peak_bytes, label: `best k = ${data.best_k}` }],
-        pointStyle: 'star', pointRadius: 9, pointLabels: true,
+        pointStyle: 'star', pointRadius: 9, pointLabels: true, clip: false, // drawn whole at the axis's right end
       }),
     ];
     return chart(theme, {
       datasets,
       scales: {
-        x: linear('Depth L (layers)', { range: [1, data.layers], ticks: { precision: 0 } }),
-        y: linear('Peak activation memory (B)', { range: [0, data.yMax * 1.05],
-          ticks: { callback: (v) => formatSI(v, 'B') } }),
+        x: log('Depth L (layers, log scale)', { unit: '', range: [data.curve[0].layers, data.layers] }),
+        y: log('Peak activation memory (B, log scale)', { unit: 'B', range: [data.layer_bytes / 1.5, data.yMax * 1.5] }),
       },
       tooltip: (ctx) => `${ctx.dataset.label.split(':')[0]}: ${formatSI(ctx.raw.y, 'B')} at L = ${ctx.raw.x}`,
     });
