@@ -26,7 +26,7 @@ export default {
   id: 'gradient-check-error',
   title: 'Gradient check: finite-difference error against the step h',
   caption:
-    'The error |numeric − analytic| of a finite difference against the step h, both on log scales, for forward and central differences with f computed in fp64 (solid) or fp32 (dashed). Read each V from the right: at large h the error is truncation and falls with slope 1 (forward) or 2 (central); at small h rounding takes over and it rises again as h shrinks. The star on each curve is its best step. Compare the fp32 curves: their bottoms sit far higher and at larger h, and below about 10⁻⁸ x + h rounds to x, so the forward quotient is 0 and the error is the whole derivative. Try another function or point: sqrt(x) at x = 0.01, or tanh(x) at 3.',
+    'The error |numeric − analytic| of a finite difference against the step h, both on log scales, for forward and central differences with f computed in fp64 (solid) or fp32 (dashed). Read each V from the right: at large h the error is truncation and falls with slope 1 (forward) or 2 (central); at small h rounding takes over and it rises again as h shrinks. The star on each curve is its best step. Compare the fp32 curves: their bottoms sit far higher and at larger h, and once h falls below about 10⁻⁸, x + h rounds to x in fp32, so the forward quotient is 0 and the error is the whole derivative. Try another function or point: sqrt(x) at x = 0.01, or tanh(x) at 3.',
   params: [
     { key: 'expression', label: 'Function f', from: ['gradient-check', 'expression'],
       samples: ['sqrt(x)', 'sin(x)*x^2', 'log(x - 2)'] },
