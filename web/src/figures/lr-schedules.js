@@ -82,11 +82,13 @@ export default {
         marked.push(...marks);
         if (marks.length) datasets.push(series(colour, { label: `${c.name.split(' (')[0]}: ${marks.map((m) => m.label).join(', ')}`, group: c.schedule,
           data: marks.map((m) => ({ x: m.step, y: m.lr, label: `${m.label}: step ${m.step}, lr ${formatShort(m.lr)}` })),
-          pointStyle: 'circle', pointRadius: 5, pointLabels: true }));
+          pointStyle: 'circle', pointRadius: 5, pointLabels: true, noLegend: true }));
       }
     }
     return chart(theme, {
       datasets,
+      // The marked points are labelled on the chart; the legend names the schedules.
+      legend: { filter: (item, d) => !d.datasets[item.datasetIndex].noLegend },
       scales: {
         x: linear('Training step (steps)', { range: [0, data.total_steps] }),
         y: linear('Learning rate (dimensionless)', { range: [0, 1.12 * data.peak_lr] }),

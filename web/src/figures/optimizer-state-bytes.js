@@ -14,8 +14,8 @@ const OPTIMIZERS = [
   ['adafactor', 'Adafactor'],
 ];
 const PRECISIONS = {
-  mixed: { label: 'bf16 weights and gradients + fp32 master (mixed precision)', weight_dtype: 'bf16', master_weights: true },
-  fp32: { label: 'fp32 everything', weight_dtype: 'fp32', master_weights: false },
+  mixed: { label: 'mixed precision: bf16 + fp32 master', weight_dtype: 'bf16', master_weights: true },
+  fp32: { label: 'fp32 only', weight_dtype: 'fp32', master_weights: false },
   bf16: { label: 'bf16 only, no master copy', weight_dtype: 'bf16', master_weights: false },
 };
 // A parameter count in words: 7 billion, 350 million.
@@ -65,9 +65,12 @@ export default {
     const datasets = PARTS.map(([key, label], i) => series(pick(), {
       label, stack: 'states', borderColor: theme.text, borderWidth: 1, borderDash: patterns[i],
       data: data.bars.map((b) => b.parts[key] * scale),
-      // The totals sit on the top segment of each stack (zero high where a bar has none).
-      ...(i === PARTS.length - 1 ? { pointLabels: (_raw, j) => total(data.bars[j]) } : {}),
     }));
+    // Each bar's total, written just above it (points drawn at the top plus a small gap).
+    const gap = 0.04 * data.top * scale;
+    datasets.push({ ...series(pick('muted'), { label: 'Total', data: data.bars.map((b) => b.bytes_per_param * scale + gap) }),
+      type: 'line', stack: 'totals', showLine: false, pointRadius: 0, pointHoverRadius: 0, noLegend: true,
+      pointLabels: (_raw, j) => total(data.bars[j]) });
     return chart(theme, {
       type: 'bar', labels: data.bars.map((b) => b.name), datasets,
       scales: {
@@ -75,8 +78,9 @@ export default {
         y: linear(perParam ? 'Model states per parameter (B)' : `Model states of ${count(data.params)} parameters (GB)`,
           { stacked: true, range: [0, 1.15 * data.top * scale] }),
       },
-      legend: { usePointStyle: false },
-      tooltip: (ctx) => `${ctx.dataset.label}: ${formatShort(ctx.raw)} ${perParam ? 'B/param' : 'GB'} (bar total ${total(data.bars[ctx.dataIndex])})`,
+      legend: { usePointStyle: false, filter: (item, d) => !d.datasets[item.datasetIndex].noLegend },
+      tooltip: (ctx) => (ctx.dataset.noLegend ? `Total: ${total(data.bars[ctx.dataIndex])}`
+        : `${ctx.dataset.label}: ${formatShort(ctx.raw)} ${perParam ? 'B/param' : 'GB'} (bar total ${total(data.bars[ctx.dataIndex])})`),
     });
   },
 };

@@ -30,8 +30,10 @@ const WITH_ADAM = Object.keys(SETS).filter((k) => SETS[k].some((o) => o.startsWi
 const START = [1, 1];
 const PLANE = [-1.6, 1.6]; // both axes of the plane view, fixed
 const LOSS_RANGE = [1e-12, 1e12]; // the loss view's y axis, fixed: a diverging path climbs out of it
+// Ticks (and grid lines) of the loss axis: every third power of ten.
+const DECADES = Array.from({ length: 9 }, (_, i) => 10 ** (3 * i - 12));
 const LEVELS = [1, 0.25, 0.05]; // loss values of the level sets drawn
-const DIRECTIONS = 72;
+const DIRECTIONS = 96;
 
 export default {
   id: 'optimizer-trajectories',
@@ -47,7 +49,7 @@ export default {
     { key: 'momentum', label: 'Momentum μ', from: ['optimizer-trajectory', 'momentum'], max: 0.99, when: { show: WITH_MOMENTUM } },
     { key: 'beta1', label: 'Adam β₁', from: ['optimizer-trajectory', 'beta1'], max: 0.99, when: { show: WITH_ADAM } },
     { key: 'beta2', label: 'Adam β₂', from: ['optimizer-trajectory', 'beta2'], when: { show: WITH_ADAM } },
-    { key: 'weight_decay', label: 'Weight decay (Adam: L2 in the gradient; AdamW: decoupled)', from: ['optimizer-trajectory', 'weight_decay'], max: 1, default: 0.1, when: { show: WITH_ADAM } },
+    { key: 'weight_decay', label: 'Weight decay (Adam L2, AdamW decoupled)', from: ['optimizer-trajectory', 'weight_decay'], max: 1, default: 0.1, when: { show: WITH_ADAM } },
     { key: 'steps', label: 'Steps', from: ['optimizer-trajectory', 'steps'], min: 1, max: 300, default: 100 },
   ],
 
@@ -63,9 +65,12 @@ export default {
     });
     // Level sets from the engine's own loss: its value at unit direction u (a zero-step path
     // from u); the loss is a quadratic form, so the point of loss c along u is √(c / f(u))·u.
+    // The directions are spread evenly along the ellipse (angle atan2(sin t, √κ·cos t)), a
+    // sampling choice only: the loss values themselves are the engine's.
     const unit = Array.from({ length: DIRECTIONS + 1 }, (_, i) => {
       const t = (2 * Math.PI * i) / DIRECTIONS;
-      const u = [Math.cos(t), Math.sin(t)];
+      const a = Math.atan2(Math.sin(t), Math.sqrt(p.condition) * Math.cos(t));
+      const u = [Math.cos(a), Math.sin(a)];
       return { u, f: engine.calc('optimizer-trajectory', { condition: p.condition, start: u, steps: 0 }).path[0].loss };
     });
     const levels = LEVELS.map((c) => ({ c, points: unit.map(({ u, f }) => ({ x: Math.sqrt(c / f) * u[0], y: Math.sqrt(c / f) * u[1] })) }));
@@ -87,8 +92,8 @@ export default {
     if (plane) {
       const muted = pick('muted');
       data.levels.forEach((lv, i) => datasets.push(line(muted, {
-        label: i === 0 ? `Level sets: loss ${LEVELS.join(', ')}` : `Loss ${lv.c}`, group: 'level', borderWidth: 1,
-        data: lv.points.map((q, k) => ({ ...q, label: k === Math.round(DIRECTIONS / 8) ? `loss ${lv.c}` : '' })),
+        label: `Level set: loss ${lv.c}`, group: 'level', borderWidth: 1, noLegend: true,
+        data: lv.points.map((q, k) => ({ ...q, label: k === DIRECTIONS / 2 ? `loss ${lv.c}` : '' })),
         pointLabels: (raw) => raw.label,
       })));
     }
@@ -101,28 +106,31 @@ export default {
         if (plane) while (mark > 0 && !inside(r.path[mark])) mark--;
         else while (mark > 0 && !(r.path[mark].loss <= LOSS_RANGE[1])) mark--;
       }
-      const end = r.diverged ? `diverges at step ${r.diverged_step}` : `loss ${formatShort(r.final_loss)} after ${r.path.at(-1).step} steps`;
+      const end = r.diverged ? `diverges at step ${r.diverged_step}` : `loss ${formatShort(r.final_loss)} at step ${r.path.at(-1).step}`;
       datasets.push(series(colour[r.optimizer], {
-        label: `${r.name}: ${end}`, data: pts, showLine: true, borderWidth: 2, borderDash: dashes[r.optimizer],
+        label: `${r.name.split(' (')[0]}: ${end}`, data: pts, showLine: true, borderWidth: 2, borderDash: dashes[r.optimizer],
         pointStyle: styles[r.optimizer], pointRadius: plane ? 2.5 : 0, pointHitRadius: 4,
         pointLabels: (_raw, i) => (i === mark ? `${r.name.split(' (')[0]} ${end}` : ''),
       }));
     }
     if (plane) {
       datasets.push(series(pick('text'), { label: `Start (${START.join(', ')}), loss ${formatShort(data.start_loss)}`,
-        data: [{ x: START[0], y: START[1], label: 'start' }], pointStyle: 'star', pointRadius: 9, pointLabels: true }));
-      datasets.push(series(pick('compute'), { label: 'Minimum (0, 0)', data: [{ x: 0, y: 0, label: 'minimum' }], pointStyle: 'crossRot', pointRadius: 8, borderWidth: 2, pointLabels: true }));
+        data: [{ x: START[0], y: START[1], label: `start, loss ${formatShort(data.start_loss)}` }], pointStyle: 'star', pointRadius: 9, pointLabels: true, noLegend: true }));
+      datasets.push(series(pick('compute'), { label: 'Minimum (0, 0)', data: [{ x: 0, y: 0, label: 'minimum' }], pointStyle: 'crossRot', pointRadius: 8, borderWidth: 2, pointLabels: true, noLegend: true }));
     }
     const fmt = formatShort;
     // Every third power of ten on the loss axis, as 10^k (24 decades would crowd the ticks).
     const decade = (v) => { const k = Math.round(Math.log10(v)); return Math.abs(v / 10 ** k - 1) < 1e-9 && k % 3 === 0 ? (k === 0 ? '1' : `1e${k}`) : ''; };
     return chart(theme, {
       datasets,
+      // The level sets, start and minimum are labelled on the chart; the legend names the optimizers.
+      legend: { filter: (item, d) => !d.datasets[item.datasetIndex].noLegend, boxWidth: 10 },
       scales: plane
-        ? { x: linear('x (the gentle direction, curvature 1) (parameter units)', { range: PLANE }),
-          y: linear(`y (the steep direction, curvature κ = ${fmt(data.condition)}) (parameter units)`, { range: PLANE }) }
+        ? { x: linear('x, the gentle direction (curvature 1)', { range: PLANE }),
+          y: linear(`y, the steep direction (curvature κ = ${fmt(data.condition)})`, { range: PLANE }) }
         : { x: linear('Step (updates)', { range: [0, data.steps] }),
-          y: log('Loss ½(x² + κ·y²) (dimensionless)', { range: LOSS_RANGE, ticks: { callback: decade, autoSkip: false } }) },
+          y: log('Loss ½(x² + κ·y²) (dimensionless)', { range: LOSS_RANGE, ticks: { callback: decade, autoSkip: false },
+            afterBuildTicks: (axis) => { axis.ticks = DECADES.map((value) => ({ value })); } }) },
       tooltip: (ctx) => {
         const q = ctx.raw.q;
         if (!q) return ctx.dataset.label;
