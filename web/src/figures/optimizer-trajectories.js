@@ -39,7 +39,7 @@ export default {
   id: 'optimizer-trajectories',
   title: 'Gradient descent, momentum and Adam on an ill-conditioned valley',
   caption:
-    'Paths of five optimizers from (1, 1) on the loss ½(x² + κ·y²), executed step by step by the engine. The valley is κ times steeper across (y) than along (x). Gradient descent crosses the valley in a zig-zag and then crawls along it; momentum and Nesterov keep their speed along the floor; Adam moves both coordinates by about the learning rate per step whatever their curvature. Raise the learning rate to 0.035 and watch Nesterov leave the plot, past 0.04 (= 2/κ) gradient descent too; switch to the loss view to compare how fast each one gets down.',
+    'Paths of five optimizers from (1, 1) on the loss ½(x² + κ·y²), executed step by step by the engine; the valley is κ times steeper across (y) than along (x). Gradient descent jumps across the valley in its first step, then crawls along the floor; momentum and Nesterov swing across the valley but gather speed along it and overshoot the minimum; Adam walks the diagonal, moving both coordinates by about the learning rate per step. The legend gives each final loss. Raise the learning rate to 0.035: gradient descent zig-zags and Nesterov leaves the plot; past 0.04 (= 2/κ) gradient descent leaves too. Switch to the loss view to compare how fast each one gets down.',
   simulation: true,
   params: [
     { key: 'show', label: 'Optimizers', type: 'select', options: SET_OPTIONS, default: 'all' },
