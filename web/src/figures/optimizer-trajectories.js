@@ -1,0 +1,141 @@
+// Optimizers executed by the engine on the ill-conditioned quadratic f(x, y) = ½(x² + κ·y²)
+// (calc 'optimizer-trajectory': PyTorch's update rules for SGD, heavy-ball momentum, Nesterov,
+// Adam and AdamW), drawn as paths in the (x, y) plane over level sets of the loss, or as the
+// loss against the step on a log axis. A path that diverges ends at the step the engine
+// flags; it is labelled and the axes stay fixed, so the reader sees it leave the plot.
+import { formatShort } from '../runtime/format.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
+
+const OPTIMIZERS = [
+  ['sgd', 'Gradient descent'],
+  ['momentum', 'Momentum (heavy ball)'],
+  ['nesterov', 'Nesterov momentum'],
+  ['adam', 'Adam (L2 weight decay)'],
+  ['adamw', 'AdamW (decoupled decay)'],
+];
+const SETS = {
+  all: ['sgd', 'momentum', 'nesterov', 'adam', 'adamw'],
+  'gd-family': ['sgd', 'momentum', 'nesterov'],
+  'adam-family': ['adam', 'adamw'],
+  sgd: ['sgd'], momentum: ['momentum'], nesterov: ['nesterov'], adam: ['adam'], adamw: ['adamw'],
+};
+const SET_OPTIONS = [
+  { value: 'all', label: 'all five' },
+  { value: 'gd-family', label: 'GD, momentum, Nesterov' },
+  { value: 'adam-family', label: 'Adam and AdamW' },
+  ...OPTIMIZERS.map(([value, label]) => ({ value, label: `${label.split(' (')[0]} only` })),
+];
+const WITH_MOMENTUM = Object.keys(SETS).filter((k) => SETS[k].some((o) => o === 'momentum' || o === 'nesterov'));
+const WITH_ADAM = Object.keys(SETS).filter((k) => SETS[k].some((o) => o.startsWith('adam')));
+const START = [1, 1];
+const PLANE = [-1.6, 1.6]; // both axes of the plane view, fixed
+const LOSS_RANGE = [1e-12, 1e12]; // the loss view's y axis, fixed: a diverging path climbs out of it
+// Ticks (and grid lines) of the loss axis: every third power of ten.
+const DECADES = Array.from({ length: 9 }, (_, i) => 10 ** (3 * i - 12));
+const LEVELS = [1, 0.25, 0.05]; // loss values of the level sets drawn
+const DIRECTIONS = 96;
+
+export default {
+  id: 'optimizer-trajectories',
+  title: 'Gradient descent, momentum and Adam on an ill-conditioned valley',
+  caption:
+    'Paths of five optimizers from (1, 1) on the loss ½(x² + κ·y²), executed step by step by the engine; the valley is κ times steeper across (y) than along (x). Gradient descent jumps across the valley in its first step, then crawls along the floor; momentum and Nesterov swing across the valley but gather speed along it and overshoot the minimum; Adam walks the diagonal, moving both coordinates by about the learning rate per step. The legend gives each final loss. Raise the learning rate to 0.035: gradient descent zig-zags and Nesterov leaves the plot; past 0.04 (= 2/κ) gradient descent leaves too. Switch to the loss view to compare how fast each one gets down.',
+  simulation: true,
+  params: [
+    { key: 'show', label: 'Optimizers', type: 'select', options: SET_OPTIONS, default: 'all' },
+    { key: 'view', label: 'View', type: 'select', options: [{ value: 'plane', label: 'paths in the (x, y) plane' }, { value: 'loss', label: 'loss against step (log)' }], default: 'plane' },
+    { key: 'condition', label: 'Condition number κ', from: ['optimizer-trajectory', 'condition'], max: 100, default: 50, scale: 'log' },
+    { key: 'lr', label: 'Learning rate', from: ['optimizer-trajectory', 'lr'], min: 0.001, max: 1, default: 0.025, scale: 'log' },
+    { key: 'momentum', label: 'Momentum μ', from: ['optimizer-trajectory', 'momentum'], max: 0.99, when: { show: WITH_MOMENTUM } },
+    { key: 'beta1', label: 'Adam β₁', from: ['optimizer-trajectory', 'beta1'], max: 0.99, when: { show: WITH_ADAM } },
+    { key: 'beta2', label: 'Adam β₂', from: ['optimizer-trajectory', 'beta2'], when: { show: WITH_ADAM } },
+    { key: 'weight_decay', label: 'Weight decay (Adam L2, AdamW decoupled)', from: ['optimizer-trajectory', 'weight_decay'], max: 1, default: 0.1, when: { show: WITH_ADAM } },
+    { key: 'steps', label: 'Steps', from: ['optimizer-trajectory', 'steps'], min: 1, max: 300, default: 100 },
+  ],
+
+  data(engine, p) {
+    const names = Object.fromEntries(OPTIMIZERS);
+    const runs = SETS[p.show].map((optimizer) => {
+      const adam = optimizer.startsWith('adam');
+      const r = engine.calc('optimizer-trajectory', {
+        optimizer, condition: p.condition, lr: p.lr, steps: p.steps, start: START,
+        ...(adam ? { beta1: p.beta1, beta2: p.beta2, weight_decay: p.weight_decay } : { momentum: p.momentum, weight_decay: 0 }),
+      });
+      return { optimizer, name: names[optimizer], path: r.path, final_loss: r.final_loss, diverged: r.diverged, diverged_step: r.diverged_step };
+    });
+    // Level sets from the engine's own loss: its value at unit direction u (a zero-step path
+    // from u); the loss is a quadratic form, so the point of loss c along u is √(c / f(u))·u.
+    // The directions are spread evenly along the ellipse (angle atan2(sin t, √κ·cos t)), a
+    // sampling choice only: the loss values themselves are the engine's.
+    const unit = Array.from({ length: DIRECTIONS + 1 }, (_, i) => {
+      const t = (2 * Math.PI * i) / DIRECTIONS;
+      const a = Math.atan2(Math.sin(t), Math.sqrt(p.condition) * Math.cos(t));
+      const u = [Math.cos(a), Math.sin(a)];
+      return { u, f: engine.calc('optimizer-trajectory', { condition: p.condition, start: u, steps: 0 }).path[0].loss };
+    });
+    const levels = LEVELS.map((c) => ({ c, points: unit.map(({ u, f }) => ({ x: Math.sqrt(c / f) * u[0], y: Math.sqrt(c / f) * u[1] })) }));
+    const table = {
+      columns: ['Optimizer', 'Step', 'x', 'y', 'Loss ½(x² + κ·y²)'],
+      rows: runs.flatMap((r) => r.path.map((q) => [r.name, q.step, q.x, q.y, q.loss])),
+    };
+    return { view: p.view, condition: p.condition, lr: p.lr, steps: p.steps, start_loss: runs[0].path[0].loss, runs, levels, table };
+  },
+
+  draw(data, theme) {
+    const pick = colours(theme);
+    const colour = Object.fromEntries(OPTIMIZERS.map(([o]) => [o, pick()]));
+    const dashes = { sgd: [], momentum: [6, 3], nesterov: [2, 2], adam: [], adamw: [8, 3, 2, 3] };
+    const styles = { sgd: 'circle', momentum: 'rect', nesterov: 'triangle', adam: 'rectRot', adamw: 'crossRot' };
+    const inside = (q) => q.x >= PLANE[0] && q.x <= PLANE[1] && q.y >= PLANE[0] && q.y <= PLANE[1];
+    const plane = data.view === 'plane';
+    const datasets = [];
+    if (plane) {
+      const muted = pick('muted');
+      data.levels.forEach((lv, i) => datasets.push(line(muted, {
+        label: `Level set: loss ${lv.c}`, group: 'level', borderWidth: 1, noLegend: true,
+        data: lv.points.map((q, k) => ({ ...q, label: k === DIRECTIONS / 2 ? `loss ${lv.c}` : '' })),
+        pointLabels: (raw) => raw.label,
+      })));
+    }
+    for (const r of data.runs) {
+      const pts = r.path.map((q) => ({ x: plane ? q.x : q.step, y: plane ? q.y : q.loss, q, name: r.name }));
+      // The diverged step's label sits on its last point still inside the fixed axes.
+      let mark = -1;
+      if (r.diverged) {
+        mark = pts.length - 1;
+        if (plane) while (mark > 0 && !inside(r.path[mark])) mark--;
+        else while (mark > 0 && !(r.path[mark].loss <= LOSS_RANGE[1])) mark--;
+      }
+      const end = r.diverged ? `diverges at step ${r.diverged_step}` : `loss ${formatShort(r.final_loss)} at step ${r.path.at(-1).step}`;
+      datasets.push(series(colour[r.optimizer], {
+        label: `${r.name.split(' (')[0]}: ${end}`, data: pts, showLine: true, borderWidth: 2, borderDash: dashes[r.optimizer],
+        pointStyle: styles[r.optimizer], pointRadius: plane ? 2.5 : 0, pointHitRadius: 4,
+        pointLabels: (_raw, i) => (i === mark ? `${r.name.split(' (')[0]} ${end}` : ''),
+      }));
+    }
+    if (plane) {
+      datasets.push(series(pick('text'), { label: `Start (${START.join(', ')}), loss ${formatShort(data.start_loss)}`,
+        data: [{ x: START[0], y: START[1], label: `start, loss ${formatShort(data.start_loss)}` }], pointStyle: 'star', pointRadius: 9, pointLabels: true, noLegend: true }));
+      datasets.push(series(pick('compute'), { label: 'Minimum (0, 0)', data: [{ x: 0, y: 0, label: 'minimum' }], pointStyle: 'crossRot', pointRadius: 8, borderWidth: 2, pointLabels: true, noLegend: true }));
+    }
+    const fmt = formatShort;
+    // Every third power of ten on the loss axis, as 10^k (24 decades would crowd the ticks).
+    const decade = (v) => { const k = Math.round(Math.log10(v)); return Math.abs(v / 10 ** k - 1) < 1e-9 && k % 3 === 0 ? (k === 0 ? '1' : `1e${k}`) : ''; };
+    return chart(theme, {
+      datasets,
+      // The level sets, start and minimum are labelled on the chart; the legend names the optimizers.
+      legend: { filter: (item, d) => !d.datasets[item.datasetIndex].noLegend, boxWidth: 10 },
+      scales: plane
+        ? { x: linear('x, the gentle direction (curvature 1)', { range: PLANE }),
+          y: linear(`y, the steep direction (curvature κ = ${fmt(data.condition)})`, { range: PLANE }) }
+        : { x: linear('Step (updates)', { range: [0, data.steps] }),
+          y: log('Loss ½(x² + κ·y²) (dimensionless)', { range: LOSS_RANGE, ticks: { callback: decade, autoSkip: false },
+            afterBuildTicks: (axis) => { axis.ticks = DECADES.map((value) => ({ value })); } }) },
+      tooltip: (ctx) => {
+        const q = ctx.raw.q;
+        if (!q) return ctx.dataset.label;
+        return `${ctx.raw.name}, step ${q.step}: (${fmt(q.x)}, ${fmt(q.y)}), loss ${fmt(q.loss)}`;
+      },
+    });
+  },
+};
