@@ -12,7 +12,7 @@ import { chart, linear, log, colours, series, line } from './shared/chart-config
 // curves and not the axis. An exact fit's train error (about 1e-30, rounding) and the
 // interpolation peaks of large noise (up to about 1e18) lie beyond it: such values are drawn on
 // the edge, with a marker, and the tooltip and table keep the engine's value.
-export const ERROR_RANGE = [1e-6, 1e14];
+export const ERROR_RANGE = [1e-4, 1e12];
 
 // A value as drawn on a log axis of range [lo, hi]: on the axis, or pinned to its edge.
 export function onAxis(v, [lo, hi] = ERROR_RANGE) {
@@ -22,6 +22,18 @@ export function onAxis(v, [lo, hi] = ERROR_RANGE) {
 }
 
 export const fmt = formatShort;
+
+// Tick labels of an error axis spanning many decades: powers of ten only ("0.01", "1",
+// "1000", "1e6"), every other one when the axis spans more than eight decades.
+export const decadeTicks = ([lo, hi]) => ({
+  maxRotation: 0,
+  callback: (v) => {
+    const k = Math.round(Math.log10(v));
+    if (Math.abs(v / 10 ** k - 1) > 1e-9) return '';
+    if (Math.log10(hi / lo) > 8 && k % 2 !== 0) return '';
+    return k >= -2 && k <= 3 ? String(Number(v.toPrecision(1))) : `1e${k}`;
+  },
+});
 
 export default {
   id: 'capacity-curve',
@@ -68,40 +80,42 @@ export default {
     const clipped = [...trainPts, ...valPts].filter((q) => q.clipped);
     const [lo, hi] = ERROR_RANGE;
     const datasets = [
-      series(train, { label: 'Train MSE (on the n samples fitted)', data: trainPts, showLine: true, pointRadius: 3, borderWidth: 2,
+      series(train, { label: 'Train MSE (the n samples fitted)', data: trainPts, showLine: true, pointRadius: 3, borderWidth: 2,
         pointStyle: 'circle', group: 'train' }),
       series(validation, { label: 'Validation MSE (200 fresh samples)', data: valPts, showLine: true, pointRadius: 3, borderWidth: 2,
         pointStyle: 'rect', group: 'validation' }),
     ];
     if (data.noiseVariance > 0) {
+      // Its label sits right of the middle, where the train curve has already left for the floor.
       datasets.push(line(pick('muted'), { label: `Noise floor σ² = ${fmt(data.noiseVariance)} (irreducible error)`,
-        data: [{ x: 0, y: data.noiseVariance, label: `noise floor σ² = ${fmt(data.noiseVariance)}` }, { x: data.maxDegree, y: data.noiseVariance }],
+        data: [{ x: 0, y: data.noiseVariance }, { x: 0.62 * data.maxDegree, y: data.noiseVariance, label: `noise floor σ² = ${fmt(data.noiseVariance)}` },
+          { x: data.maxDegree, y: data.noiseVariance }],
         borderDash: [6, 4], pointLabels: (raw) => raw.label ?? '' }));
     }
     if (data.atThreshold) {
-      datasets.push(line(pick('text'), { label: `Interpolation threshold: degree n − 1 = ${data.threshold} (${data.samples} coefficients, ${data.samples} samples)`,
+      datasets.push(line(pick('text'), { label: `Interpolation threshold: degree n − 1 = ${data.threshold}`,
         data: [{ x: data.threshold, y: lo }, { x: data.threshold, y: hi, label: `interpolation threshold (degree ${data.threshold})` }],
         borderDash: [2, 3], borderWidth: 1, pointLabels: (raw) => raw.label ?? '' }));
     }
-    datasets.push(series(pick(), { label: `Best validation: degree ${data.best.degree}, MSE ${fmt(data.best.validation)}`,
+    datasets.push(series(pick(), { label: `Best validation: degree ${data.best.degree} (${fmt(data.best.validation)})`,
       data: [{ x: data.best.degree, ...onAxis(data.best.validation), q: data.best, label: `best: degree ${data.best.degree}` }],
       pointStyle: 'star', pointRadius: 10, borderWidth: 2, pointLabels: true }));
     if (data.secondDescent) {
       const { peak, secondDescent: s } = data;
-      datasets.push(series(pick(), { label: `Validation peak: degree ${peak.degree}, MSE ${fmt(peak.validation)}; then down to ${fmt(s.validation)} at degree ${s.degree}`,
+      datasets.push(series(pick(), { label: `Peak ${fmt(peak.validation)} at degree ${peak.degree}, down to ${fmt(s.validation)} at ${s.degree}`,
         data: [{ x: peak.degree, ...onAxis(peak.validation), q: peak, label: `peak ${fmt(peak.validation)}` },
           { x: s.degree, ...onAxis(s.validation), q: s, label: `second descent: ${fmt(s.validation)}` }],
         pointStyle: 'triangle', pointRadius: 8, pointLabels: true }));
     }
     if (clipped.length) {
-      datasets.push(series(pick(), { label: 'Beyond the axis, drawn on its edge (value in the tooltip)',
+      datasets.push(series(pick(), { label: 'Off the axis: drawn on its edge',
         data: clipped, pointStyle: 'crossRot', pointRadius: 6, borderWidth: 2 }));
     }
     return chart(theme, {
       datasets,
       scales: {
         x: linear('Polynomial degree (coefficients − 1)', { range: [0, data.maxDegree], ticks: { precision: 0 } }),
-        y: log('Mean squared error (label units²)', { unit: '', range: ERROR_RANGE }),
+        y: log('Mean squared error (label units²)', { range: ERROR_RANGE, ticks: decadeTicks(ERROR_RANGE) }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;

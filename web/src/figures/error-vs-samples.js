@@ -5,10 +5,10 @@
 // train error rises and the validation error falls towards the noise variance σ², the
 // irreducible error (ESL §7.3: expected test error = σ² + bias² + variance).
 import { chart, log, colours, series, line } from './shared/chart-config.js';
-import { onAxis, fmt } from './capacity-curve.js';
+import { onAxis, fmt, decadeTicks } from './capacity-curve.js';
 
 // Fixed: the controls move the curves and the floor, not the axis (values beyond: on the edge).
-const RANGE = [1e-6, 1e8];
+const RANGE = [1e-3, 1e3];
 
 export default {
   id: 'error-vs-samples',
@@ -54,12 +54,12 @@ export default {
         pointLabels: (raw) => (raw.q === end ? `validation ${fmt(end.validation)}` : '') }),
     ];
     if (data.noiseVariance > 0) {
-      datasets.push(line(pick('muted'), { label: `Irreducible error: noise variance σ² = ${fmt(data.noiseVariance)}`,
+      datasets.push(line(pick('muted'), { label: `Irreducible error σ² = ${fmt(data.noiseVariance)}`,
         data: [{ x: 1, y: data.noiseVariance, label: `irreducible error σ² = ${fmt(data.noiseVariance)}` }, { x: data.maxSamples, y: data.noiseVariance }],
         borderDash: [6, 4], pointLabels: (raw) => raw.label ?? '' }));
     }
     if (data.noiseVariance > 0) {
-      datasets.push(line(pick(), { label: `True function's own validation MSE on this draw: ${fmt(data.truthValidation)} (the floor here)`,
+      datasets.push(line(pick(), { label: `True function on these validation samples: ${fmt(data.truthValidation)}`,
         data: [{ x: 1, y: data.truthValidation }, { x: data.maxSamples, y: data.truthValidation }], borderDash: [1, 3] }));
     }
     if (data.atThreshold) {
@@ -68,14 +68,14 @@ export default {
         borderDash: [2, 3], borderWidth: 1, pointLabels: (raw) => raw.label ?? '' }));
     }
     if (clipped.length) {
-      datasets.push(series(pick(), { label: 'Beyond the axis, drawn on its edge (value in the tooltip)',
+      datasets.push(series(pick(), { label: 'Off the axis: drawn on its edge',
         data: clipped, pointStyle: 'crossRot', pointRadius: 5, borderWidth: 2 }));
     }
     return chart(theme, {
       datasets,
       scales: {
         x: log('Training samples n (count)', { unit: '', range: [1, data.maxSamples] }),
-        y: log('Mean squared error (label units²)', { unit: '', range: RANGE }),
+        y: log('Mean squared error (label units²)', { range: RANGE, ticks: decadeTicks(RANGE) }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;

@@ -8,7 +8,7 @@
 //  - "fit": the fitted polynomial itself (the engine's `curve`, 201 points of [−1, 1]) without
 //    and with the chosen λ, against the true function.
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
-import { onAxis, fmt } from './capacity-curve.js';
+import { onAxis, fmt, decadeTicks } from './capacity-curve.js';
 
 // λ from 1e-8 to 1e2, four points a decade.
 const LAMBDAS = Array.from({ length: 41 }, (_, k) => 10 ** (-8 + k / 4));
@@ -21,7 +21,7 @@ export default {
   id: 'regularization-effect',
   title: 'Weight decay and early stopping',
   caption:
-    'A degree-15 polynomial on 20 noisy samples has almost as many coefficients as samples, and plain least squares memorizes the noise (dashed line: its validation error). Weight-decay view: the ridge penalty λ·‖c‖² shrinks the coefficients; as λ grows the train error rises, and the validation error falls to a minimum (star) before both climb together when the fit becomes too flat. Early-stopping view: gradient descent from all-zero coefficients on the same unpenalized loss; the validation error is lowest after a few steps (star) and then rises as the later steps fit the noise, towards the least-squares error far above. Fit view: the fitted curve without weight decay and with the chosen λ, against the true function; move λ and watch the curve calm down and then go flat. Lower the degree or add samples and there is less to gain.',
+    'A degree-15 polynomial on 20 noisy samples has almost as many coefficients as samples, and plain least squares memorizes the noise (in the two error views, the dashed line is its validation error). Weight-decay view: the ridge penalty λ·‖c‖² shrinks the coefficients; as λ grows the train error rises, and the validation error falls to a minimum (star) before both climb together when the fit becomes too flat. Early-stopping view: gradient descent from all-zero coefficients on the same unpenalized loss; the validation error is lowest after a few steps (star) and then rises as the later steps fit the noise, towards the least-squares error far above. Fit view: the fitted curve without weight decay and with the chosen λ, against the true function; move λ and watch the curve calm down and then go flat. Lower the degree or add samples and there is less to gain.',
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'ridge',
@@ -110,14 +110,14 @@ export default {
     }
     const clipped = [...trainPts, ...valPts].filter((q) => q.clipped);
     if (clipped.length) {
-      datasets.push(series(pick(), { label: 'Beyond the axis, drawn on its edge (value in the tooltip)', data: clipped, pointStyle: 'crossRot', pointRadius: 5 }));
+      datasets.push(series(pick(), { label: 'Off the axis: drawn on its edge', data: clipped, pointStyle: 'crossRot', pointRadius: 5 }));
     }
     return chart(theme, {
       datasets,
       scales: {
-        x: early ? log(`Gradient-descent steps (count; learning rate ${fmt(data.lr)} = 1/λ_max)`, { unit: '', range: xRange })
-          : log('Weight decay λ (penalty per unit ‖c‖²)', { unit: '', range: xRange }),
-        y: log(`Mean squared error, degree ${data.degree} (label units²)`, { unit: '', range: RANGE }),
+        x: log(early ? `Gradient-descent steps (count; learning rate ${fmt(data.lr)} = 1/λ_max)` : 'Weight decay λ (penalty per unit ‖c‖²)',
+          { range: xRange, ticks: decadeTicks(xRange) }),
+        y: log(`Mean squared error, degree ${data.degree} (label units²)`, { range: RANGE, ticks: decadeTicks(RANGE) }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;
