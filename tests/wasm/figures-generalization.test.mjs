@@ -55,22 +55,24 @@ test('error-vs-samples: zero train error up to n = p, and E[train MSE] = σ²(n 
   for (const q of d.rows.filter((r) => r.n <= d.parameters)) assert.ok(q.train < 1e-20, `n = ${q.n}: ${q.train}`);
   assert.ok(d.atThreshold.validation > 100 * d.last.validation); // the spike at n = p
   // ESL §3.2: the residual sum of squares of least squares has expectation σ²(n − p) when the
-  // model contains the truth. A cubic fitted by degree 3 (p = 4), averaged over 100 seeds, at
-  // n = 8, 12 and 20, where σ²(n − p)/n is far from σ² (the test fails for σ² or σ²·(n − p − 1)/n).
-  const sigma = 0.2, p = 4, seeds = 100;
-  for (const n of [8, 12, 20]) {
-    let sum = 0;
-    // Seeds 1000 apart: the engine starts seed s's SplitMix64 stream at s·γ + salt, where γ is
-    // also the stream's increment, so seed s + 1 is seed s's stream one draw later. 1000 draws
-    // apart, the windows of a 20-sample draw (about 45 draws) do not overlap.
-    for (let k = 0; k < seeds; k++) {
-      sum += run(errorVsSamples, { function: 'cubic', degree: 3, noise: sigma, seed: 1000 * k, max_samples: 20 }).rows[n - 1].train;
-    }
+  // model contains the truth. A cubic fitted by degree 3 (p = 4), averaged over 400 draws, at
+  // n = 8, 12 and 20, where σ²(n − p)/n is far from σ² and from σ²(n − p − 1)/n.
+  // Seeds 1000 apart: the engine starts seed s's SplitMix64 stream at s·γ + salt, where γ is
+  // also the stream's increment, so seed s + 1 is seed s's stream one draw later. 1000 draws
+  // apart, the windows of a 20-sample draw (about 45 draws) do not overlap.
+  const sigma = 0.2, p = 4, draws = 400, ns = [8, 12, 20];
+  const sums = ns.map(() => 0);
+  for (let k = 0; k < draws; k++) {
+    const rows = run(errorVsSamples, { function: 'cubic', degree: 3, noise: sigma, seed: 1000 * k, max_samples: 20 }).rows;
+    ns.forEach((n, i) => { sums[i] += rows[n - 1].train; });
+  }
+  ns.forEach((n, i) => {
     const expected = (sigma ** 2 * (n - p)) / n;
     // One draw's train MSE is σ²·χ²(n − p)/n, of standard deviation σ²·√(2(n − p))/n.
-    const tolerance = (3 * sigma ** 2 * Math.sqrt(2 * (n - p))) / n / Math.sqrt(seeds);
-    assert.ok(Math.abs(sum / seeds - expected) < tolerance, `n = ${n}: mean train MSE ${sum / seeds}, expected ${expected} ± ${tolerance}`);
-  }
+    const tolerance = (3 * sigma ** 2 * Math.sqrt(2 * (n - p))) / n / Math.sqrt(draws);
+    const mean = sums[i] / draws;
+    assert.ok(Math.abs(mean - expected) < tolerance, `n = ${n}: mean train MSE ${mean}, expected ${expected} ± ${tolerance}`);
+  });
 });
 
 // --- regularization-effect --------------------------------------------------------------
