@@ -47,6 +47,15 @@ test('capacity-curve: a noise-free cubic is fitted exactly from degree 3 on (the
   assert.equal(d.secondDescent, null);
 });
 
+test('capacity-curve: weight decay cannot interpolate, and it flattens the peak at the threshold', () => {
+  const plain = run(capacityCurve);
+  const ridge = run(capacityCurve, { weight_decay: 1e-3 });
+  // Ridge residual: Ac − y = −nλ(AAᵀ + nλI)⁻¹y, never 0 for λ > 0 and y ≠ 0.
+  assert.ok(ridge.atThreshold.train > 1e-4, `ridge train MSE at degree n − 1: ${ridge.atThreshold.train}`);
+  assert.ok(ridge.atThreshold.validation < 1e-9 * plain.atThreshold.validation);
+  assert.equal(ridge.best.degree, plain.best.degree);
+});
+
 // --- error-vs-samples -------------------------------------------------------------------
 
 test('error-vs-samples: zero train error up to n = p, and E[train MSE] = σ²(n − p)/n for a model that contains the truth', () => {

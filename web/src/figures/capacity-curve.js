@@ -5,7 +5,7 @@
 // figure only arranges it: the interpolation threshold (degree n − 1, n coefficients for n
 // samples, train error 0 up to rounding), the best validation degree, and the validation peak
 // with the error after it (double descent, Belkin et al. 2019) when the sweep has one.
-import { formatShort } from '../runtime/format.js';
+import { formatShort, formatPlain } from '../runtime/format.js';
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 // The error axis of the capacity and sample-size figures: fixed, so that the controls move the
@@ -21,7 +21,9 @@ export function onAxis(v, [lo, hi] = ERROR_RANGE) {
   return { y: v, clipped: null };
 }
 
-export const fmt = formatShort;
+// Labels: three significant digits, but whole thousands to millions as the prose writes
+// them ("1,284", not "1.28e+3").
+export const fmt = (v) => (Math.abs(v) >= 1000 && Math.abs(v) < 1e9 ? formatPlain(v) : formatShort(v));
 
 // Tick labels of an error axis spanning many decades: powers of ten only ("0.01", "1",
 // "1000", "1e6"), every other one when the axis spans more than eight decades.
@@ -35,11 +37,22 @@ export const decadeTicks = ([lo, hi]) => ({
   },
 });
 
+// Weight decay for every degree of the sweep: none (plain least squares and, past the
+// threshold, the minimum-norm interpolant) or a ridge penalty.
+const DECAYS = [
+  { value: 0, label: '0 (least squares)' },
+  { value: 1e-6, label: '10⁻⁶' },
+  { value: 1e-4, label: '10⁻⁴' },
+  { value: 1e-3, label: '10⁻³' },
+  { value: 1e-2, label: '0.01' },
+  { value: 0.1, label: '0.1' },
+];
+
 export default {
   id: 'capacity-curve',
   title: 'Train and validation error against model capacity',
   caption:
-    'Polynomials of degree 0 to the maximum degree, each fitted by least squares to the same noisy samples of sin(πx), and scored on the training samples and on 200 fresh validation samples. Training error only falls as the degree grows, and reaches zero (drawn on the bottom edge) at the interpolation threshold, degree n − 1, where the n coefficients fit the n samples exactly. Validation error falls, then rises: the best degree (star) is low. At the threshold it peaks, and beyond it, where the engine returns the smallest interpolating polynomial, it falls again, a second descent that at the defaults stays well above the best degree. Set the noise to 0: with nothing to memorize the validation error keeps falling to the threshold and the bump is gone; change the seed to see how much of it is one draw; move the samples to move the threshold.',
+    'Polynomials of degree 0 to the maximum degree, each fitted by least squares to the same noisy samples of sin(πx), and scored on the training samples and on 200 fresh validation samples. Training error only falls as the degree grows, and reaches zero (drawn on the bottom edge) at the interpolation threshold, degree n − 1, where the n coefficients fit the n samples exactly. Validation error falls, then rises: the best degree (star) is low. At the threshold it peaks, and beyond it, where the engine returns the smallest interpolating polynomial, it falls again, a second descent that at the defaults stays well above the best degree. Set the noise to 0: with nothing to memorize the validation error keeps falling to the threshold and the bump is gone. Add weight decay and the peak sinks by orders of magnitude, while the training error at the threshold stays above zero; change the seed to see how much of it is one draw; move the samples to move the threshold.',
   simulation: true,
   params: [
     { key: 'samples', label: 'Training samples n', from: ['polyfit', 'samples'], max: 40, default: 20 },
@@ -47,11 +60,12 @@ export default {
     { key: 'function', label: 'True function', from: ['polyfit', 'function'] },
     { key: 'seed', label: 'Seed', from: ['polyfit', 'seed'], max: 99 },
     { key: 'max_degree', label: 'Maximum degree', from: ['polyfit', 'max_degree'], min: 1, default: 40 },
+    { key: 'weight_decay', label: 'Weight decay λ', type: 'select', default: 0, options: DECAYS },
   ],
 
   data(engine, p) {
     const r = engine.calc('polyfit', { samples: p.samples, noise: p.noise, function: p.function, seed: p.seed,
-      degree: 0, max_degree: p.max_degree });
+      degree: 0, max_degree: p.max_degree, weight_decay: Number(p.weight_decay) });
     const rows = r.by_degree.map((q) => ({ degree: q.degree, train: q.train_mse, validation: q.validation_mse }));
     const best = rows.reduce((a, b) => (b.validation < a.validation ? b : a));
     const threshold = p.samples - 1; // n coefficients for n samples: degree n − 1
@@ -61,8 +75,9 @@ export default {
     const peak = after.length ? after.reduce((a, b) => (b.validation > a.validation ? b : a)) : null;
     const last = rows[rows.length - 1];
     // A second descent: the last degree's error at most half the peak's (noise-free fits only
-    // wobble past the threshold, and a wobble is not a bump).
-    const secondDescent = peak && peak.degree < last.degree && last.validation <= peak.validation / 2 ? last : null;
+    // wobble is not a bump), after a peak at least ten times the best error.
+    const secondDescent = peak && peak.degree < last.degree && last.validation <= peak.validation / 2 &&
+      peak.validation >= 10 * best.validation ? last : null;
     const table = {
       columns: ['Degree', 'Coefficients', 'Train MSE', 'Validation MSE'],
       rows: rows.map((q) => [q.degree, q.degree + 1, q.train, q.validation]),
