@@ -54,6 +54,7 @@ test('capacity-curve: weight decay cannot interpolate, and it flattens the peak 
   assert.ok(ridge.atThreshold.train > 1e-4, `ridge train MSE at degree n − 1: ${ridge.atThreshold.train}`);
   assert.ok(ridge.atThreshold.validation < 1e-9 * plain.atThreshold.validation);
   assert.equal(ridge.best.degree, plain.best.degree);
+  assert.equal(ridge.secondDescent, null); // what is left past the threshold is no bump
 });
 
 // --- error-vs-samples -------------------------------------------------------------------

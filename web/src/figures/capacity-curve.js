@@ -75,9 +75,9 @@ export default {
     const peak = after.length ? after.reduce((a, b) => (b.validation > a.validation ? b : a)) : null;
     const last = rows[rows.length - 1];
     // A second descent: the last degree's error at most half the peak's (noise-free fits only
-    // wobble is not a bump), after a peak at least ten times the best error.
+    // wobble is not a bump), after a peak at least a hundred times the best error.
     const secondDescent = peak && peak.degree < last.degree && last.validation <= peak.validation / 2 &&
-      peak.validation >= 10 * best.validation ? last : null;
+      peak.validation >= 100 * best.validation ? last : null;
     const table = {
       columns: ['Degree', 'Coefficients', 'Train MSE', 'Validation MSE'],
       rows: rows.map((q) => [q.degree, q.degree + 1, q.train, q.validation]),
