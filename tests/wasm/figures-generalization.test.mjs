@@ -1,0 +1,117 @@
+// The generalization lesson's three figures on the built WASM engine: what their data says
+// against closed forms of least squares, ridge regression and gradient descent (ESL = Hastie,
+// Tibshirani, Friedman, The Elements of Statistical Learning, 2nd ed.).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { THEME, run, close, isEngineError, assertChartSubset } from './figure-harness.mjs';
+import capacityCurve from '../../web/src/figures/capacity-curve.js';
+import errorVsSamples from '../../web/src/figures/error-vs-samples.js';
+import regularization from '../../web/src/figures/regularization-effect.js';
+
+const FIGURES = [capacityCurve, errorVsSamples, regularization];
+
+for (const fig of FIGURES) {
+  test(`${fig.id}: draws in the Chart.js subset; a bad sample count is the engine's message on that field`, () => {
+    for (const view of fig.id === 'regularization-effect' ? ['ridge', 'early', 'fit'] : [undefined]) {
+      assertChartSubset(fig.id, fig.draw(run(fig, view ? { view } : {}), THEME));
+    }
+    const field = fig.id === 'error-vs-samples' ? 'max_samples' : 'samples';
+    assert.throws(() => run(fig, { [field]: 0 }), isEngineError(field));
+  });
+}
+
+// --- capacity-curve ---------------------------------------------------------------------
+
+test('capacity-curve: nested least squares never raises the train error; n points are fitted exactly by degree n − 1', () => {
+  const d = run(capacityCurve);
+  assert.equal(d.threshold, 19);
+  // Adding a basis function can only lower the residual of the least-squares fit (the old fit
+  // is still available), up to the threshold.
+  for (let k = 1; k <= d.threshold; k++) assert.ok(d.rows[k].train <= d.rows[k - 1].train * (1 + 1e-12), `degree ${k}`);
+  // Interpolation: a square, invertible (distinct x) system is solved exactly, residual ~ rounding.
+  assert.ok(d.atThreshold.train < 1e-15 * d.rows[0].train, `train MSE at degree n − 1: ${d.atThreshold.train}`);
+  for (const q of d.rows.filter((r) => r.degree > d.threshold)) assert.ok(q.train < 1e-15, `min-norm interpolant at degree ${q.degree}`);
+  // The lesson's reading of the default chart: best degree 5, a peak at the threshold, a second descent.
+  assert.equal(d.best.degree, 5);
+  assert.equal(d.peak.degree, d.threshold);
+  assert.ok(d.secondDescent && d.secondDescent.validation < d.peak.validation / 1e6 && d.secondDescent.validation > d.best.validation);
+  assert.equal(d.noiseVariance, 0.1 ** 2);
+});
+
+test('capacity-curve: a noise-free cubic is fitted exactly from degree 3 on (the model contains the truth)', () => {
+  const d = run(capacityCurve, { function: 'cubic', noise: 0, max_degree: 12 });
+  for (const q of d.rows.filter((r) => r.degree >= 3)) {
+    assert.ok(q.train < 1e-20 && q.validation < 1e-20, `degree ${q.degree}: ${q.train}, ${q.validation}`);
+  }
+  assert.ok(d.rows[2].validation > 0.01); // a parabola cannot represent a cubic
+  assert.equal(d.secondDescent, null);
+});
+
+test('capacity-curve: weight decay cannot interpolate, and it flattens the peak at the threshold', () => {
+  const plain = run(capacityCurve);
+  const ridge = run(capacityCurve, { weight_decay: 1e-3 });
+  // Ridge residual: Ac − y = −nλ(AAᵀ + nλI)⁻¹y, never 0 for λ > 0 and y ≠ 0.
+  assert.ok(ridge.atThreshold.train > 1e-4, `ridge train MSE at degree n − 1: ${ridge.atThreshold.train}`);
+  assert.ok(ridge.atThreshold.validation < 1e-9 * plain.atThreshold.validation);
+  assert.equal(ridge.best.degree, plain.best.degree);
+  assert.equal(ridge.secondDescent, null); // what is left past the threshold is no bump
+});
+
+// --- error-vs-samples -------------------------------------------------------------------
+
+test('error-vs-samples: zero train error up to n = p, and E[train MSE] = σ²(n − p)/n for a model that contains the truth', () => {
+  const d = run(errorVsSamples);
+  assert.equal(d.parameters, 6);
+  for (const q of d.rows.filter((r) => r.n <= d.parameters)) assert.ok(q.train < 1e-20, `n = ${q.n}: ${q.train}`);
+  assert.ok(d.atThreshold.validation > 100 * d.last.validation); // the spike at n = p
+  // ESL §3.2: the residual sum of squares of least squares has expectation σ²(n − p) when the
+  // model contains the truth. A cubic fitted by degree 3 (p = 4), averaged over 400 draws, at
+  // n = 8, 12 and 20, where σ²(n − p)/n is far from σ² and from σ²(n − p − 1)/n.
+  // Seeds 1000 apart: the engine starts seed s's SplitMix64 stream at s·γ + salt, where γ is
+  // also the stream's increment, so seed s + 1 is seed s's stream one draw later. 1000 draws
+  // apart, the windows of a 20-sample draw (about 45 draws) do not overlap.
+  const sigma = 0.2, p = 4, draws = 400, ns = [8, 12, 20];
+  const sums = ns.map(() => 0);
+  for (let k = 0; k < draws; k++) {
+    const rows = run(errorVsSamples, { function: 'cubic', degree: 3, noise: sigma, seed: 1000 * k, max_samples: 20 }).rows;
+    ns.forEach((n, i) => { sums[i] += rows[n - 1].train; });
+  }
+  ns.forEach((n, i) => {
+    const expected = (sigma ** 2 * (n - p)) / n;
+    // One draw's train MSE is σ²·χ²(n − p)/n, of standard deviation σ²·√(2(n − p))/n.
+    const tolerance = (3 * sigma ** 2 * Math.sqrt(2 * (n - p))) / n / Math.sqrt(draws);
+    const mean = sums[i] / draws;
+    assert.ok(Math.abs(mean - expected) < tolerance, `n = ${n}: mean train MSE ${mean}, expected ${expected} ± ${tolerance}`);
+  });
+});
+
+// --- regularization-effect --------------------------------------------------------------
+
+test('regularization-effect: ridge shrinks the coefficients and raises the train error as λ grows; best λ = 0.1', () => {
+  const d = run(regularization);
+  for (let i = 1; i < d.rows.length; i++) {
+    assert.ok(d.rows[i].norm <= d.rows[i - 1].norm * (1 + 1e-9), `‖c‖ at λ = ${d.rows[i].lambda}`);
+    assert.ok(d.rows[i].train >= d.rows[i - 1].train * (1 - 1e-9), `train MSE at λ = ${d.rows[i].lambda}`);
+  }
+  close(d.best.lambda, 0.1);
+  assert.ok(d.best.validation < d.reference.validation / 1000);
+});
+
+test('regularization-effect: one coefficient, ridge is the least-squares fit divided by 1 + λ (w = Σxy / (Σx² + nλ), x = φ₀ = 1)', () => {
+  for (const lambda of [0.01, 0.5, 3]) {
+    const d = run(regularization, { view: 'fit', degree: 0, weight_decay: lambda });
+    for (const q of d.rows) close(q.ridge, q.plain / (1 + lambda), 1e-12);
+  }
+});
+
+test('regularization-effect: gradient descent at lr = 1/λ_max, 2/λ_max the stability limit; one coefficient converges in one step', () => {
+  const d = run(regularization, { view: 'early' });
+  close(d.lrMax, 2 * d.lr, 1e-12);
+  assert.equal(d.best.step, 14);
+  assert.ok(d.rows[d.rows.length - 1].validation > 10 * d.best.validation);
+  // Degree 0: the loss (1/n)Σ(c − y)² has Hessian 2, lr = 1/2, and c₁ = c₀ − ½·2·(c₀ − ȳ) = ȳ,
+  // the least-squares solution, after one step (and stays there).
+  const one = run(regularization, { view: 'early', degree: 0, gd_steps: 10 });
+  close(one.lr, 0.5, 1e-12);
+  for (const q of one.rows.slice(1)) close(q.train, one.reference.train, 1e-12);
+});
