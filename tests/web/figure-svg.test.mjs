@@ -103,6 +103,14 @@ test('keyboard: one tab stop, arrows walk the tiles, the focused tile shows and 
   assert.match(await tip.textContent(), /^Tile 1 of 136/);
   await page.keyboard.press('Escape');
   await tip.waitFor({ state: 'hidden' });
+  // A redraw while the map keeps the focus (here the dark theme) leaves the tooltip dismissed.
+  const light = await firstTileFill(fig);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForFunction(([s, c]) => {
+    const el = document.querySelector(s);
+    return el.svgView.els[el.svgView.scene.nodes.findIndex((n) => n.cell)].getAttribute('fill') !== c;
+  }, [SVG_FIG, light]);
+  assert.equal(await tip.isHidden(), true, 'a redraw brought back the dismissed tooltip');
   await page.keyboard.press('ArrowRight');
   await tip.waitFor({ state: 'visible' });
   // Hover shows a tile's tooltip too; leaving the map with Tab hides it.

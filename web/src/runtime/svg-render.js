@@ -65,6 +65,7 @@ export class SvgView {
     this.els = [];
     this.kinds = '';
     this.active = null; // [row, col] of the focused cell
+    this.dismissed = false; // the focused cell's tooltip hidden by Escape
     this.svg.addEventListener('pointermove', (e) => this.hover(e));
     this.svg.addEventListener('pointerdown', (e) => this.hover(e));
     this.svg.addEventListener('pointerleave', () => { if (!this.focused) this.hideTip(); });
@@ -94,7 +95,7 @@ export class SvgView {
       if (n.cell) this.cells.set(`${n.cell[0]},${n.cell[1]}`, k);
     });
     this.setupGrid(scene.grid);
-    if (this.focused) this.focusCell(this.active);
+    if (this.focused) this.focusCell(this.active, { redraw: true });
   }
 
   // A scene with a grid: the box is one tab stop, described by a hint.
@@ -128,7 +129,8 @@ export class SvgView {
 
   key(e) {
     if (e.key === 'Escape') {
-      this.hideTip(); // dismissed until the next move
+      this.dismissed = true; // until the next move: a redraw meanwhile keeps it hidden
+      this.hideTip();
       return;
     }
     if (!this.scene?.grid) return;
@@ -146,7 +148,7 @@ export class SvgView {
     if (next) this.focusCell(next);
   }
 
-  focusCell(cell) {
+  focusCell(cell, { redraw = false } = {}) {
     if (!cell) return;
     let k = this.cells.get(cell.join(','));
     if (k === undefined) {
@@ -160,7 +162,8 @@ export class SvgView {
     setAttrs(this.ringOuter, { x: r2(n.x - 1), y: r2(n.y - 1), width: r2(n.w + 2), height: r2(n.h + 2) });
     setAttrs(this.ringInner, { x: r2(n.x + 1), y: r2(n.y + 1), width: r2(Math.max(0.5, n.w - 2)), height: r2(Math.max(0.5, n.h - 2)) });
     this.svg.append(this.ring);
-    this.showTip(this.els[k], n.tip ?? '');
+    if (!redraw) this.dismissed = false;
+    if (!this.dismissed) this.showTip(this.els[k], n.tip ?? '');
     if (this.live.textContent !== n.tip) this.live.textContent = n.tip ?? '';
   }
 
@@ -173,6 +176,7 @@ export class SvgView {
     const n = this.scene.nodes[Number(k)];
     // A press (click, tap) on a cell makes it the focused one: the focus that follows keeps it.
     if (e.type === 'pointerdown' && n.cell) this.active = n.cell;
+    this.dismissed = false;
     this.showTip(e.target, n.tip);
   }
 
