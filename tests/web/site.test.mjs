@@ -11,6 +11,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { openPage, drawAll, paintedPixels, canvasImage, useSite } from '../../web/test/browser.js';
+import { figureLoaders } from '../../web/src/figures/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = process.env.MLSYS_CLI ?? path.join(root, 'build/native/bin/mlsys');
@@ -22,8 +23,9 @@ const LESSON = '/lessons/roofline/';
 const LESSONS = fs.readdirSync(path.join(root, 'content/lessons')).filter((f) => f.endsWith('.md'))
   .map((f) => `/lessons/${f.replace(/\.md$/, '')}/`);
 
-// Changes a figure's first select (to another option) or first slider (one step), the way a
-// reader would.
+// Changes a figure's first select (to another option), first slider (one step) or, in a
+// figure of text boxes alone, its first box (to the figure's first sample), the way a reader
+// would.
 async function changeFirstControl(page, fig) {
   const select = await fig.$('select');
   if (select) {
@@ -33,6 +35,15 @@ async function changeFirstControl(page, fig) {
     return;
   }
   const slider = await fig.$('input[type=range]');
+  if (!slider) {
+    const box = await fig.$('input[type=text]');
+    const key = await box.getAttribute('name');
+    const spec = (await figureLoaders[await fig.getAttribute('data-id')]()).default.params.find((p) => p.key === key);
+    const [sample] = spec.samples;
+    await box.fill(Array.isArray(sample) ? sample.join(', ') : typeof sample === 'object' ? JSON.stringify(sample) : String(sample));
+    await box.press('Enter');
+    return;
+  }
   const atMax = await slider.evaluate((s) => Number(s.value) >= Number(s.max));
   await slider.focus();
   await page.keyboard.press(atMax ? 'ArrowLeft' : 'ArrowRight');
