@@ -176,6 +176,16 @@ TEST(Polyfit, SeedsAreReproducible) {
   EXPECT_NE(calc("polyfit", in)["train_mse"], calc("polyfit", other)["train_mse"]);
 }
 
+// Neighbouring seeds draw unrelated samples: with the seed scaled by SplitMix64's own step,
+// seed s + 1 was seed s's stream one draw later, and seeds 0 and 1 shared 9 of 20 x values.
+TEST(Polyfit, NeighbouringSeedsShareNoSample) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const fit::Samples a = fit::draw_samples(fit::TrueFunction::Sin, 50, 0.1, seed, 0);
+    const fit::Samples b = fit::draw_samples(fit::TrueFunction::Sin, 50, 0.1, seed + 1, 0);
+    for (double x : a.x) EXPECT_EQ(std::count(b.x.begin(), b.x.end(), x), 0) << "seed " << seed;
+  }
+}
+
 TEST(Polyfit, BadInputsNameTheirField) {
   EXPECT_EQ(error_field({{"degree", -1}}), "degree");
   EXPECT_EQ(error_field({{"degree", 41}}), "degree");

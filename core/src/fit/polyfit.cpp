@@ -14,6 +14,11 @@ namespace {
 
 std::uint64_t stream_salt(int stream) { return stream == 0 ? 0x5DEECE66DULL : 0x2545F4914F6CDD1DULL; }
 
+// Seeds are scaled by an odd constant unrelated to SplitMix64's step. With the step itself
+// (mix_seed's default) seed s + 1 would start where seed s's stream is after one draw, and
+// neighbouring seeds would share most of their samples.
+constexpr std::uint64_t kSeedMultiplier = 0xD1B54A32D192ED03ULL;
+
 }  // namespace
 
 const std::vector<std::string>& true_function_names() {
@@ -69,7 +74,7 @@ Matrix design_matrix(const std::vector<double>& x, int degree, bool monomial) {
 }
 
 Samples draw_samples(TrueFunction f, int n, double noise, std::uint64_t seed, int stream) {
-  SeededStream rng(mix_seed(seed, stream_salt(stream)));
+  SeededStream rng(mix_seed(seed, stream_salt(stream), kSeedMultiplier));
   Samples s;
   for (int i = 0; i < n; ++i) {
     const double x = 2 * rng.uniform() - 1;
