@@ -19,6 +19,9 @@ import sys
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15  # SplitMix64's increment
+# The seed is scaled by another odd constant: scaled by GOLDEN itself, seed s + 1 would replay
+# seed s's draws one step later.
+SEED_MULTIPLIER = 0xD1B54A32D192ED03
 SALT = {"train": 0x5DEECE66D, "validation": 0x2545F4914F6CDD1D}  # one stream per set
 
 
@@ -26,7 +29,7 @@ class Stream:
     """SplitMix64 (Steele, Lea, Flood 2014) with the engine's uniform and normal draws."""
 
     def __init__(self, seed, salt):
-        self.state = (seed * GOLDEN + salt) & MASK
+        self.state = (seed * SEED_MULTIPLIER + salt) & MASK
         self.spare = None
 
     def next(self):
