@@ -34,7 +34,8 @@ MLSYS_DESCRIBE(BpeResult,
                MLSYS_OUT(base_symbols, "",
                          "The distinct base symbols, first seen first: Unicode code points (not bytes), and \"</w>\" "
                          "with end_of_word"),
-               MLSYS_OUT(base_token_count, "", "Tokens of the text before any merge: its code points, plus one </w> per word"),
+               MLSYS_OUT(base_token_count, "", "Tokens of the text before any merge: its code points outside whitespace, plus one </w> per word with "
+                         "end_of_word"),
                MLSYS_OUT(words, "", "The distinct words, first seen first, with their counts and final tokens"),
                MLSYS_OUT(word_count, "", "Words in the text, repeats included"),
                MLSYS_OUT(stopped_early, "", "Fewer merges than asked: no pair occurred at least twice"));
