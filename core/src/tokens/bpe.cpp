@@ -56,9 +56,9 @@ class Learner {
 
   // One merge, or false when no pair occurs twice.
   bool step(long long rank, std::vector<BpeMerge>& steps) {
-    if (ranking_.empty() || -std::get<0>(*ranking_.begin()) < 2) return false;
-    const auto [neg_count, first, best] = *ranking_.begin();
-    (void)first;
+    if (ranking_.empty() || -std::get<0>(*ranking_.begin()) < 2) return false;  // rule: at least twice
+    const long long count = -std::get<0>(*ranking_.begin());
+    const std::uint64_t best = std::get<2>(*ranking_.begin());
     const int a = left_of(best), b = right_of(best);
     const int merged = id_of(text_[static_cast<std::size_t>(a)] + text_[static_cast<std::size_t>(b)]);
     const std::set<int> sites = pairs_.at(best).at;  // a copy: the loop edits the set
@@ -80,7 +80,7 @@ class Learner {
       if (n != kNone) add(i, +1, touched);
     }
     for (std::uint64_t key : touched) rerank(key);
-    steps.push_back({rank, {display(text_[u(a)]), display(text_[u(b)])}, display(text_[u(merged)]), -neg_count, tokens_});
+    steps.push_back({rank, {display(text_[u(a)]), display(text_[u(b)])}, display(text_[u(merged)]), count, tokens_});
     return true;
   }
 
