@@ -368,7 +368,12 @@ CalcText calc_text(const std::string& name, const std::string& input_text) {
     try {
       input = json::parse(input_text);
     } catch (const json::parse_error& e) {
-      return error("", "Malformed JSON input (at byte " + std::to_string(e.byte) + ").");
+      // A string that is not UTF-8 (or holds a lone surrogate escape) gets its own reason: free
+      // text such as bpe's is where a reader meets it.
+      const std::string what = e.what();
+      const bool text = what.find("UTF-8") != std::string::npos || what.find("surrogate") != std::string::npos;
+      return error("", "Malformed JSON input (at byte " + std::to_string(e.byte) + ")" +
+                           (text ? ": a string is not valid UTF-8 text." : "."));
     }
     return {true, calc(name, input).dump()};
   } catch (const InputError& e) {
