@@ -90,6 +90,8 @@ void add_masks_calculators(Calculators& out) {
 
   std::vector<Field> variant_fields =
       transformer_fields({{"layers", 80}, {"hidden", 8192}, {"heads", 64}, {"kv_heads", 8}, {"head_dim", nullptr}});
+  for (Field& f : variant_fields)  // the shared description says "default heads"; here it is GQA's 8
+    if (f.name == "kv_heads") f.description = "Key/value heads of the GQA variant (must divide heads); default 8";
   variant_fields.push_back(integer_field("context", "tokens", "Tokens cached per sequence", 4096, 1, 16777216));
   variant_fields.push_back(integer_field("batch", "", "Sequences", 1, 1, 1000000));
   variant_fields.push_back(dtype_field("bf16"));
