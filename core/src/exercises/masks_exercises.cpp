@@ -1,0 +1,171 @@
+// Exercises of the attention-and-masks lesson: the pairs a causal mask allows, the pairs of a
+// sliding window (bidirectional or causal), the KV bytes per token of a grouped-query
+// configuration, the KV-cache reduction from MHA to GQA, and the bytes of the score matrices at
+// a sequence length. Numbers shown are the numbers computed with; `params` are the inputs of
+// the attention-mask, attention-variants and attention-scores calculators.
+#include "generators.hpp"
+#include "mlsys/foundations/dtype.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/serving/kv_cache.hpp"
+#include "mlsys/transformer/attention_mask.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+Exercise causal_pairs(Rng& rng) {
+  const int n = static_cast<int>(rng.integer(12, 4096));
+  const auto count = static_cast<double>(mask_allowed_count(MaskKind::Causal, n, 1, 0));
+  Exercise e;
+  e.title = "Pairs a causal mask allows";
+  e.params = {{"seq", n}, {"mask", "causal"}};
+  e.prompt = "A decoder runs masked self-attention over a sequence of " + format_int(n) +
+             " tokens: query i may attend key j only when j ≤ i (each token sees itself and the tokens before it). "
+             "How many (query, key) pairs does the mask allow?";
+  e.unit = "";
+  e.answer = count;
+  e.integer = true;
+  e.hint = "Query i (counting from 1) sees i keys. Add 1 + 2 + … + n.";
+  e.solution = "1 + 2 + … + n = n(n + 1)/2 = " + format_int(n) + " × " + format_int(n + 1) + " / 2 = " +
+               format_int(count) + " pairs, " + format_number(100.0 * count / (double(n) * n), 4) +
+               "% of the n² scores: just over half, so a kernel that skips the masked tiles does about half the work. "
+               "Allowed pairs: " + format_int(count) + ".";
+  return e;
+}
+
+Exercise window_pairs(Rng& rng) {
+  const bool causal = rng.integer(0, 1) == 1;
+  // At most 3,000 tokens: the count stays below 10^7 (0.75·n² at most), where the suite's
+  // check that answer + 0.25 is rejected still reads at eight significant digits.
+  const int n = static_cast<int>(rng.integer(64, 3000));
+  const int w = static_cast<int>(rng.integer(4, n / 2));
+  const MaskKind kind = causal ? MaskKind::CausalSlidingWindow : MaskKind::SlidingWindow;
+  const auto count = static_cast<double>(mask_allowed_count(kind, n, w, 0));
+  Exercise e;
+  e.title = causal ? "Pairs of a causal sliding window" : "Pairs of a sliding window";
+  e.params = {{"seq", n}, {"mask", causal ? "causal-sliding-window" : "sliding-window"}, {"window", w}};
+  e.prompt = "Self-attention over " + format_int(n) + " tokens uses a " +
+             (causal ? "causal sliding window of " + format_int(w) +
+                           ": query i may attend key j when j ≤ i and i − j < " + format_int(w) +
+                           " (the token itself and the ones just before it)."
+                     : "sliding window of " + format_int(w) + ": query i may attend key j when |i − j| < " +
+                           format_int(w) + " (the token itself and its neighbours on both sides).") +
+             " How many (query, key) pairs does the mask allow?";
+  e.unit = "";
+  e.answer = count;
+  e.integer = true;
+  const double far = n - w;
+  if (causal) {
+    e.hint = "Count by distance d = i − j: the diagonal d = 0 has n pairs, d = 1 has n − 1, …, down to d = w − 1.";
+    e.solution = "Distances 0 … " + format_int(w - 1) + " below the diagonal hold n − d pairs each: w·n − w(w − 1)/2 = " +
+                 format_int(w) + " × " + format_int(n) + " − " + format_int(w) + " × " + format_int(w - 1) + " / 2 = " +
+                 format_int(count) + " pairs, against " + format_int(double(n) * (n + 1) / 2) +
+                 " for the full causal mask. Allowed pairs: " + format_int(count) + ".";
+  } else {
+    e.hint = "Count what is left out: the pairs with |i − j| ≥ w. At distance d there are 2(n − d) of them.";
+    e.solution = "Left out: Σ over d = " + format_int(w) + " … " + format_int(n - 1) + " of 2(n − d) = (n − w)(n − w + 1) = " +
+                 format_int(far) + " × " + format_int(far + 1) + " = " + format_int(far * (far + 1)) + ". Allowed: n² − " +
+                 format_int(far * (far + 1)) + " = " + format_int(double(n) * n) + " − " + format_int(far * (far + 1)) +
+                 " = " + format_int(count) + " pairs.";
+  }
+  return e;
+}
+
+// A grouped-query configuration: query heads, K/V heads dividing them, and the head size.
+struct GqaConfig {
+  int layers, heads, kv_heads, head_dim;
+};
+GqaConfig draw_gqa(Rng& rng) {
+  GqaConfig c{};
+  c.layers = rng.pick(std::vector<int>{24, 28, 32, 40, 48, 60, 64, 80, 96, 126});
+  c.heads = rng.pick(std::vector<int>{16, 24, 32, 40, 48, 64, 96, 128});
+  c.head_dim = rng.pick(std::vector<int>{64, 80, 96, 128});
+  std::vector<int> groups;  // K/V head counts that divide heads, below it
+  for (int g : {1, 2, 4, 8, 16})
+    if (c.heads % g == 0 && g < c.heads) groups.push_back(g);
+  c.kv_heads = rng.pick(groups);
+  return c;
+}
+
+Exercise gqa_kv_bytes(Rng& rng) {
+  const GqaConfig c = draw_gqa(rng);
+  const std::string dtype = rng.pick(std::vector<std::string>{"bf16", "fp8-e4m3", "fp32"});
+  const double s = dtype_bytes(dtype);
+  const int hidden = c.heads * c.head_dim;
+  const double bytes = kv_bytes_per_token(c.layers, c.kv_heads, c.head_dim, s);
+  Exercise e;
+  e.title = "KV bytes per token under grouped-query attention";
+  e.params = {{"layers", c.layers}, {"hidden", hidden}, {"heads", c.heads}, {"kv_heads", c.kv_heads},
+              {"context", 1}, {"dtype", dtype}};
+  e.prompt = "A model of width " + format_int(hidden) + " has " + format_int(c.layers) + " layers and " +
+             format_int(c.heads) + " query heads (head size = width ÷ heads), grouped-query attention with " +
+             counted(c.kv_heads, "key/value head") + ", and a KV cache in " + dtype + " (" + bytes_per_element(s) +
+             " per element). How many bytes of KV cache does one token take? Answer in KB (1 KB = 1,000 B).";
+  e.unit = "KB";
+  e.answer = bytes / 1e3;
+  e.hint = "head_dim = width ÷ heads. Each layer stores one key and one value vector per key/value head: 2 × layers "
+           "× kv_heads × head_dim × bytes per element. The query heads do not count.";
+  e.solution = "head_dim = " + format_int(hidden) + " / " + format_int(c.heads) + " = " + format_int(c.head_dim) +
+               "; 2 × " + format_int(c.layers) + " × " + format_int(c.kv_heads) + " × " + format_int(c.head_dim) +
+               " × " + format_number(s, 2) + " = " + format_int(bytes) + " B = " + format_number(e.answer, 6) + " KB.";
+  return e;
+}
+
+Exercise gqa_reduction(Rng& rng) {
+  const GqaConfig c = draw_gqa(rng);
+  const int hidden = c.heads * c.head_dim;
+  const int factor = c.heads / c.kv_heads;
+  Exercise e;
+  e.title = "KV cache from MHA to GQA";
+  e.params = {{"layers", c.layers}, {"hidden", hidden}, {"heads", c.heads}, {"kv_heads", c.kv_heads}};
+  e.prompt = article(format_int(c.layers), true) + format_int(c.layers) + "-layer model of width " + format_int(hidden) + " uses multi-head " +
+             "attention with a head size of " + format_int(c.head_dim) + ". It is retrained with grouped-query " +
+             "attention, keeping its query heads but only " + counted(c.kv_heads, "key/value head") +
+             ". By what factor does its KV cache shrink, at any context and batch?";
+  e.unit = "";
+  e.answer = factor;
+  e.integer = true;
+  e.hint = "Multi-head attention has one key/value head per query head, and heads = width ÷ head size. The cache "
+           "is proportional to the number of key/value heads.";
+  e.solution = "Query heads = " + format_int(hidden) + " / " + format_int(c.head_dim) + " = " + format_int(c.heads) +
+               ", so MHA caches " + format_int(c.heads) + " key/value heads per layer; GQA caches " +
+               format_int(c.kv_heads) + ", each shared by a group of " + format_int(factor) +
+               " query heads. The factor is " + format_int(c.heads) + " / " + format_int(c.kv_heads) + " = " +
+               format_int(factor) + ".";
+  return e;
+}
+
+Exercise score_bytes(Rng& rng) {
+  const int n = 1024 * static_cast<int>(rng.integer(1, 64));
+  const int heads = rng.pick(std::vector<int>{8, 12, 16, 24, 32, 40, 64});
+  const int batch = static_cast<int>(rng.integer(1, 8));
+  const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
+  const double s = dtype_bytes(dtype);
+  const double bytes = double(n) * n * heads * batch * s;
+  Exercise e;
+  e.title = "Bytes of the score matrices";
+  e.params = {{"seq", n}, {"heads", heads}, {"batch", batch}, {"dtype", dtype}};
+  e.prompt = "Standard attention materializes the scores S = QKᵀ, one " + format_int(n) + " × " + format_int(n) +
+             " matrix per head and sequence. One layer has " + format_int(heads) + " heads and a batch of " +
+             counted(batch, "sequence") + ", with scores in " + dtype + ". How many GB do that layer's score matrices " +
+             "take (1 GB = 10^9 B)?";
+  e.unit = "GB";
+  e.answer = bytes / 1e9;
+  e.hint = "Elements = seq² × heads × batch; multiply by " + bytes_per_element(s) + ". A causal mask does not shrink "
+           "the materialized matrix: the masked entries are stored too.";
+  e.solution = format_int(n) + "² × " + format_int(heads) + " × " + format_int(batch) + " × " + format_number(s, 2) +
+               " B = " + format_int(bytes) + " B = " + format_number(e.answer, 5) + " GB.";
+  return e;
+}
+
+}  // namespace
+
+void add_masks_exercises(std::vector<Generator>& out) {
+  out.push_back({"masks-causal-pairs", causal_pairs});
+  out.push_back({"masks-window-pairs", window_pairs});
+  out.push_back({"masks-gqa-kv-bytes", gqa_kv_bytes});
+  out.push_back({"masks-gqa-reduction", gqa_reduction});
+  out.push_back({"masks-score-bytes", score_bytes});
+}
+
+}  // namespace mlsys::exercises

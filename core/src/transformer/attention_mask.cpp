@@ -1,0 +1,111 @@
+// Attention masks: the pair rule, closed-form and brute-force counts, and the masked softmax
+// of seeded scores (see attention_mask.hpp).
+#include "mlsys/transformer/attention_mask.hpp"
+
+#include <algorithm>
+
+#include "mlsys/foundations/deterministic.hpp"
+#include "mlsys/foundations/input_error.hpp"
+
+namespace mlsys {
+
+namespace {
+
+void check(long long seq, long long window, long long pad) {
+  if (seq < 1 || seq > kMaxMaskSeq) throw InputError("seq", "'seq' must be between 1 and 10,000,000 tokens.");
+  if (window < 1) throw InputError("window", "'window' must be at least 1 (the token itself).");
+  if (pad < 0 || pad >= seq)
+    throw InputError("pad", "'pad' must be at least 0 and less than 'seq': at least one token must be real.");
+}
+
+}  // namespace
+
+MaskKind parse_mask_kind(const std::string& name) {
+  if (name == "none") return MaskKind::None;
+  if (name == "causal") return MaskKind::Causal;
+  if (name == "padding") return MaskKind::Padding;
+  if (name == "sliding-window") return MaskKind::SlidingWindow;
+  if (name == "causal-sliding-window") return MaskKind::CausalSlidingWindow;
+  throw InputError("mask", "Unknown mask '" + name + "'; use none, causal, padding, sliding-window or causal-sliding-window.");
+}
+
+bool mask_allows(MaskKind kind, long long seq, long long window, long long pad, long long i, long long j) {
+  switch (kind) {
+    case MaskKind::None: return true;
+    case MaskKind::Causal: return j <= i;
+    case MaskKind::Padding: return j < seq - pad;
+    case MaskKind::SlidingWindow: return (i > j ? i - j : j - i) < window;
+    case MaskKind::CausalSlidingWindow: return j <= i && i - j < window;
+  }
+  return false;
+}
+
+long long mask_allowed_count(MaskKind kind, long long seq, long long window, long long pad) {
+  check(seq, window, pad);
+  const long long n = seq;
+  switch (kind) {
+    case MaskKind::None: return n * n;
+    case MaskKind::Causal: return n * (n + 1) / 2;
+    case MaskKind::Padding: return n * (n - pad);
+    case MaskKind::SlidingWindow: {
+      // The pairs left out are those |i − j| >= w: 2·(n − d) at each distance d = w .. n − 1.
+      if (window >= n) return n * n;
+      const long long far = n - window;
+      return n * n - far * (far + 1);
+    }
+    case MaskKind::CausalSlidingWindow: {
+      // n − d pairs at each distance d = 0 .. m − 1 below the diagonal.
+      const long long m = std::min(window, n);
+      return m * n - m * (m - 1) / 2;
+    }
+  }
+  return 0;
+}
+
+long long mask_allowed_count_brute(MaskKind kind, long long seq, long long window, long long pad) {
+  check(seq, window, pad);
+  long long count = 0;
+  for (long long i = 0; i < seq; ++i)
+    for (long long j = 0; j < seq; ++j) count += mask_allows(kind, seq, window, pad, i, j) ? 1 : 0;
+  return count;
+}
+
+AttentionMaskResult attention_mask(MaskKind kind, long long seq, long long window, long long pad, std::uint64_t seed) {
+  AttentionMaskResult r;
+  r.allowed_count = mask_allowed_count(kind, seq, window, pad);
+  r.total_pairs = seq * seq;
+  r.allowed_fraction = static_cast<double>(r.allowed_count) / static_cast<double>(r.total_pairs);
+  if (seq > kMaxMaskMatrixSeq) return r;
+  r.matrices = true;
+  const auto n = static_cast<std::size_t>(seq);
+  // An odd multiplier other than the golden gamma, so neighbouring seeds draw unrelated
+  // streams (core/src/fit/polyfit.cpp says why).
+  SeededStream rng(mix_seed(seed, 0x6D61736B73ULL, 0xD1B54A32D192ED03ULL));
+  r.allowed.assign(n, std::vector<bool>(n, false));
+  r.scores.assign(n, std::vector<double>(n, 0.0));
+  r.weights.assign(n, std::vector<double>(n, 0.0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      r.scores[i][j] = 4.0 * rng.uniform() - 2.0;
+      r.allowed[i][j] = mask_allows(kind, seq, window, pad, static_cast<long long>(i), static_cast<long long>(j));
+    }
+  for (std::size_t i = 0; i < n; ++i) {
+    // Softmax over the allowed keys, their maximum subtracted; masked keys weigh exactly 0
+    // (the −∞ score of the textbook form). A row with no allowed key stays all zero.
+    bool any = false;
+    double top = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (!r.allowed[i][j]) continue;
+      top = any ? std::max(top, r.scores[i][j]) : r.scores[i][j];
+      any = true;
+    }
+    if (!any) continue;
+    double sum = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      if (r.allowed[i][j]) sum += r.weights[i][j] = exp_det(r.scores[i][j] - top);
+    for (std::size_t j = 0; j < n; ++j) r.weights[i][j] /= sum;
+  }
+  return r;
+}
+
+}  // namespace mlsys

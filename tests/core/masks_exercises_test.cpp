@@ -1,0 +1,40 @@
+// The attention-and-masks exercises: each answer is what its calculator returns for the drawn
+// params (attention-mask, attention-variants, attention-scores), and each rejects the classic
+// wrong answer (n² for a causal mask, the query heads' cache for GQA).
+#include <gtest/gtest.h>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
+#include "mlsys/foundations/units.hpp"
+
+namespace {
+
+constexpr std::uint32_t kSeeds = 200;
+
+bool accepted(const mlsys::Exercise& e, double x) {
+  return mlsys::check_exercise(e.id, e.seed, mlsys::format_number(x, 8))["correct"].get<bool>();
+}
+
+}  // namespace
+
+TEST(MasksExercises, AnswersAreTheCalculators) {
+  for (std::uint32_t seed = 0; seed < kSeeds; ++seed) {
+    for (const char* id : {"masks-causal-pairs", "masks-window-pairs"}) {
+      const auto e = mlsys::make_exercise(id, seed);
+      const auto r = mlsys::calc("attention-mask", e.params);
+      EXPECT_EQ(e.answer, r["allowed_count"].get<double>()) << id << " #" << seed;
+      const double n = e.params["seq"].get<double>();
+      EXPECT_FALSE(accepted(e, n * n)) << id << " #" << seed;  // every pair: the mask forgotten
+    }
+    const auto kv = mlsys::make_exercise("masks-gqa-kv-bytes", seed);
+    const auto v = mlsys::calc("attention-variants", kv.params);
+    EXPECT_DOUBLE_EQ(kv.answer, v["gqa"]["kv_bytes_per_token"].get<double>() / 1e3) << seed;
+    EXPECT_FALSE(accepted(kv, v["mha"]["kv_bytes_per_token"].get<double>() / 1e3)) << seed;  // query heads counted
+
+    const auto red = mlsys::make_exercise("masks-gqa-reduction", seed);
+    EXPECT_EQ(red.answer, mlsys::calc("attention-variants", red.params)["gqa"]["kv_reduction"].get<double>()) << seed;
+
+    const auto sc = mlsys::make_exercise("masks-score-bytes", seed);
+    EXPECT_DOUBLE_EQ(sc.answer, mlsys::calc("attention-scores", sc.params)["bytes"].get<double>() / 1e9) << seed;
+  }
+}
