@@ -16,6 +16,48 @@ MLSYS_DESCRIBE(ModelCounts, MLSYS_OUT(params, "", "All parameters, embeddings in
                          "parameters, untied: all but the input embedding"),
                MLSYS_OUT(flops_per_token_forward, "FLOP", "Forward FLOPs per token: a third of training"),
                MLSYS_OUT(flops_per_token_training, "FLOP", "Training FLOPs per token: 6·params_flops + 12·layers·heads·head_dim·seq"));
+MLSYS_DESCRIBE(ParamBreakdown, MLSYS_OUT(embedding, "", "Input token embedding vocab·hidden (tied: also the output head)"),
+               MLSYS_OUT(attention, "", "layers · (W_Q, W_K, W_V, W_O): h·(heads + 2·kv_heads)·head_dim + heads·head_dim·h each"),
+               MLSYS_OUT(mlp, "", "layers · MLP matrices: 3·h·ffn_hidden gated, 2·h·ffn_hidden not"),
+               MLSYS_OUT(norms, "", "Norm gains: 2·hidden per layer + the final norm's hidden"),
+               MLSYS_OUT(head, "", "Untied output head vocab·hidden; 0 when tied (the embedding serves)"));
+MLSYS_DESCRIBE(TokenFlopsBreakdown,
+               MLSYS_OUT(attention_projections, "FLOP", "6 · layers · attention matrices (Q, K, V, O projections)"),
+               MLSYS_OUT(mlp, "FLOP", "6 · layers · MLP matrices"),
+               MLSYS_OUT(head, "FLOP", "6 · vocab · hidden: the output head's matmul (tied or not)"),
+               MLSYS_OUT(norms, "FLOP", "6 · norm gains (part of PaLM's N; elementwise, not a matmul)"),
+               MLSYS_OUT(attention, "FLOP", "12 · layers · heads · head_dim · seq: QKᵀ and AV over the context"));
+MLSYS_DESCRIBE(TokenFlops, MLSYS_OUT_AS("flops_per_token_matmul", matmul, "FLOP", "Training FLOPs per token in the weight matmuls: 6 · params_flops"),
+               MLSYS_OUT_AS("flops_per_token_attention", attention, "FLOP",
+                            "Training FLOPs per token of attention over the context: 12 · layers · heads · head_dim · seq"),
+               MLSYS_OUT_AS("attention_flops_share", attention_share, "", "flops_per_token_attention / flops_per_token_training"),
+               MLSYS_OUT(attention_equals_matmul_seq, "tokens",
+                         "Context length at which attention FLOPs equal the matmul FLOPs: params_flops / (2 · layers · heads · head_dim)"),
+               MLSYS_OUT_AS("flops_per_token_breakdown", breakdown, "",
+                            "Training FLOPs per token by part (FLOP each); they sum to flops_per_token_training"));
+
+namespace {
+
+// `transformer`'s result: the counts (their fields unchanged) plus the breakdowns.
+struct TransformerReport {
+  ModelCounts counts;
+  ParamBreakdown params_breakdown;
+  double embedding_share;
+  TokenFlops flops;
+};
+
+TransformerReport transformer_report(const ModelConfig& c) {
+  const ModelCounts n = model_counts(c);
+  return {n, param_breakdown(c), n.params_embedding / n.params, token_flops(c)};
+}
+
+}  // namespace
+
+MLSYS_DESCRIBE(TransformerReport, MLSYS_FLAT(counts),
+               MLSYS_OUT(params_breakdown, "",
+                         "Parameters by component {embedding, attention, mlp, norms, head}; they sum to params"),
+               MLSYS_OUT(embedding_share, "", "params_embedding / params: the share held by embedding tables"),
+               MLSYS_FLAT(flops));
 MLSYS_DESCRIBE(ModelStates, MLSYS_OUT(weights_bytes, "B", "Weights held by one GPU"),
                MLSYS_OUT(grads_bytes, "B", "Gradients held by one GPU"),
                MLSYS_OUT(optimizer_bytes, "B", "Optimizer states (master copy, moments) held by one GPU"),
@@ -135,8 +177,11 @@ void add_memory_calculators(Calculators& out) {
           "embedding and, when untied, the output head; no biases or learned position embeddings. Training FLOPs per "
           "token are PaLM's 6·N + 12·layers·heads·head_dim·seq with N = params_flops, every parameter in a token's "
           "matmuls: all layers, the final norm and the output head (vocab·hidden), i.e. all parameters when tied, all "
-          "but the input embedding when untied; forward is a third of that.",
-          config_fields(), [](const Inputs& in) { return model_counts(model_config_from(in)); });
+          "but the input embedding when untied; forward is a third of that. Also the parameters by component (embedding, "
+          "attention, MLP, norms, untied head), the embedding share, and the training FLOPs per token split into the "
+          "weight matmuls (6·N, by part) and attention over the context (12·layers·heads·head_dim·seq), with the "
+          "context length at which the two are equal.",
+          config_fields(), [](const Inputs& in) { return transformer_report(model_config_from(in)); });
 
   std::vector<Field> tm_fields = training_fields(true);
   tm_fields.push_back(hardware_field(false));

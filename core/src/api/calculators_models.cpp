@@ -14,6 +14,8 @@ struct ModelEntry {
   std::optional<long long> experts, experts_per_token;
   double params, params_counted, params_active_counted;
   std::string source, notes;
+  std::optional<double> training_tokens;  // rows whose pre-training run is published
+  std::optional<std::string> training_tokens_source;
 };
 
 struct ModelsOut {
@@ -27,7 +29,11 @@ ModelEntry entry_of(const PublishedModel& m) {
   const PublishedCounts counted = published_counts(m);
   ModelEntry e{m.id, m.name, n(c.layers), n(c.hidden), n(c.heads), n(c.kv_heads), n(c.head_dim), n(c.ffn_hidden),
                n(c.vocab), n(c.seq), c.gated_mlp, c.tied_embeddings, std::nullopt, std::nullopt, m.params,
-               counted.params_total, counted.params_active, m.source, m.notes};
+               counted.params_total, counted.params_active, m.source, m.notes, std::nullopt, std::nullopt};
+  if (m.training_tokens > 0) {
+    e.training_tokens = m.training_tokens;
+    e.training_tokens_source = m.training_tokens_source;
+  }
   if (m.moe()) {
     e.experts = m.experts;
     e.experts_per_token = m.experts_per_token;
@@ -56,7 +62,11 @@ MLSYS_DESCRIBE(ModelEntry, MLSYS_OUT(id, "", "Model id (the value of other calcu
                MLSYS_OUT(params_active_counted, "",
                          "The engine's count of the weights one token passes through (= params_counted for a dense model)"),
                MLSYS_OUT(source, "", "Publication the numbers come from"),
-               MLSYS_OUT(notes, "", "Caveats: architecture the columns do not capture, count differences"));
+               MLSYS_OUT(notes, "", "Caveats: architecture the columns do not capture, count differences"),
+               MLSYS_OUT(training_tokens, "tokens",
+                         "Tokens D of the published pre-training run (rows whose publication gives it): 6·params·D is "
+                         "its training compute (training-time with this model)"),
+               MLSYS_OUT(training_tokens_source, "", "Publication of training_tokens"));
 
 MLSYS_DESCRIBE(ModelsOut, MLSYS_OUT(models, "", "Every published configuration, in table order (without id)"),
                MLSYS_FLAT(entry));

@@ -5,6 +5,7 @@
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/profiling/step_profile.hpp"
 #include "mlsys/profiling/training_compute.hpp"
+#include "mlsys/transformer/published_models.hpp"
 #include "model_inputs.hpp"
 
 namespace mlsys::api {
@@ -24,6 +25,26 @@ MLSYS_DESCRIBE(TrainingTime, MLSYS_OUT(total_flops, "FLOP", "(6·N + attention F
                MLSYS_OUT(tokens_per_s, "tokens/s", "cluster_flops / FLOPs per token"),
                MLSYS_OUT(time_s, "s", "Wall-clock training time"), MLSYS_OUT(time_days, "days", "time_s in days"),
                MLSYS_OUT(device_hours, "h", "devices · time in hours (GPU-hours)"));
+namespace {
+
+// `training-time`'s result: the time plus the N and D it used (a published run's, with `model`).
+struct TrainingTimeOut {
+  TrainingTime time;
+  double params, tokens;
+};
+
+// The published models whose pre-training token count the table gives (models.json).
+std::vector<std::string> published_runs() {
+  std::vector<std::string> ids;
+  for (const auto& m : published_models())
+    if (m.training_tokens > 0) ids.push_back(m.id);
+  return ids;
+}
+
+}  // namespace
+
+MLSYS_DESCRIBE(TrainingTimeOut, MLSYS_FLAT(time), MLSYS_OUT(params, "", "Parameters N used (the model's published count with 'model')"),
+               MLSYS_OUT(tokens, "tokens", "Training tokens D used (the model's published run with 'model')"));
 MLSYS_DESCRIBE(ChinchillaOptimum, MLSYS_OUT(params, "", "Compute-optimal parameters N_opt"),
                MLSYS_OUT(tokens, "tokens", "Compute-optimal training tokens D_opt"),
                MLSYS_OUT(exponent_params, "", "a = β/(α+β): N_opt ∝ C^a"),
@@ -171,16 +192,30 @@ void add_profiling_calculators(Calculators& out) {
 
   out.add("training-time",
           "Wall-clock time to train N parameters on D tokens: total FLOPs = (6·N + attention FLOPs per token)·D (PaLM's "
-          "accounting; 6ND alone ignores attention), sustained at devices × peak × MFU.",
+          "accounting; 6ND alone ignores attention), sustained at devices × peak × MFU. With 'model', a published run: "
+          "N its published parameter count and D its published training tokens (GPT-3, OPT, Llama 2 and 3, Gemma, "
+          "PaLM), unless given.",
           {number_field("params", "", "Parameters N", 7e10, 1.0, 1e15),
            number_field("tokens", "tokens", "Training tokens D", 2e12, 1.0, 1e17),
            integer_field("devices", "", "Accelerators", 1024, 1, 10000000), hardware_field(true), dtype_field("bf16"),
            peak_field(), number_field("mfu", "", "Model FLOPs utilization sustained over the run", 0.4, 0.0, 1.0, true),
            number_field("attention_flops_per_token", "FLOP", "12·L·H·Q·T of PaLM's formula (0: plain 6ND)", 0.0, 0.0,
-                        1e18)},
+                        1e18),
+           optional(string_field("model",
+                                 "A published training run (content/data/models.json): its published parameter count "
+                                 "and training tokens replace the defaults of 'params' and 'tokens' (given ones win)",
+                                 json(), published_runs()))},
           [](const Inputs& in) {
-            return training_time(in.num("params"), in.num("tokens"), static_cast<double>(in.integer("devices")),
-                                 peak_from(in, in.str("dtype")), in.num("mfu"), in.num("attention_flops_per_token"));
+            double params = in.num("params"), tokens = in.num("tokens");
+            if (in.has("model")) {
+              const PublishedModel* m = find_published_model(in.str("model"));
+              if (!in.given("params")) params = m->params;
+              if (!in.given("tokens")) tokens = m->training_tokens;
+            }
+            return TrainingTimeOut{training_time(params, tokens, static_cast<double>(in.integer("devices")),
+                                                 peak_from(in, in.str("dtype")), in.num("mfu"),
+                                                 in.num("attention_flops_per_token")),
+                                   params, tokens};
           });
 
   out.add("chinchilla",

@@ -57,6 +57,7 @@ json check_list(const Field& f, const json& v) {
                                                        : std::to_string(f.min_items) + " to " + std::to_string(f.max_items);
   const std::string what = "Field " + name + " must be a list of " + count + (whole ? " whole numbers" : " numbers") +
                            " from " + bound(*f.min) + " to " + bound(*f.max) + (whole ? ", such as [2, 3, 4]" : "");
+  if (f.number_accepted && v.is_number()) return check_list(f, json::array({v}));
   if (!v.is_array()) throw InputError(f.name, what + ".");
   if (v.size() < f.min_items || v.size() > f.max_items)
     throw InputError(f.name, what + "; it has " + std::to_string(v.size()) + " items.");

@@ -29,6 +29,9 @@ struct Field {
   bool min_exclusive = false;  // value must be > min (not >=)
   std::vector<std::string> options;  // allowed strings (empty: any)
   std::size_t min_items = 0, max_items = 0;  // IntegerList, NumberList: the list's length
+  // NumberList: a plain number is also accepted, as the list of that one number (a field that
+  // is one value in one use and a list in another: scaling-law's `params`).
+  bool number_accepted = false;
 };
 
 // Validated input: every schema field either present (checked) or its default.

@@ -24,4 +24,26 @@ ModelCounts model_counts(const ModelConfig& c) {
   return r;
 }
 
+ParamBreakdown param_breakdown(const ModelConfig& c) {
+  ParamBreakdown b{};
+  b.embedding = c.vocab * c.hidden;
+  b.attention = c.layers * attention_params_per_layer(c);
+  b.mlp = c.layers * mlp_params_per_layer(c);
+  b.norms = (2 * c.layers + 1) * c.hidden;
+  b.head = c.tied_embeddings ? 0 : c.vocab * c.hidden;
+  return b;
+}
+
+TokenFlops token_flops(const ModelConfig& c) {
+  const ModelCounts n = model_counts(c);
+  const ParamBreakdown p = param_breakdown(c);
+  TokenFlops f{};
+  f.matmul = 6 * n.params_flops;
+  f.attention = 12 * c.layers * c.heads * c.head_dim * c.seq;
+  f.attention_share = f.attention / (f.matmul + f.attention);
+  f.attention_equals_matmul_seq = n.params_flops / (2 * c.layers * c.heads * c.head_dim);
+  f.breakdown = {6 * p.attention, 6 * p.mlp, 6 * c.vocab * c.hidden, 6 * p.norms, f.attention};
+  return f;
+}
+
 }  // namespace mlsys

@@ -40,4 +40,34 @@ ModelCounts model_counts(const ModelConfig& c);
 double attention_params_per_layer(const ModelConfig& c);  // W_Q, W_K, W_V, W_O
 double mlp_params_per_layer(const ModelConfig& c);        // 2 or 3 matrices h × ffn_hidden
 
+// Parameters by component; the five sum to ModelCounts::params.
+struct ParamBreakdown {
+  double embedding;  // input token embedding vocab·h (tied: also the output head)
+  double attention;  // layers · (W_Q, W_K, W_V, W_O)
+  double mlp;        // layers · (2 or 3 matrices h × ffn_hidden)
+  double norms;      // two gains of h per layer + the final norm
+  double head;       // untied output head vocab·h; 0 when tied (the embedding serves)
+};
+ParamBreakdown param_breakdown(const ModelConfig& c);
+
+// PaLM's training FLOPs per token, 6·N + 12·L·H·Q·T, split by where they are spent: 6 × the
+// parameters of each part of N (a weight takes part in one multiply-add forward and two
+// backward), and the attention over the T-token context (QKᵀ and AV, forward and backward).
+// The five sum to ModelCounts::flops_per_token_training.
+struct TokenFlopsBreakdown {
+  double attention_projections;  // 6 · layers · attention_params_per_layer
+  double mlp;                    // 6 · layers · mlp_params_per_layer
+  double head;                   // 6 · vocab · h (tied or not: the head's matmul runs either way)
+  double norms;                  // 6 · norm gains (in PaLM's N; elementwise, not a matmul)
+  double attention;              // 12 · L · H · Q · T
+};
+struct TokenFlops {
+  double matmul;     // 6 · params_flops
+  double attention;  // 12 · L · H · Q · T
+  double attention_share;               // attention / (matmul + attention)
+  double attention_equals_matmul_seq;   // T at which the two are equal: params_flops / (2·L·H·Q)
+  TokenFlopsBreakdown breakdown;
+};
+TokenFlops token_flops(const ModelConfig& c);
+
 }  // namespace mlsys

@@ -17,6 +17,8 @@ struct PublishedModel {
   int experts_per_token = 0;  // experts routed per token (top-k); 0 for a dense model
   std::string source, notes;
   std::size_t row = 0;        // index in the table
+  double training_tokens = 0;  // tokens D of the published pre-training run; 0 when not published
+  std::string training_tokens_source;
 
   bool moe() const { return experts > 0; }
 };

@@ -1,0 +1,133 @@
+// Exercises of the scaling-laws lesson, on the approach-3 fit of Hoffmann et al. 2022
+// (L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28, the `chinchilla` and `scaling-law` model):
+// the loss at a drawn N and D, the compute-optimal N of a budget, the tokens per parameter of
+// that optimum, and the lifetime compute (training + inference) of an over-trained model.
+#include <string>
+
+#include "generators.hpp"
+#include "mlsys/profiling/scaling_law.hpp"
+#include "mlsys/profiling/training_compute.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+// x^y for x > 0 with the deterministic exp/log (the same bits natively and in WASM).
+double pow_pos(double x, double y) { return exp_det(y * log_det(x)); }
+
+const char* kFit = "Hoffmann et al.'s approach-3 fit, L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28";
+
+// A budget m × 10^k FLOP drawn from a few mantissas and exponents 20 … 26.
+double draw_budget(Rng& rng) {
+  const double mant = rng.pick(std::vector<double>{1, 2, 3, 5, 7});
+  const int exp10 = rng.integer(20, 26);
+  return mant * pow_int_det(10.0, exp10);
+}
+
+Exercise loss_at(Rng& rng) {
+  const double params = round_sig(pow_int_det(10.0, 8) * exp_det(rng.uniform() * 6.9), 2);  // 1e8 … 1e11
+  const double per_param = rng.pick(std::vector<double>{5, 10, 20, 50, 100, 200, 500});
+  const double tokens = round_sig(params * per_param, 2);
+  const double loss = chinchilla_loss(params, tokens);
+  const ChinchillaConstants k;
+  Exercise e;
+  e.title = "Loss of the Chinchilla fit";
+  e.params = {{"params", params}, {"tokens", tokens}};
+  e.prompt = std::string("With ") + kFit + ", what loss does it predict for a model of N = " + prose(params, 2) +
+             " parameters trained on D = " + prose(tokens, 2) + " tokens?";
+  e.unit = "";
+  e.answer = loss;
+  e.rel_tolerance = 0.002;
+  e.hint = "Compute each term separately: N^0.34 = e^(0.34·ln N), D^0.28 = e^(0.28·ln D). The 1.69 is the loss no "
+           "model size or data removes.";
+  e.solution = "406.4 / N^0.34 = " + format_number(k.A / pow_pos(params, k.alpha), 4) + ", 410.7 / D^0.28 = " +
+               format_number(k.B / pow_pos(tokens, k.beta), 4) + "; L = 1.69 + both = " + format_number(loss, 4) + ".";
+  return e;
+}
+
+// N_opt = G·(C/6)^a and D_opt = (C/6)^b / G, shown with 4 significant digits.
+struct Shown {
+  double G, a, b;
+};
+Shown shown_optimum() {
+  const ComputeOptimal o = chinchilla_optimal(1e24);
+  return {round_sig(o.G, 4), round_sig(o.a, 4), round_sig(o.b, 4)};
+}
+
+Exercise optimal_params(Rng& rng) {
+  const double flops = draw_budget(rng);
+  const Shown s = shown_optimum();
+  const double n = s.G * pow_pos(flops / 6, s.a);
+  Exercise e;
+  e.title = "Compute-optimal model size";
+  e.params = {{"compute_flops", flops}};
+  e.prompt = std::string("Minimising ") + kFit + ", under C = 6·N·D gives N_opt = G·(C/6)^a with a = β/(α+β) = " +
+             format_number(s.a, 4) + " and G = (αA/(βB))^(1/(α+β)) = " + format_number(s.G, 4) +
+             ". For a training budget of C = " + prose(flops, 2) +
+             " FLOP, how many parameters should the model have, in billions?";
+  e.unit = "";
+  e.answer = n / 1e9;
+  e.hint = "C/6 first, then raise it to the power a (through logarithms: e^(a·ln(C/6))), then multiply by G.";
+  e.solution = "C/6 = " + format_number(flops / 6, 4) + "; (C/6)^" + format_number(s.a, 4) + " = " +
+               format_number(pow_pos(flops / 6, s.a), 4) + "; × " + format_number(s.G, 4) + " = " +
+               format_number(n, 4) + " parameters, " + format_number(e.answer, 4) + "B.";
+  return e;
+}
+
+Exercise tokens_per_param(Rng& rng) {
+  const double flops = draw_budget(rng);
+  const Shown s = shown_optimum();
+  const double ratio = pow_pos(flops / 6, s.b - s.a) / (s.G * s.G);
+  Exercise e;
+  e.title = "Tokens per parameter at the optimum";
+  e.params = {{"compute_flops", flops}};
+  e.prompt = std::string("Minimising ") + kFit + ", under C = 6·N·D gives N_opt = G·(C/6)^a and D_opt = (C/6)^b / G " +
+             "with a = " + format_number(s.a, 4) + ", b = " + format_number(s.b, 4) + " and G = " +
+             format_number(s.G, 4) + ". At a budget of C = " + prose(flops, 2) +
+             " FLOP, how many training tokens per parameter, D_opt / N_opt, does it recommend?";
+  e.unit = "";
+  e.answer = ratio;
+  e.hint = "D_opt / N_opt = (C/6)^(b − a) / G². Because b > a, the ratio grows slowly with the budget.";
+  e.solution = "b − a = " + format_number(s.b - s.a, 4) + "; (C/6)^(b − a) = " +
+               format_number(pow_pos(flops / 6, s.b - s.a), 4) + "; divided by G² = " + format_number(s.G * s.G, 4) +
+               ". The rule of thumb says twenty; the rounded constants of the fit push it higher, to " +
+               format_number(ratio, 4) + " tokens per parameter.";
+  return e;
+}
+
+Exercise overtraining_total(Rng& rng) {
+  const double params = rng.pick(std::vector<double>{1e9, 3e9, 7e9, 8e9, 13e9, 34e9, 70e9});
+  const double tokens = rng.pick(std::vector<double>{1e12, 2e12, 4e12, 8e12, 15e12});
+  const double inference = rng.pick(std::vector<double>{1e12, 5e12, 1e13, 5e13, 1e14, 5e14});
+  const OverTraining o = cheapest_same_loss(params, tokens, inference);
+  Exercise e;
+  e.title = "Lifetime compute of an over-trained model";
+  e.params = {{"params", params}, {"tokens", tokens}, {"inference_tokens", inference}};
+  e.prompt = article(format_number(params / 1e9, 3), true) + format_number(params / 1e9, 3) + "B-parameter model is trained on " +
+             format_number(tokens / 1e12, 3) + "T tokens (C = 6·N·D) and then serves " + prose(inference, 2) +
+             " tokens over its life at 2·N FLOPs per token. What is its total compute, training plus inference, in "
+             "units of 10^21 FLOP?";
+  e.unit = "";
+  e.answer = o.given.total_flops / 1e21;
+  e.hint = "Training 6·N·D, inference 2·N per token times the tokens served; add them.";
+  e.solution = "Training 6 × " + format_number(params, 3) + " × " + format_number(tokens, 3) + " = " +
+               format_number(o.given.training_flops, 4) + " FLOP; inference 2 × " + format_number(params, 3) + " × " +
+               format_number(inference, 3) + " = " + format_number(o.given.inference_flops, 4) +
+               " FLOP. On the same fit the cheapest model of the same loss over both has " +
+               format_number(o.cheapest.params / 1e9, 3) + "B parameters on " +
+               format_number(o.cheapest.tokens / 1e12, 3) + "T tokens and costs " +
+               format_number(100 * o.savings_fraction, 3) + "% less. Total " + format_number(e.answer, 4) +
+               " × 10^21 FLOP, so the answer is " + format_number(e.answer, 4) + ".";
+  return e;
+}
+
+}  // namespace
+
+void add_scaling_exercises(std::vector<Generator>& out) {
+  out.push_back({"sl-chinchilla-loss", loss_at});
+  out.push_back({"sl-optimal-params", optimal_params});
+  out.push_back({"sl-tokens-per-param", tokens_per_param});
+  out.push_back({"sl-overtraining-total", overtraining_total});
+}
+
+}  // namespace mlsys::exercises
