@@ -152,9 +152,10 @@ export async function computePlan(engine, raw) {
   for (const [part, spec] of Object.entries(parts)) {
     for (const g of spec.groups ?? []) {
       const names = Object.keys(groups.calculators).filter((n) => groups.calculators[n] === g);
-      if (!names.length) throw new Error(`wasm/parts.json: part "${part}" names calculator group "${g}", which the engine lacks`);
+      const ids = Object.keys(groups.exercises).filter((id) => groups.exercises[id] === g);
+      if (!names.length && !ids.length) throw new Error(`wasm/parts.json: part "${part}" names group "${g}", which the engine lacks`);
       for (const n of names) need[part].calcs.add(n);
-      for (const id of Object.keys(groups.exercises)) if (groups.exercises[id] === g) need[part].exercises.add(id);
+      for (const id of ids) need[part].exercises.add(id);
     }
   }
   // A page's calculator goes where its pages already call it, else where its group already

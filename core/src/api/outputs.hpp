@@ -96,6 +96,11 @@ template <class T>
 json to_json_value(const T& v) {
   if constexpr (is_described<T>::value) {
     return to_json(v);
+  } else if constexpr (std::is_same_v<T, std::vector<bool>>) {
+    // vector<bool> hands out proxy references (of another type in each standard library).
+    json a = json::array();
+    for (const bool x : v) a.push_back(x);
+    return a;
   } else if constexpr (is_vector<T>::value) {
     json a = json::array();
     for (const auto& x : v) a.push_back(to_json_value(x));
