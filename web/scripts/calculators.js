@@ -41,6 +41,7 @@ export const STARTING_VALUES = {
   matmul: { m: 4096, n: 4096, k: 4096 },
   mfu: { tokens_per_s: 3000 },
   roofline: { flops: 1e12, bytes: 1e9 },
+  'scaling-law': { compute_flops: 1e23 },
   'softmax-merge': { m_a: 1, l_a: 2, m_b: 3, l_b: 1.5 },
 };
 
