@@ -67,6 +67,7 @@ struct OtherUnit {
 std::optional<OtherUnit> other_prefix(const std::string& unit, bool& known) {
   known = true;
   if (unit.empty() || unit == "%" || unit == "FLOP/B") return std::nullopt;
+  if (unit == "days") return OtherUnit{"h", 24.0};
   static const std::vector<std::string> time = {"n", "\xC2\xB5", "m", ""};
   static const std::vector<std::string> other = {"", "k", "M", "G", "T", "P"};
   for (const std::string base : {"FLOP/s", "B/s", "FLOP", "B", "s"}) {
@@ -288,6 +289,12 @@ TEST(ExerciseSuite, ParserReadsNumbersAsPeopleWriteThem) {
   EXPECT_THROW((void)mlsys::parse_quantity("59.3 ms", "%"), mlsys::InputError);
   EXPECT_THROW((void)mlsys::parse_quantity("59.3%", "ms"), mlsys::InputError);
   EXPECT_THROW((void)mlsys::parse_quantity("59.3%", ""), mlsys::InputError);
+  // Times beyond the second are whole words: a training run answered in days or hours.
+  EXPECT_DOUBLE_EQ(mlsys::parse_quantity("2.5 days", "days"), 2.5);
+  EXPECT_DOUBLE_EQ(mlsys::parse_quantity("36 h", "days"), 1.5);
+  EXPECT_DOUBLE_EQ(mlsys::parse_quantity("90 min", "h"), 1.5);
+  EXPECT_THROW((void)mlsys::parse_quantity("2 kdays", "days"), mlsys::InputError);
+  EXPECT_THROW((void)mlsys::parse_quantity("2 GB", "days"), mlsys::InputError);
 }
 
 TEST(ExerciseSuite, PrintedNumbersAreReadFromProse) {

@@ -15,6 +15,13 @@ TEST(AttentionScores, ClosedForm) {
   // Doubling the sequence quadruples the matrix.
   const json d = calc("attention-scores", {{"seq", 8192}, {"heads", 32}, {"batch", 2}, {"dtype", "bf16"}});
   EXPECT_DOUBLE_EQ(d["bytes"].get<double>(), 4 * r["bytes"].get<double>());
+  // P = softmax(S) is as large again; FlashAttention's fp32 logsumexp is one number per row and head.
+  EXPECT_DOUBLE_EQ(r["with_probabilities_bytes"].get<double>(), 2 * r["bytes"].get<double>());
+  EXPECT_DOUBLE_EQ(r["logsumexp_bytes"].get<double>(), 4096.0 * 32 * 2 * 4);
+  // The same logsumexp as the FlashAttention backward model stores.
+  const json b = calc("attention-backward-memory",
+                      {{"seq", 4096}, {"heads", 32}, {"batch", 2}, {"layers", 1}, {"dtype", "bf16"}, {"execute", false}});
+  EXPECT_DOUBLE_EQ(r["logsumexp_bytes"].get<double>(), b["logsumexp_bytes"].get<double>());
 }
 
 TEST(AttentionScores, PublishedExample) {

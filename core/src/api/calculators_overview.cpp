@@ -8,14 +8,18 @@
 namespace mlsys::api {
 
 MLSYS_DESCRIBE(AttentionScores, MLSYS_OUT(elements, "", "seq² · heads · batch"),
-               MLSYS_OUT(bytes, "B", "elements · size of dtype"));
+               MLSYS_OUT(bytes, "B", "elements · size of dtype"),
+               MLSYS_OUT(with_probabilities_bytes, "B", "S and its softmax P, both materialized by standard attention: 2 · bytes"),
+               MLSYS_OUT(logsumexp_bytes, "B",
+                         "What FlashAttention keeps instead: one fp32 logsumexp per query row and head, seq · heads · batch · 4"));
 MLSYS_DESCRIBE(GlobalBatch, MLSYS_OUT(sequences, "", "per_device_batch · devices · accumulation"),
                MLSYS_OUT(tokens, "tokens", "sequences · seq"));
 
 void add_overview_calculators(Calculators& out) {
   out.add("attention-scores",
           "Size of the attention score matrices n x n per head and sequence: elements = seq^2 * heads * batch, bytes = "
-          "elements * size of dtype.",
+          "elements * size of dtype; with the softmax P beside S, twice that; FlashAttention's logsumexp instead, "
+          "seq * heads * batch fp32 values.",
           {integer_field("seq", "", "Sequence length n (tokens)", 4096, 1, 1LL << 24),
            integer_field("heads", "", "Attention heads", 32, 1, 1LL << 16),
            integer_field("batch", "", "Sequences in the batch", 1, 1, 1LL << 20), dtype_field("bf16")},

@@ -90,6 +90,9 @@ ModelConfig model_config_from(const Inputs& in) {
     if (hidden % heads != 0)
       throw InputError("heads", "'hidden' must be divisible by 'heads' (or give 'head_dim').");
     c.head_dim = c.hidden / c.heads;
+    // The same bounds as a given head_dim: 1,024 heads of a width-4,096 model would be heads of 4.
+    if (c.head_dim < 8) throw InputError("heads", "hidden / heads is the head size, at least 8: use fewer 'heads'.");
+    if (c.head_dim > 1024) throw InputError("heads", "hidden / heads is the head size, at most 1,024: use more 'heads'.");
   }
   const long long kv_heads = integer("kv_heads", &ModelConfig::kv_heads).value_or(heads);
   if (kv_heads > heads || heads % kv_heads != 0) throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");

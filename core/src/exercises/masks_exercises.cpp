@@ -75,6 +75,12 @@ Exercise window_pairs(Rng& rng) {
 struct GqaConfig {
   int layers, heads, kv_heads, head_dim;
 };
+// How a prompt names the layout: one K/V head is multi-query attention, not a group.
+std::string kv_layout(const GqaConfig& c) {
+  return c.kv_heads == 1 ? "multi-query attention (one key/value head shared by every query head)"
+                         : "grouped-query attention with " + counted(c.kv_heads, "key/value head");
+}
+
 GqaConfig draw_gqa(Rng& rng) {
   GqaConfig c{};
   c.layers = rng.pick(std::vector<int>{24, 28, 32, 40, 48, 60, 64, 80, 96, 126});
@@ -98,8 +104,7 @@ Exercise gqa_kv_bytes(Rng& rng) {
   e.params = {{"layers", c.layers}, {"hidden", hidden}, {"heads", c.heads}, {"kv_heads", c.kv_heads},
               {"context", 1}, {"dtype", dtype}};
   e.prompt = "A model of width " + format_int(hidden) + " has " + format_int(c.layers) + " layers and " +
-             format_int(c.heads) + " query heads (head size = width ÷ heads), grouped-query attention with " +
-             counted(c.kv_heads, "key/value head") + ", and a KV cache in " + dtype + " (" + bytes_per_element(s) +
+             format_int(c.heads) + " query heads (head size = width ÷ heads), " + kv_layout(c) + ", and a KV cache in " + dtype + " (" + bytes_per_element(s) +
              " per element). How many bytes of KV cache does one token take? Answer in KB (1 KB = 1,000 B).";
   e.unit = "KB";
   e.answer = bytes / 1e3;
@@ -119,9 +124,7 @@ Exercise gqa_reduction(Rng& rng) {
   e.title = "KV cache from MHA to GQA";
   e.params = {{"layers", c.layers}, {"hidden", hidden}, {"heads", c.heads}, {"kv_heads", c.kv_heads}};
   e.prompt = article(format_int(c.layers), true) + format_int(c.layers) + "-layer model of width " + format_int(hidden) + " uses multi-head " +
-             "attention with a head size of " + format_int(c.head_dim) + ". It is retrained with grouped-query " +
-             "attention, keeping its query heads but only " + counted(c.kv_heads, "key/value head") +
-             ". By what factor does its KV cache shrink, at any context and batch?";
+             "attention with a head size of " + format_int(c.head_dim) + ". It is retrained with " + kv_layout(c) + ", keeping its query heads. By what factor does its KV cache shrink, at any context and batch?";
   e.unit = "";
   e.answer = factor;
   e.integer = true;

@@ -92,7 +92,11 @@ const PublishedModel& pick_dense(Rng& rng, bool with_run) {
 Exercise flops_at_context(Rng& rng) {
   const PublishedModel& m = pick_dense(rng, false);
   const ModelConfig& c = m.config;
-  const double seq = rng.pick(std::vector<double>{2048, 4096, 8192, 16384, 32768, 65536, 131072});
+  // Contexts up to the one the model was trained at, never beyond it.
+  std::vector<double> contexts;
+  for (double t : {512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0})
+    if (t <= c.seq) contexts.push_back(t);
+  const double seq = rng.pick(contexts);
   const double n_shown = round_sig(model_counts(c).params_flops, 4);
   const double width = c.heads * c.head_dim;
   const double per_token = 6 * n_shown + 12 * c.layers * width * seq;
@@ -102,7 +106,7 @@ Exercise flops_at_context(Rng& rng) {
   e.prompt = m.name + " has N = " + format_number(n_shown / 1e9, 4) +
              "B parameters in its matmuls (the output head included), L = " + format_int(c.layers) + " layers and " +
              format_int(c.heads) + " query heads of " + format_int(c.head_dim) +
-             ". It is trained on sequences of T = " + format_int(seq) +
+             ". It was trained at a context of " + format_int(c.seq) + " tokens; take sequences of T = " + format_int(seq) +
              " tokens. With PaLM's accounting, 6N for the weight matmuls plus 12·L·H·Q·T for attention over the "
              "context, how many training FLOPs does one token cost, in GFLOP?";
   e.unit = "GFLOP";
@@ -148,7 +152,7 @@ Exercise published_run_days(Rng& rng) {
              format_int(devices) + " " + chip.hw->name + " (dense bf16 peak " + format_number(chip.peak_tflops, 4) +
              " TFLOP/s each) at an MFU of " + format_number(100 * mfu_shown, 3) +
              "%, counting C = 6·N·D and no failures?";
-  e.unit = "";
+  e.unit = "days";
   e.answer = t.time_days;
   e.rel_tolerance = 0.02;
   e.hint = "C = 6·N·D. The cluster sustains GPUs × peak × MFU FLOP/s; divide C by it, then the seconds by 86,400.";

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "mlsys/foundations/input_error.hpp"
@@ -52,6 +53,15 @@ bool split_unit(const std::string& unit, int& base, double& factor) {
   }
   const std::string l = lower(u);
   const auto& all = bases();
+  // Times longer than a second, in whole words (no prefixes): a training run is days long.
+  static const std::vector<std::pair<const char*, double>> kLong = {
+      {"min", 60.0}, {"minute", 60.0}, {"minutes", 60.0}, {"h", 3600.0}, {"hour", 3600.0},
+      {"hours", 3600.0}, {"day", 86400.0}, {"days", 86400.0}};
+  for (const auto& [name, seconds] : kLong) {
+    if (l != name) continue;
+    for (int i = 0; i < static_cast<int>(all.size()); ++i)
+      if (std::string(all[i].canonical) == "s") { base = i; factor = seconds; return true; }
+  }
   for (int i = 0; i < static_cast<int>(all.size()); ++i) {
     for (const char* spelling : all[i].spellings) {
       if (!ends_with(l, spelling)) continue;

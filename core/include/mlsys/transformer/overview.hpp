@@ -7,9 +7,13 @@ namespace mlsys {
 
 // Elements and bytes of the materialized score matrices S = QK^T: seq x seq per head, per
 // sequence of the batch (what standard attention writes to memory, FlashAttention avoids).
+// FlashAttention (Dao et al. 2022) writes neither S nor P = softmax(S): it keeps one fp32
+// logsumexp per query row and head for the backward pass instead.
 struct AttentionScores {
   double elements;
   double bytes;
+  double with_probabilities_bytes;  // S and P, both materialized by standard attention
+  double logsumexp_bytes;           // seq · heads · batch · 4
 };
 AttentionScores attention_scores(double seq, double heads, double batch, double bytes_per_element);
 
