@@ -156,14 +156,28 @@ export function formatSI(value, unit = '', digits = 3) {
   return scaled(value, unit, digits, true);
 }
 
-// Tick labels of a logarithmic axis: powers of ten only, plus 2 and 5 when the axis spans
-// less than three decades; plain decimals below 1 when the axis has no unit.
+// Which ticks of a logarithmic axis carry a label: powers of ten, plus 2 and 5 when the axis
+// spans less than three decades. Returns the tick's mantissa and exponent, or null.
+function labelledTick(v, ticks) {
+  const e = Math.floor(Math.log10(v) + 1e-9);
+  const m = v / 10 ** e;
+  const few = ticks.length > 1 && ticks[ticks.length - 1].value / ticks[0].value < 1e3;
+  const labelled = Math.abs(m - 1) < 1e-6 || (few && (Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6));
+  return labelled ? { m: Math.round(m), e } : null;
+}
+
+// Tick labels of a logarithmic axis (see labelledTick); plain decimals below 1 when the axis
+// has no unit.
 export function logTick(unit = '') {
   return (v, i, ticks) => {
-    const m = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
-    const few = ticks.length > 1 && ticks[ticks.length - 1].value / ticks[0].value < 1e3;
-    const labelled = Math.abs(m - 1) < 1e-6 || (few && (Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6));
-    if (!labelled) return '';
+    if (!labelledTick(v, ticks)) return '';
     return !unit && v < 1 ? String(Number(v.toPrecision(1))) : formatSI(v, unit);
   };
+}
+
+// The same ticks in exponent notation (1e21, 2e21), as the prose writes training budgets in
+// FLOP: an axis from 1e18 to 1e27 FLOP has no readable SI prefixes.
+export function exponentTick(v, i, ticks) {
+  const t = labelledTick(v, ticks);
+  return t ? `${t.m}e${t.e}` : '';
 }
