@@ -4,6 +4,10 @@ import { tensors } from './lists/tensors.js';
 import { backprop } from './lists/backprop.js';
 import { optimizers } from './lists/optimizers.js';
 import { generalization } from './lists/generalization.js';
+import { tokens } from './lists/tokens.js';
+import { masks } from './lists/masks.js';
+import { transformer } from './lists/transformer.js';
+import { scaling } from './lists/scaling.js';
 import { roofline } from './lists/roofline.js';
 import { gpu } from './lists/gpu.js';
 import { kernels } from './lists/kernels.js';
@@ -19,5 +23,6 @@ import { serving } from './lists/serving.js';
 import { profiling } from './lists/profiling.js';
 
 export const figureLoaders = { ...tensors, ...backprop, ...optimizers, ...generalization,
+  ...tokens, ...masks, ...transformer, ...scaling,
   ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory, ...collectives,
   ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling };
