@@ -253,6 +253,32 @@ TEST(ScalingLaw, InferenceFavoursSmallerModelsOnMoreTokens) {
   }
 }
 
+TEST(ScalingLaw, SameLossCurveHoldsTheLossAndContainsNoCheaperPoint) {
+  // Llama 3 8B on 15T tokens: every point of `same_loss` has the model's loss, D falls as N
+  // grows, the middle point is the compute-optimal size of that loss, and no point costs less
+  // than `cheapest` (the minimum of the same curve).
+  const json r = mlsys::calc("scaling-law", {{"params", 8.03e9}, {"tokens", 15e12}, {"inference_tokens", 1e13}});
+  const json& curve = r["same_loss"];
+  // 41 sizes from N*/10 to 10·N*; at N*/10 (2.6B) A/N^α alone is nearly all of the reducible
+  // loss, so D would pass 10^18 tokens and that point is left out.
+  ASSERT_EQ(curve.size(), 40u);
+  const json none = mlsys::calc("scaling-law", {{"params", 8.03e9}, {"tokens", 15e12}});
+  EXPECT_LT(rel(num(curve[19], "params"), num(none["cheapest"], "params")), 1e-9);
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    EXPECT_LT(rel(num(curve[i], "loss"), num(r, "loss")), 1e-9) << i;
+    EXPECT_NEAR(num(curve[i], "total_flops"), 6 * num(curve[i], "params") * num(curve[i], "tokens") + 2 * num(curve[i], "params") * 1e13,
+                1e-9 * num(curve[i], "total_flops"));
+    EXPECT_GE(num(curve[i], "total_flops"), num(r["cheapest"], "total_flops") * (1 - 1e-12)) << i;
+    if (i > 0) {
+      EXPECT_LT(num(curve[i], "tokens"), num(curve[i - 1], "tokens")) << i;
+    }
+  }
+  // N so small that A/N^α alone passes the loss has no D: those points are left out.
+  const json tight = mlsys::calc("scaling-law", {{"params", 1e12}, {"tokens", 1e14}});
+  EXPECT_LT(tight["same_loss"].size(), 41u);
+  EXPECT_GT(tight["same_loss"].size(), 0u);
+}
+
 TEST(ScalingLaw, BadInputs) {
   EXPECT_EQ(mlsys::test::error_of("scaling-law", "{}")["field"], "params");
   EXPECT_EQ(mlsys::test::error_of("scaling-law", R"({"params": 7e9})")["field"], "tokens");

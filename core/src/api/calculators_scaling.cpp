@@ -15,6 +15,7 @@ struct ScalingLawOut {
   std::optional<double> training_flops, inference_flops, total_flops;
   std::optional<LifetimeCompute> cheapest;
   std::optional<double> savings_fraction;
+  std::optional<std::vector<LifetimeCompute>> same_loss;
 };
 
 constexpr int kDefaultCurvePoints = 41;
@@ -51,7 +52,11 @@ MLSYS_DESCRIBE(ScalingLawOut,
                MLSYS_OUT(cheapest, "",
                          "The N and D of the same loss with the least total_flops (training + inference): "
                          "{params, tokens, loss, training_flops, inference_flops, total_flops}"),
-               MLSYS_OUT(savings_fraction, "", "1 − cheapest.total_flops / total_flops"));
+               MLSYS_OUT(savings_fraction, "", "1 − cheapest.total_flops / total_flops"),
+               MLSYS_OUT(same_loss, "",
+                         "Every N and D of the same loss (with params and tokens): 41 values of N evenly in log N "
+                         "from N*/10 to 10·N*, N* the compute-optimal size of that loss, D = (B / (L − E − "
+                         "A/N^α))^(1/β), each {params, tokens, loss, training_flops, inference_flops, total_flops}"));
 
 void add_scaling_calculators(Calculators& out) {
   out.add("scaling-law",
@@ -93,6 +98,7 @@ void add_scaling_calculators(Calculators& out) {
             r.total_flops = o.given.total_flops;
             r.cheapest = o.cheapest;
             r.savings_fraction = o.savings_fraction;
+            r.same_loss = same_loss_curve(list[0], in.num("tokens"), in.num("inference_tokens"), kDefaultCurvePoints);
             return r;
           });
 }

@@ -98,4 +98,20 @@ OverTraining cheapest_same_loss(double params, double tokens, double inference_t
   return r;
 }
 
+std::vector<LifetimeCompute> same_loss_curve(double params, double tokens, double inference_tokens, int count) {
+  const ChinchillaConstants k;
+  const double reducible = k.A / pow_pos(params, k.alpha) + k.B / pow_pos(tokens, k.beta);
+  const double center = cheapest_same_loss(params, tokens, 0).cheapest.params;
+  std::vector<LifetimeCompute> out;
+  for (int i = 0; i < count; ++i) {
+    const double n = center * pow_pos(10.0, count > 1 ? -1 + 2.0 * i / (count - 1) : 0.0);
+    const double left = reducible - k.A / pow_pos(n, k.alpha);  // what B/D^β must supply
+    if (!(left > 0)) continue;
+    const double d = pow_pos(k.B / left, 1 / k.beta);
+    if (d < 1 || d > 1e18) continue;
+    out.push_back(lifetime_compute(n, d, inference_tokens));
+  }
+  return out;
+}
+
 }  // namespace mlsys

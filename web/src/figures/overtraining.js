@@ -1,7 +1,7 @@
 // Over-training for cheaper inference (Sardar et al. 2023, arXiv:2401.00448): every (N, D) of
 // the same approach-3 loss as a published run, and its total compute 6·N·D + 2·N·I for several
-// lifetime inference volumes I. D(N) at equal loss is found by bisection on the engine's
-// `chinchilla` loss; totals and each volume's cheapest point come from `scaling-law`.
+// lifetime inference volumes I, with each volume's cheapest point: one `scaling-law` call per
+// volume (its `same_loss` curve and `cheapest`).
 import { formatSI, exponentTick } from '../runtime/format.js';
 import { modelOptions, publishedModel } from './shared/published-models.js';
 import { chart, log, colours, series } from './shared/chart-config.js';
@@ -9,19 +9,6 @@ import { chart, log, colours, series } from './shared/chart-config.js';
 export const VOLUMES = [0, 1e12, 1e13, 1e14];
 const VOLUME_LABEL = (v) => (v === 0 ? 'no inference' : `${formatSI(v, '')} tokens served`);
 const MODELS = ['llama-3-8b', 'llama-3-70b', 'llama-2-7b', 'llama-2-70b', 'gpt-3-175b', 'gemma-7b'];
-const POINTS = 41;
-
-// Tokens D with L(N, D) = loss (bisection in log D over the engine's range), or null.
-function tokensAtLoss(engine, params, loss) {
-  const at = (d) => engine.calc('chinchilla', { params, tokens: d }).loss;
-  let lo = 0, hi = 18; // log10 D
-  if (at(10 ** hi) > loss) return null;
-  for (let i = 0; i < 60; i++) {
-    const mid = (lo + hi) / 2;
-    if (at(10 ** mid) > loss) lo = mid; else hi = mid;
-  }
-  return 10 ** hi;
-}
 
 export default {
   id: 'overtraining',
@@ -36,22 +23,20 @@ export default {
 
   data(engine, p) {
     const m = publishedModel(engine, p.model);
-    const ref = engine.calc('scaling-law', { params: m.params, tokens: m.training_tokens });
-    const loss = ref.loss;
-    const cheapest0 = ref.cheapest;
-    const grid = Array.from({ length: POINTS }, (_, i) => cheapest0.params * 10 ** (-1 + (2 * i) / (POINTS - 1)));
-    const pts = grid.map((n) => ({ params: n, tokens: tokensAtLoss(engine, n, loss) })).filter((q) => q.tokens !== null);
     const curves = VOLUMES.map((v) => {
       const r = engine.calc('scaling-law', { params: m.params, tokens: m.training_tokens, inference_tokens: v });
       return {
         volume: v, label: VOLUME_LABEL(v),
-        points: pts.map((q) => ({ ...q, total: engine.calc('scaling-law', { params: q.params, tokens: q.tokens, inference_tokens: v }).total_flops })),
+        points: r.same_loss.map((q) => ({ params: q.params, tokens: q.tokens, total: q.total_flops })),
         cheapest: r.cheapest, reference: { params: m.params, tokens: m.training_tokens, total: r.total_flops }, savings: r.savings_fraction,
+        loss: r.loss,
       };
     });
+    const { loss } = curves[0];
     const all = curves.flatMap((c) => [c.cheapest.total_flops, c.reference.total]);
     const range = [Math.min(...all) / 2, Math.max(...all) * 4];
-    const xRange = [grid[0], grid.at(-1)];
+    // The same_loss sizes span a decade either side of the compute-optimal one (no inference).
+    const xRange = [curves[0].cheapest.params / 10, curves[0].cheapest.params * 10];
     const table = {
       columns: ['Tokens served', 'Cheapest N', 'Its D (tokens)', 'Its total (FLOP)', `${m.name} total (FLOP)`, 'Saving'],
       rows: curves.map((c) => [c.volume, c.cheapest.params, c.cheapest.tokens, c.cheapest.total_flops, c.reference.total, c.savings]),

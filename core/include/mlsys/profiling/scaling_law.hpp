@@ -50,4 +50,10 @@ struct OverTraining {
 };
 OverTraining cheapest_same_loss(double params, double tokens, double inference_tokens);
 
+// The curve of that loss: `count` values of N evenly spaced in log N from N*/10 to 10·N*, N*
+// the compute-optimal size of the loss (cheapest_same_loss with no inference), each with the D
+// that reaches the loss, D = (B / (L − E − A/N^α))^(1/β), and its lifetime compute. An N whose
+// A/N^α alone reaches the loss, or whose D would pass 10^18 tokens, is left out.
+std::vector<LifetimeCompute> same_loss_curve(double params, double tokens, double inference_tokens, int count);
+
 }  // namespace mlsys
