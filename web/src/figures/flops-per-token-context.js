@@ -2,7 +2,7 @@
 // forward) do not depend on T, attention over the context (12·L·H·Q·T, a third of it forward)
 // grows linearly with it; the two are equal at T = N / (2·L·H·Q). One `transformer` call per
 // context length, PaLM's accounting (N = params_flops, the output head included).
-import { formatSI } from '../runtime/format.js';
+import { formatSI, formatCount } from '../runtime/format.js';
 import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 import { modelOptions, publishedModel, publishedConfig } from './shared/published-models.js';
 
@@ -19,7 +19,7 @@ function at(engine, cfg, seq, factor) {
     total: factor * r.flops_per_token_training, share: r.attention_flops_share, equal: r.attention_equals_matmul_seq };
 }
 
-const tokens = (t) => (t >= 1024 ? `${formatSI(t, '', 3).replace(' k', 'K').replace(' M', 'M')}` : String(Math.round(t)));
+const tokens = (t) => (t >= 1024 ? formatCount(t) : String(Math.round(t)));
 
 export default {
   id: 'flops-per-token-context',

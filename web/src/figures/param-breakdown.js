@@ -2,7 +2,7 @@
 // calculator's params_breakdown): one published model, or a configuration of the reader's,
 // beside the 12·L·h² rule of thumb and the published total; or every published dense model
 // as shares of its own total. One `transformer` call per model.
-import { formatSI } from '../runtime/format.js';
+import { formatCount } from '../runtime/format.js';
 import { chart, linear, category, colours, series } from './shared/chart-config.js';
 import { modelOptions, publishedModel, publishedConfig } from './shared/published-models.js';
 
@@ -18,7 +18,7 @@ export const PARTS = [
 ];
 const CUSTOM = { view: ['one'], model: ['custom'] };
 // 174,566,105,088 -> "174.6B", 123,551,232 -> "123.6M" (four digits: the gaps are small).
-export const billions = (x) => formatSI(x, '', 4).replace(/ G$/, 'B').replace(/ ([MT])$/, '$1');
+export const billions = (x) => formatCount(x, 4);
 
 // Parameters by component, the rule of thumb and (for a published model) its published total.
 export function countModel(engine, cfg) {

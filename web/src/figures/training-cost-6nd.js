@@ -2,7 +2,7 @@
 // parameter count and D the published training tokens (the `training-time` calculator with
 // `model`), beside PaLM's fuller count (6·N_matmul + 12·L·H·Q·T)·D and what the papers report;
 // then the time of each run on a chosen cluster, beside the GPU-hours the papers report.
-import { formatSI, exponentTick } from '../runtime/format.js';
+import { formatCount, exponentTick } from '../runtime/format.js';
 import { chart, log, category, span, colours, series } from './shared/chart-config.js';
 import { modelOptions, publishedModel, publishedConfig } from './shared/published-models.js';
 
@@ -53,8 +53,6 @@ export function runOf(engine, id) {
     implied_mfu: implied, source: rep.source ?? '' };
 }
 
-// 6.74e9 -> "6.74B", 184,320 -> "184K", 1.72e6 -> "1.72M".
-const count = (x) => formatSI(x, '', 3).replace(/ G$/, 'B').replace(/ k$/, 'K').replace(/ ([MT])$/, '$1');
 const sci = (x) => x.toExponential(2).replace('e+', 'e');
 
 export default {
@@ -102,7 +100,7 @@ export default {
 
   draw(data, theme) {
     const pick = colours(theme);
-    const labels = data.runs.map((r) => `${r.name} (N ${count(r.params)}, D ${count(r.tokens)})`);
+    const labels = data.runs.map((r) => `${r.name} (N ${formatCount(r.params)}, D ${formatCount(r.tokens)})`);
     if (data.view === 'compute') {
       return chart(theme, {
         type: 'bar', indexAxis: 'y', labels,
@@ -124,9 +122,9 @@ export default {
       type: 'bar', indexAxis: 'y', labels,
       datasets: [
         series(pick('compute'), { label: `6ND on ${data.devices} × ${data.hardwareName} at ${Math.round(100 * data.mfu)}% MFU`, data: data.runs.map((r) => r.days),
-          pointLabels: (raw, j) => `${days(raw)} d, ${count(data.runs[j].hours)} GPU-h` }),
+          pointLabels: (raw, j) => `${days(raw)} d, ${formatCount(data.runs[j].hours)} GPU-h` }),
         series(pick(), { label: `Reported GPU-hours ÷ ${data.devices} GPUs (the paper’s GPUs)`, data: data.runs.map((r) => r.reported_days),
-          pointLabels: (raw, j) => (raw ? `reported ${count(data.runs[j].reported_hours)} GPU-h` : '') }),
+          pointLabels: (raw, j) => (raw ? `reported ${formatCount(data.runs[j].reported_hours)} GPU-h` : '') }),
       ],
       scales: {
         x: log('Wall-clock time (days)', { unit: '', range: data.range }),

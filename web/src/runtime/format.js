@@ -156,6 +156,11 @@ export function formatSI(value, unit = '', digits = 3) {
   return scaled(value, unit, digits, true);
 }
 
+// A count as papers write parameters, tokens and GPU-hours: "25.2K", "1.72M", "6.74B", "15T".
+export function formatCount(x, digits = 3) {
+  return formatSI(x, '', digits).replace(/ k$/, 'K').replace(/ G$/, 'B').replace(/ ([MT])$/, '$1');
+}
+
 // Which ticks of a logarithmic axis carry a label: powers of ten, plus 2 and 5 when the axis
 // spans less than three decades. Returns the tick's mantissa and exponent, or null.
 function labelledTick(v, ticks) {
