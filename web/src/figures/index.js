@@ -21,8 +21,12 @@ import { sequence } from './lists/sequence.js';
 import { quantization } from './lists/quantization.js';
 import { serving } from './lists/serving.js';
 import { profiling } from './lists/profiling.js';
+import { input } from './lists/input.js';
+import { stability } from './lists/stability.js';
+import { failures } from './lists/failures.js';
 
 export const figureLoaders = { ...tensors, ...backprop, ...optimizers, ...generalization,
   ...tokens, ...masks, ...transformer, ...scaling,
   ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory, ...collectives,
-  ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling };
+  ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling,
+  ...input, ...stability, ...failures };

@@ -1,0 +1,148 @@
+// Exercises of the surviving-failures lesson: the MTBF of a job on N GPUs from one GPU's
+// (`cluster-failures`), failures per day on a bigger cluster from an observed count, Young's
+// checkpoint interval (`checkpoint-interval`), the time of a synchronous checkpoint save
+// (`checkpoint-save`), and the wasted share of time at a chosen interval (`checkpoint-goodput`).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "generators.hpp"
+#include "mlsys/profiling/training_compute.hpp"
+#include "mlsys/training/checkpoint_save.hpp"
+#include "mlsys/training/cluster_failures.hpp"
+
+namespace mlsys::exercises {
+
+namespace {
+
+const std::vector<int> kGpus = {1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536};
+
+Exercise cluster_mtbf(Rng& rng) {
+  const int gpus = rng.pick(kGpus);
+  const double years = round_sig(2 + 18 * rng.uniform(), 2);
+  const ClusterFailures r = cluster_failures(gpus, years * kSecondsPerYear, {}, {}, {}, {}, {});
+  Exercise e;
+  e.title = "Mean time between failures of a large job";
+  e.params = {{"gpus", gpus}, {"gpu_mtbf_s", years * kSecondsPerYear}};
+  e.prompt = "Each GPU of a training cluster, counted with its share of the host, network and software, fails on "
+             "average once every " + format_number(years, 2) + " years (of 365.25 days), independently of the "
+             "others. A synchronous job stops whenever any of its " + format_int(gpus) +
+             " GPUs fails. What is the job's mean time between failures, in hours?";
+  e.unit = "";  // hours, as the prompt asks (the answer checker knows no hour unit)
+  e.answer = r.cluster_mtbf_h;
+  e.rel_tolerance = 0.01;
+  e.hint = "The minimum of N independent exponential failure times is exponential with N times the rate: "
+           "M_cluster = M_gpu / N.";
+  e.solution = "M_gpu = " + format_number(years, 2) + " × 365.25 × 24 = " + format_int(years * 365.25 * 24) +
+               " h; divided by " + format_int(gpus) + " GPUs: " + format_number(e.answer, 4) + " h.";
+  return e;
+}
+
+Exercise scaled_failures(Rng& rng) {
+  const int n1 = rng.pick(std::vector<int>{1024, 2048, 4096, 8192});
+  const int n2 = n1 * rng.pick(std::vector<int>{2, 3, 4, 6, 8, 12, 16});
+  const int days = rng.integer(20, 90);
+  const int failures = rng.integer(5, 60) * n1 / 1024;
+  const double gpu_mtbf_s = n1 * (days * kSecondsPerDay / failures);
+  const ClusterFailures r = cluster_failures(n2, gpu_mtbf_s, {}, {}, {}, {}, {});
+  Exercise e;
+  e.title = "Failures per day on a bigger cluster";
+  e.params = {{"gpus", n2}, {"gpu_mtbf_s", gpu_mtbf_s}};
+  e.prompt = "Over " + counted(days, "day") + ", jobs running on " + format_int(n1) + " GPUs were interrupted " +
+             counted(failures, "time") + " by hardware failures. Assuming each GPU fails independently at the same "
+             "constant rate, how many interruptions per day should a job on " + format_int(n2) + " GPUs expect?";
+  e.unit = "";
+  e.answer = r.failures_per_day;
+  e.rel_tolerance = 0.01;
+  e.hint = "The rate per GPU is failures / (GPUs × days); the job's rate is that times its GPUs.";
+  e.solution = "Per GPU: " + format_int(failures) + " / (" + format_int(n1) + " × " + format_int(days) + ") = " +
+               prose(static_cast<double>(failures) / (n1 * static_cast<double>(days)), 4) + " failures per GPU-day; × " +
+               format_int(n2) + " GPUs = " + format_number(e.answer, 4) + " per day.";
+  return e;
+}
+
+Exercise young_interval(Rng& rng) {
+  const double mtbf_h = round_sig(1.5 + 10.5 * rng.uniform(), 2);
+  const double delta = rng.pick(std::vector<double>{20, 30, 45, 60, 90, 120, 180, 240, 300, 450, 600});
+  const CheckpointInterval c = checkpoint_interval(mtbf_h * 3600, delta, 0);
+  Exercise e;
+  e.title = "Young's checkpoint interval";
+  e.params = {{"mtbf_s", mtbf_h * 3600}, {"checkpoint_s", delta}, {"restart_s", 0}};
+  e.prompt = "A training job fails on average every " + format_number(mtbf_h, 2) + " hours, and writing one "
+             "checkpoint stops training for " + format_int(delta) + " s. By Young's first-order rule, how much time "
+             "of training should pass between checkpoints? Answer in seconds.";
+  e.unit = "s";
+  e.answer = c.young_interval_s;
+  e.rel_tolerance = 0.01;
+  e.hint = "τ = √(2·δ·M), with δ and M in the same unit.";
+  e.solution = "M = " + format_number(mtbf_h, 2) + " × 3,600 = " + format_int(mtbf_h * 3600) + " s; τ = √(2 × " +
+               format_int(delta) + " × " + format_int(mtbf_h * 3600) + ") = " + format_number(c.young_interval_s, 4) +
+               " s (" + format_number(e.answer / 60, 3) + " min): " + format_number(e.answer, 4) + " s.";
+  return e;
+}
+
+Exercise sync_save(Rng& rng) {
+  const double params = rng.pick(std::vector<double>{7e9, 8e9, 13e9, 34e9, 70e9, 175e9, 405e9});
+  const int writers = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256, 512});
+  const double per_writer = rng.pick(std::vector<double>{1e9, 1.5e9, 2e9, 3e9, 5e9});
+  const double storage = rng.pick(std::vector<double>{1e11, 2e11, 4e11, 5e11, 1e12});
+  const CheckpointSave r = checkpoint_save(params, 14, storage, writers, per_writer, false, 25e9);
+  Exercise e;
+  e.title = "A synchronous checkpoint save";
+  e.params = {{"params", params}, {"bytes_per_param", 14}, {"storage_bandwidth_Bps", storage}, {"writers", writers},
+              {"per_writer_bandwidth_Bps", per_writer}, {"async", false}};
+  e.prompt = article(format_number(params / 1e9, 3), true) + format_number(params / 1e9, 3) + "-billion-parameter model is trained with Adam in mixed precision; "
+             "its checkpoint holds 14 bytes per parameter. " + format_int(writers) + " GPUs write equal shares in "
+             "parallel, each at up to " + format_number(per_writer / 1e9, 2) + " GB/s, to a storage system that "
+             "accepts at most " + format_number(storage / 1e9, 3) + " GB/s in total. Training waits for the whole "
+             "save. How many seconds does it wait?";
+  e.unit = "s";
+  e.answer = r.save_time_s;
+  e.rel_tolerance = 0.01;
+  e.hint = "Bytes = params × 14. The write bandwidth is the smaller of the storage's and the writers' combined.";
+  e.solution = "Checkpoint: " + format_number(params / 1e9, 3) + "e9 × 14 = " + format_number(r.checkpoint_bytes / 1e9, 4) +
+               " GB. Writers together: " + format_int(writers) + " × " + format_number(per_writer / 1e9, 2) + " = " +
+               format_number(writers * per_writer / 1e9, 4) + " GB/s; the bound is the " + r.bottleneck + " at " +
+               format_number(r.write_bandwidth_Bps / 1e9, 4) + " GB/s, so the save takes " +
+               format_number(e.answer, 4) + " s.";
+  return e;
+}
+
+Exercise waste_at_interval(Rng& rng) {
+  const double mtbf_h = round_sig(2 + 10 * rng.uniform(), 2);
+  const double delta = rng.pick(std::vector<double>{30, 60, 90, 120, 180, 300});
+  const double restart_min = rng.pick(std::vector<double>{5, 10, 15, 20, 30});
+  const double tau_min = rng.pick(std::vector<double>{10, 15, 20, 30, 45, 60, 90, 120});
+  const CheckpointGoodput g = checkpoint_goodput(mtbf_h * 3600, delta, restart_min * 60, {tau_min * 60}, {}, {}, 2);
+  Exercise e;
+  e.title = "Time lost at a chosen checkpoint interval";
+  e.params = {{"mtbf_s", mtbf_h * 3600}, {"checkpoint_s", delta}, {"restart_s", restart_min * 60},
+              {"intervals_s", {tau_min * 60}}};
+  e.prompt = "A job fails on average every " + format_number(mtbf_h, 2) + " hours. It checkpoints after every " +
+             format_int(tau_min) + " minutes of training; a checkpoint stops training for " + format_int(delta) +
+             " s, and each restart costs " + format_int(restart_min) + " minutes. With the first-order model, what "
+             "percentage of the wall-clock time is wasted (checkpointing, redone work and restarts)?";
+  e.unit = "%";
+  e.answer = 100 * (1 - g.points.front().goodput);
+  e.rel_tolerance = 0.01;
+  e.hint = "Waste = δ/τ + (τ + δ)/(2M) + R/M, all in seconds.";
+  const double m = mtbf_h * 3600, t = tau_min * 60, r = restart_min * 60;
+  e.solution = "M = " + format_int(m) + " s, τ = " + format_int(t) + " s. Checkpoints: " + format_int(delta) + " / " +
+               format_int(t) + " = " + format_number(100 * delta / t, 4) + "%; rework: (" + format_int(t) + " + " +
+               format_int(delta) + ") / (2 × " + format_int(m) + ") = " + format_number(100 * (t + delta) / (2 * m), 4) +
+               "%; restarts: " + format_int(r) + " / " + format_int(m) + " = " + format_number(100 * r / m, 4) +
+               "%. Total: " + format_number(e.answer, 4) + "%.";
+  return e;
+}
+
+}  // namespace
+
+void add_failures_exercises(std::vector<Generator>& out) {
+  out.push_back({"sf-cluster-mtbf", cluster_mtbf});
+  out.push_back({"sf-scaled-failures", scaled_failures});
+  out.push_back({"sf-young-interval", young_interval});
+  out.push_back({"sf-sync-save", sync_save});
+  out.push_back({"sf-waste-at-interval", waste_at_interval});
+}
+
+}  // namespace mlsys::exercises

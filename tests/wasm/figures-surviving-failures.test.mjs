@@ -1,0 +1,82 @@
+// The surviving-failures lesson's three figures on the built WASM engine: what their data says,
+// checked against closed forms (M_cluster = M_gpu / N; Young's √(2δM); the first-order waste and
+// Daly's exponential model; bytes / min(storage, writers × per-writer)) and the published
+// numbers of the Llama 3 405B run (Llama Team 2024, arXiv:2407.21783, sections 3.3.1 and 3.3.4).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { THEME, run, close, assertChartSubset } from './figure-harness.mjs';
+import mtbf, { GPU_COUNTS, LLAMA } from '../../web/src/figures/cluster-mtbf.js';
+import goodput from '../../web/src/figures/checkpoint-goodput.js';
+import save, { TECTONIC_BPS } from '../../web/src/figures/checkpoint-save-time.js';
+
+const YEAR = 365.25 * 86400;
+const axes = (cfg) => [cfg.options.scales.x.min, cfg.options.scales.x.max, cfg.options.scales.y.min, cfg.options.scales.y.max];
+
+test('cluster-mtbf: M_cluster = M_gpu / N on every line, and the Llama 3 run where the paper puts it', () => {
+  const d = run(mtbf);
+  // 419 unexpected interruptions in 54 days on 16,384 GPUs: one every 3.09 hours, 0.173 per GPU per year.
+  close(d.run.cluster_mtbf_h, (54 * 24) / 419, 1e-12);
+  close(d.run.failures_per_gpu_per_year, (419 / 54 / 16384) * 365.25, 1e-12);
+  d.yours.forEach((r, i) => close(r.cluster_mtbf_s, YEAR / d.rate / GPU_COUNTS[i], 1e-12));
+  // The Llama line passes through the run.
+  const i = GPU_COUNTS.indexOf(LLAMA.gpus);
+  close(d.llama[i].cluster_mtbf_h, d.run.cluster_mtbf_h, 1e-12);
+  // At 1 failure per GPU per year a 16,384-GPU job fails every 32 minutes.
+  close(d.yours[i].cluster_mtbf_s / 60, YEAR / 16384 / 60, 1e-12);
+  assert.ok(Math.abs(d.yours[i].cluster_mtbf_s / 60 - 32.1) < 0.1);
+  // Counting the 47 planned interruptions: 466 in 54 days, every 2.78 hours.
+  close(run(mtbf, { planned: true }).run.cluster_mtbf_h, (54 * 24) / 466, 1e-12);
+  const a = mtbf.draw(d, THEME), b = mtbf.draw(run(mtbf, { rate: 0.05 }), THEME);
+  assertChartSubset('cluster-mtbf', a);
+  assert.deepEqual(axes(a), axes(b));
+  for (const v of [0.01, 10]) for (const r of run(mtbf, { rate: v }).yours) {
+    assert.ok(r.cluster_mtbf_h >= a.options.scales.y.min && r.cluster_mtbf_h <= a.options.scales.y.max);
+  }
+});
+
+test('checkpoint-goodput: both models by hand, Young\'s interval the first-order optimum, Daly\'s near the exact one', () => {
+  const d = run(goodput);
+  const M = 3.1 * 3600, delta = 60, R = 600;
+  close(d.young_interval_s, Math.sqrt(2 * delta * M), 1e-12);
+  for (const q of d.points) {
+    const first = 1 - (delta / q.interval_s + (q.interval_s + delta) / (2 * M) + R / M);
+    close(q.goodput, Math.max(0, first), 1e-9);
+    const exact = q.interval_s / (M * Math.exp(R / M) * Math.expm1((q.interval_s + delta) / M));
+    assert.ok(Math.abs(q.goodput_exact - exact) < 1e-9, `${q.goodput_exact} != ${exact}`);
+    assert.ok(q.goodput <= d.young.goodput + 1e-12);
+    assert.ok(q.goodput_exact <= d.best_goodput_exact + 1e-12);
+  }
+  close(d.daly_interval_s, d.best_interval_s, 0.01);
+  // An asynchronous save's 2-second stall raises the optimum and moves it left.
+  const fast = run(goodput, { checkpoint_s: 2 });
+  assert.ok(fast.young.goodput > d.young.goodput && fast.young_interval_s < d.young_interval_s);
+  const a = goodput.draw(d, THEME), b = goodput.draw(fast, THEME);
+  assertChartSubset('checkpoint-goodput', a);
+  assert.deepEqual(axes(a), axes(b));
+});
+
+test('checkpoint-save-time: 405B × 14 B = 5.67 TB; the writers bound the write until storage does; async stalls for the copy', () => {
+  const d = run(save);
+  // 405.85e9 parameters (the engine's count of Llama 3.1 405B) × 14 bytes.
+  close(d.bytes, 405853388800 * 14, 1e-12);
+  for (const r of d.sync) {
+    close(r.write_bandwidth_Bps, Math.min(r.bw, 128 * 2e9), 1e-12);
+    close(r.stall_s, d.bytes / r.write_bandwidth_Bps, 1e-12);
+  }
+  for (const r of d.asyn) {
+    close(r.stall_s, d.bytes / 128 / 25e9, 1e-12);
+    close(r.save_time_s, r.stall_s + d.bytes / Math.min(r.bw, 256e9), 1e-12);
+  }
+  // At Tectonic's 2 TB/s (Llama 3 paper, section 3.3.1) the 128 writers are the bound: 22.2 s.
+  assert.equal(d.tectonic.bottleneck, 'writers');
+  close(d.tectonic.stall_s, d.bytes / 256e9, 1e-12);
+  assert.ok(TECTONIC_BPS === 2e12);
+  // 1,024 writers: storage becomes the bound at 2 TB/s.
+  assert.equal(run(save, { writers: 1024 }).tectonic.bottleneck, 'storage');
+  const a = save.draw(d, THEME), b = save.draw(run(save, { model: 'llama-3-8b', writers: 16384, copy: 6e10 }), THEME);
+  assertChartSubset('checkpoint-save-time', a);
+  assert.deepEqual([a.options.scales.y.min, a.options.scales.y.max], [b.options.scales.y.min, b.options.scales.y.max]);
+  for (const ds of [...a.data.datasets, ...b.data.datasets]) for (const p of ds.data) {
+    assert.ok(p.y >= a.options.scales.y.min && p.y <= a.options.scales.y.max, `${ds.label}: ${p.y}`);
+  }
+});
