@@ -44,6 +44,15 @@ const CASES = [
   { id: 'clip-tradeoff', axes: ['y'], vary: ['outlier_scale', 'distribution', 'granularity'] },
   { id: 'smoothquant-migration', axes: ['y'], vary: ['outlier_scale', 'alpha'] },
   { id: 'smoothquant-migration', view: { view: 'phases' }, axes: ['y'], vary: ['hardware', 'decode_batch'] },
+  { id: 'input-pipeline-workers', axes: ['x', 'y'], vary: ['load_time_s', 'step_time_s', 'load_cv'] },
+  { id: 'packing-efficiency', axes: ['x', 'y'], vary: ['max_len', 'length_distribution'] },
+  { id: 'global-batch-lr', view: { view: 'lr' }, axes: ['x', 'y'], vary: ['devices', 'accumulation'] },
+  { id: 'softmax-overflow', axes: ['x', 'y'], vary: ['count', 'spacing'] },
+  { id: 'loss-spike-clipping', axes: ['y'], vary: ['max_norm', 'spike_scale', 'lr'] },
+  { id: 'logit-growth-range', axes: ['y'], vary: ['lr', 'z_loss', 'weight_decay'] },
+  { id: 'cluster-mtbf', axes: ['x', 'y'], vary: ['rate', 'planned'] },
+  { id: 'checkpoint-goodput', axes: ['x', 'y'], vary: ['checkpoint_s', 'restart_s'] },
+  { id: 'checkpoint-save-time', axes: ['x', 'y'], vary: ['model', 'writers'] },
 ];
 
 // The values a control takes in the test: a select's options, a number's ends, both booleans.

@@ -57,6 +57,9 @@ InputPipelineResult simulate_input_pipeline(int workers, int prefetch, double lo
       const double free_at = k >= w ? ready[k - w] : 0.0;
       ready[k] = std::max(issued[k], free_at) + load[k];
     }
+    // A batch ready within rounding of the previous step's end is not a stall: the same
+    // instant reached along two sums of floats differs in the last bits.
+    if (ready[k] - prev_end <= 1e-12 * (prev_end + ready[k])) ready[k] = std::min(ready[k], prev_end);
     start[k] = std::max(prev_end, ready[k]);
     wait = start[k] - prev_end;
     end[k] = start[k] + step_time_s;
