@@ -77,7 +77,7 @@ InputPipelineResult simulate_input_pipeline(int workers, int prefetch, double lo
   r.gpu_busy_fraction = steps * step_time_s / r.makespan_s;
   r.supply_steps_per_s = workers / load_time_s;
   r.demand_steps_per_s = 1 / step_time_s;
-  r.workers_needed = static_cast<int>(std::ceil(load_time_s / step_time_s - 1e-12));
+  r.workers_needed = std::ceil(load_time_s / step_time_s - 1e-12);
   r.in_flight = workers == 0 ? 0 : workers * prefetch;
   return r;
 }

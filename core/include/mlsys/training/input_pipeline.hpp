@@ -60,7 +60,7 @@ struct InputPipelineResult {
   double makespan_s;              // end of the last step (t = 0 at the start)
   double supply_steps_per_s;      // workers / load_time_s: what the workers can build on average
   double demand_steps_per_s;      // 1 / step_time_s
-  int workers_needed;             // ⌈load_time_s / step_time_s⌉: fewest workers whose mean supply keeps up
+  double workers_needed;          // ⌈load_time_s / step_time_s⌉: fewest workers whose mean supply keeps up
   int in_flight;                  // workers · prefetch: the loader's bound on batches asked for
   std::vector<PipelineStep> timeline;  // the first kPipelineTimelineSteps steps
 };
