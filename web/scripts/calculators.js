@@ -38,6 +38,7 @@ export const GROUP_TITLES = [
 // Starting values for the fields the engine requires and gives no default (the form must
 // compute on arrival): one typical case each, not a claim of any lesson.
 export const STARTING_VALUES = {
+  'checkpoint-goodput': { mtbf_s: 86400, checkpoint_s: 60 },
   'checkpoint-interval': { mtbf_s: 86400, checkpoint_s: 60 },
   chinchilla: { compute_flops: 1e23 },
   'comm-tail': { backward_s: 0.5, allreduce_s: 0.3 },
