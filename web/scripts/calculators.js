@@ -43,6 +43,7 @@ export const STARTING_VALUES = {
   chinchilla: { compute_flops: 1e23 },
   'comm-tail': { backward_s: 0.5, allreduce_s: 0.3 },
   matmul: { m: 4096, n: 4096, k: 4096 },
+  'cluster-failures': { gpus: 16384, failures: 419, days: 54 },
   mfu: { tokens_per_s: 3000 },
   roofline: { flops: 1e12, bytes: 1e9 },
   'scaling-law': { compute_flops: 1e23 },
