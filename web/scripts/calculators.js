@@ -40,14 +40,15 @@ export const GROUP_TITLES = [
 export const STARTING_VALUES = {
   'checkpoint-goodput': { mtbf_s: 86400, checkpoint_s: 60 },
   'checkpoint-interval': { mtbf_s: 86400, checkpoint_s: 60 },
+  'cluster-failures': { gpus: 16384, failures: 419, days: 54 },
   chinchilla: { compute_flops: 1e23 },
   'comm-tail': { backward_s: 0.5, allreduce_s: 0.3 },
   matmul: { m: 4096, n: 4096, k: 4096 },
-  'cluster-failures': { gpus: 16384, failures: 419, days: 54 },
   mfu: { tokens_per_s: 3000 },
   roofline: { flops: 1e12, bytes: 1e9 },
   'scaling-law': { compute_flops: 1e23 },
   'softmax-merge': { m_a: 1, l_a: 2, m_b: 3, l_b: 1.5 },
+  'softmax-stability': { max_logit: 12 },
 };
 
 // engine: the wrapped full engine; raw: its Embind module; lessons: [{slug, title, figures}].
