@@ -140,3 +140,27 @@ TEST(Api, ResultsAreFinite) {
   const json huge = calc("matmul", {{"m", 1 << 24}, {"n", 1 << 24}, {"k", 1 << 24}, {"hardware", "h100-sxm"}});
   EXPECT_TRUE(std::isfinite(huge["time_s"].get<double>()));
 }
+
+// A list of names (accelerator-compare's ids, mig's layout): a JSON array, or one string of
+// names separated by commas; items trimmed, each one of the options when the field has them.
+TEST(Api, StringLists) {
+  const json one = calc("accelerator-compare", json::object({{"ids", json::array({"h100-sxm", " b200 "})}}));
+  const json two = calc("accelerator-compare", json::object({{"ids", "h100-sxm,b200"}}));
+  ASSERT_EQ(one["rows"].size(), 2u);
+  EXPECT_EQ(one["rows"][1]["id"], "b200");
+  EXPECT_EQ(one, two);
+  const json ids = mlsys::calc_schema("accelerator-compare")["fields"];
+  const auto f = std::find_if(ids.begin(), ids.end(), [](const json& x) { return x["name"] == "ids"; });
+  ASSERT_NE(f, ids.end());
+  EXPECT_EQ((*f)["type"], "array");
+  EXPECT_EQ((*f)["items"]["type"], "string");
+  EXPECT_TRUE((*f)["items"]["options"].is_array());
+  EXPECT_FALSE(f->contains("options"));
+  expect_field_error("accelerator-compare", {{"ids", json::array({"h100-sxm", "z9000"})}}, "ids");
+  expect_field_error("accelerator-compare", {{"ids", json::array({"h100-sxm", 3})}}, "ids");
+  expect_field_error("accelerator-compare", {{"ids", json::array()}}, "ids");
+  expect_field_error("accelerator-compare", {{"ids", "h100-sxm,,b200"}}, "ids");
+  expect_field_error("accelerator-compare", {{"ids", 7}}, "ids");
+  EXPECT_EQ(calc("mig", json::parse(R"({"hardware": "h100-sxm", "layout": ["4g.40gb", "3g.40gb"]})"))["valid"], true);
+  expect_field_error("mig", {{"layout", json::array({"1g.10gb", ""})}}, "layout");
+}

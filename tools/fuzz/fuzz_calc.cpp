@@ -26,6 +26,9 @@ json usual_value(const json& f) {
   if (f.contains("options")) return f["options"][0];
   if (f["type"] == "boolean") return false;
   if (f["type"] == "string") return "";
+  if (f["type"] == "array" && f["items"]["type"] == "string") {  // names: the first allowed, or any
+    return json::array({f["items"].contains("options") ? f["items"]["options"][0] : json("a")});
+  }
   if (f["type"] == "array") {  // a short list inside the items' range, such as a shape [2, 3]
     const auto lo = static_cast<long long>(f["items"]["min"].get<double>());
     return json::array({std::max(lo, 2LL), std::max(lo, 3LL)});
@@ -59,6 +62,15 @@ void write_seeds(const std::filesystem::path& dir) {
           v[key] = o;
           seed(key + "=" + o.get<std::string>(), v);
         }
+        continue;
+      }
+      if (f["type"] == "array" && f["items"]["type"] == "string") {  // as many names as allowed, and one more
+        const auto n = f["max_items"].get<std::size_t>();
+        json v = base;
+        v[key] = json(std::vector<json>(n, usual_value(f)[0]));
+        seed(key + "-max-items", v);
+        v[key] = json(std::vector<json>(n + 1, usual_value(f)[0]));
+        seed(key + "-too-long", v);
         continue;
       }
       if (f["type"] == "array") {  // the longest list allowed, of the largest items, and one item more

@@ -28,6 +28,8 @@ export const GROUP_TITLES = [
   ['attention', 'Attention kernels'],
   ['sequence', 'Long sequences'],
   ['collectives', 'Collectives'],
+  ['sharing', 'Sharing a GPU'],
+  ['accelerators', 'Comparing accelerators'],
   ['data_parallel', 'Data parallelism'],
   ['model_parallel', 'Model parallelism'],
   ['profiling', 'Profiling and MFU'],

@@ -22,6 +22,10 @@ MLSYS_DESCRIBE(
     MLSYS_OUT_NULLABLE(scaleup_bandwidth_Bps, "B/s",
                    "Scale-up bandwidth per device, both directions summed (NVLink; AMD: Infinity Fabric links; TPU: ICI)"),
     MLSYS_OUT_NULLABLE(tdp_w, "W", "Maximum board power / TDP"),
+    MLSYS_OUT_NULLABLE(power_w, "W",
+                       "Power per device for per-watt comparisons: board TDP (GPUs), measured maximum chip power "
+                       "(TPU v4); null where no figure is published"),
+    MLSYS_OUT(power_source, "", "What power_w is and its source, or why it is null"),
     MLSYS_OUT_NULLABLE(compute_capability, "", "CUDA compute capability"),
     MLSYS_OUT_NULLABLE(warp_size, "", "Threads per warp"), MLSYS_OUT_NULLABLE(max_warps_per_sm, "", "Resident warps per SM at most"),
     MLSYS_OUT_NULLABLE(max_threads_per_block, "", "Threads per block at most"),

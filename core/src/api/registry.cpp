@@ -77,6 +77,43 @@ json check_list(const Field& f, const json& v) {
   return out;
 }
 
+// A list of names, or one string of names separated by commas; each trimmed, none empty.
+json check_string_list(const Field& f, const json& v) {
+  const std::string name = "'" + f.name + "'";
+  const std::string count = f.min_items == f.max_items ? std::to_string(f.max_items)
+                            : std::to_string(f.min_items) + " to " + std::to_string(f.max_items);
+  std::string what = "Field " + name + " must be a list of " + count + " names";
+  if (!f.options.empty()) what += " from: " + join(f.options);
+  std::vector<json> given;
+  if (v.is_string()) {
+    const std::string text = v.get<std::string>();
+    for (std::size_t start = 0;;) {
+      const std::size_t comma = text.find(',', start);
+      given.emplace_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  } else if (v.is_array()) {
+    given.assign(v.begin(), v.end());
+  } else {
+    throw InputError(f.name, what + ".");
+  }
+  json out = json::array();
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (!given[i].is_string()) throw InputError(f.name, what + "; item " + std::to_string(i) + " is not a string.");
+    std::string item = given[i].get<std::string>();
+    const auto first = item.find_first_not_of(" \t\n\r");
+    item = first == std::string::npos ? "" : item.substr(first, item.find_last_not_of(" \t\n\r") - first + 1);
+    if (item.empty()) throw InputError(f.name, what + "; item " + std::to_string(i) + " is empty.");
+    if (!f.options.empty() && std::find(f.options.begin(), f.options.end(), item) == f.options.end())
+      throw InputError(f.name, what + "; '" + item + "' is not one of them.");
+    out.push_back(item);
+  }
+  if (out.size() < f.min_items || out.size() > f.max_items)
+    throw InputError(f.name, what + "; it has " + std::to_string(out.size()) + " items.");
+  return out;
+}
+
 json check_field(const Field& f, const json& v) {
   const std::string name = "'" + f.name + "'";
   switch (f.type) {
@@ -91,6 +128,7 @@ json check_field(const Field& f, const json& v) {
       return v;
     case Type::IntegerList:
     case Type::NumberList: return check_list(f, v);
+    case Type::StringList: return check_string_list(f, v);
     case Type::NumberMap:
       if (!v.is_object()) throw InputError(f.name, "Field " + name + " must be an object of numbers, such as {\"x\": 2}.");
       if (v.size() > kMaxNumberMapEntries)
@@ -214,6 +252,15 @@ Field number_list_field(std::string name, std::string unit, std::string descript
   return f;
 }
 
+Field string_list_field(std::string name, std::string description, json default_value,
+                        std::vector<std::string> options, std::size_t min_items, std::size_t max_items) {
+  Field f = string_field(std::move(name), std::move(description), std::move(default_value), std::move(options));
+  f.type = Type::StringList;
+  f.min_items = min_items;
+  f.max_items = max_items;
+  return f;
+}
+
 Field number_map_field(std::string name, std::string description, json default_value) {
   Field f;
   f.name = std::move(name);
@@ -330,7 +377,7 @@ json calc_schema(const std::string& name) {
   const auto& c = api::find(name);
   json fields = json::array();
   for (const auto& f : c.fields) {
-    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array", "array", "object"};  // in Type's order
+    static const char* kTypes[] = {"number", "integer", "string", "boolean", "array", "array", "array", "object"};  // in Type's order
     static_assert(std::size(kTypes) == static_cast<std::size_t>(api::Type::NumberMap) + 1, "a name for every Type");
     json jf = {{"name", f.name},
                {"type", kTypes[static_cast<int>(f.type)]},
@@ -343,12 +390,17 @@ json calc_schema(const std::string& name) {
       jf["items"] = {{"type", f.type == api::Type::IntegerList ? "integer" : "number"}, {"min", *f.min}, {"max", *f.max}};
       jf["min_items"] = f.min_items;
       jf["max_items"] = f.max_items;
+    } else if (f.type == api::Type::StringList) {
+      jf["items"] = {{"type", "string"}};
+      if (!f.options.empty()) jf["items"]["options"] = f.options;
+      jf["min_items"] = f.min_items;
+      jf["max_items"] = f.max_items;
     } else {
       if (f.min) jf["min"] = *f.min;
       if (f.min_exclusive) jf["min_exclusive"] = true;
       if (f.max) jf["max"] = *f.max;
     }
-    if (!f.options.empty()) jf["options"] = f.options;
+    if (!f.options.empty() && f.type != api::Type::StringList) jf["options"] = f.options;
     fields.push_back(std::move(jf));
   }
   return {{"name", c.name}, {"description", c.description}, {"fields", fields}, {"outputs", c.outputs()}};

@@ -12,10 +12,12 @@
 namespace mlsys::api {
 
 // IntegerList: a JSON array of whole numbers (tensor shapes, strides, permutations); NumberList:
-// of numbers (points). Each item within [min, max], min_items .. max_items long. NumberMap: a
+// of numbers (points). Each item within [min, max], min_items .. max_items long. StringList: of
+// names (ids, profiles), each one of `options` when there are options; one string of names
+// separated by commas is accepted too ("a, b"). NumberMap: a
 // JSON object of finite numbers keyed by name ({"x": 2, "y": -1}), schema type "object", at
 // most kMaxNumberMapEntries entries.
-enum class Type { Number, Integer, String, Boolean, IntegerList, NumberList, NumberMap };
+enum class Type { Number, Integer, String, Boolean, IntegerList, NumberList, StringList, NumberMap };
 inline constexpr std::size_t kMaxNumberMapEntries = 64;
 
 struct Field {
@@ -27,8 +29,8 @@ struct Field {
   bool required = false;    // required fields have no default
   std::optional<double> min, max;
   bool min_exclusive = false;  // value must be > min (not >=)
-  std::vector<std::string> options;  // allowed strings (empty: any)
-  std::size_t min_items = 0, max_items = 0;  // IntegerList, NumberList: the list's length
+  std::vector<std::string> options;  // allowed strings, or StringList items (empty: any)
+  std::size_t min_items = 0, max_items = 0;  // IntegerList, NumberList, StringList: the list's length
   // NumberList: a plain number is also accepted, as the list of that one number (a field that
   // is one value in one use and a list in another: scaling-law's `params`).
   bool number_accepted = false;
@@ -49,6 +51,9 @@ class Inputs {
     return values_.at(name).get<std::vector<long long>>();
   }
   std::vector<double> numbers(const std::string& name) const { return values_.at(name).get<std::vector<double>>(); }
+  std::vector<std::string> strings(const std::string& name) const {
+    return values_.at(name).get<std::vector<std::string>>();
+  }
   std::map<std::string, double> number_map(const std::string& name) const {
     return values_.at(name).get<std::map<std::string, double>>();
   }
@@ -121,6 +126,11 @@ Field integer_list_field(std::string name, std::string unit, std::string descrip
 // A list of numbers (schema type "array", "items": {"type": "number", "min", "max"}, "min_items", "max_items"), each within [min, max].
 Field number_list_field(std::string name, std::string unit, std::string description, json default_value,
                         double min, double max, std::size_t min_items, std::size_t max_items);
+// A list of min_items to max_items names (schema type "array", "items": {"type": "string",
+// "options"}), each one of `options` unless it is empty; the validated value is a JSON array of
+// the names, trimmed, in the order given.
+Field string_list_field(std::string name, std::string description, json default_value,
+                        std::vector<std::string> options, std::size_t min_items, std::size_t max_items);
 Field number_map_field(std::string name, std::string description, json default_value);  // Type::NumberMap
 Field hardware_field(bool required_with_default);  // "hardware": an id of the table
 Field dtype_field(const std::string& default_dtype);

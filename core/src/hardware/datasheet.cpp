@@ -25,7 +25,7 @@ static AcceleratorEntry read_entry(const Accelerator& a) {
   MLSYS_READ(id); MLSYS_READ(name); MLSYS_READ(vendor); MLSYS_READ(peak_flops); MLSYS_READ(hbm_bytes);
   MLSYS_READ(hbm_bandwidth_Bps); MLSYS_READ(l2_bytes); MLSYS_READ(sms); MLSYS_READ(smem_per_sm_bytes);
   MLSYS_READ(registers_per_sm); MLSYS_READ(max_threads_per_sm); MLSYS_READ(max_blocks_per_sm);
-  MLSYS_READ(scaleup_bandwidth_Bps); MLSYS_READ(tdp_w); MLSYS_READ(compute_capability); MLSYS_READ(warp_size);
+  MLSYS_READ(scaleup_bandwidth_Bps); MLSYS_READ(tdp_w); MLSYS_READ(power_w); MLSYS_READ(power_source); MLSYS_READ(compute_capability); MLSYS_READ(warp_size);
   MLSYS_READ(max_warps_per_sm); MLSYS_READ(max_threads_per_block); MLSYS_READ(max_registers_per_thread);
   MLSYS_READ(max_registers_per_block); MLSYS_READ(register_alloc_unit); MLSYS_READ(sm_sub_partitions);
   MLSYS_READ(max_smem_per_block_bytes); MLSYS_READ(smem_alloc_unit_bytes); MLSYS_READ(smem_reserved_per_block_bytes);

@@ -24,9 +24,11 @@ import { profiling } from './lists/profiling.js';
 import { input } from './lists/input.js';
 import { stability } from './lists/stability.js';
 import { failures } from './lists/failures.js';
+import { sharing } from './lists/sharing.js';
+import { accelerators } from './lists/accelerators.js';
 
 export const figureLoaders = { ...tensors, ...backprop, ...optimizers, ...generalization,
   ...tokens, ...masks, ...transformer, ...scaling,
   ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory, ...collectives,
   ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling,
-  ...input, ...stability, ...failures };
+  ...input, ...stability, ...failures, ...sharing, ...accelerators };

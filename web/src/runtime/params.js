@@ -20,7 +20,7 @@ export function resolveParams(figure, engine) {
         description: field.description,
       };
       // A list field (shapes, points): the bounds are its items'.
-      if (field.type === 'array') Object.assign(base, { min: field.items?.min, max: field.items?.max, items: field.items?.type, min_items: field.min_items, max_items: field.max_items });
+      if (field.type === 'array') Object.assign(base, { min: field.items?.min, max: field.items?.max, items: field.items?.type, item_options: field.items?.options, min_items: field.min_items, max_items: field.max_items });
     }
     const spec = { ...base, ...stripUndefined(p) };
     if (spec.type === 'select') {
@@ -69,14 +69,23 @@ export function coerce(spec, raw) {
 }
 
 // A list: a JSON array, or text such as "2, 3, 4" or "[2, 3, 4]" (a control, a permalink).
+// A list of names (items 'string'): "h100-sxm, b200", each one of item_options when given.
 function coerceList(spec, raw, label) {
   const text = Array.isArray(raw) ? null : String(raw ?? '').trim().replace(/^\[|\]$/g, '').trim();
   const items = Array.isArray(raw) ? raw : text === '' ? [] : text.split(',').map((t) => t.trim());
   const whole = spec.items === 'integer';
+  const names = spec.items === 'string';
   const count = spec.min_items === spec.max_items ? `${spec.max_items}` : `${spec.min_items ?? 0} to ${spec.max_items}`;
-  const expected = `${label} must be a list of ${count} ${whole ? 'whole numbers' : 'numbers'}, such as ${JSON.stringify(spec.default ?? [])}`;
+  const kind = names ? 'names' : whole ? 'whole numbers' : 'numbers';
+  const expected = `${label} must be a list of ${count} ${kind}, such as ${JSON.stringify(spec.default ?? [])}`;
   if (spec.max_items !== undefined && (items.length < (spec.min_items ?? 0) || items.length > spec.max_items)) {
     return { error: `${expected}; it has ${items.length} items.` };
+  }
+  if (names) {
+    const value = items.map((item) => String(item ?? '').trim());
+    const i = value.findIndex((v) => v === '' || (spec.item_options && !spec.item_options.includes(v)));
+    if (i >= 0) return { error: `${label}: item ${i + 1}, "${clip(value[i])}", is not ${value[i] === '' ? 'a name' : `one of ${spec.item_options.join(', ')}`}.` };
+    return { value };
   }
   const value = [];
   for (const [i, item] of items.entries()) {

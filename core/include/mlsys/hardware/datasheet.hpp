@@ -23,6 +23,10 @@ struct AcceleratorEntry {
   std::optional<long long> smem_per_sm_bytes, registers_per_sm, max_threads_per_sm, max_blocks_per_sm;
   std::optional<double> scaleup_bandwidth_Bps;
   std::optional<long long> tdp_w;
+  // Power per device for per-watt comparisons (W): the board TDP for GPUs, the measured maximum
+  // chip power where only that is published (TPU v4); empty where none is published.
+  std::optional<double> power_w;
+  std::string power_source;  // what power_w is and where it comes from (or why it is empty)
   std::optional<std::string> compute_capability;
   std::optional<long long> warp_size, max_warps_per_sm, max_threads_per_block, max_registers_per_thread,
       max_registers_per_block, register_alloc_unit, sm_sub_partitions, max_smem_per_block_bytes, smem_alloc_unit_bytes,

@@ -1,0 +1,75 @@
+// Tokens per joule and tokens per dollar of one workload on eight accelerators, from
+// calc('accelerator-compare'): the roofline's tokens per second divided by the chip's power
+// (the hardware table's power_w: board TDP for GPUs, measured maximum for TPU v4, none for
+// TPU v5e and v5p) or by its price per hour. The prices are the reader's: the defaults are
+// round, assumed figures, not quotes.
+import { formatSI, formatFixed } from '../runtime/format.js';
+import { chart, linear, category, colours, series } from './shared/chart-config.js';
+import { modelOptions } from './shared/published-models.js';
+import { CHIPS, SHORT } from './accelerator-ridge-points.js';
+import { MODELS } from './accelerator-workload-time.js';
+
+// Assumed dollars per chip-hour: placeholders of a plausible order, to be replaced by a quote.
+export const ASSUMED_PRICES = { 'a100-sxm-80gb': 2, 'h100-sxm': 3, 'h200-sxm': 3.5, b200: 5, mi300x: 3, 'tpu-v4': 3, 'tpu-v5e': 1.2, 'tpu-v5p': 4 };
+const WORKLOADS = [
+  { value: 'training-step', label: 'Training step (8 chips of each kind)' },
+  { value: 'prefill', label: 'Prefill' },
+  { value: 'decode-step', label: 'Decode step' },
+];
+const METRICS = {
+  joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at the power figure)' },
+  dollar: { label: 'Tokens per dollar', field: 'tokens_per_dollar', axis: 'Tokens per dollar (at the prices set)' },
+};
+
+export default {
+  id: 'accelerator-cost-efficiency',
+  title: 'Tokens per joule and per dollar',
+  caption:
+    'The roofline’s tokens per second for one workload, divided by each chip’s power or by its price per hour. Per joule, the default decode step favours the chips with the most bandwidth per watt, B200 first; the TPU v5e and v5p have no bar because Google publishes no power figure for them, and the TPU v4’s figure is a measured chip maximum, not a board TDP, so it flatters that chip. Switch to a training step and the ranking follows FLOP/s per watt instead. Per dollar, the prices are assumptions, not quotes: type the price you are offered, as {"h100-sxm": 2.5}, and watch the order change; a chip at half the price and half the speed ties.',
+  params: [
+    { key: 'metric', label: 'Show', type: 'select', default: 'joule', options: Object.entries(METRICS).map(([value, m]) => ({ value, label: m.label })) },
+    { key: 'workload', label: 'Workload', type: 'select', default: 'decode-step', options: WORKLOADS },
+    { key: 'model', label: 'Model', type: 'select', default: 'llama-3-8b', options: modelOptions(MODELS) },
+    { key: 'batch', label: 'Sequences (batch)', from: ['accelerator-compare', 'batch'], min: 1, max: 1024, default: 8, scale: 'log' },
+    { key: 'price_per_hour', label: 'Assumed price per chip-hour ($, by id)', from: ['accelerator-compare', 'price_per_hour'],
+      default: ASSUMED_PRICES, when: { metric: ['dollar'] },
+      samples: [ASSUMED_PRICES, { ...ASSUMED_PRICES, 'h100-sxm': 2 }, { 'tpu-v5e': 1.2, b200: 6 }, { z9000: 1 }] },
+  ],
+
+  data(engine, p) {
+    const training = p.workload === 'training-step';
+    const prices = p.metric === 'dollar' ? p.price_per_hour : {};
+    const r = engine.calc('accelerator-compare', { workload: p.workload, model: p.model, batch: p.batch, seq: 4096,
+      chips: training ? 8 : 1, ids: CHIPS, price_per_hour: prices });
+    const m = METRICS[p.metric];
+    const chips = r.rows.map((x) => ({ ...x, short: SHORT[x.id], value: x[m.field] }));
+    const values = chips.map((c) => c.value ?? 0);
+    const top = Math.max(...values);
+    const table = {
+      columns: ['Accelerator', 'Tokens/s (all chips)', 'Bound', 'Fits', 'Power per chip (W)', 'Tokens per joule', 'Price per chip-hour ($)', 'Tokens per dollar'],
+      rows: chips.map((c) => [c.name, c.tokens_per_s, c.bound, c.fits ? 'yes' : 'no', c.power_w ?? '—', c.tokens_per_joule ?? '—',
+        c.price_per_hour ?? '—', c.tokens_per_dollar ?? '—']),
+    };
+    return { metric: p.metric, workload: p.workload, chipsPer: r.chips, chips, range: [0, top > 0 ? top * 1.15 : 1], table };
+  },
+
+  draw(data, theme) {
+    const pick = colours(theme);
+    const [fits, nofit] = [pick(), pick('muted')];
+    const why = (c) => (c.value == null ? (data.metric === 'joule' ? 'no published power' : 'no price set')
+      : `${formatSI(c.value)}${c.fits ? '' : ' (does not fit)'}`);
+    return chart(theme, {
+      type: 'bar', labels: data.chips.map((c) => [c.short, why(c)]),
+      datasets: [
+        series(fits, { label: `${METRICS[data.metric].label}: fits in the chip's HBM`, data: data.chips.map((c) => (c.fits ? c.value ?? 0 : 0)) }),
+        series(nofit, { label: 'Does not fit in HBM at this setting (shown for reference)', data: data.chips.map((c) => (c.fits ? 0 : c.value ?? 0)) }),
+      ],
+      scales: {
+        x: category({ title: `Accelerator (${data.workload}, ${data.chipsPer} chip${data.chipsPer === 1 ? '' : 's'} of each kind)`, stacked: true }),
+        y: linear(METRICS[data.metric].axis, { range: data.range, stacked: true }),
+      },
+      legend: { usePointStyle: false },
+      tooltip: (ctx) => `${data.chips[ctx.dataIndex].name}: ${formatFixed(ctx.raw, 3)}`,
+    });
+  },
+};
