@@ -28,6 +28,7 @@ export const GROUP_TITLES = [
   ['attention', 'Attention kernels'],
   ['sequence', 'Long sequences'],
   ['collectives', 'Collectives'],
+  ['interconnect', 'Interconnects and topologies'],
   ['sharing', 'Sharing a GPU'],
   ['accelerators', 'Comparing accelerators'],
   ['data_parallel', 'Data parallelism'],

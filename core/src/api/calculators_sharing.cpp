@@ -53,7 +53,7 @@ MLSYS_DESCRIBE(GpuSharing, MLSYS_OUT(makespan_s, "s", "Time of the last completi
                MLSYS_OUT(lane_sm_fraction, "", "SMs one job may use, as a share of the GPU's (MIG: the instance's; 1 otherwise)"),
                MLSYS_OUT(job_speed, "", "A job's speed on its own lane relative to alone on the GPU (MIG: min(f, s)/f)"),
                MLSYS_OUT(mean_job_time_s, "s", "Mean of the drawn job times (alone on the GPU)"),
-               MLSYS_OUT(mig_instance, "", "MIG: the profile of the instances"),
+               MLSYS_OUT(mig_instance, "", "MIG: the profile of the instances (\"none\" in the other modes)"),
                MLSYS_OUT(timeline, "", "The first 64 jobs: {job, arrival_s, start_s, end_s, lane}"));
 
 void add_sharing_calculators(Calculators& out) {

@@ -24,6 +24,7 @@ import { profiling } from './lists/profiling.js';
 import { input } from './lists/input.js';
 import { stability } from './lists/stability.js';
 import { failures } from './lists/failures.js';
+import { interconnect } from './lists/interconnect.js';
 import { sharing } from './lists/sharing.js';
 import { accelerators } from './lists/accelerators.js';
 
@@ -31,4 +32,4 @@ export const figureLoaders = { ...tensors, ...backprop, ...optimizers, ...genera
   ...tokens, ...masks, ...transformer, ...scaling,
   ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory, ...collectives,
   ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling,
-  ...input, ...stability, ...failures, ...sharing, ...accelerators };
+  ...input, ...stability, ...failures, ...interconnect, ...sharing, ...accelerators };

@@ -72,7 +72,7 @@ struct GpuSharing {
   double lane_sm_fraction = 1;       // SMs one job may use: MIG instance's SMs / GPU's; 1 otherwise
   double job_speed = 1;              // a job's speed when it has its lane alone (MIG: min(f, s)/f)
   double mean_job_time_s = 0;        // mean drawn length (alone)
-  std::string mig_instance;          // the MIG profile used (mig mode)
+  std::string mig_instance = "none"; // the MIG profile used (mig mode; "none" otherwise)
   std::vector<SharingJob> timeline;  // the first kSharingTimelineJobs jobs
 };
 

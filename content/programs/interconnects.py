@@ -1,0 +1,132 @@
+"""How GPUs are wired: the bandwidth ladder per GPU and per direction, and the time of an
+all-reduce or all-to-all across a two-level fat-tree with oversubscribed uplinks.
+
+A companion to the lesson "How GPUs are wired". Vendors print scale-up bandwidth with both
+directions summed (NVLink 4: 900 GB/s) and network ports per direction (400 Gb/s); the table
+below keeps every link per direction. PCIe is derived from its signalling rate: lanes x GT/s x
+128/130 / 8 bytes per second each way.
+
+The all-reduce is hierarchical: a ring reduce-scatter inside each node over the scale-up link
+(g-1 steps of S/g), a ring all-reduce of each GPU's shard across the N nodes through its own NIC
+(2(N-1) steps of S/(gN)), a ring all-gather inside the node (g-1 steps of S/g). Leaves have P host
+ports and P/o uplinks; traffic leaving a leaf slows by s = max(1, demand / uplink capacity):
+all-reduce rings leave a leaf once each, one ring per rail leaf or g rings per leaf without
+rails, s = max(1, rings x o / P); an all-to-all sends a share c = (N - n_leaf)/(N - 1) of its
+traffic beyond the leaf, s = max(1, c x o). Bisection = N g B_nic / (2 o).
+
+Run:  python3 interconnects.py                         the lesson's worked example (64 nodes of 8 H100)
+      python3 interconnects.py --nodes 256 --oversubscription 4 --no-rails
+      python3 interconnects.py --op alltoall --bytes 2e8
+      python3 interconnects.py --json                  the same numbers as JSON
+"""
+import argparse
+import json
+import math
+import sys
+
+# Per GPU, one direction, bytes/s; from content/data/interconnect.json (the lesson's table),
+# with the vendor figure each comes from.
+LINKS = {
+    "nvlink3": ("NVLink 3 (A100)", 300e9, "600 GB/s both directions"),
+    "nvlink4": ("NVLink 4 (H100)", 450e9, "900 GB/s both directions"),
+    "nvlink5": ("NVLink 5 (B200)", 900e9, "1.8 TB/s both directions"),
+    "tpu-v5p-ici": ("TPU v5p ICI", 600e9, "1,200 GB/s both directions"),
+    "pcie4-x16": ("PCIe 4.0 x16", 16e9 * 16 * 128 / 130 / 8, "16 GT/s x 16 lanes, 128b/130b"),
+    "pcie5-x16": ("PCIe 5.0 x16", 32e9 * 16 * 128 / 130 / 8, "32 GT/s x 16 lanes, 128b/130b"),
+    "ib-hdr": ("InfiniBand HDR", 200e9 / 8, "200 Gb/s per direction"),
+    "ib-ndr": ("InfiniBand NDR", 400e9 / 8, "400 Gb/s per direction"),
+    "ib-xdr": ("InfiniBand XDR", 800e9 / 8, "800 Gb/s per direction"),
+    "roce-400g": ("RoCE, 400 GbE", 400e9 / 8, "400 Gb/s per direction"),
+}
+
+
+def fat_tree(nodes, g, nic, up, o, rails, ports, size, op, a_up=2e-6, a_nic=5e-6):
+    """The hierarchical collective on the fat-tree: times, slowdown, bisection, bottleneck."""
+    per_leaf = ports if rails else ports // g
+    groups = -(-nodes // per_leaf)
+    s, cross = 1.0, 0.0
+    if groups > 1:
+        if op == "allreduce":
+            cross = groups / nodes
+            s = max(1.0, (1 if rails else g) * o / ports)
+        else:
+            cross = (nodes - min(nodes, per_leaf)) / (nodes - 1)
+            s = max(1.0, cross * o)
+    bw = nic / s
+    if op == "allreduce":
+        intra = 2 * (g - 1) * (a_up + size / g / up)
+        inter = 2 * (nodes - 1) * (a_nic + size / (g * nodes) / bw)
+    else:  # rail-aligned all-to-all: to local peers over NVLink, then across the rail
+        intra = (g - 1) * (a_up + size / g / up)
+        inter = (nodes - 1) * (a_nic + size / nodes / bw)
+    p = nodes * g
+    slow_a, slow_b = (a_up, up) if nodes == 1 else (max(a_up, a_nic), min(up, bw))
+    if op == "allreduce":
+        ring = 2 * (p - 1) * (slow_a + size / p / slow_b) if p > 1 else 0.0
+        steps = math.ceil(math.log2(p)) if p > 1 else 0
+        tree = 2 * steps * (slow_a + size / slow_b)
+    else:
+        ring = (p - 1) * (slow_a + size / p / slow_b) if p > 1 else 0.0
+        tree = None
+    total = intra + inter
+    bottleneck = "nvlink" if nodes == 1 or intra >= inter else ("spine" if s > 1 else "nic")
+    factor = (2 if op == "allreduce" else 1) * (p - 1) / p
+    return {"time_s": total, "intra_time_s": intra, "inter_time_s": inter, "spine_slowdown": s,
+            "cross_spine_fraction": cross, "inter_bandwidth_Bps": bw, "bisection_Bps": p * nic / (2 * o),
+            "bottleneck": bottleneck, "busbw_Bps": size / total * factor if total > 0 else 0.0,
+            "flat_ring_time_s": ring, "tree_time_s": tree}
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        sys.exit(f"{self.prog}: {message} (see --help)")
+
+
+def main(argv=None):
+    p = Parser(prog="interconnects.py", description="Link bandwidths per direction and collectives on a fat-tree.")
+    p.add_argument("--nodes", type=int, default=64, help="nodes N, 1 to 4,096 (default 64)")
+    p.add_argument("--gpus-per-node", type=int, default=8, help="GPUs per node g, 1 to 72 (default 8)")
+    p.add_argument("--nic", default="ib-ndr", choices=[k for k in LINKS if k.startswith(("ib", "roce"))], help="NIC per GPU (default ib-ndr)")
+    p.add_argument("--scaleup", default="nvlink4", choices=[k for k in LINKS if not k.startswith(("ib", "roce"))], help="link inside the node (default nvlink4)")
+    p.add_argument("--oversubscription", type=float, default=1, help="leaf host ports per uplink, 1 to 64 (default 1)")
+    p.add_argument("--no-rails", action="store_true", help="a node's NICs on one leaf instead of one leaf per rail")
+    p.add_argument("--leaf-ports", type=int, default=32, help="host ports per leaf switch (default 32)")
+    p.add_argument("--bytes", type=float, default=1e9, help="buffer S in bytes (default 1e9)")
+    p.add_argument("--op", default="allreduce", choices=["allreduce", "alltoall"], help="collective (default allreduce)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    a = p.parse_args(argv)
+    if not 1 <= a.nodes <= 4096:
+        p.error("--nodes must be from 1 to 4,096")
+    if not 1 <= a.gpus_per_node <= 72:
+        p.error("--gpus-per-node must be from 1 to 72")
+    if not (math.isfinite(a.oversubscription) and 1 <= a.oversubscription <= 64):
+        p.error("--oversubscription must be from 1 to 64")
+    if not (math.isfinite(a.bytes) and 0 <= a.bytes <= 1e14):
+        p.error("--bytes must be from 0 to 1e14")
+    if a.leaf_ports < 1 or (a.no_rails and a.leaf_ports < a.gpus_per_node):
+        p.error("--leaf-ports must be at least 1, and at least --gpus-per-node without rails")
+
+    links = {k: {"name": n, "bandwidth_Bps": b, "bidirectional_Bps": 2 * b} for k, (n, b, _) in LINKS.items()}
+    nic, up = LINKS[a.nic][1], LINKS[a.scaleup][1]
+    r = fat_tree(a.nodes, a.gpus_per_node, nic, up, a.oversubscription, not a.no_rails, a.leaf_ports, a.bytes, a.op)
+    out = {"links": links, "fat_tree": r}
+    if a.json:
+        print(json.dumps(out, indent=1))
+        return
+    print("Per GPU, one direction (as printed):")
+    for k, (n, b, q) in LINKS.items():
+        print(f"  {n:<16} {b / 1e9:8.1f} GB/s   ({q})")
+    g = a.gpus_per_node
+    wiring = "no rails" if a.no_rails else "rail-optimized"
+    print(f"\n{a.op} of {a.bytes / 1e9:g} GB on {a.nodes} nodes x {g} GPUs, {LINKS[a.scaleup][0]} inside, "
+          f"{LINKS[a.nic][0]} per GPU, {wiring}, {a.oversubscription:g}:1")
+    print(f"  inside nodes {r['intra_time_s'] * 1e3:.2f} ms, across nodes {r['inter_time_s'] * 1e3:.2f} ms, "
+          f"total {r['time_s'] * 1e3:.2f} ms (bottleneck: {r['bottleneck']})")
+    print(f"  spine slowdown {r['spine_slowdown']:.2f}, NIC at {r['inter_bandwidth_Bps'] / 1e9:.1f} GB/s, "
+          f"bisection {r['bisection_Bps'] / 1e12:.1f} TB/s, bus bandwidth {r['busbw_Bps'] / 1e9:.0f} GB/s")
+    tree = f", binomial tree {r['tree_time_s'] * 1e3:.1f} ms" if r["tree_time_s"] is not None else ""
+    print(f"  flat ring over all {a.nodes * g} GPUs {r['flat_ring_time_s'] * 1e3:.1f} ms{tree}")
+
+
+if __name__ == "__main__":
+    main()

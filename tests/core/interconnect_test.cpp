@@ -1,0 +1,179 @@
+// Interconnects lesson: `interconnect` (the link table, per GPU and per direction, against the
+// vendors' printed figures) and `fat-tree` (hierarchical all-reduce and rail-aligned
+// all-to-all on a two-level fat-tree with oversubscription; interconnect/fat_tree.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "mlsys/api/calc.hpp"
+#include "mlsys/comm/cost_model.hpp"
+#include "mlsys/exercises/exercise.hpp"
+#include "mlsys/foundations/input_error.hpp"
+#include "mlsys/hardware/datasheet.hpp"
+#include "mlsys/interconnect/fat_tree.hpp"
+#include "mlsys/interconnect/links.hpp"
+
+using mlsys::json;
+
+namespace {
+
+double bidir(const std::string& id) { return mlsys::find_interconnect_link(id).bidirectional_Bps; }
+double per_dir(const std::string& id) { return mlsys::find_interconnect_link(id).bandwidth_Bps; }
+
+std::string error_field(const std::string& name, const json& in) {
+  try {
+    mlsys::calc(name, in);
+  } catch (const mlsys::InputError& e) {
+    return e.field;
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(Interconnect, TableHasTheContractIdsWithSources) {
+  std::set<std::string> ids;
+  for (const auto& l : mlsys::interconnect_links()) {
+    ids.insert(l.id);
+    EXPECT_TRUE(l.kind == "scale-up" || l.kind == "pcie" || l.kind == "scale-out") << l.id;
+    EXPECT_TRUE(l.quoted_as == "bidirectional" || l.quoted_as == "per direction") << l.id;
+    EXPECT_NE(l.source.find("https://"), std::string::npos) << l.id;
+    EXPECT_GT(l.latency_s, 0) << l.id;
+    EXPECT_FALSE(l.latency_note.empty()) << l.id;
+    EXPECT_DOUBLE_EQ(l.bidirectional_Bps, 2 * l.bandwidth_Bps) << l.id;
+  }
+  for (const char* id : {"nvlink3", "nvlink4", "nvlink5", "pcie4-x16", "pcie5-x16", "ib-hdr", "ib-ndr", "ib-xdr",
+                         "roce-400g", "tpu-v5p-ici"})
+    EXPECT_TRUE(ids.contains(id)) << id;
+}
+
+TEST(Interconnect, PublishedFigures) {
+  // NVIDIA A100 whitepaper: 12 NVLink 3 links, 600 GB/s total; H100 datasheet: 18 links,
+  // 900 GB/s; NVLink page: Blackwell 18 links of 100 GB/s, 1.8 TB/s. All both directions.
+  EXPECT_DOUBLE_EQ(bidir("nvlink3"), 600e9);
+  EXPECT_DOUBLE_EQ(bidir("nvlink4"), 900e9);
+  EXPECT_DOUBLE_EQ(bidir("nvlink5"), 1.8e12);
+  // The table's H100 row carries the same NVLink 4 figure.
+  EXPECT_DOUBLE_EQ(bidir("nvlink4"), *mlsys::accelerator_entry(*mlsys::find_accelerator("h100-sxm")).scaleup_bandwidth_Bps);
+  // PCI-SIG: 16 and 32 GT/s per lane, 128b/130b encoding, x16, per direction.
+  EXPECT_DOUBLE_EQ(per_dir("pcie4-x16"), 16e9 * 16 * 128.0 / 130.0 / 8);
+  EXPECT_NEAR(per_dir("pcie4-x16"), 31.5e9, 0.01e9);
+  EXPECT_DOUBLE_EQ(per_dir("pcie5-x16"), 2 * per_dir("pcie4-x16"));
+  // IBTA roadmap: HDR 200, NDR 400, XDR 800 Gb/s per port, per direction; 400 GbE.
+  EXPECT_DOUBLE_EQ(per_dir("ib-hdr"), 200e9 / 8);
+  EXPECT_DOUBLE_EQ(per_dir("ib-ndr"), 400e9 / 8);
+  EXPECT_DOUBLE_EQ(per_dir("ib-xdr"), 800e9 / 8);
+  EXPECT_DOUBLE_EQ(per_dir("roce-400g"), 400e9 / 8);
+  // Google Cloud TPU v5p page: 1,200 GB/s bidirectional ICI per chip.
+  EXPECT_DOUBLE_EQ(bidir("tpu-v5p-ici"), 1200e9);
+  // NVLink 4 is 9x one NDR port per GPU.
+  EXPECT_DOUBLE_EQ(per_dir("nvlink4") / per_dir("ib-ndr"), 9.0);
+}
+
+TEST(Interconnect, CalculatorListsOrReturnsOneLink) {
+  const json all = mlsys::calc("interconnect", json::object());
+  ASSERT_TRUE(all.contains("links"));
+  EXPECT_EQ(all["links"].size(), mlsys::interconnect_links().size());
+  const json one = mlsys::calc("interconnect", {{"id", "ib-ndr"}});
+  EXPECT_EQ(one["kind"], "scale-out");
+  EXPECT_DOUBLE_EQ(one["bandwidth_Bps"].get<double>(), 50e9);
+  EXPECT_FALSE(one.contains("links"));
+  EXPECT_EQ(error_field("interconnect", {{"id", "nvlink9"}}), "id");
+}
+
+TEST(FatTree, OneNodeIsTheIntraNodeRing) {
+  mlsys::FatTreeConfig c;
+  c.nodes = 1;
+  const auto r = mlsys::fat_tree_collective(c, 1e9, mlsys::Collective::AllReduce);
+  const double g = 8;
+  EXPECT_NEAR(r.time_s, 2 * (g - 1) * (2e-6 + 1e9 / g / 450e9), 1e-15);
+  EXPECT_EQ(r.bottleneck, "nvlink");
+  EXPECT_DOUBLE_EQ(r.inter_time_s, 0);
+}
+
+TEST(FatTree, FullBisectionIsTheHierarchicalModel) {
+  mlsys::FatTreeConfig c;  // 64 nodes of 8, 50 GB/s NICs, 450 GB/s NVLink, rails, o = 1
+  const double S = 1e9;
+  const auto r = mlsys::fat_tree_collective(c, S, mlsys::Collective::AllReduce);
+  const auto h = mlsys::hierarchical_breakdown(mlsys::Collective::AllReduce, 512, 8, S, {2e-6, 450e9}, {5e-6, 50e9});
+  EXPECT_DOUBLE_EQ(r.time_s, h.total.time_s);
+  // Closed form: 2(g−1)(α + S/g/B_up) + 2(N−1)(α' + S/(gN)/B_nic).
+  EXPECT_NEAR(r.time_s, 14 * (2e-6 + S / 8 / 450e9) + 126 * (5e-6 + S / 512 / 50e9), 1e-12);
+  EXPECT_DOUBLE_EQ(r.reduce_scatter_time_s + r.allgather_time_s, r.intra_time_s);
+  EXPECT_DOUBLE_EQ(r.bisection_Bps, 512 * 50e9 / 2);
+  EXPECT_EQ(r.bottleneck, "nic");
+  EXPECT_EQ(r.nodes_per_leaf, 32);
+  EXPECT_EQ(r.leaf_groups, 2);
+  EXPECT_DOUBLE_EQ(r.spine_slowdown, 1);
+  EXPECT_NEAR(r.busbw_Bps, S / r.time_s * 2 * 511 / 512, 1e-3);
+  ASSERT_TRUE(r.tree_time_s.has_value());
+  // Binomial tree at the slower link: 2⌈log2 512⌉ = 18 steps of the whole S.
+  EXPECT_NEAR(*r.tree_time_s, 18 * (5e-6 + S / 50e9), 1e-12);
+  EXPECT_NEAR(r.flat_ring_time_s, 2 * 511 * (5e-6 + S / 512 / 50e9), 1e-12);
+}
+
+TEST(FatTree, OversubscriptionSlowsRingsOnlyWithoutRails) {
+  mlsys::FatTreeConfig c;
+  const double S = 1e9;
+  for (double o : {1.0, 2.0, 4.0, 8.0, 16.0}) {
+    c.oversubscription = o;
+    c.rail_optimized = true;
+    const auto rail = mlsys::fat_tree_collective(c, S, mlsys::Collective::AllReduce);
+    EXPECT_DOUBLE_EQ(rail.spine_slowdown, 1) << o;  // one ring leaves a rail leaf: 1·o/32 ≤ 1
+    EXPECT_DOUBLE_EQ(rail.bisection_Bps, 512 * 50e9 / (2 * o));
+    c.rail_optimized = false;
+    const auto flat = mlsys::fat_tree_collective(c, S, mlsys::Collective::AllReduce);
+    EXPECT_EQ(flat.nodes_per_leaf, 4);
+    EXPECT_DOUBLE_EQ(flat.spine_slowdown, std::max(1.0, 8 * o / 32)) << o;
+    EXPECT_EQ(flat.bottleneck, o > 4 ? "spine" : "nic") << o;
+  }
+}
+
+TEST(FatTree, AllToAllFeelsOversubscription) {
+  mlsys::FatTreeConfig c;
+  c.oversubscription = 4;
+  const double S = 1e9;
+  const auto r = mlsys::fat_tree_collective(c, S, mlsys::Collective::AllToAll);
+  const double cross = (64.0 - 32) / 63;
+  EXPECT_DOUBLE_EQ(r.cross_spine_fraction, cross);
+  EXPECT_DOUBLE_EQ(r.spine_slowdown, cross * 4);
+  EXPECT_NEAR(r.inter_time_s, 63 * (5e-6 + S / 64 / (50e9 / (cross * 4))), 1e-12);
+  EXPECT_EQ(r.bottleneck, "spine");
+  EXPECT_FALSE(r.tree_time_s.has_value());
+  // Inside one leaf nothing crosses the spine.
+  c.nodes = 16;
+  EXPECT_DOUBLE_EQ(mlsys::fat_tree_collective(c, S, mlsys::Collective::AllToAll).spine_slowdown, 1);
+}
+
+TEST(FatTree, NvlinkBoundWhenTheNicsAreFast) {
+  const json r = mlsys::calc("fat-tree", {{"nodes", 2}, {"nic_bandwidth_Bps", 400e9}, {"scaleup_bandwidth_Bps", 50e9}});
+  EXPECT_EQ(r["bottleneck"], "nvlink");
+}
+
+TEST(FatTree, BadInputsNameTheirField) {
+  EXPECT_EQ(error_field("fat-tree", {{"nodes", 0}}), "nodes");
+  EXPECT_EQ(error_field("fat-tree", {{"oversubscription", 0.5}}), "oversubscription");
+  EXPECT_EQ(error_field("fat-tree", {{"nic_bandwidth_Bps", -1}}), "nic_bandwidth_Bps");
+  EXPECT_EQ(error_field("fat-tree", {{"op", "broadcast"}}), "op");
+  EXPECT_EQ(error_field("fat-tree", {{"rail_optimized", false}, {"gpus_per_node", 64}}), "leaf_ports");
+  EXPECT_EQ(error_field("fat-tree", {{"bytes", -1}}), "bytes");
+}
+
+TEST(InterconnectExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
+  const auto get = [](const json& j, const char* k) { return j.at(k).get<double>(); };
+  for (std::uint32_t seed = 0; seed < 30; ++seed) {
+    auto e = mlsys::make_exercise("ic-one-direction", seed);
+    EXPECT_GT(e.answer, 0);
+    e = mlsys::make_exercise("ic-hierarchical-time", seed);
+    EXPECT_NEAR(e.answer, 1e3 * get(mlsys::calc("fat-tree", e.params), "time_s"), 1e-9 * e.answer) << seed;
+    e = mlsys::make_exercise("ic-bisection", seed);
+    EXPECT_NEAR(e.answer, get(mlsys::calc("fat-tree", e.params), "bisection_Bps") / 1e9, 1e-9 * e.answer) << seed;
+    e = mlsys::make_exercise("ic-no-rails", seed);
+    const json nr = mlsys::calc("fat-tree", e.params);
+    EXPECT_NEAR(e.answer, get(nr, "inter_bandwidth_Bps") / 1e9, 1e-9 * e.answer) << seed;
+    EXPECT_GT(get(nr, "spine_slowdown"), 1) << seed;
+    e = mlsys::make_exercise("ic-alltoall-oversub", seed);
+    EXPECT_NEAR(e.answer, 1e3 * get(mlsys::calc("fat-tree", e.params), "inter_time_s"), 1e-9 * e.answer) << seed;
+  }
+}
