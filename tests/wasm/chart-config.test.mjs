@@ -66,6 +66,10 @@ test('point labels: text from raw.label or a function; placed inside the plot, n
   assert.ok(edge.x + edge.w <= area.right && edge.x < 190, 'left of a point at the right edge');
   const second = placeLabel({ x: 20, y: 52 }, size, area, [a]);
   assert.ok(second.y + second.h <= a.y || second.y >= a.y + a.h || second.x + second.w <= a.x, 'does not overlap the first');
+  const marker = { x: 76, y: 46, w: 8, h: 8 }; // another point's marker, right of this one
+  const beside = placeLabel({ x: 60, y: 50, r: 4 }, size, area, [], [marker]);
+  assert.ok(beside.x + beside.w <= marker.x || beside.y + beside.h <= marker.y || beside.y >= marker.y + marker.h,
+    'clear of another point\'s marker');
   const corner = placeLabel({ x: 199, y: 1 }, { w: 300, h: 12 }, area, []);
   assert.ok(corner.x >= area.left && corner.y >= area.top, 'clamped into the area when nothing fits');
 });
