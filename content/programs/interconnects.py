@@ -24,20 +24,8 @@ import json
 import math
 import sys
 
-# Per GPU, one direction, bytes/s; from content/data/interconnect.json (the lesson's table),
-# with the vendor figure each comes from.
-LINKS = {
-    "nvlink3": ("NVLink 3 (A100)", 300e9, "600 GB/s both directions"),
-    "nvlink4": ("NVLink 4 (H100)", 450e9, "900 GB/s both directions"),
-    "nvlink5": ("NVLink 5 (B200)", 900e9, "1.8 TB/s both directions"),
-    "tpu-v5p-ici": ("TPU v5p ICI", 600e9, "1,200 GB/s both directions"),
-    "pcie4-x16": ("PCIe 4.0 x16", 16e9 * 16 * 128 / 130 / 8, "16 GT/s x 16 lanes, 128b/130b"),
-    "pcie5-x16": ("PCIe 5.0 x16", 32e9 * 16 * 128 / 130 / 8, "32 GT/s x 16 lanes, 128b/130b"),
-    "ib-hdr": ("InfiniBand HDR", 200e9 / 8, "200 Gb/s per direction"),
-    "ib-ndr": ("InfiniBand NDR", 400e9 / 8, "400 Gb/s per direction"),
-    "ib-xdr": ("InfiniBand XDR", 800e9 / 8, "800 Gb/s per direction"),
-    "roce-400g": ("RoCE, 400 GbE", 400e9 / 8, "400 Gb/s per direction"),
-}
+# Per GPU, one direction, bytes/s, and whether the vendor quotes both directions summed.
+# @data LINKS = interconnect: nvlink3, nvlink4, nvlink5, tpu-v5p-ici, pcie4-x16, pcie5-x16, ib-hdr, ib-ndr, ib-xdr, roce-400g | name, kind, bandwidth_Bps, quoted_as
 
 
 def fat_tree(nodes, g, nic, up, o, rails, ports, size, op, a_up=2e-6, a_nic=5e-6):
@@ -106,20 +94,26 @@ def main(argv=None):
     if a.leaf_ports < 1 or (a.no_rails and a.leaf_ports < a.gpus_per_node):
         p.error("--leaf-ports must be at least 1, and at least --gpus-per-node without rails")
 
-    links = {k: {"name": n, "bandwidth_Bps": b, "bidirectional_Bps": 2 * b} for k, (n, b, _) in LINKS.items()}
-    nic, up = LINKS[a.nic][1], LINKS[a.scaleup][1]
+    links = {k: {"name": v["name"], "bandwidth_Bps": v["bandwidth_Bps"], "bidirectional_Bps": 2 * v["bandwidth_Bps"]}
+             for k, v in LINKS.items()}
+    nic, up = LINKS[a.nic]["bandwidth_Bps"], LINKS[a.scaleup]["bandwidth_Bps"]
     r = fat_tree(a.nodes, a.gpus_per_node, nic, up, a.oversubscription, not a.no_rails, a.leaf_ports, a.bytes, a.op)
     out = {"links": links, "fat_tree": r}
     if a.json:
         print(json.dumps(out, indent=1))
         return
-    print("Per GPU, one direction (as printed):")
-    for k, (n, b, q) in LINKS.items():
-        print(f"  {n:<16} {b / 1e9:8.1f} GB/s   ({q})")
+    print("Per GPU, one direction (the vendor's figure):")
+    for v in LINKS.values():
+        b = v["bandwidth_Bps"]
+        if v["quoted_as"] == "bidirectional":
+            quoted = f"{2 * b / 1e9:,.0f} GB/s both directions"
+        else:  # NICs are quoted in bits per second
+            quoted = f"{b / 1e9:.1f} GB/s per direction" if v["kind"] == "pcie" else f"{8 * b / 1e9:,.0f} Gb/s per direction"
+        print(f"  {v['name']:<26} {b / 1e9:8.1f} GB/s   ({quoted})")
     g = a.gpus_per_node
     wiring = "no rails" if a.no_rails else "rail-optimized"
-    print(f"\n{a.op} of {a.bytes / 1e9:g} GB on {a.nodes} nodes x {g} GPUs, {LINKS[a.scaleup][0]} inside, "
-          f"{LINKS[a.nic][0]} per GPU, {wiring}, {a.oversubscription:g}:1")
+    print(f"\n{a.op} of {a.bytes / 1e9:g} GB on {a.nodes} nodes x {g} GPUs, {LINKS[a.scaleup]['name']} inside, "
+          f"{LINKS[a.nic]['name']} per GPU, {wiring}, {a.oversubscription:g}:1")
     print(f"  inside nodes {r['intra_time_s'] * 1e3:.2f} ms, across nodes {r['inter_time_s'] * 1e3:.2f} ms, "
           f"total {r['time_s'] * 1e3:.2f} ms (bottleneck: {r['bottleneck']})")
     print(f"  spine slowdown {r['spine_slowdown']:.2f}, NIC at {r['inter_bandwidth_Bps'] / 1e9:.1f} GB/s, "

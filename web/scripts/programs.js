@@ -7,8 +7,8 @@
 //   # @data HARDWARE = hardware: h100-sxm, a100-sxm-80gb | name, peak_flops, hbm_bandwidth_Bps
 //
 // becomes `HARDWARE = {"h100-sxm": {"name": ..., ...}, ...}`: the named entries of a table
-// (hardware: content/data/hardware.json accelerators; models: models.json models), each with
-// the named fields only.
+// (hardware: content/data/hardware.json accelerators; models: models.json models;
+// interconnect: interconnect.json links), each with the named fields only.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -16,7 +16,8 @@ import { repoRoot } from './paths.js';
 
 const contentDir = path.join(repoRoot, 'content');
 export const programsOut = path.join(repoRoot, 'build/programs');
-const TABLES = { hardware: ['data/hardware.json', 'accelerators'], models: ['data/models.json', 'models'] };
+const TABLES = { hardware: ['data/hardware.json', 'accelerators'], models: ['data/models.json', 'models'],
+  interconnect: ['data/interconnect.json', 'links'] };
 export const LINES = { min: 60, max: 250 };
 
 // A JSON value as a Python literal (JSON's true/false/null are Python's True/False/None).
@@ -41,7 +42,7 @@ export function expandData(source, where, readTable) {
     if (!m) throw new Error(`${where}:${i + 1}: expected "# @data NAME = table: id, id | field, field"`);
     const [, name, table, idList, fieldList] = m;
     const rows = readTable(table);
-    if (!rows) throw new Error(`${where}:${i + 1}: unknown table "${table}" (use ${Object.keys(TABLES).join(' or ')})`);
+    if (!rows) throw new Error(`${where}:${i + 1}: unknown table "${table}" (use ${Object.keys(TABLES).join(', ')})`);
     const fields = fieldList.split(',').map((f) => f.trim()).filter(Boolean);
     const entries = {};
     for (const id of idList.split(',').map((s) => s.trim()).filter(Boolean)) {
