@@ -36,6 +36,8 @@ export const GROUP_TITLES = [
   ['profiling', 'Profiling and MFU'],
   ['quantization', 'Quantization'],
   ['serving', 'Serving and inference'],
+  ['lora', 'Fine-tuning and LoRA'],
+  ['alignment', 'Preference alignment'],
 ];
 
 // Starting values for the fields the engine requires and gives no default (the form must
