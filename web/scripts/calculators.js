@@ -38,6 +38,7 @@ export const GROUP_TITLES = [
   ['serving', 'Serving and inference'],
   ['lora', 'Fine-tuning and LoRA'],
   ['alignment', 'Preference alignment'],
+  ['evaluation', 'Evaluation statistics'],
 ];
 
 // Starting values for the fields the engine requires and gives no default (the form must

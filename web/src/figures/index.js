@@ -29,10 +29,11 @@ import { sharing } from './lists/sharing.js';
 import { accelerators } from './lists/accelerators.js';
 import { lora } from './lists/lora.js';
 import { alignment } from './lists/alignment.js';
+import { evaluation } from './lists/evaluation.js';
 
 export const figureLoaders = { ...tensors, ...backprop, ...optimizers, ...generalization,
   ...tokens, ...masks, ...transformer, ...scaling,
   ...roofline, ...gpu, ...kernels, ...attention, ...numerics, ...memory, ...collectives,
   ...dataParallel, ...modelParallel, ...sequence, ...quantization, ...serving, ...profiling,
   ...input, ...stability, ...failures, ...interconnect, ...sharing, ...accelerators,
-  ...lora, ...alignment };
+  ...lora, ...alignment, ...evaluation };
