@@ -112,13 +112,15 @@ TEST(DeterministicSeed, SplitMixReferenceOutputs) {
 }
 
 TEST(DeterministicSeed, Mixing) {
-  static_assert(mlsys::mix_seed(0, 5) == 5);
-  static_assert(mlsys::mix_seed(1, 0) == mlsys::kGoldenGamma);
-  static_assert(mlsys::mix_seed(3, 7, 11) == 40);
-  static_assert(mlsys::xor_seed(0xF0, 0x0F) == 0xFF);
-  // Wraps modulo 2^64.
-  EXPECT_EQ(mlsys::mix_seed(2, 0), 0x3C6EF372FE94F82AULL);
-  EXPECT_EQ(mlsys::mix_seed(0xFFFFFFFFFFFFFFFFULL, 0x632BE59BD9B4E019ULL), 0x632BE59BD9B4E019ULL - mlsys::kGoldenGamma);
+  // The starting state is a hash of seed and salt (SplitMix64's output function, twice).
+  static_assert(mlsys::avalanche(0) == 0);
+  static_assert(mlsys::mix_seed(0, 0) == mlsys::avalanche(mlsys::avalanche(mlsys::kGoldenGamma)));
+  static_assert(mlsys::mix_seed(3, 7) == mlsys::avalanche(mlsys::avalanche(7 + mlsys::kGoldenGamma) ^ mlsys::avalanche(3)));
+  // The first SplitMix64 output from state 0 is the avalanche of γ (Vigna's reference value).
+  static_assert(mlsys::avalanche(mlsys::kGoldenGamma) == 0xE220A8397B1DCDAFULL);
+  // FNV-1a's published test vectors: the empty string is the offset basis, "a" 0xAF63DC4C8601EC8C.
+  static_assert(mlsys::salt_of("") == 0xCBF29CE484222325ULL);
+  static_assert(mlsys::salt_of("a") == 0xAF63DC4C8601EC8CULL);
   // The stream from a mixed seed is SplitMix64 from that state.
   std::uint64_t state = mlsys::mix_seed(42, 0x1234567ULL);
   SeededStream rng(mlsys::mix_seed(42, 0x1234567ULL));

@@ -1,6 +1,7 @@
 // Exercise generator table and the seeded random source they draw from.
 #pragma once
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -13,10 +14,11 @@
 namespace mlsys::exercises {
 
 // Seeded source of the exercises: a SeededStream (foundations/deterministic.hpp; next,
-// uniform on [0, 1), integer in [lo, hi]) with a uniform pick from a list.
+// uniform on [0, 1), integer in [lo, hi]) with a uniform pick from a list. Each generator's
+// stream is salted with its id, so one seed draws unrelated numbers in different exercises.
 class Rng : public SeededStream {
  public:
-  explicit Rng(std::uint64_t seed) : SeededStream(mix_seed(seed, 0x632BE59BD9B4E019ULL)) {}
+  Rng(std::uint64_t seed, const std::string& id) : SeededStream(mix_seed(seed, salt_of(id.c_str()))) {}
   template <class T>
   const T& pick(const std::vector<T>& items) { return items[static_cast<std::size_t>(integer(0, static_cast<int>(items.size()) - 1))]; }
 };
@@ -69,6 +71,25 @@ inline std::string prose(double x, int sig) {
 
 // "1 byte", "2 bytes", "0.5 bytes": an element size in prose.
 inline std::string bytes_per_element(double s) { return format_number(s, 2) + (s == 1 ? " byte" : " bytes"); }
+
+// Invariants a generator declares of its draw (Exercise::invariants); the suite checks they
+// hold over 500 seeds. `what` says in words what must hold, with the drawn numbers.
+inline void require(Exercise& e, bool holds, const std::string& what) { e.invariants.push_back({what, holds}); }
+// Bytes that must fit in a memory of `capacity` bytes.
+inline void require_fits(Exercise& e, double bytes, double capacity, const std::string& what) {
+  require(e, bytes <= capacity, what + ": " + format_number(bytes / 1e9, 4) + " GB in " + format_number(capacity / 1e9, 4) + " GB");
+}
+// A count of physical things (GPUs, links, ports, layers) that must be a whole number >= 1.
+inline void require_whole(Exercise& e, double count, const std::string& what) {
+  require(e, count >= 1 && count == std::floor(count), what + " is a whole number >= 1: " + format_number(count, 6));
+}
+// A quantity that must lie in [lo, hi] to describe something real (a run's length in seconds).
+inline void require_between(Exercise& e, double x, double lo, double hi, const std::string& what) {
+  require(e, x >= lo && x <= hi, what + " in [" + format_number(lo, 4) + ", " + format_number(hi, 4) + "]: " + format_number(x, 4));
+}
+// An answer reached by a mistake the lesson warns against (in the exercise's unit): the suite
+// checks the checker rejects it.
+inline void reject_mistake(Exercise& e, double wrong, const std::string& what) { e.mistakes.push_back({what, wrong}); }
 
 struct Generator {
   std::string id;

@@ -46,7 +46,7 @@ std::vector<std::string> exercise_ids() {
 Exercise make_exercise(const std::string& id, std::uint32_t seed) {
   for (const auto& g : generators()) {
     if (g.id != id) continue;
-    exercises::Rng rng(seed);
+    exercises::Rng rng(seed, id);
     const auto draw = [&] {
       Exercise e = g.make(rng);
       if (e.integer) e.rel_tolerance = e.abs_tolerance = 0;  // a count is right or wrong

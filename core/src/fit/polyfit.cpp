@@ -11,13 +11,7 @@ namespace mlsys::fit {
 
 namespace {
 
-
 std::uint64_t stream_salt(int stream) { return stream == 0 ? 0x5DEECE66DULL : 0x2545F4914F6CDD1DULL; }
-
-// Seeds are scaled by an odd constant unrelated to SplitMix64's step. With the step itself
-// (mix_seed's default) seed s + 1 would start where seed s's stream is after one draw, and
-// neighbouring seeds would share most of their samples.
-constexpr std::uint64_t kSeedMultiplier = 0xD1B54A32D192ED03ULL;
 
 }  // namespace
 
@@ -74,7 +68,7 @@ Matrix design_matrix(const std::vector<double>& x, int degree, bool monomial) {
 }
 
 Samples draw_samples(TrueFunction f, int n, double noise, std::uint64_t seed, int stream) {
-  SeededStream rng(mix_seed(seed, stream_salt(stream), kSeedMultiplier));
+  SeededStream rng(mix_seed(seed, stream_salt(stream)));
   Samples s;
   for (int i = 0; i < n; ++i) {
     const double x = 2 * rng.uniform() - 1;

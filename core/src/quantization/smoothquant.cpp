@@ -127,7 +127,7 @@ SmoothQuantResult smoothquant(const SmoothQuantSetup& st, const std::vector<doub
   // activations, Dettmers et al. 2022); W: N(0, 1/c), no outliers (weights are easy).
   Matrix xm = generate(Distribution::Gaussian, t, c, st.seed, 0, 1);
   Matrix wm = generate(Distribution::Gaussian, c, o, st.seed + 0x5EEDULL, 0, 1);
-  SeededStream rng(mix_seed(st.seed, 7, 0xD1B54A32D192ED03ULL));
+  SeededStream rng(mix_seed(st.seed, 7));
   std::vector<long long> cols(static_cast<std::size_t>(c));
   for (long long j = 0; j < c; ++j) cols[static_cast<std::size_t>(j)] = j;
   const long long k_out = std::min(st.outlier_channels, c);

@@ -75,7 +75,7 @@ BatchingResult summarize(const std::string& policy, const std::vector<Request>& 
 }  // namespace
 
 std::vector<Request> request_stream(int count, double rate_rps, int prompt_mean, int output_mean, std::uint64_t seed) {
-  SeededStream rng(xor_seed(seed, 0x5EEDBA7C4ULL));
+  SeededStream rng(mix_seed(seed, 0x5EEDBA7C4ULL));
   std::vector<Request> out;
   double t = 0;
   for (int i = 0; i < count; ++i) {

@@ -49,7 +49,7 @@ double step_cap(const std::vector<PagingRequest>& reqs) {
 }  // namespace
 
 std::vector<PagingRequest> paging_stream(int count, int prompt_mean, int output_mean, std::uint64_t seed) {
-  SeededStream rng(xor_seed(seed, 0x9A6ED4B10C5ULL));
+  SeededStream rng(mix_seed(seed, 0x9A6ED4B10C5ULL));
   std::vector<PagingRequest> out;
   for (int i = 0; i < count; ++i) {
     const int prompt = rng.integer(1, 2 * prompt_mean - 1);

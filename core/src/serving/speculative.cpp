@@ -60,7 +60,7 @@ double total_variation(const std::vector<double>& p, const std::vector<double>& 
 
 SpecSampleResult speculative_sample(const std::vector<double>& p, const std::vector<double>& q, int gamma, int rounds,
                                     std::uint64_t seed) {
-  SeededStream s(xor_seed(seed, 0x5BEC0DE5ULL));
+  SeededStream s(mix_seed(seed, 0x5BEC0DE5ULL));
   const std::size_t v = p.size();
   const auto p_cdf = cdf_of(p), q_cdf = cdf_of(q);
   std::vector<double> residual(v);
@@ -95,7 +95,7 @@ SpecSampleResult speculative_sample(const std::vector<double>& p, const std::vec
 }
 
 std::vector<double> direct_sample_counts(const std::vector<double>& p, int tokens, std::uint64_t seed) {
-  SeededStream s(xor_seed(seed, 0xD12EC7ULL));
+  SeededStream s(mix_seed(seed, 0xD12EC7ULL));
   const auto cdf = cdf_of(p);
   std::vector<double> counts(p.size(), 0.0);
   for (int i = 0; i < tokens; ++i) counts[draw(cdf, s)] += 1;
@@ -104,7 +104,7 @@ std::vector<double> direct_sample_counts(const std::vector<double>& p, int token
 
 void make_spec_distributions(int vocab, double mismatch, double temperature, std::uint64_t seed, std::vector<double>& p,
                              std::vector<double>& q) {
-  SeededStream s(xor_seed(seed, 0xD157ULL));
+  SeededStream s(mix_seed(seed, 0xD157ULL));
   std::vector<double> z(static_cast<std::size_t>(vocab)), zq(static_cast<std::size_t>(vocab));
   for (auto& x : z) x = normal(s);
   for (std::size_t i = 0; i < z.size(); ++i) zq[i] = z[i] + mismatch * normal(s);

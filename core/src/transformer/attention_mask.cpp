@@ -80,7 +80,7 @@ AttentionMaskResult attention_mask(MaskKind kind, long long seq, long long windo
   const auto n = static_cast<std::size_t>(seq);
   // An odd multiplier other than the golden gamma, so neighbouring seeds draw unrelated
   // streams (core/src/fit/polyfit.cpp says why).
-  SeededStream rng(mix_seed(seed, 0x6D61736B73ULL, 0xD1B54A32D192ED03ULL));
+  SeededStream rng(mix_seed(seed, 0x6D61736B73ULL));
   r.allowed.assign(n, std::vector<bool>(n, false));
   r.scores.assign(n, std::vector<double>(n, 0.0));
   r.weights.assign(n, std::vector<double>(n, 0.0));

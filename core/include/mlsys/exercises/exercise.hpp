@@ -27,6 +27,22 @@ struct Exercise {
   // a count bounded by the hardware), so "at least 10 distinct answers in 100 draws" cannot
   // hold. Set it only where that is inherent to the question, with a comment saying why.
   bool small_answer_set = false;
+  // What makes the drawn setting one that can exist, declared by the generator (require_* in
+  // exercises/generators.hpp) and checked over 500 seeds by the generic invariant suite: it
+  // fits in memory, counts are whole, durations are realistic, hardware comes from the
+  // table. A generator that declares none fails the suite.
+  struct Invariant {
+    std::string what;  // "weights and cache (61.2 GB) fit in the H100's 80 GB"
+    bool holds = false;
+  };
+  std::vector<Invariant> invariants;
+  // Answers a reader reaches by a mistake the lesson warns against (in `unit`); each must be
+  // rejected by the checker. The suite checks every one.
+  struct Mistake {
+    std::string what;  // "forgot the factor 2 of the backward pass"
+    double value = 0;
+  };
+  std::vector<Mistake> mistakes;
   nlohmann::json params = nlohmann::json::object();  // the drawn numbers, as calculator inputs
 };
 

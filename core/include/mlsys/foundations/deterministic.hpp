@@ -11,7 +11,7 @@
 //    identical everywhere.
 //  - Random numbers: SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
 //    generators", OOPSLA 2014), tiny and fully specified (std:: engines and distributions
-//    differ between standard libraries), with the seed mixing and the uniform, integer and
+//    differ between standard libraries), with the seed hashing and the uniform, integer and
 //    normal draws the simulations use. Each draw's formula is fixed: changing one changes every
 //    seeded output that uses it.
 #pragma once
@@ -141,29 +141,44 @@ inline float expf_det(float xf) {
 // The SplitMix64 increment (2^64 / golden ratio, odd).
 inline constexpr std::uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ULL;
 
-// SplitMix64: advances `state` by kGoldenGamma and returns the next 64 random bits.
-constexpr std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += kGoldenGamma);
+// A full avalanche of 64 bits: SplitMix64's output function (Stafford's "Mix13"), a bijection
+// in which every input bit flips each output bit with probability about one half.
+constexpr std::uint64_t avalanche(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
 
-// Seed mixing: the starting state seed·multiplier + salt (mod 2^64). Each simulation has its
-// own salt, so equal seeds give unrelated streams in different simulations.
-constexpr std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt, std::uint64_t multiplier = kGoldenGamma) {
-  return seed * multiplier + salt;
+// SplitMix64: advances `state` by kGoldenGamma and returns the next 64 random bits.
+constexpr std::uint64_t splitmix(std::uint64_t& state) { return avalanche(state += kGoldenGamma); }
+
+// The starting state of a seeded stream: seed and salt hashed together,
+// avalanche(avalanche(salt + γ) ^ avalanche(seed)). This is the only place a starting state is
+// derived. A multiply-add (seed·γ + salt, the former rule) made seed k's stream seed 0's
+// moved k draws along, since SplitMix64's state also advances by γ per draw: neighbouring
+// seeds shared all but a few numbers. Hashed, distinct seeds (or salts) start at unrelated
+// points of the 2^64-long cycle, so two streams overlap within n draws with probability about
+// n²/2^64. Each simulation has its own salt, so equal seeds give unrelated streams in
+// different simulations.
+constexpr std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
+  return avalanche(avalanche(salt + kGoldenGamma) ^ avalanche(seed));
 }
-// The other mixing in use: the starting state seed XOR salt.
-constexpr std::uint64_t xor_seed(std::uint64_t seed, std::uint64_t salt) { return seed ^ salt; }
+
+// A salt from a name (an exercise's id): FNV-1a over its bytes, so each generator draws its
+// own stream from the same seed.
+constexpr std::uint64_t salt_of(const char* name) {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  for (; *name; ++name) h = (h ^ static_cast<unsigned char>(*name)) * 0x100000001B3ULL;
+  return h;
+}
 
 // Two independent standard normal values.
 struct NormalPair {
   double a, b;
 };
 
-// A seeded stream of random numbers: SplitMix64 from a starting state (mix_seed or xor_seed
-// of a seed). Uniform doubles take the top 53 bits k of the next output, so they lie on the
+// A seeded stream of random numbers: SplitMix64 from a starting state (mix_seed of a seed and
+// a salt). Uniform doubles take the top 53 bits k of the next output, so they lie on the
 // grid k·2⁻⁵³.
 class SeededStream {
  public:
