@@ -121,6 +121,10 @@ TEST(QuantPlateau, OrdinaryValuesRoundToZeroBelowSixBits) {
     EXPECT_GT(r.mse_zeroed, 0.6 * r.mse) << b;
   }
   EXPECT_NEAR(pts[6].ratio_to_model, 1, 0.02);  // 8 bits: the model holds again
-  // Values still round to 0 at 8 bits, but their error is now below Δ/2, as the model assumes.
-  EXPECT_LT(pts[6].measured.mse_zeroed, 0.2 * pts[6].measured.mse_predicted);
+  // Values still round to 0 at 8 bits, but their error is now below Δ/2, as the model assumes:
+  // N(0, 1) values in (−h, h), h = Δ/2, add about ∫x²φ(x)dx ≈ 0.8h³/3 to the MSE against the
+  // model's Δ²/12 = h²/3, a ratio of about 0.8h. With Δ = 2·amax/255 and amax ≤ 20 × 4.5 (the
+  // largest of 1,280 outlier normals is below 4.5 but for odds of about 1 in 200), h < 0.36 and
+  // the ratio stays below 0.3.
+  EXPECT_LT(pts[6].measured.mse_zeroed, 0.3 * pts[6].measured.mse_predicted);
 }

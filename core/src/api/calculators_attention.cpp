@@ -62,6 +62,7 @@ MLSYS_DESCRIBE(FlashTileRow, MLSYS_OUT(i, "", "Q block"), MLSYS_OUT(j, "", "K/V 
                MLSYS_OUT(order, "", "Position among computed tiles (−1 when skipped)"));
 MLSYS_DESCRIBE(FlashAttentionReport, MLSYS_OUT(executed, "", "Both kernels were executed (else closed forms)"),
                MLSYS_OUT(max_abs_error, "", "Executed: max |O_flash − O_standard|"),
+               MLSYS_OUT(output_max_abs, "", "Executed: max |O_standard|, the scale of the error"),
                MLSYS_OUT(standard_hbm_bytes, "B", "HBM traffic of standard attention (Algorithm 0)"),
                MLSYS_OUT(flash_hbm_bytes, "B", "HBM traffic of FlashAttention (Algorithm 1)"),
                MLSYS_OUT(flops, "FLOP", "Matmul FLOPs of FlashAttention (skipped tiles excluded)"),
@@ -98,6 +99,7 @@ MLSYS_DESCRIBE(BackwardMemory, MLSYS_OUT(store_p_bytes, "B", "P kept for the bac
                MLSYS_OUT(extra_flops, "FLOP", "Recomputation: 2·N²·d per head and layer"),
                MLSYS_OUT(extra_fraction, "", "extra / (forward + standard backward) = 1/6"));
 MLSYS_DESCRIBE(BackwardExecuted, MLSYS_OUT(grad_max_abs_diff, "", "Max |standard − flash| over dQ, dK and dV"),
+               MLSYS_OUT(grad_max_abs, "", "Max |dQ|, |dK|, |dV| of the standard pass: the scale of the difference"),
                MLSYS_OUT(counted_standard_backward_hbm_bytes_per_head, "B", "Counted traffic of the standard pass"),
                MLSYS_OUT(counted_flash_backward_hbm_bytes_per_head, "B", "Counted traffic of FlashAttention's pass"),
                MLSYS_OUT(counted_flash_backward_flops_per_head, "FLOP", "Counted matmul FLOPs of FlashAttention's pass"),

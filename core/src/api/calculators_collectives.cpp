@@ -40,7 +40,9 @@ MLSYS_DESCRIBE(CollectiveExecution, MLSYS_OUT(op, "", "The collective"), MLSYS_O
                MLSYS_OUT(time_s, "s", "Σ over steps of α + largest message / B, each step on its link"),
                MLSYS_OUT(equals_direct, "", "The result equals the direct computation"),
                MLSYS_OUT(max_abs_error, "", "Largest |result − direct| over the elements that hold a result"),
-               MLSYS_OUT(model, "", "The cost model's steps, bytes per rank and time for the same run"));
+               MLSYS_OUT(model, "", "The cost model's steps, bytes per rank and time for the same run"),
+               MLSYS_OUT(inputs, "", "Per rank, its buffer before the collective (seeded small integers, so sums are exact)"),
+               MLSYS_OUT(outputs, "", "Per rank, its buffer after the collective"));
 MLSYS_DESCRIBE(SweepPoint, MLSYS_OUT(bytes, "B", "Message size S"), MLSYS_OUT(time_s, "s", "Alpha-beta time"),
                MLSYS_OUT(busbw_Bps, "B/s", "Bus bandwidth"));
 MLSYS_DESCRIBE(SweepSeries, MLSYS_OUT(algorithm, "", "The algorithm"),

@@ -97,7 +97,7 @@ CollectiveExecution execute_with_model(Collective op, CollectiveAlgorithm a, int
   const auto x = execute_collective(op, a, ranks, elements ? *elements : 2 * chunks, seed, g, chain ? chunks : 0);
   CollectiveExecution r{collective_name(op), algorithm_name(a), ranks, x.elements, x.chunks, x.bytes,
                         static_cast<double>(x.steps.size()), {}, x.bytes_sent, x.max_bytes_sent,
-                        x.time_s(t.intra, t.inter), x.equals_direct, x.max_abs_error, {}};
+                        x.time_s(t.intra, t.inter), x.equals_direct, x.max_abs_error, {}, x.inputs, x.outputs};
   r.snapshots.push_back({0, {}, holds_as_numbers(x.initial_holds)});
   for (std::size_t i = 0; i < x.steps.size(); ++i)
     r.snapshots.push_back({i + 1, x.steps[i].messages, holds_as_numbers(x.steps[i].holds)});

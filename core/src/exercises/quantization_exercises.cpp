@@ -49,7 +49,7 @@ Exercise max_error(Rng& rng) {
       steps += (steps.empty() ? "" : "; ") + format_number(x, 4) + " → " + format_int(q) + " → " +
                format_number(scale * q, 4) + " (error " + format_number(err, 3) + ")";
     }
-    if (worst > 0.95 * scale / 2 || worst < 0.2 * scale / 2) continue;
+    if (worst >= 0.95 * scale / 2 || worst < 0.2 * scale / 2) continue;
     Exercise e;
     e.title = "Rounding error of a row of weights";
     e.params = {{"bits", bits}, {"range_min", -amax}, {"range_max", amax}, {"symmetric", true}, {"value", worst_w}};

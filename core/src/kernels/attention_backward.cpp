@@ -15,6 +15,13 @@ namespace mlsys {
 
 namespace {
 std::size_t at(int row, int col, int cols) { return static_cast<std::size_t>(row) * cols + col; }
+// Largest |value| over dQ, dK and dV.
+double largest_magnitude(const AttentionGrads& g) {
+  double m = 0;
+  for (const auto* v : {&g.dq, &g.dk, &g.dv})
+    for (float x : *v) m = std::max(m, static_cast<double>(std::fabs(x)));
+  return m;
+}
 }  // namespace
 
 std::vector<float> logsumexp_from(const std::vector<float>& m, const std::vector<float>& l) {
@@ -266,6 +273,7 @@ BackwardReport attention_backward_report(const BackwardQuery& q) {
     const auto flash = attention_backward_flash(inputs, fa.o, logsumexp_from(fa.m, fa.l), d_o, m);
     r.run = BackwardExecuted{std::max({max_abs_diff(standard.dq, flash.dq), max_abs_diff(standard.dk, flash.dk),
                                        max_abs_diff(standard.dv, flash.dv)}),
+                             largest_magnitude(standard),
                              standard.hbm.total() * s, flash.hbm.total() * s, flash.matmul_flops,
                              standard.matmul_flops};
   }

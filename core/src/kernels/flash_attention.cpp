@@ -288,6 +288,9 @@ FlashAttentionReport flash_attention_report(const FlashAttentionQuery& q) {
     standard_flops = naive.matmul_flops;
     tiles = fa.tiles;
     r.max_abs_error = max_abs_diff(fa.o, naive.o);
+    double largest = 0;
+    for (float x : naive.o) largest = std::max(largest, static_cast<double>(std::fabs(x)));
+    r.output_max_abs = largest;
   } else if (want_tiles) {
     tiles = flash_tiles(n, d, m, causal);
   }

@@ -13,6 +13,7 @@ namespace mlsys {
 namespace {
 constexpr int kD = kLossSpikeDim;
 constexpr int kWindow = 20;
+constexpr double kSpikeJump = 1.5;  // a spike starts with a jump of the loss in one step
 using Vec = std::array<double, kD>;
 
 double norm(const Vec& v) {
@@ -131,7 +132,7 @@ LossSpikeResult loss_spikes(const LossSpikeConfig& c) {
     } else {
       double ref = r.loss[static_cast<std::size_t>(t - 1)];
       for (int k = std::max(0, t - kWindow); k < t; ++k) ref = std::min(ref, r.loss[static_cast<std::size_t>(k)]);
-      if (loss > 2 * ref) {
+      if (loss > 2 * ref && loss > kSpikeJump * r.loss[static_cast<std::size_t>(t - 1)]) {
         open = LossSpike{t, ref, loss, t, std::nullopt};
         open_ref = ref;
       }

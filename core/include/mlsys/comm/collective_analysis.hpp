@@ -65,6 +65,7 @@ struct CollectiveExecution {
   bool equals_direct;
   double max_abs_error;
   CollectiveCost model;  // the cost model of the same run
+  std::vector<std::vector<double>> inputs, outputs;  // per rank: the seeded buffer, and after the collective
 };
 // Executes `op` with `algorithm` (comm/executor.hpp): the ring broadcast and reduce as a chain
 // of `chain_chunks` chunks, `elements` doubles per rank (default 2 per chunk), inputs from

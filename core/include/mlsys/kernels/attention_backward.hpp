@@ -87,6 +87,7 @@ struct BackwardQuery {
 };
 struct BackwardExecuted {
   double grad_max_abs_diff = 0;  // max |standard − flash| over dQ, dK, dV
+  double grad_max_abs = 0;       // max |dQ|, |dK|, |dV| of the standard pass: the scale of the difference
   double counted_standard_backward_hbm_bytes_per_head = 0, counted_flash_backward_hbm_bytes_per_head = 0;
   double counted_flash_backward_flops_per_head = 0, counted_standard_backward_flops_per_head = 0;
 };

@@ -110,6 +110,7 @@ struct FlashTileRow {
 struct FlashAttentionReport {
   bool executed = false;
   std::optional<double> max_abs_error;  // executed: max |O_flash − O_naive|
+  std::optional<double> output_max_abs; // executed: max |O_naive|, the scale of the error
   double standard_hbm_bytes = 0, flash_hbm_bytes = 0, flops = 0, standard_flops = 0;
   double standard_read_bytes = 0, standard_write_bytes = 0, flash_read_bytes = 0, flash_write_bytes = 0;
   double formula_standard_hbm_bytes = 0, formula_flash_hbm_bytes = 0;

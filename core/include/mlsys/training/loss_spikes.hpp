@@ -17,8 +17,10 @@
 // max_norm / (‖g‖ + 1e-6) clamped to at most 1, g ← g·coefficient (max_norm = 0: off).
 // A step is counted as clipped when the coefficient is below 1.
 //
-// Spikes: step t starts a spike when L_t > 2·r_t, r_t the lowest loss of the 20 steps before
-// (and no spike is in progress). It ends at the first later step whose loss is back at or below
+// Spikes: step t starts a spike when L_t > 2·r_t, r_t the lowest loss of the 20 steps before,
+// and the loss jumped in that one step, L_t > 1.5·L_{t−1} (no spike in progress). The jump
+// keeps out the slow rise of momentum's overshoot early in a clean run (a factor of 2 over
+// four or five steps), which is no spike. It ends at the first later step whose loss is back at or below
 // 1.5·r_t; recovery_steps = that step − t (null when the run ends first). The run diverges
 // when the loss is not finite or exceeds 10¹² times the initial loss; it stops there.
 #pragma once
