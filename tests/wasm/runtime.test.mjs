@@ -189,3 +189,27 @@ test('the calculators page formats outputs in units a reader can use', () => {
   assert.equal(formatField(1e9, { unit: 'B' }), '1.00 GB');
   assert.equal(formatField(true), 'yes');
 });
+
+test('"New numbers" shows a prompt not seen yet while the generator has one', async () => {
+  const { freshSeed } = await import('../../web/src/runtime/fresh-seed.js');
+  // A generator with a small parameter space (a handful of formats): random seeds alone
+  // repeat its prompts within a few presses.
+  const id = 'numerics-recipe-bytes';
+  const promptOf = (s) => engine.exercise(id, s).prompt;
+  const space = new Set(Array.from({ length: 4000 }, (_, s) => promptOf(s)));
+  let state = 12345;  // a fixed pseudo-random sequence (xorshift32), so the test is repeatable
+  const random = () => { state ^= state << 13; state >>>= 0; state ^= state >>> 17; state ^= state << 5; state >>>= 0; return state; };
+  const seen = new Set([promptOf(1)]);
+  let current = promptOf(1);
+  const shown = [current];
+  for (let press = 1; press < Math.min(space.size, 10); press += 1) {
+    current = promptOf(freshSeed(promptOf, seen, current, random));
+    assert.ok(!seen.has(current), `press ${press} repeated a prompt while ${space.size - seen.size} were unseen`);
+    seen.add(current);
+    shown.push(current);
+  }
+  // Every prompt seen: the next press still changes the prompt.
+  for (const p of space) seen.add(p);
+  const next = promptOf(freshSeed(promptOf, seen, current, random));
+  assert.notEqual(next, current);
+});

@@ -3,6 +3,7 @@
 // and "new numbers" (a fresh seed) are one click away. The seed shown names the exercise.
 import { loadEngine, partFor } from './engine.js';
 import { h, uid, whenNear } from './dom.js';
+import { freshSeed } from './fresh-seed.js';
 
 const unitLabel = (u) => (u === 'us' ? 'µs' : u);
 
@@ -34,6 +35,8 @@ class MlsysExercise extends HTMLElement {
       return;
     }
     this.ex = ex;
+    this.seen ??= new Set();
+    this.seen.add(ex.prompt);
     const inputId = uid('answer');
     const feedback = h('p', { class: 'ex-feedback', role: 'status', 'aria-live': 'polite' });
     const input = h('input', { id: inputId, type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false' });
@@ -60,8 +63,9 @@ class MlsysExercise extends HTMLElement {
     solBtn.addEventListener('click', reveal(solution, solBtn));
     const fresh = h('button', { type: 'button', class: 'fig-btn', text: 'New numbers' });
     fresh.addEventListener('click', () => {
-      const next = crypto.getRandomValues(new Uint32Array(1))[0];
-      this.show(next);
+      const id = this.dataset.id ?? '';
+      const random = () => crypto.getRandomValues(new Uint32Array(1))[0];
+      this.show(freshSeed((s) => this.engine.exercise(id, s).prompt, this.seen, ex.prompt, random));
       this.querySelector('input')?.focus();
     });
     this.replaceChildren(
