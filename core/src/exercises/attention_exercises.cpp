@@ -55,6 +55,9 @@ Exercise online_rescale(Rng& rng) {
                ". The old sum is rescaled by e^(" + fixed2(m_old) + " − " + fixed2(m_new) + ") = " +
                format_number(rescale, 4) + ", giving " + format_number(l_old * rescale, 4) +
                "; the block adds " + format_number(sum_new, 4) + ". Running sum l' = " + format_number(e.answer, 4) + ".";
+  require(e, e.answer >= 1, "the running sum counts the maximum's own e\u2070 = 1 at least");
+  reject_mistake_where_distinct(e, l_old + sum_new, "added the block without rescaling the old sum");
+  reject_mistake_where_distinct(e, l_old + block_sum, "added the block's sum relative to its own maximum");
   return e;
 }
 
@@ -81,6 +84,9 @@ Exercise standard_hbm(Rng& rng) {
                format_int(n) + "² = " + format_int(elements) + ", of which the N² terms from S and P are " +
                format_number(100.0 * 4.0 * n / (4.0 * n + 4.0 * d), 3) + "%; bytes = " + format_int(elements) + " × " +
                format_number(s, 2) + " = " + format_number(e.answer, 4) + " MB.";
+  require_fits(e, 2.0 * n * n * s, find_accelerator("h100-sxm")->hbm_bytes, "S and P in one H100 SXM");
+  reject_mistake(e, 4.0 * n * n * s / 1e6, "counted S and P and left out Q, K, V and O");
+  reject_mistake(e, (2.0 * n * n + 4.0 * n * d) * s / 1e6, "counted S and P once each instead of written and read");
   return e;
 }
 
@@ -108,14 +114,29 @@ Exercise flash_passes(Rng& rng) {
                " elements; B_c = ⌈" + format_int(m) + "/" + std::to_string(4 * d) + "⌉ = " + format_int(bc) +
                " (and B_r = min(B_c, d) = " + format_int(std::min<long long>(bc, d)) + "); T_c = ⌈" + format_int(n) +
                "/" + format_int(bc) + "⌉ = " + format_int(tc) + " passes.";
+  double largest_smem = 0;  // the most shared memory one thread block may have on a GPU of the table
+  for (const Accelerator& a : accelerators())
+    if (a.json().contains("max_smem_per_block_bytes") && a.json()["max_smem_per_block_bytes"].is_number())
+      largest_smem = std::max(largest_smem, a.json()["max_smem_per_block_bytes"].get<double>());
+  require(e, kib * 1024.0 <= largest_smem, std::to_string(kib) + " KiB is at most the " +
+                                               format_int(largest_smem) + " B a block may have on a GPU of the table");
+  require(e, bc >= 1 && bc <= n && tc >= 1, "each K/V tile holds between one key and the whole sequence");
+  reject_mistake_where_distinct(e, std::ceil(static_cast<double>(n) / std::ceil(kib * 1024.0 / (4.0 * d))),
+                                "took M in bytes instead of elements");
   return e;
 }
 
 Exercise backward_saving(Rng& rng) {
-  const int n = rng.pick(std::vector<int>{2048, 4096, 8192, 16384, 32768});
-  const int heads = rng.pick(std::vector<int>{16, 32, 40, 64});
-  const int batch = rng.pick(std::vector<int>{1, 2, 4, 8});
-  const double p_bytes = static_cast<double>(batch) * heads * n * static_cast<double>(n) * 2.0;
+  // Standard attention must hold P to keep it: draws whose P outgrows one H100 SXM (80 GB)
+  // are drawn again.
+  int n = 0, heads = 0, batch = 0;
+  double p_bytes = 0;
+  do {
+    n = rng.pick(std::vector<int>{2048, 4096, 8192, 16384, 32768});
+    heads = rng.pick(std::vector<int>{16, 32, 40, 64});
+    batch = rng.pick(std::vector<int>{1, 2, 4, 8});
+    p_bytes = static_cast<double>(batch) * heads * n * static_cast<double>(n) * 2.0;
+  } while (p_bytes > find_accelerator("h100-sxm")->hbm_bytes);
   const double l_bytes = static_cast<double>(batch) * heads * n * 4.0;
   Exercise e;
   e.title = "Memory saved by recomputing P";
@@ -133,6 +154,9 @@ Exercise backward_saving(Rng& rng) {
                format_number(p_bytes / 1e9, 5) + " GB; L: " + std::to_string(batch) + " × " + std::to_string(heads) +
                " × " + format_int(n) + " × 4 = " + format_number(l_bytes / 1e6, 4) + " MB, a factor N·2/4 = " +
                format_int(n / 2) + " smaller. Saved: " + format_number(e.answer, 4) + " GB.";
+  require_fits(e, p_bytes, find_accelerator("h100-sxm")->hbm_bytes, "P, which standard attention keeps, in one H100 SXM");
+  reject_mistake(e, 2 * e.answer, "stored P in fp32 (4 bytes) instead of bf16");
+  if (batch > 1) reject_mistake(e, e.answer / batch, "left out the batch");
   return e;
 }
 
@@ -161,6 +185,10 @@ Exercise lse_merge(Rng& rng) {
   e.solution = "w_A = 1 / (1 + e^(" + fixed2(lse_b) + " − " + fixed2(lse_a) + ")) = " + format_number(wa, 4) +
                ", w_B = " + format_number(wb, 4) + "; output = " + format_number(wa, 4) + " × " + fixed2(o_a) + " + " +
                format_number(wb, 4) + " × " + fixed2(o_b) + " = " + format_number(e.answer, 4) + ".";
+  require(e, e.answer >= std::min(o_a, o_b) - 1e-12 && e.answer <= std::max(o_a, o_b) + 1e-12,
+          "the merged output lies between the two chunks' outputs");
+  reject_mistake_where_distinct(e, (o_a + o_b) / 2, "averaged the two outputs, ignoring their weights");
+  reject_mistake_where_distinct(e, o_a + o_b, "added the two normalized outputs");
   return e;
 }
 
@@ -206,6 +234,11 @@ Exercise split_count(Rng& rng) {
                "gives " + std::to_string(groups) + " block" + (groups > 1 ? "s" : "") + ", so s = ⌈" +
                format_int(blocks) + " / " + std::to_string(groups) + "⌉ = " + std::to_string(s) +
                ". Fewer splits leave the kernel latency-bound; more only share the same bandwidth.";
+  require(e, s * kTile <= ctx, "every split holds at least one tile of the cache");
+  if (groups > 1) reject_mistake(e, blocks, "gave the blocks, forgetting that each split adds batch \u00D7 heads of them");
+  const double blocks_if_elements = std::ceil(needed / (static_cast<double>(kTile) * d) - 1e-9);
+  reject_mistake_where_distinct(e, std::ceil(blocks_if_elements / groups - 1e-9),
+                                "counted a tile's elements as its bytes (left out the 2 B of bf16)");
   return e;
 }
 

@@ -10,9 +10,11 @@
 #include "mlsys/autograd/backprop_memory.hpp"
 #include "mlsys/autograd/expression.hpp"
 #include "mlsys/autograd/gradient_check.hpp"
+#include "mlsys/foundations/deterministic.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 
 namespace mlsys::exercises {
 
@@ -37,6 +39,9 @@ struct Template {
   std::string expression;  // {a}: the drawn coefficient
   std::string variable;
   std::string derivative;  // in terms of {a}, {x}, {y}, {z}
+  // Where the variable feeds two operations, the gradient along each path alone: what a
+  // backward that assigns instead of accumulating returns (a, x, y, z). Empty otherwise.
+  std::vector<double (*)(double, double, double, double)> single_paths{};
 };
 
 Exercise partial(Rng& rng) {
@@ -44,11 +49,15 @@ Exercise partial(Rng& rng) {
       {"{a}*x^2*y", "x", "2\u00B7{a}\u00B7{x}\u00B7{y}"},
       {"x*y^2 + {a}*x", "y", "2\u00B7{x}\u00B7{y}"},
       {"(x + {a}*y)^2", "y", "2\u00B7{a}\u00B7({x} + {a}\u00B7{y})"},
-      {"x^3 - {a}*x*y", "x", "3\u00B7{x}^2 \u2212 {a}\u00B7{y}"},
-      {"x*y*z + {a}*z", "z", "{x}\u00B7{y} + {a}"},
+      {"x^3 - {a}*x*y", "x", "3\u00B7{x}^2 \u2212 {a}\u00B7{y}",
+       {[](double, double x, double, double) { return 3 * x * x; }, [](double a, double, double y, double) { return -a * y; }}},
+      {"x*y*z + {a}*z", "z", "{x}\u00B7{y} + {a}",
+       {[](double, double x, double y, double) { return x * y; }, [](double a, double, double, double) { return a; }}},
       {"{a}*sin(x)*y", "x", "{a}\u00B7cos({x})\u00B7{y}"},
-      {"x/y + {a}*y", "y", "\u2212{x}/{y}^2 + {a}"},
-      {"y*exp(x) - {a}*x", "x", "{y}\u00B7exp({x}) \u2212 {a}"},
+      {"x/y + {a}*y", "y", "\u2212{x}/{y}^2 + {a}",
+       {[](double, double x, double y, double) { return -x / (y * y); }, [](double a, double, double, double) { return a; }}},
+      {"y*exp(x) - {a}*x", "x", "{y}\u00B7exp({x}) \u2212 {a}",
+       {[](double, double x, double y, double) { return y * exp_det(x); }, [](double a, double, double, double) { return -a; }}},
   };
   for (;;) {
     const Template& t = rng.pick(templates);
@@ -86,6 +95,12 @@ Exercise partial(Rng& rng) {
     }
     e.solution = "\u2202f/\u2202" + t.variable + " = " + symbolic + ". At " + at + ": " + numeric + " = " +
                  format_number(answer, 4) + ".";
+    const double numeric_check = finite_difference(parsed, values, t.variable, 1e-5, "central", false);
+    require(e, std::fabs(numeric_check - answer) <= 1e-6 * std::fmax(1.0, std::fabs(answer)),
+            "the reverse-mode answer agrees with a central difference (" + format_number(numeric_check, 8) + ")");
+    for (const auto& path : t.single_paths)
+      reject_mistake_where_distinct(e, path(a, x, y, z),
+                                    "kept one path to " + t.variable + " (assigned the gradient instead of accumulating)");
     return e;
   }
 }
@@ -122,6 +137,15 @@ Exercise difference_error(Rng& rng) {
     e.unit = "";
     e.answer = e1 / std::pow(static_cast<double>(m), order);
     if (e1 <= 0 || clashes(e.answer, e.prompt)) continue;
+    // "Still in the truncation regime": the error measured at the smaller step follows the
+    // h^p law, so a reader who computes it directly and one who predicts it agree.
+    const double e2 = gradient_check(parsed, {{"x", x}}, "x", h2, method, "fp64").abs_error;
+    if (std::fabs(e2 - e.answer) > 0.008 * e.answer) continue;
+    require(e, std::fabs(e2 - e.answer) <= 0.008 * e.answer,
+            "the error measured at h = " + format_number(h2, 3) + " (" + format_number(e2, 4) + ") follows the h^p law");
+    require(e, 1e-16 / h2 < 0.01 * e.answer, "rounding (about 1e-16/h) is under 1% of the predicted error");
+    reject_mistake(e, e1 / std::pow(static_cast<double>(m), central ? 1 : 2),
+                   std::string("took the ") + (central ? "forward" : "central") + " difference's order");
     e.hint = std::string("Truncation error is proportional to h^p, with p = 1 for the forward difference and p = 2 for "
                          "the central one (Taylor's theorem); rounding (~eps/h) is still negligible at these steps.");
     const std::string factor = std::to_string(static_cast<int>(std::pow(m, order)));
@@ -170,6 +194,8 @@ Exercise activation_bytes(Rng& rng) {
     e.solution = "2 \u00D7 " + format_int(n.batch) + " \u00D7 " + format_int(n.width) + " values per layer \u00D7 " +
                  counted(static_cast<double>(n.layers), "layer") + " \u00D7 " + bytes_per_element(s) + " = " +
                  format_int(m.none.stored_bytes) + " bytes = " + format_number(e.answer, 4) + " MB.";
+    require_fits(e, m.none.stored_bytes, find_accelerator("h100-sxm")->hbm_bytes, "the activations in one H100 SXM");
+    reject_mistake(e, e.answer / 2, "kept one matrix per layer instead of two");
     return e;
   }
 }
@@ -200,6 +226,12 @@ Exercise sqrt_checkpointing(Rng& rng) {
                  format_int(m.sqrt_l.peak_bytes) + " bytes = " + format_number(e.answer, 4) + " MB (against " +
                  format_number(m.none.peak_bytes / 1e6, 4) + " MB without checkpointing): " +
                  format_number(e.answer, 4) + " MB.";
+    require(e, n.layers == static_cast<long long>(k) * k, "L = k\u00B2 = " + std::to_string(n.layers));
+    require(e, m.sqrt_l.peak_bytes < m.none.peak_bytes, "checkpointing lowers the peak");
+    require_fits(e, m.none.peak_bytes, find_accelerator("h100-sxm")->hbm_bytes,
+                 "the activations without checkpointing in one H100 SXM");
+    reject_mistake(e, e.answer / 3, "counted the checkpoints and forgot the segment re-run during backward");
+    reject_mistake(e, m.none.peak_bytes / 1e6, "gave the peak without checkpointing");
     return e;
   }
 }
@@ -256,6 +288,8 @@ Exercise reverse_visits(Rng& rng) {
     if (clashes(e.answer, e.prompt)) continue;
     e.hint = "Count every node of the graph (leaves x and y once each), then subtract the numbers and the operations "
              "whose inputs are all numbers.";
+    require_between(e, r.reverse_visits, 4, 24, "the nodes visited (a graph a reader can count)");
+    reject_mistake(e, total, "counted every node, the constant ones too");
     e.solution = "The graph has " + format_int(total) + " nodes; " + format_int(constant) + " of them " +
                  (constant == 1 ? "depends" : "depend") + " on no variable (numbers, and operations on numbers only), so the reverse pass visits " +
                  format_int(total) + " \u2212 " + format_int(constant) + " = " + format_int(e.answer) + ".";

@@ -42,6 +42,9 @@ Exercise threshold_2d(Rng& rng) {
   e.hint = "Count the terms of each total degree k: x^k, x^(k−1)·z, …, z^k. Then add over k.";
   e.solution = "Total degree k has k + 1 terms, so the count is 1 + 2 + … + (d + 1) = (d + 1)(d + 2)/2 = " +
                std::to_string(d + 1) + " × " + std::to_string(d + 2) + " / 2 = " + format_int(p) + ".";
+  require_whole(e, p, "the coefficient count");
+  reject_mistake(e, d + 1.0, "counted the coefficients of a one-input polynomial (degrees, not terms)");
+  reject_mistake(e, (d + 1.0) * (d + 1.0), "counted every x^i·z^j with i, j \u2264 d (a tensor-product grid)");
   return e;
 }
 
@@ -65,6 +68,9 @@ Exercise reducible_error(Rng& rng) {
   e.solution = "The floor is σ² = " + format_number(sigma, 2) + "² = " + format_number(sigma * sigma, 4) +
                ", so the reducible part (bias² + variance) is " + format_number(v, 3) + " − " +
                format_number(sigma * sigma, 4) + " = " + format_number(answer, 4) + ".";
+  require(e, v > sigma * sigma, "the validation error lies above the noise floor \u03C3\u00B2");
+  reject_mistake_where_distinct(e, v - sigma, "subtracted \u03C3 instead of \u03C3\u00B2");
+  reject_mistake_where_distinct(e, sigma * sigma, "gave the irreducible part \u03C3\u00B2");
   return e;
 }
 
@@ -94,6 +100,8 @@ Exercise train_mse(Rng& rng) {
   e.solution = "p = " + std::to_string(d + 1) + " coefficients, so the expected training MSE is σ²·(n − p)/n = " +
                format_number(sigma * sigma, 4) + " × " + std::to_string(n - d - 1) + " / " + std::to_string(n) +
                " = " + format_number(answer, 4) + ", below the noise variance: the fit has memorized some noise.";
+  require(e, n > d + 1, "more samples (" + std::to_string(n) + ") than coefficients (" + std::to_string(d + 1) + ")");
+  reject_mistake(e, sigma * sigma * (n - d) / n, "took p = degree instead of degree + 1 coefficients");
   return e;
 }
 
@@ -129,7 +137,8 @@ Exercise ridge_1d(Rng& rng) {
     shown.push_back(lambda);
     shown.push_back(1);          // the 1 of (1/n)
     shown.push_back(sxy / sxx);  // the answer without weight decay
-    if (w > 0.05 && !near_any(w, shown)) break;
+    // Forgetting the n of n·λ must give another answer: the lesson's formula is the point.
+    if (w > 0.05 && !near_any(w, shown) && !near_any(sxy / (sxx + lambda), {w})) break;
   }
   Exercise e;
   e.title = "Solve a one-weight ridge regression";
@@ -144,6 +153,9 @@ Exercise ridge_1d(Rng& rng) {
                ", so w = Σxy / (Σx² + n·λ) = " + format_number(sxy, 6) + " / " + format_number(sxx + n * lambda, 6) +
                " = " + format_number(w, 4) + " (without weight decay it would be " + format_number(sxy / sxx, 4) +
                "). So w = " + format_number(w, 4) + ".";
+  require(e, lambda > 0 && sxx > 0, "\u03BB > 0 and the inputs are not all zero");
+  reject_mistake(e, sxy / (sxx + lambda), "dropped the n of n\u00B7\u03BB (the 1/n of the loss)");
+  reject_mistake(e, sxy / sxx, "left out the weight decay");
   return e;
 }
 
@@ -178,6 +190,9 @@ Exercise gd_stability(Rng& rng) {
   e.solution = "Σx²/n = " + format_number(mean_sq, 4) + ", so h = 2 × (" + format_number(mean_sq, 4) + " + " +
                format_number(lambda, 2) + ") = " + format_number(2 * (mean_sq + lambda), 4) +
                " and the limit is 2/h = " + format_number(answer, 4) + ".";
+  require(e, mean_sq > 0, "the inputs are not all zero (the loss curves)");
+  reject_mistake(e, answer / 2, "took 1/h, dropping the factor 2 of the limit 2/h");
+  reject_mistake(e, 2 * answer, "left out the factor 2 of the curvature");
   return e;
 }
 

@@ -91,6 +91,22 @@ inline void require_between(Exercise& e, double x, double lo, double hi, const s
 // checks the checker rejects it.
 inline void reject_mistake(Exercise& e, double wrong, const std::string& what) { e.mistakes.push_back({what, wrong}); }
 
+// drawsA helpers
+// A mistake whose answer some draws cannot tell from the right one (the term it drops is
+// negligible there): declared where it lies more than twice the tolerance from the answer (a
+// count: wherever it differs), so the suite checks it wherever the reader who makes it must be
+// told wrong. Call it after setting the answer and its tolerances.
+inline void reject_mistake_where_distinct(Exercise& e, double wrong, const std::string& what) {
+  const double tolerance = e.integer ? 0 : std::fmax(e.rel_tolerance * std::fabs(e.answer), e.abs_tolerance);
+  if (std::fabs(wrong - e.answer) > 2 * tolerance && wrong != e.answer) reject_mistake(e, wrong, what);
+}
+// A hardware number a prompt shows, rounded for display, that must be the table's value
+// (`table`, from the row the generator drew): within 0.5% of it.
+inline void require_from_table(Exercise& e, double shown, double table, const std::string& what) {
+  require(e, table > 0 && std::fabs(shown - table) <= 0.005 * table,
+          what + " is the table's " + format_number(table, 6) + ": shown " + format_number(shown, 6));
+}
+
 struct Generator {
   std::string id;
   std::function<Exercise(Rng&)> make;

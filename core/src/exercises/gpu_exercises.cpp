@@ -2,6 +2,7 @@
 // a target occupancy, wave utilization of a tiled matmul, bytes in flight by Little's law, warps
 // needed to hide memory latency, and the step-time effect of moving matmuls to tensor cores.
 // Hardware numbers come from the table and are shown rounded; answers use the numbers shown.
+#include <algorithm>
 #include <cmath>
 
 #include "generators.hpp"
@@ -112,6 +113,18 @@ Exercise occupancy_exercise(Rng& rng) {
                format_int(o.blocks_per_sm) + " (limited by " + o.limiter + "), so " + format_int(o.blocks_per_sm) +
                " × " + wpb + " = " + format_int(o.active_warps) + " warps: occupancy " + format_int(o.active_warps) +
                " / " + format_int(s.max_warps_per_sm) + " = " + format_number(e.answer, 4) + "%.";
+  require(e, k.threads_per_block <= s.max_threads_per_block && k.registers_per_thread <= s.max_registers_per_thread &&
+                 k.smem_per_block_bytes <= s.max_smem_per_block_bytes && o.blocks_per_sm >= 1,
+          "one block fits the SM's per-block limits and launches");
+  require(e, o.active_warps <= s.max_warps_per_sm, "the resident warps fit the SM's " + format_int(s.max_warps_per_sm));
+  // Without the allocation rules: registers and shared memory divided as if they came byte by
+  // byte (no 256-register units, no per-scheduler split, no 1 KiB reserve).
+  int naive = std::min({o.blocks_by_threads, o.blocks_by_blocks,
+                        s.registers_per_sm / (k.registers_per_thread * k.threads_per_block)});
+  if (k.smem_per_block_bytes > 0)
+    naive = std::min(naive, static_cast<int>(s.smem_per_sm_bytes / k.smem_per_block_bytes));
+  reject_mistake_where_distinct(e, 100.0 * naive * o.warps_per_block / s.max_warps_per_sm,
+                                "divided registers and shared memory without the allocation rules");
   return e;
 }
 
@@ -160,6 +173,14 @@ Exercise max_registers(Rng& rng) {
                     ? ", capped at the per-thread maximum of " + format_int(s.max_registers_per_thread)
                     : std::string()) +
                ". Answer: " + format_int(per_thread) + " registers per thread.";
+  require(e, warps <= s.max_warps_per_sm, "the target warps fit the SM's " + format_int(s.max_warps_per_sm));
+  require(e, occupancy(s, {t, per_thread, 0}).active_warps >= warps,
+          "at " + format_int(per_thread) + " registers per thread the occupancy model keeps " + format_int(warps) + " warps");
+  require(e, per_thread == s.max_registers_per_thread ||
+                 occupancy(s, {t, per_thread + s.register_alloc_unit / s.warp_size, 0}).active_warps < warps,
+          "one more allocation unit per warp would lose the target");
+  reject_mistake_where_distinct(e, std::min(s.max_registers_per_thread, s.registers_per_sm / (warps * s.warp_size)),
+                                "divided the register file evenly, ignoring the units and the schedulers");
   return e;
 }
 
@@ -196,6 +217,10 @@ Exercise wave_utilization(Rng& rng) {
                format_int(waves) + (waves == 1 ? " wave" : " waves") + ", the last holding " +
                format_int(blocks - (waves - 1) * slots) + " blocks. Utilization = " + format_int(blocks) + " / (" +
                format_int(waves) + " × " + format_int(slots) + ") = " + format_number(e.answer, 4) + "%.";
+  require_whole(e, static_cast<double>(waves), "the waves");
+  require(e, e.answer > 0 && e.answer <= 100, "the busy share lies in (0, 100]%");
+  reject_mistake_where_distinct(e, 100.0 * static_cast<double>(blocks - (waves - 1) * slots) / static_cast<double>(slots),
+                                "gave the last wave's fill, not the whole kernel's");
   return e;
 }
 
@@ -222,18 +247,32 @@ Exercise bytes_in_flight(Rng& rng) {
                " TB/s × " + format_number(c.latency_ns, 3) + " ns = " +
                format_number(target_tbps * 1e12 * c.latency_ns * 1e-9, 4) + " B; per SM ÷ " + format_int(c.sms) + " = " +
                format_number(per_sm_bytes, 4) + " B = " + format_number(e.answer, 4) + " KB.";
+  const double max_warps = field(*c.hw, "max_warps_per_sm");
+  require(e, per_sm_bytes <= max_warps * 32 * 16,
+          "a full SM of float4 loads (" + format_int(max_warps * 32 * 16) + " B) can hold the bytes in flight");
+  require_from_table(e, c.latency_ns * 1e-9, field(*c.hw, "hbm_latency_s"), "the HBM latency shown");
+  reject_mistake(e, e.answer * c.sms, "gave the whole chip's bytes in flight, not one SM's");
+  if (pct < 100) reject_mistake(e, e.answer * 100 / pct, "used the full bandwidth, not the target");
   return e;
 }
 
 Exercise warps_to_hide(Rng& rng) {
-  const MemoryChip c = pick_memory_chip(rng);
   struct Load { int bytes; const char* type; };
   static const std::vector<Load> loads = {{4, "float"}, {8, "float2"}, {16, "float4"}};
-  const Load load = rng.pick(loads);
-  const int ilp = rng.pick(std::vector<int>{1, 2, 4});
-  const double per_warp = 32.0 * load.bytes * ilp;
-  const double per_sm = c.bw_tbps * 1e12 * c.latency_ns * 1e-9 / c.sms;
-  const double exact = per_sm / per_warp;
+  // Redraw settings that need more warps than an SM holds (an H200 with one float per thread
+  // needs 80.4 of 64): no number of resident warps reaches full bandwidth there.
+  MemoryChip c{};
+  Load load{};
+  int ilp = 0;
+  double per_warp = 0, per_sm = 0, exact = 0;
+  do {
+    c = pick_memory_chip(rng);
+    load = rng.pick(loads);
+    ilp = rng.pick(std::vector<int>{1, 2, 4});
+    per_warp = 32.0 * load.bytes * ilp;
+    per_sm = c.bw_tbps * 1e12 * c.latency_ns * 1e-9 / c.sms;
+    exact = per_sm / per_warp;
+  } while (std::ceil(exact - 1e-9) > field(*c.hw, "max_warps_per_sm"));
   Exercise e;
   e.title = "Warps needed to hide memory latency";
   e.params = {{"hardware", c.hw->id}, {"bandwidth_Bps", c.bw_tbps * 1e12}, {"latency_s", c.latency_ns * 1e-9},
@@ -250,17 +289,18 @@ Exercise warps_to_hide(Rng& rng) {
   e.integer = true;
   e.hint = "Little's law gives the bytes each SM must keep in flight: bandwidth × latency ÷ SMs. One warp keeps 32 "
            "threads × bytes per load × loads per thread in flight.";
-  const bool too_many = e.answer > field(*c.hw, "max_warps_per_sm");
   e.solution = "Per SM: " + format_number(c.bw_tbps, 4) + " TB/s × " + format_number(c.latency_ns, 3) + " ns ÷ " +
                format_int(c.sms) + " = " + format_number(per_sm, 4) + " bytes in flight. One warp: 32 × " +
                std::to_string(load.bytes) + " × " + std::to_string(ilp) + " = " + format_int(per_warp) +
                " bytes. Warps = " + format_number(per_sm, 4) + " ÷ " + format_int(per_warp) + " = " +
-               format_number(exact, 4) +
-               (too_many ? ", more than the " + format_int(field(*c.hw, "max_warps_per_sm")) +
-                               " an SM can hold: this kernel cannot reach full bandwidth without more bytes in flight "
-                               "per thread (wider loads or more independent loads). Rounded up, "
-                         : ", rounded up: ") +
-               format_int(e.answer) + " warps.";
+               format_number(exact, 4) + ", within the " + format_int(field(*c.hw, "max_warps_per_sm")) +
+               " an SM can hold; rounded up: " + format_int(e.answer) + " warps.";
+  require(e, e.answer <= field(*c.hw, "max_warps_per_sm"),
+          "the warps needed (" + format_int(e.answer) + ") are at most the " +
+              format_int(field(*c.hw, "max_warps_per_sm")) + " an SM holds");
+  require_from_table(e, c.latency_ns * 1e-9, field(*c.hw, "hbm_latency_s"), "the HBM latency shown");
+  if (ilp > 1) reject_mistake_where_distinct(e, std::ceil(exact * ilp - 1e-9), "counted one load per thread, not " + std::to_string(ilp));
+  reject_mistake(e, std::ceil(exact * 32 - 1e-9), "counted the bytes of a thread as those of a warp");
   return e;
 }
 
@@ -292,6 +332,9 @@ Exercise tensor_core_speedup(Rng& rng) {
                " ms, " + format_number(bf16_tf / fp32_tf, 3) + "× faster. The rest stays " +
                format_number(step_ms - matmul_ms, 4) + " ms, so the whole step speeds up only " +
                format_number(step_ms / after, 3) + "×. Step = " + format_number(after, 4) + " ms.";
+  require(e, bf16_tf > fp32_tf && after < step_ms, "the tensor cores are faster and the step shortens");
+  reject_mistake(e, step_ms * fp32_tf / bf16_tf, "sped up the whole step by the ratio of the peaks (Amdahl's law)");
+  reject_mistake(e, matmul_ms * fp32_tf / bf16_tf, "gave the matmuls' new time, forgetting the rest of the step");
   return e;
 }
 

@@ -71,6 +71,10 @@ Exercise coalescing_bandwidth(Rng& rng) {
                 std::to_string(r.min_sectors) + " sector" + (r.min_sectors == 1 ? "" : "s") + "). Effective bandwidth = " +
                 format_number(tbps, 4) + " TB/s × " + format_number(r.efficiency, 4) + " = " +
                 format_number(ex.answer, 4) + " GB/s.";
+  require(ex, r.sectors >= r.min_sectors && r.sectors <= 32 && r.efficiency > 0 && r.efficiency <= 1,
+          "the warp touches between the ideal " + std::to_string(r.min_sectors) + " and 32 sectors");
+  require_from_table(ex, tbps * 1e12, hw->hbm_bandwidth_Bps, "the HBM bandwidth shown");
+  reject_mistake_where_distinct(ex, tbps * 1e3 / stride, "divided by the stride, ignoring the 32-byte sectors");
   return ex;
 }
 
@@ -107,6 +111,12 @@ Exercise tiled_matmul_traffic(Rng& rng) {
                 " elements; C is written once: " + format_int(t.global_writes) + " elements. Total " +
                 format_int(t.global_reads + t.global_writes) + " × " + format_number(s, 2) + " B = " +
                 format_number(ex.answer, 5) + " MB.";
+  require(ex, bm <= m && bn <= n, "a tile is no larger than C");
+  require_fits(ex, (1.0 * m * k + 1.0 * k * n + 1.0 * m * n) * s, find_accelerator("h100-sxm")->hbm_bytes,
+               "A, B and C in one H100 SXM");
+  reject_mistake_where_distinct(ex, (1.0 * m * k + 1.0 * k * n + 1.0 * m * n) * s / 1e6,
+                                "counted each matrix once (the compulsory traffic), not once per pass");
+  reject_mistake_where_distinct(ex, t.global_reads * s / 1e6, "left out the write of C");
   return ex;
 }
 
@@ -149,6 +159,11 @@ Exercise fusion_saving(Rng& rng) {
                 format_number(c.fused_bytes / 1e6, 5) + " MB. Saved " +
                 format_number((c.unfused_bytes - c.fused_bytes) / 1e6, 5) + " MB = 2·(L − 1)·n·s, whatever the binary ops; at " + format_number(tbps, 4) + " TB/s that is " +
                 format_number(saved_us, 4) + " " + kMicro + ".";
+  require_fits(ex, (2.0 + binary) * n * s, hw->hbm_bytes, "the chain's tensors in the " + hw->name);
+  require(ex, c.fused_bytes < c.unfused_bytes, "fusion moves fewer bytes");
+  reject_mistake(ex, c.unfused_bytes / (tbps * 1e12) * 1e6, "gave the unfused time, not the saving");
+  reject_mistake_where_distinct(ex, 2.0 * ops * n * s / (tbps * 1e12) * 1e6 - c.fused_bytes / (tbps * 1e12) * 1e6,
+                                "left out the second operands' reads from the unfused chain");
   return ex;
 }
 
@@ -183,12 +198,18 @@ Exercise launch_fraction(Rng& rng) {
                 format_number(kernels * (overhead_us + work_us), 4) + " " + kMicro + ". Lost fraction = " +
                 format_number(overhead_us, 3) + " ÷ (" + format_number(overhead_us, 3) + " + " +
                 format_number(work_us, 4) + ") = " + format_number(ex.answer, 4) + "%.";
+  require(ex, ex.answer > 0 && ex.answer < 100, "the lost share lies between 0 and 100%");
+  require_between(ex, work_us, 0.1, 1e4, "one kernel's memory time in \u00B5s");
+  reject_mistake_where_distinct(ex, 100 * overhead_us / work_us, "divided the overhead by the work, not by the whole");
   return ex;
 }
 
 Exercise smem_tile(Rng& rng) {
-  // NVIDIA GPUs: the table gives their per-block shared memory and register limits.
-  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "b200", "l4"};
+  // NVIDIA GPUs whose tensor-core accumulators live in registers (compute capability below
+  // 10): the table gives their per-block shared memory and register limits. Blackwell's
+  // tcgen05 MMAs keep the accumulator in Tensor Memory instead (NVIDIA CUTLASS, tcgen05 MMA
+  // programming guide), so the register model does not bind there.
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "l4"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
   const auto row = [&](const char* key) { return hw->json().at(key).get<double>(); };
   const double smem = row("max_smem_per_block_bytes");
@@ -240,6 +261,15 @@ Exercise smem_tile(Rng& rng) {
                 format_int(static_cast<double>(t_reg)) + ". " +
                 (t_reg <= t_smem ? "Registers bind" : "Shared memory binds") + ": T = " +
                 format_int(ex.answer) + ".";
+  const std::string cc = hw->json().at("compute_capability").get<std::string>();
+  require(ex, std::stod(cc) < 10, hw->name + " (compute capability " + cc + ") accumulates in registers");
+  const auto fits = [&](double t) {
+    const double per_thread = std::ceil(t * t / static_cast<double>(b.threads_per_block)) + b.register_overhead;
+    return per_t * t <= smem && per_thread <= static_cast<double>(share);
+  };
+  require(ex, fits(ex.answer) && !fits(ex.answer + 1), "T fits both budgets and T + 1 does not");
+  reject_mistake_where_distinct(ex, static_cast<double>(t_smem), "checked shared memory only");
+  reject_mistake_where_distinct(ex, static_cast<double>(t_reg), "checked the registers only");
   return ex;
 }
 

@@ -6,6 +6,7 @@
 #include "generators.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/serving/kv_cache.hpp"
 #include "mlsys/transformer/attention_mask.hpp"
 
@@ -30,6 +31,9 @@ Exercise causal_pairs(Rng& rng) {
                format_int(count) + " pairs, " + format_number(100.0 * count / (double(n) * n), 4) +
                "% of the n² scores: just over half, so a kernel that skips the masked tiles does about half the work. "
                "Allowed pairs: " + format_int(count) + ".";
+  require(e, count == double(n) * (n + 1) / 2, "the count is n(n + 1)/2");
+  reject_mistake(e, double(n) * (n - 1) / 2, "left out the diagonal (each token sees itself)");
+  reject_mistake(e, double(n) * n / 2, "took half of the n\u00B2 scores");
   return e;
 }
 
@@ -67,6 +71,14 @@ Exercise window_pairs(Rng& rng) {
                  format_int(far) + " × " + format_int(far + 1) + " = " + format_int(far * (far + 1)) + ". Allowed: n² − " +
                  format_int(far * (far + 1)) + " = " + format_int(double(n) * n) + " − " + format_int(far * (far + 1)) +
                  " = " + format_int(count) + " pairs.";
+  }
+  require(e, w >= 1 && w < n, "the window (" + format_int(w) + ") is shorter than the sequence");
+  require(e, count < double(n) * n, "the window masks some pairs");
+  if (causal) {
+    reject_mistake(e, double(w) * n, "gave every query w keys, the first ones too");
+    reject_mistake(e, double(w + 1) * n - double(w + 1) * w / 2, "let the window reach w tokens back (off by one)");
+  } else {
+    reject_mistake(e, double(2 * w - 1) * n, "gave every query 2w \u2212 1 keys, the edges too");
   }
   return e;
 }
@@ -113,6 +125,9 @@ Exercise gqa_kv_bytes(Rng& rng) {
   e.solution = "head_dim = " + format_int(hidden) + " / " + format_int(c.heads) + " = " + format_int(c.head_dim) +
                "; 2 × " + format_int(c.layers) + " × " + format_int(c.kv_heads) + " × " + format_int(c.head_dim) +
                " × " + format_number(s, 2) + " = " + format_int(bytes) + " B = " + format_number(e.answer, 6) + " KB.";
+  require(e, c.heads % c.kv_heads == 0 && c.kv_heads < c.heads, "the key/value heads divide the query heads");
+  reject_mistake(e, e.answer / 2, "stored the keys or the values only");
+  reject_mistake(e, e.answer * c.heads / c.kv_heads, "counted the query heads");
   return e;
 }
 
@@ -135,16 +150,26 @@ Exercise gqa_reduction(Rng& rng) {
                format_int(c.kv_heads) + ", each shared by a group of " + format_int(factor) +
                " query heads. The factor is " + format_int(c.heads) + " / " + format_int(c.kv_heads) + " = " +
                format_int(factor) + ".";
+  require(e, c.heads % c.kv_heads == 0 && c.kv_heads < c.heads, "the key/value heads divide the query heads");
+  require_whole(e, e.answer, "the reduction factor");
   return e;
 }
 
 Exercise score_bytes(Rng& rng) {
-  const int n = 1024 * static_cast<int>(rng.integer(1, 64));
-  const int heads = rng.pick(std::vector<int>{8, 12, 16, 24, 32, 40, 64});
-  const int batch = static_cast<int>(rng.integer(1, 8));
-  const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
-  const double s = dtype_bytes(dtype);
-  const double bytes = double(n) * n * heads * batch * s;
+  // A layer's scores that one H100 SXM could hold (80 GB): larger ones cannot be materialized,
+  // which is the lesson's argument for FlashAttention.
+  const double capacity = find_accelerator("h100-sxm")->hbm_bytes;
+  int n = 0, heads = 0, batch = 0;
+  std::string dtype;
+  double s = 0, bytes = 0;
+  do {
+    n = 1024 * static_cast<int>(rng.integer(1, 64));
+    heads = rng.pick(std::vector<int>{8, 12, 16, 24, 32, 40, 64});
+    batch = static_cast<int>(rng.integer(1, 8));
+    dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
+    s = dtype_bytes(dtype);
+    bytes = double(n) * n * heads * batch * s;
+  } while (bytes > capacity);
   Exercise e;
   e.title = "Bytes of the score matrices";
   e.params = {{"seq", n}, {"heads", heads}, {"batch", batch}, {"dtype", dtype}};
@@ -158,6 +183,9 @@ Exercise score_bytes(Rng& rng) {
            "the materialized matrix: the masked entries are stored too.";
   e.solution = format_int(n) + "² × " + format_int(heads) + " × " + format_int(batch) + " × " + format_number(s, 2) +
                " B = " + format_int(bytes) + " B = " + format_number(e.answer, 5) + " GB.";
+  require_fits(e, bytes, capacity, "the layer's score matrices in one H100 SXM");
+  reject_mistake(e, e.answer / 2, "halved it for the causal mask, which stores the masked entries too");
+  if (batch > 1) reject_mistake(e, e.answer / batch, "left out the batch");
   return e;
 }
 

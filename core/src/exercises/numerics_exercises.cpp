@@ -65,6 +65,11 @@ Exercise round_value_ex(Rng& rng) {
                 prose(x / q, 8) + ", which rounds to " + format_int(r.value / q) + ". So the stored value is " +
                 format_int(r.value / q) + " × " + pow2(e - f.mantissa_bits) + ", a relative error of " +
                 prose(std::fabs(r.value - x) / x, 3) + ": " + typed(r.value, 17) + ".";
+  require(ex, x >= f.min_normal && x <= f.max, prose(x, 4) + " lies in " + name + "'s normal range");
+  require(ex, std::fabs(r.value - x) >= q / 8 && std::fabs(r.value - x) <= q / 2,
+          "rounding moves the value by between q/8 and q/2");
+  reject_mistake_where_distinct(ex, std::trunc(x / q) * q, "truncated instead of rounding to nearest");
+  reject_mistake_where_distinct(ex, x, "typed the value back unrounded");
   return ex;
 }
 
@@ -121,6 +126,16 @@ Exercise format_limit(Rng& rng) {
     ex.hint = "Next to 1 the last mantissa bit is worth 2^−(mantissa bits).";
     ex.solution = "epsilon = 2^−" + m + " = " + typed(f.epsilon, 6) + ".";
   }
+  require(ex, f.max > f.min_normal && f.min_normal > f.min_subnormal && f.min_subnormal > 0,
+          "max > smallest normal > smallest subnormal > 0");
+  if (which == 0) {
+    // As if the all-ones exponent were reserved, as in IEEE 754: wrong for the FP8 variants.
+    const double ieee_max = (2 - std::ldexp(1.0, -f.mantissa_bits)) * std::ldexp(1.0, (1 << f.exponent_bits) - 2 - f.bias);
+    reject_mistake_where_distinct(ex, ieee_max, "reserved the all-ones exponent as IEEE 754 does");
+  } else {
+    reject_mistake(ex, ex.answer / 2, which == 3 ? "gave the unit roundoff 2^\u2212(m+1), half of epsilon"
+                                                 : "took the exponent one step too low (off by one in the bias)");
+  }
   return ex;
 }
 
@@ -147,6 +162,9 @@ Exercise sum_stall(Rng& rng) {
                 pow2(f.mantissa_bits) + " = " + prose(stall, 6) + ". There s + c is a tie between s and s + 2c, "
                 "and ties go to the even mantissa, s. After " + format_int(stall / c) +
                 " additions, however many more follow, the sum sticks at " + prose(stall, 6) + ".";
+  require(ex, stall <= f.max, "the sum reaches " + prose(stall, 6) + " without overflowing " + name);
+  reject_mistake(ex, stall / 2, "stopped where the spacing equals c, not 2c (the tie goes to the sum)");
+  reject_mistake(ex, stall * 2, "stopped where the spacing passes 2c");
   return ex;
 }
 
@@ -174,6 +192,9 @@ Exercise loss_scale(Rng& rng) {
                 ". Then " + prose(g, 2) + " × 2^" + prose(std::log2(s), 3) + " = " +
                 prose(g * s, 4) + " clears the threshold, so S = " + pow2(static_cast<int>(std::log2(s))) +
                 " = " + format_int(s) + ".";
+  require(ex, g * s >= target && g * s / 2 < target, "S is the smallest power of two that clears the threshold");
+  require(ex, g * s <= f.max, "the scaled gradient stays below fp16's maximum");
+  reject_mistake(ex, s / 2, "rounded log2 down instead of up");
   return ex;
 }
 
@@ -196,6 +217,9 @@ Exercise recipe_bytes(Rng& rng) {
                 format_int(r.optimizer_bytes) + (opt == "adam" ? " (fp32 m and v)" : " (fp32 momentum)") + " = " +
                 format_int(r.total_bytes) + " bytes. × " + prose(billions, 3) + " × 10⁹ = " +
                 prose(ex.answer, 4) + " GB.";
+  require_between(ex, billions, 1, 100, "the model size in billions of parameters");
+  reject_mistake(ex, (r.total_bytes - r.master_bytes) * billions, "left out the fp32 master copy");
+  if (opt == "adam") reject_mistake(ex, (r.total_bytes - 4) * billions, "counted one of Adam's two moments");
   return ex;
 }
 

@@ -46,6 +46,10 @@ Exercise gd_iterate(Rng& rng) {
                format_number(shrink, 6) + ", so after " + counted(static_cast<double>(k), "step") + " y = " +
                format_int(y0) + " \u00D7 " + format_number(shrink, 6) + "^" + std::to_string(k) + " = " +
                typed(e.answer, 4) + ".";
+  require_between(e, shrink, 0.3, 0.97, "the factor 1 \u2212 lr\u00B7\u03BA of each step (a steady decay)");
+  require(e, lr < 2 / kappa, "lr = " + format_number(lr, 4) + " is below the stable limit 2/\u03BA");
+  reject_mistake(e, y0 * std::pow(shrink, static_cast<double>(k - 1)), "took one step fewer");
+  reject_mistake(e, y0 * std::pow(1 - lr, static_cast<double>(k)), "left out \u03BA from the gradient along y");
   return e;
 }
 
@@ -63,6 +67,9 @@ Exercise max_stable_lr(Rng& rng) {
   e.solution = "Along x the factor 1 \u2212 lr stays inside (\u22121, 1) up to lr = 2, but along y the factor 1 \u2212 lr\u00B7" +
                format_number(kappa, 4) + " leaves it first, when lr\u00B7" + format_number(kappa, 4) +
                " exceeds 2: the limit is 2 \u00F7 " + format_number(kappa, 4) + " = " + typed(e.answer, 4) + ".";
+  require_between(e, kappa, 3, 5000, "the condition number \u03BA (y is the stiff direction)");
+  reject_mistake(e, 1 / kappa, "dropped the factor 2 of the limit 2/\u03BB_max");
+  reject_mistake(e, 2, "took the limit along x, the flat direction");
   return e;
 }
 
@@ -93,6 +100,13 @@ Exercise adam_first_step(Rng& rng) {
                format_number(s.lr, 4) + " = " + format_number(y1, 4) + "; the loss is \u00BD(" + format_number(x1, 4) +
                "\u00B2 + " + format_number(kappa, 4) + " \u00D7 " + format_number(y1, 4) + "\u00B2) = " +
                format_number(e.answer, 5) + ".";
+  require(e, x0 > s.lr && y0 > s.lr, "both coordinates stay positive after a step of lr, as the solution assumes");
+  require(e, e.answer < 0.5 * (x0 * x0 + kappa * y0 * y0), "the step lowers the loss");
+  // Without bias correction m = (1 − β₁)g and v = (1 − β₂)g²: the step is lr·0.1/√0.001.
+  const double raw = s.lr * 0.1 / std::sqrt(0.001);
+  reject_mistake_where_distinct(e, 0.5 * ((x0 - raw) * (x0 - raw) + kappa * (y0 - raw) * (y0 - raw)),
+                                "forgot the bias correction (a first step 3.16 times lr)");
+  reject_mistake(e, 0.5 * (x0 * x0 + kappa * y0 * y0), "gave the starting loss");
   return e;
 }
 
@@ -134,6 +148,10 @@ Exercise cosine_lr(Rng& rng) {
                  " \u2212 " + (s.min_lr == 0 ? std::string("0") : prose(s.min_lr, 4)) + ") \u00D7 that = " +
                  typed(e.answer, 4) + ".";
   }
+  require(e, s.warmup_steps < s.total_steps && t >= 1 && t < s.total_steps,
+          "step " + std::to_string(t) + " lies inside the run of " + std::to_string(s.total_steps) + " steps");
+  require_between(e, s.peak_lr, 1e-4, 1e-2, "the peak learning rate (a transformer pre-training range)");
+  require(e, e.answer > 0 && e.answer <= s.peak_lr, "the learning rate is positive and at most the peak");
   return e;
 }
 
@@ -170,6 +188,9 @@ Exercise training_state(Rng& rng) {
                " (gradients) + " + format_number(b.master, 3) + " (master) + " + format_number(b.states, 3) +
                " (optimizer state) = " + format_number(per, 3) + " bytes; \u00D7 " + format_number(billions, 4) +
                " \u00D7 10^9 parameters = " + format_number(e.answer, 4) + " GB.";
+  require_between(e, billions, 0.3, 180, "the model size in billions of parameters");
+  if (b.master > 0) reject_mistake(e, (per - b.master) * billions, "left out the fp32 master copy");
+  if (r.optimizer == "adam") reject_mistake(e, (per - b.states / 2) * billions, "counted one of Adam's two moments");
   return e;
 }
 

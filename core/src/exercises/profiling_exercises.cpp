@@ -74,16 +74,31 @@ Exercise mfu_from_throughput(Rng& rng) {
                format_int(devices) + " = " + format_number(r.achieved_flops_per_device / 1e12, 4) +
                " TFLOP/s; MFU = " + format_number(r.achieved_flops_per_device / 1e12, 4) + " / " +
                format_number(c.peak_tflops, 4) + " = " + format_number(e.answer, 3) + "%.";
+  require_between(e, e.answer, 20, 65, "the MFU in percent (what large training runs reach)");
+  require_from_table(e, c.peak_tflops * 1e12, *c.hw->peak_for("bf16"), "the bf16 peak shown");
+  reject_mistake_where_distinct(e, 100 * tps * 6 * m.params / devices / (c.peak_tflops * 1e12),
+                                "counted 6N alone, leaving out attention");
+  reject_mistake(e, e.answer / 2, "divided by the sparse peak, twice the dense one");
+  reject_mistake(e, e.answer * devices, "forgot to share the throughput among the devices");
   return e;
 }
 
+// A pre-training run someone would plan: between a day and a year of wall-clock time (a 7B
+// model on 16,384 GPUs takes an hour, a 405B one on 512 GPUs decades).
+constexpr double kShortestRunDays = 1, kLongestRunDays = 365;
+
 Exercise training_days(Rng& rng) {
-  const Chip c = pick_chip(rng);
-  const double params = rng.pick(std::vector<double>{7e9, 13e9, 34e9, 70e9, 175e9, 405e9});
-  const double tokens = rng.pick(std::vector<double>{1e12, 2e12, 4e12, 8e12, 15e12});
-  const double devices = rng.pick(std::vector<double>{512, 1024, 2048, 4096, 8192, 16384});
-  const double mfu_shown = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
-  const TrainingTime t = training_time(params, tokens, devices, c.peak_tflops * 1e12, mfu_shown, 0);
+  Chip c{};
+  double params = 0, tokens = 0, devices = 0, mfu_shown = 0;
+  TrainingTime t{};
+  do {
+    c = pick_chip(rng);
+    params = rng.pick(std::vector<double>{7e9, 13e9, 34e9, 70e9, 175e9, 405e9});
+    tokens = rng.pick(std::vector<double>{1e12, 2e12, 4e12, 8e12, 15e12});
+    devices = rng.pick(std::vector<double>{512, 1024, 2048, 4096, 8192, 16384});
+    mfu_shown = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
+    t = training_time(params, tokens, devices, c.peak_tflops * 1e12, mfu_shown, 0);
+  } while (t.time_days < kShortestRunDays || t.time_days > kLongestRunDays);
   Exercise e;
   e.title = "Training days from 6ND";
   e.params = {{"params", params}, {"tokens", tokens}, {"devices", devices}, {"peak_flops", c.peak_tflops * 1e12},
@@ -102,6 +117,11 @@ Exercise training_days(Rng& rng) {
                format_number(c.peak_tflops, 4) + "e12 × " + format_number(mfu_shown, 2) + " = " +
                format_number(t.cluster_flops, 4) + " FLOP/s. Time = " + format_number(t.time_s, 4) + " s (" +
                format_number(t.device_hours, 3) + " GPU-hours) = " + format_number(t.time_days, 4) + " days.";
+  require_between(e, e.answer, kShortestRunDays, kLongestRunDays, "the run's length in days");
+  require_from_table(e, c.peak_tflops * 1e12, *c.hw->peak_for("bf16"), "the bf16 peak shown");
+  reject_mistake(e, e.answer * mfu_shown, "divided by the peak, not the sustained rate (MFU left out)");
+  reject_mistake(e, e.answer / 3, "counted 2\u00B7N\u00B7D (the forward pass) instead of 6\u00B7N\u00B7D");
+  reject_mistake(e, e.answer * 24, "gave hours, not days");
   return e;
 }
 
@@ -127,6 +147,9 @@ Exercise attention_share(Rng& rng) {
   e.solution = "At T = 6d the attention term equals the 6N term, and 6ND alone undercounts a run by this share. "
                "Share = T / (6d + T) = " + format_int(seq) + " / (" + format_int(6 * d) + " + " + format_int(seq) +
                ") = " + format_number(e.answer, 4) + "%.";
+  require(e, heads * 128 == d, "H\u00B7Q = d with heads of 128");
+  reject_mistake_where_distinct(e, 100 * seq / (6 * d), "gave the ratio of attention to 6N, not its share of the total");
+  reject_mistake_where_distinct(e, 100 * seq / (12 * d + seq), "compared attention with 12N, not 6N");
   return e;
 }
 
@@ -152,6 +175,10 @@ Exercise chinchilla_tokens(Rng& rng) {
                "the split, which is why the rule of thumb is the number people use. With it, N = sqrt(" +
                format_number(flops, 3) + " / 120) = " + format_number(n20 / 1e9, 4) + "B parameters and D = 20·N = " +
                format_number(e.answer, 4) + "B tokens.";
+  require_between(e, flops, 1e21, 1e26, "the budget C in FLOP");
+  reject_mistake(e, e.answer / 20, "gave the parameters N, not the tokens D = 20\u00B7N");
+  reject_mistake_where_distinct(e, o.tokens / 1e9, "used the approach-3 fit, not the rule of thumb the prompt names");
+  reject_mistake(e, std::sqrt(flops / 6) / 1e9, "set D = N, leaving out the 20 tokens per parameter");
   return e;
 }
 
@@ -185,6 +212,10 @@ Exercise exposed_comm(Rng& rng) {
                format_number(buckets * per_ms, 4) + " ms of all-reduce run under the backward pass, and the last "
                "all-reduce ends at " + format_number(t.comm_end_s * 1e3, 4) + " ms, so " + format_number(e.answer, 4) +
                " ms are exposed.";
+  require(e, ratio > 1 && e.answer >= per_ms - 1e-9 && e.answer <= buckets * per_ms + 1e-9,
+          "at least one all-reduce and at most all of them are exposed");
+  reject_mistake_where_distinct(e, buckets * per_ms, "exposed every all-reduce, as if none overlapped the backward pass");
+  reject_mistake_where_distinct(e, buckets * per_ms - backward_ms, "subtracted the backward pass from the total all-reduce time");
   return e;
 }
 

@@ -49,7 +49,7 @@ Exercise max_error(Rng& rng) {
       steps += (steps.empty() ? "" : "; ") + format_number(x, 4) + " → " + format_int(q) + " → " +
                format_number(scale * q, 4) + " (error " + format_number(err, 3) + ")";
     }
-    if (worst >= 0.95 * scale / 2 || worst < 0.2 * scale / 2) continue;
+    if (worst > 0.95 * scale / 2 - 1e-9 || worst < 0.2 * scale / 2) continue;  // 95% itself too
     Exercise e;
     e.title = "Rounding error of a row of weights";
     e.params = {{"bits", bits}, {"range_min", -amax}, {"range_max", amax}, {"symmetric", true}, {"value", worst_w}};
@@ -63,6 +63,8 @@ Exercise max_error(Rng& rng) {
     e.solution = "s = " + format_number(amax, 4) + " / " + format_int(qmax) + " = " + format_number(scale, 4) +
                  " (bound Δ/2 = " + format_number(scale / 2, 4) + "). " + steps + ". The largest error is " +
                  format_number(worst, 4) + ".";
+    require(e, worst <= scale / 2 * (1 + 1e-9), "no weight is farther than \u0394/2 from its code");
+    reject_mistake(e, scale / 2, "gave the bound \u0394/2, not the row's largest error");
     return e;
   }
 }
@@ -92,6 +94,9 @@ Exercise code_of_value(Rng& rng) {
                  ") + " + format_int(z) + " = " + format_int(std::round(qr)) + " + " + format_int(z) +
                  ", which decodes to s·(q − z) = " + format_number(scale * (q - z), 4) + ". The code is q = " +
                  format_int(q) + ".";
+    require(e, z >= 0 && z <= 255 && q >= 0 && q <= 255, "the zero point and the code are int8 codes (0 to 255)");
+    reject_mistake(e, std::round(qr), "left out the zero point");
+    reject_mistake_where_distinct(e, std::floor(qr) + z, "truncated x/s instead of rounding it");
     return e;
   }
 }
@@ -119,6 +124,9 @@ Exercise mse(Rng& rng) {
     e.answer = sqnr;
     e.abs_tolerance = 0.05;
     e.rel_tolerance = 0.002;
+    require(e, step <= a / 4, "the step (" + format_number(step, 3) + ") is at most a quarter of a, where \u0394\u00B2/12 holds");
+    reject_mistake(e, decibels_of(levels * levels), "gave the SQNR without the outlier (range [\u2212a, a])");
+    reject_mistake_where_distinct(e, decibels_of(m * m / 3 / noise), "took the signal from the calibrated range, not the data");
     e.hint = "The step comes from the calibrated range: Δ = range / (2^b − 1), noise Δ²/12. The signal comes from the "
              "data: a uniform spread over [−a, a] has mean square a²/3. SQNR = 10·log10(signal / noise).";
     e.solution = "Δ = " + format_number(2 * m, 4) + " / " + format_int(levels) + " = " + format_number(step, 4) +
@@ -150,6 +158,9 @@ Exercise group_memory(Rng& rng) {
                " = " + format_number(bpw, 4) + " (bf16 would take " + format_number(billions * 2, 4) + " GB); bytes = " +
                format_number(billions, 3) + "e9 × " + format_number(bpw, 4) + " / 8 = " + format_number(e.answer, 4) +
                " GB.";
+  require(e, bpw > bits && bpw <= bits + 1, "the metadata adds under one bit per weight");
+  reject_mistake(e, billions * bits / 8, "counted the codes and left out the scales" + std::string(sym ? "" : " and zero points"));
+  reject_mistake(e, billions * bpw, "counted bits as bytes");
   return e;
 }
 
@@ -177,7 +188,9 @@ Exercise int4_decode(Rng& rng) {
     const double t = (w_bytes + kv_bytes) / (bw * 1e12);
     const double t16 = (2 * n + kv_bytes) / (bw * 1e12);
     const double flops = batch * (2 * n + 4 * md.layers * md.heads * 128 * context);
-    if (flops / hw->peak_flops.at("bf16") >= t) continue;
+    // The weights and every sequence's cache must fit in the chip's memory (a 13B model with
+    // 32 × 8,192 tokens of bf16 cache is 222 GB, not a setting an 80 GB card runs).
+    if (flops / hw->peak_flops.at("bf16") >= t || w_bytes + kv_bytes > hw->hbm_bytes) continue;
     Exercise e;
     e.title = "Weight-only int4 in decode";
     e.params = {{"hardware", hw->id}, {"params", n}, {"weight_bits", bpw}, {"batch", batch}, {"context", context},
@@ -204,6 +217,11 @@ Exercise int4_decode(Rng& rng) {
                  "step would take " + format_number(t16 * 1e3, 4) + " ms, so int4 weights give " +
                  format_number(t16 / t, 3) + "×, not 16/" + format_number(bpw, 4) + ", because the KV cache is not "
                  "quantized. The step takes " + format_number(t * 1e3, 4) + " ms.";
+    require_fits(e, w_bytes + kv_bytes, hw->hbm_bytes, "the int4 weights and the bf16 KV cache in the " + hw->name);
+    require(e, flops / hw->peak_flops.at("bf16") < t, "the step is memory-bound");
+    reject_mistake_where_distinct(e, w_bytes / (bw * 1e12) * 1e3, "left out the KV cache");
+    reject_mistake_where_distinct(e, (n * 0.5 + kv_bytes) / (bw * 1e12) * 1e3, "left out the group scales (4 bits per weight)");
+    reject_mistake_where_distinct(e, t16 * 1e3, "read the weights in bf16");
     return e;
   }
 }

@@ -1,6 +1,7 @@
 // Exercises of the roofline lesson: ridge point, kernel time bound, matmul intensity, the
 // batch where a weight matmul turns compute-bound, elementwise time. Hardware numbers come
 // from the table and are shown rounded; answers are computed from the numbers shown.
+#include <algorithm>
 #include <cmath>
 
 #include "generators.hpp"
@@ -64,8 +65,14 @@ Exercise ridge(Rng& rng) {
            "to the same prefix first.";
   e.solution = "I* = " + times_ten(c.peak_tflops, 4, 12) + " FLOP/s ÷ " + times_ten(c.bw_tbps, 4, 12) +
                " B/s = " + format_number(e.answer, 4) + " FLOP/B. Kernels below this intensity are memory-bound.";
+  require_from_table(e, c.peak_tflops * 1e12, *c.hw->peak_for(c.dtype), "the dense " + c.dtype + " peak shown");
+  require_from_table(e, c.bw_tbps * 1e12, c.hw->hbm_bandwidth_Bps, "the HBM bandwidth shown");
+  reject_mistake(e, 2 * e.answer, "used the sparse (2:4) peak, twice the dense one");
   return e;
 }
+
+// One kernel's realistic run time: longer than a launch (a few µs) and under a second.
+constexpr double kShortestKernelUs = 1, kLongestKernelUs = 1e6;
 
 Exercise kernel_time(Rng& rng) {
   const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3"});
@@ -77,7 +84,8 @@ Exercise kernel_time(Rng& rng) {
     gbytes = round_sig(gflop / log_uniform(rng, 0.5, 3000), 3);
     compute_us = gflop * 1e9 / (c.peak_tflops * 1e12) * 1e6;
     memory_us = gbytes * 1e9 / (c.bw_tbps * 1e12) * 1e6;
-  } while (std::max(compute_us, memory_us) < 1.2 * std::min(compute_us, memory_us));
+  } while (std::max(compute_us, memory_us) < 1.2 * std::min(compute_us, memory_us) ||
+           std::max(compute_us, memory_us) < kShortestKernelUs || std::max(compute_us, memory_us) > kLongestKernelUs);
   Exercise e;
   e.title = "Lower-bound a kernel's time";
   e.params = {{"dtype", c.dtype}, {"flops", gflop * 1e9}, {"bytes", gbytes * 1e9},
@@ -94,6 +102,9 @@ Exercise kernel_time(Rng& rng) {
                format_number(memory_us, 4) + " " + kMicro +
                ". The bound is the larger, " + format_number(e.answer, 4) + " " + kMicro + " (" +
                (compute_us >= memory_us ? "compute" : "memory") + "-bound).";
+  require_between(e, e.answer, kShortestKernelUs, kLongestKernelUs, "the kernel's time in \u00B5s");
+  reject_mistake(e, std::min(compute_us, memory_us), "took the shorter time, the roof that does not bind");
+  reject_mistake_where_distinct(e, compute_us + memory_us, "added the two times (the bound with no overlap)");
   return e;
 }
 
@@ -117,6 +128,10 @@ Exercise matmul_intensity(Rng& rng) {
                format_int(flops) + "; bytes = (" + format_int(1.0 * m * k) + " + " + format_int(1.0 * k * n) +
                " + " + format_int(1.0 * m * n) + ") × " + format_number(s, 2) + " = " + format_int(bytes) +
                "; intensity = " + format_number(e.answer, 4) + " FLOP/B.";
+  require(e, e.answer <= 2.0 * std::min({m, n, k}) / s, "the intensity is at most 2\u00B7min(m, n, k)/s");
+  require_fits(e, bytes, find_accelerator("h100-sxm")->hbm_bytes, "A, B and C in one H100 SXM");
+  reject_mistake(e, e.answer / 2, "counted multiply-adds (MACs), not FLOPs");
+  if (s != 1) reject_mistake(e, flops / (bytes / s), "counted elements, not bytes");
   return e;
 }
 
@@ -143,6 +158,9 @@ Exercise crossover_batch(Rng& rng) {
                format_number(ridge, 4) + " FLOP/B. For b ≪ d the intensity is about 2b/s, so the crossover batch is close to "
                "s·R/2. Exactly, intensity 2bd/(s(2b+d)) ≥ R gives b ≥ s·R·d / (2(d − s·R)) = " +
                format_number(b_exact, 4) + ", so b = " + format_int(e.answer) + ".";
+  require(e, d > s * ridge && e.answer <= d, "the weight matmul turns compute-bound at a batch below d");
+  if (s != 1)
+    reject_mistake_where_distinct(e, std::ceil(ridge * d / (2 * (d - ridge))), "left out the bytes per element");
   return e;
 }
 
@@ -167,6 +185,9 @@ Exercise elementwise(Rng& rng) {
                format_int(n) + " × " + format_number(s, 2) + " = " + format_int(bytes) + " B; time = " +
                format_int(bytes) + " B ÷ " + times_ten(c.bw_tbps, 4, 12) + " B/s = " + format_number(e.answer, 4) +
                " " + kMicro + ".";
+  require_fits(e, bytes, c.hw->hbm_bytes, "a, b and c in the " + c.hw->name);
+  reject_mistake(e, e.answer * 2 / 3, "counted the two reads and not the write");
+  reject_mistake(e, e.answer / s, "counted elements as bytes");
   return e;
 }
 

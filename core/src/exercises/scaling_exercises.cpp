@@ -2,6 +2,7 @@
 // (L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28, the `chinchilla` and `scaling-law` model):
 // the loss at a drawn N and D, the compute-optimal N of a budget, the tokens per parameter of
 // that optimum, and the lifetime compute (training + inference) of an over-trained model.
+#include <cmath>
 #include <string>
 
 #include "generators.hpp"
@@ -42,6 +43,10 @@ Exercise loss_at(Rng& rng) {
            "model size or data removes.";
   e.solution = "406.4 / N^0.34 = " + format_number(k.A / pow_pos(params, k.alpha), 4) + ", 410.7 / D^0.28 = " +
                format_number(k.B / pow_pos(tokens, k.beta), 4) + "; L = 1.69 + both = " + format_number(loss, 4) + ".";
+  require_between(e, params, 1e8, 1.1e11, "N, within the fit's decades of model size");
+  require_between(e, tokens / params, 4.5, 550, "the tokens per parameter of the run");
+  require(e, loss > k.E, "the loss lies above the irreducible 1.69");
+  reject_mistake(e, loss - k.E, "left out the irreducible term 1.69");
   return e;
 }
 
@@ -71,6 +76,10 @@ Exercise optimal_params(Rng& rng) {
   e.solution = "C/6 = " + format_number(flops / 6, 4) + "; (C/6)^" + format_number(s.a, 4) + " = " +
                format_number(pow_pos(flops / 6, s.a), 4) + "; × " + format_number(s.G, 4) + " = " +
                format_number(n, 4) + " parameters, " + format_number(e.answer, 4) + "B.";
+  const double d_opt = pow_pos(flops / 6, s.b) / s.G;
+  require(e, std::fabs(6 * n * d_opt - flops) <= 0.02 * flops, "6\u00B7N_opt\u00B7D_opt spends the budget C");
+  require_between(e, flops, 1e20, 1e27, "the budget C in FLOP");
+  reject_mistake(e, s.G * pow_pos(flops, s.a) / 1e9, "raised C, not C/6, to the power a");
   return e;
 }
 
@@ -92,6 +101,9 @@ Exercise tokens_per_param(Rng& rng) {
                format_number(pow_pos(flops / 6, s.b - s.a), 4) + "; divided by G² = " + format_number(s.G * s.G, 4) +
                ". The rule of thumb says twenty; the rounded constants of the fit push it higher, to " +
                format_number(ratio, 4) + " tokens per parameter.";
+  require(e, s.b > s.a, "b > a: the ratio grows with the budget");
+  reject_mistake_where_distinct(e, 20, "gave the rule of thumb, 20, instead of the fit's optimum");
+  reject_mistake_where_distinct(e, pow_pos(flops / 6, s.b - s.a) / s.G, "divided by G once, not G\u00B2");
   return e;
 }
 
@@ -118,6 +130,12 @@ Exercise overtraining_total(Rng& rng) {
                format_number(o.cheapest.tokens / 1e12, 3) + "T tokens and costs " +
                format_number(100 * o.savings_fraction, 3) + "% less. Total " + format_number(e.answer, 4) +
                " × 10^21 FLOP, so the answer is " + format_number(e.answer, 4) + ".";
+  require(e, std::fabs(o.given.total_flops - 6 * params * tokens - 2 * params * inference) <= 1e-9 * o.given.total_flops,
+          "the total is 6\u00B7N\u00B7D + 2\u00B7N per token served");
+  require_between(e, tokens / params, 10, 20000, "the tokens per parameter of training");
+  reject_mistake_where_distinct(e, 6 * params * tokens / 1e21, "left out inference");
+  reject_mistake_where_distinct(e, (6 * params * tokens + 6 * params * inference) / 1e21,
+                                "charged inference 6\u00B7N per token, as in training");
   return e;
 }
 

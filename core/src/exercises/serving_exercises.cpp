@@ -85,6 +85,9 @@ Exercise kv_per_token(Rng& rng) {
                "2 × " + format_int(c.layers) + " × " + format_int(c.kv_heads) + " × " + format_int(c.head_dim) +
                " × " + format_number(s, 2) + " B = " + format_int(bytes) + " B = " + format_number(e.answer, 6) +
                " KB per token.";
+  require(e, find_published_model(m.id) != nullptr && c.heads >= c.kv_heads, m.id + " is a row of the model table");
+  reject_mistake(e, e.answer / 2, "stored the keys or the values only");
+  reject_mistake_where_distinct(e, e.answer * c.heads / c.kv_heads, "counted the query heads");
   return e;
 }
 
@@ -140,6 +143,13 @@ Exercise sequences_fit(Rng& rng) {
                  format_number(kvb * context / 1e9, 5) + " GB. " + format_number(free / 1e9, 5) + " / " +
                  format_number(kvb * context / 1e9, 5) + " = " + format_number(free / (kvb * context), 5) + ", so " +
                  counted(e.answer, "sequence") + ".";
+    require(e, context <= cfg.seq, "the context is within the one " + m.name + " was trained for");
+    require_fits(e, weights + e.answer * kvb * context, frac * hbm, "the weights and the sequences' caches in 90% of the memory");
+    require_whole(e, count, "the GPUs");
+    reject_mistake_where_distinct(e, std::floor((hbm - weights) / (kvb * context)), "used all of the memory, not 90%");
+    reject_mistake_where_distinct(e, std::floor((count * gib * 1e9 * frac - weights) / (kvb * context)),
+                                  "read GiB as 10^9 bytes");
+    reject_mistake_where_distinct(e, std::floor(free / (kvb * context / 2)), "counted the keys or the values only");
     return e;
   }
 }
@@ -192,6 +202,10 @@ Exercise tpot_bound(Rng& rng) {
                  " GB. Every step streams both, so each user gets at most " + format_number(1e3 / e.answer, 4) +
                  " tokens/s: (" + format_number((weights + kv) / 1e9, 5) + " GB) ÷ " + format_number(tbps, 4) +
                  " TB/s = " + format_number(e.answer, 4) + " ms per token.";
+    require_fits(e, weights + kv, 0.9 * a.hbm_bytes, "the weights and the batch's KV cache in 90% of one " + chip.name);
+    require(e, context <= cfg.seq, "the context is within the one " + m.name + " was trained for");
+    reject_mistake(e, weights / a.hbm_bandwidth_Bps * 1e3, "read the weights only (forgot the KV cache)");
+    reject_mistake(e, (weights + kv / batch) / a.hbm_bandwidth_Bps * 1e3, "read one sequence's cache, not the batch's");
     return e;
   }
 }
@@ -212,6 +226,9 @@ Exercise spec_tokens(Rng& rng) {
   e.solution = "(1 − " + format_number(alpha, 2) + "^" + format_int(gamma + 1) + ") / (1 − " +
                format_number(alpha, 2) + ") = (1 − " + format_number(std::pow(alpha, gamma + 1), 4) + ") / " +
                format_number(1 - alpha, 2) + " = " + format_number(e.answer, 4) + " tokens per target pass.";
+  require(e, e.answer >= 1 && e.answer <= gamma + 1, "a round emits between 1 and \u03B3 + 1 tokens");
+  reject_mistake(e, e.answer - 1, "left out the token the target always adds");
+  reject_mistake_where_distinct(e, alpha * gamma + 1, "took \u03B1\u00B7\u03B3 kept drafts, as if a rejection did not end the round");
   return e;
 }
 
@@ -236,16 +253,26 @@ Exercise spec_speedup(Rng& rng) {
                format_int(gamma) + " × " + format_number(c, 2) + " + 1 = " + format_number(gamma * c + 1, 4) +
                "; speedup = " + format_number(tokens, 4) + " / " + format_number(gamma * c + 1, 4) + " = " +
                format_number(e.answer, 4) + "×.";
+  require(e, c < 1 && alpha < 1, "the draft is cheaper than the target and some drafts are rejected");
+  reject_mistake_where_distinct(e, tokens, "left out the draft's cost");
   return e;
 }
 
 Exercise paged_slack(Rng& rng) {
-  const int block = rng.pick(std::vector<int>{8, 16, 32, 64, 128});
-  const int n = rng.pick(std::vector<int>{16, 32, 64, 128, 256});
-  int tokens = rng.integer(200, 3000);
-  if (tokens % block == 0) tokens += 1;  // a partly filled last block
-  const double kvb = rng.pick(std::vector<double>{131072, 163840, 327680, 819200});
-  const KvBlocks b = kv_blocks(tokens, block, 4096);
+  // The sequences' caches must fit in one H100 SXM (80 GB): 256 sequences of 3,000 tokens at
+  // 800 KB a token would take 629 GB.
+  const double capacity = find_accelerator("h100-sxm")->hbm_bytes;
+  int block = 0, n = 0, tokens = 0;
+  double kvb = 0;
+  KvBlocks b{};
+  do {
+    block = rng.pick(std::vector<int>{8, 16, 32, 64, 128});
+    n = rng.pick(std::vector<int>{16, 32, 64, 128, 256});
+    tokens = rng.integer(200, 3000);
+    if (tokens % block == 0) tokens += 1;  // a partly filled last block
+    kvb = rng.pick(std::vector<double>{131072, 163840, 327680, 819200});
+    b = kv_blocks(tokens, block, 4096);
+  } while (n * b.paged_tokens * kvb > capacity);
   Exercise e;
   e.title = "Slack in the last block";
   e.params = {{"tokens", tokens}, {"block_size", block}, {"max_context", 4096}, {"bytes_per_token", kvb},
@@ -264,6 +291,11 @@ Exercise paged_slack(Rng& rng) {
                format_int(b.paged_tokens) + " slots, " + format_int(b.slack_tokens) + " of them empty: " +
                format_int(b.slack_tokens) + " × " + format_int(n) + " × " + format_int(kvb) + " B = " +
                format_number(e.answer, 5) + " MB.";
+  require(e, tokens <= 4096 && b.slack_tokens >= 1 && b.slack_tokens < block,
+          "the last block is partly filled and the sequence fits the 4,096-token reservation");
+  require_fits(e, n * b.paged_tokens * kvb, capacity, "the sequences' paged caches in one H100 SXM");
+  reject_mistake_where_distinct(e, b.contiguous_waste_tokens * n * kvb / 1e6, "gave the waste of a contiguous reservation");
+  reject_mistake(e, b.slack_tokens * kvb / 1e6, "counted one sequence's slack");
   return e;
 }
 

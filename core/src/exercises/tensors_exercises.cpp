@@ -12,6 +12,7 @@
 #include "generators.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/tensors/broadcast.hpp"
 #include "mlsys/tensors/layout.hpp"
 
@@ -61,6 +62,25 @@ Dims draw_permutation(Rng& rng, int n) {
   }
 }
 
+// Whether `perm` holds each of 0 .. size − 1 once.
+bool is_permutation_of_dims(const Dims& perm) {
+  std::vector<bool> seen(perm.size(), false);
+  for (long long p : perm) {
+    if (p < 0 || p >= static_cast<long long>(perm.size()) || seen[static_cast<std::size_t>(p)]) return false;
+    seen[static_cast<std::size_t>(p)] = true;
+  }
+  return true;
+}
+
+long long elements_of(const Dims& shape) {
+  long long n = 1;
+  for (long long d : shape) n *= d;
+  return n;
+}
+
+// The 80 GB of the table's H100 SXM: a tensor the exercises call materialized fits there.
+double reference_hbm_bytes() { return find_accelerator("h100-sxm")->hbm_bytes; }
+
 // "12, 4 and 1": the strides of a contiguous shape as the solutions spell them.
 std::string strides_text(const Dims& shape) { return list_text(contiguous_strides(shape)); }
 
@@ -86,6 +106,15 @@ Exercise permute_stride(Rng& rng) {
     e.solution = "x is contiguous, so its strides are " + strides_text(shape) + ". y's dimension " + std::to_string(k) +
                  " is x's dimension " + std::to_string(src) + ", so y's strides are " + list_text(y.strides) +
                  " and y.stride(" + std::to_string(k) + ") = " + format_int(e.answer) + ".";
+    require(e, is_permutation_of_dims(perm), "permute(" + args_text(perm) + ") reorders every dimension once");
+    long long right = 1;  // x's stride of dimension src: the product of the sizes to its right
+    for (std::size_t d = static_cast<std::size_t>(src) + 1; d < shape.size(); ++d) right *= shape[d];
+    require(e, e.answer == static_cast<double>(right),
+            "y.stride(" + std::to_string(k) + ") is the product of x's sizes right of dimension " + std::to_string(src) +
+                " (" + std::to_string(right) + ")");
+    reject_mistake(e, 4 * e.answer, "counted bytes (NumPy's strides) instead of PyTorch's elements");
+    reject_mistake_where_distinct(e, static_cast<double>(contiguous_strides(shape)[static_cast<std::size_t>(k)]),
+                                  "read x's stride at position " + std::to_string(k) + ", ignoring the permute");
     return e;
   }
 }
@@ -117,6 +146,14 @@ Exercise storage_offset_ex(Rng& rng) {
     e.solution = "x's strides are " + strides_text(shape) + "; the transpose swaps two of them, so y has shape " +
                  list_text(y.shape) + " and strides " + list_text(y.strides) + ". Offset = " + sum + " = " +
                  format_int(e.answer) + ".";
+    bool inside = true;
+    for (std::size_t d = 0; d < index.size(); ++d) inside = inside && index[d] >= 0 && index[d] < y.shape[d];
+    require(e, inside, "the index " + list_text(index) + " lies inside y's shape " + list_text(y.shape));
+    require(e, e.answer < static_cast<double>(elements_of(shape)),
+            "the offset lies inside x's " + std::to_string(elements_of(shape)) + " elements");
+    reject_mistake(e, 4 * e.answer, "counted bytes instead of elements");
+    reject_mistake_where_distinct(e, static_cast<double>(storage_offset(contiguous_strides(shape), index)),
+                                  "used x's strides for y's index, ignoring the transpose");
     return e;
   }
 }
@@ -137,7 +174,13 @@ Exercise logits_bytes(Rng& rng) {
                ". How much memory does that tensor take, in GB (1 GB = 10^9 bytes)?";
     e.unit = "GB";
     e.answer = t.bytes / 1e9;
-    if (answer_in_prompt(e.answer, e.prompt)) continue;
+    // A tensor the model materializes: it fits in the 80 GB of one H100 (larger ones are
+    // computed in chunks, as the lesson says).
+    if (t.bytes > reference_hbm_bytes() || answer_in_prompt(e.answer, e.prompt)) continue;
+    require_fits(e, t.bytes, reference_hbm_bytes(), "the logits tensor in one H100 SXM");
+    reject_mistake(e, t.bytes / 1073741824.0, "gave GiB (2^30 B) for GB (10^9 B)");
+    reject_mistake(e, 8 * e.answer, "counted bits as bytes");
+    if (batch > 1) reject_mistake(e, e.answer / static_cast<double>(batch), "left out the batch");
     e.hint = "Elements = the product of the sizes; bytes = elements × bytes per element (" + dtype + ": " +
              bytes_per_element(t.element_bytes) + ").";
     e.solution = "Elements = " + format_int(static_cast<double>(batch)) + " × " + format_int(static_cast<double>(seq)) +
@@ -172,6 +215,10 @@ Exercise broadcast_elements(Rng& rng) {
     e.answer = static_cast<double>(r.elements);
     e.integer = true;
     if (r.elements == r.a_elements || r.elements == r.b_elements || answer_in_prompt(e.answer, e.prompt)) continue;
+    require(e, r.elements <= r.a_elements * r.b_elements && r.elements > std::max(r.a_elements, r.b_elements),
+            "the result (" + std::to_string(r.elements) + " elements) is larger than either input and at most their product");
+    reject_mistake(e, static_cast<double>(std::max(r.a_elements, r.b_elements)),
+                   "took the larger input's size: broadcasting stretched a dimension silently");
     e.hint = "Align the shapes from the right. In each position the sizes must match or one of them be 1 (a missing "
              "dimension counts as 1); the result takes the larger.";
     std::string product;
@@ -222,6 +269,10 @@ Exercise contiguous_copy(Rng& rng) {
     e.unit = "KB";
     e.answer = total / 1e3;
     if (total == 0 || answer_in_prompt(e.answer, e.prompt)) continue;
+    const double whole = static_cast<double>(elements_of(shape)) * s;
+    require(e, total <= 3 * whole && std::fmod(total, whole) == 0,
+            "each view copies nothing or the whole " + format_int(whole) + "-byte tensor: " + format_int(total) + " B");
+    reject_mistake_where_distinct(e, 3 * whole / 1e3, "copied every view, though some are contiguous already");
     e.hint = "A view is contiguous when, ignoring dimensions of size 1, its strides are the products of the sizes to "
              "their right. A contiguous view is returned as it is; any other is copied whole (elements × bytes per "
              "element).";

@@ -11,6 +11,7 @@
 #include "generators.hpp"
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/tokens/bpe.hpp"
 #include "mlsys/tokens/embedding_table.hpp"
 #include "mlsys/transformer/published_models.hpp"
@@ -97,16 +98,23 @@ Exercise first_merge_count(Rng& rng) {
     // Where the pair stands (base symbols: the marker is the byte 0xFF inside the learner).
     const std::string pair = m.pair[0] + (m.pair[1] == kBpeEndOfWord ? "\xFF" : m.pair[1]);
     std::string where, sum;
+    double unweighted = 0;  // the pair's occurrences counting each distinct word once
     for (const auto& [w, k] : c.words) {
       const std::string spelled = w + "\xFF";
       int times = 0;
       for (auto at = spelled.find(pair); at != std::string::npos; at = spelled.find(pair, at + pair.size())) ++times;
       if (times == 0) continue;
+      unweighted += times;
       where += (where.empty() ? "" : ", ") + w;
       sum += (sum.empty() ? "" : " + ") + (times > 1 ? std::to_string(times) + " \u00D7 " : "") + std::to_string(k);
     }
     e.solution = "The most frequent pair (the first seen among equals) is " + m.pair[0] + " + " + m.pair[1] +
                  ", in " + where + ": " + sum + " = " + format_int(e.answer) + " occurrences.";
+    require(e, r.word_count >= 6 && r.word_count <= 36, "a corpus a reader can count by hand: " +
+                                                            std::to_string(r.word_count) + " words");
+    require(e, e.answer >= 2 && e.answer <= static_cast<double>(r.base_token_count - r.word_count),
+            "the pair count lies between 2 and the corpus's adjacent pairs");
+    reject_mistake(e, unweighted, "counted each distinct word once, not as often as it occurs");
     return e;
   }
 }
@@ -131,6 +139,9 @@ Exercise tokens_after_merges(Rng& rng) {
     e.solution = "Before any merge the corpus has " + format_int(static_cast<double>(r.base_token_count)) +
                  " tokens (characters and one </w> per word). " + merge_story(r, static_cast<std::size_t>(k)) +
                  "After " + std::to_string(k) + " merges: " + format_int(e.answer) + " tokens.";
+    require(e, e.answer < static_cast<double>(r.base_token_count) && e.answer >= static_cast<double>(r.word_count),
+            "the merges shorten the corpus, at most to one token per word");
+    reject_mistake(e, static_cast<double>(r.base_token_count - k), "removed one token per merge, not one per occurrence");
     return e;
   }
 }
@@ -160,6 +171,9 @@ Exercise vocab_after_merges(Rng& rng) {
                  " of them. The merges add " + std::to_string(k) + ", so the vocabulary holds " +
                  format_int(static_cast<double>(r.base_symbols.size())) + " + " + std::to_string(k) + " = " +
                  format_int(e.answer) + " entries.";
+    require_whole(e, e.answer, "the vocabulary size");
+    reject_mistake(e, e.answer - 1, "left </w> out of the base symbols");
+    reject_mistake(e, static_cast<double>(r.base_symbols.size()), "counted the base symbols only");
     return e;
   }
 }
@@ -195,6 +209,12 @@ Exercise embedding_bytes(Rng& rng) {
                                                                                      format_int(t.table_params)) +
                  "; × " + format_number(dtype_bytes(dtype), 2) + " B = " + format_int(t.table_bytes) + " B = " +
                  format_number(e.answer, 4) + " MB.";
+    require_fits(e, t.table_bytes, find_accelerator("h100-sxm")->hbm_bytes, "the tables in one H100 SXM");
+    require(e, cfg.heads * cfg.head_dim == cfg.hidden, "width = heads \u00D7 head size");
+    if (cfg.tied_embeddings)
+      reject_mistake(e, 2 * e.answer, "counted the tied head as a second matrix");
+    else
+      reject_mistake(e, e.answer / 2, "counted one matrix, forgetting the untied head");
     return e;
   }
 }
@@ -240,6 +260,13 @@ Exercise embedding_share(Rng& rng) {
                       " = " + format_int(t.params)
                 : "the total is " + format_int(t.params);
     e.solution = "Tables: " + tables + "; " + total + "; the share is " + format_number(e.answer, 3) + "%.";
+    require(e, find_published_model(m.id) != nullptr, m.id + " is a row of the model table");
+    require(e, e.answer > 0 && e.answer < 100, "the share lies between 0 and 100%");
+    if (changed)
+      reject_mistake_where_distinct(e, 100 * t.table_params / released.params,
+                                    "kept the released total, forgetting that the tables' change changes it");
+    if (!m.config.tied_embeddings)
+      reject_mistake_where_distinct(e, 100 * (t.table_params / 2) / t.params, "counted the untied head's matrix once");
     return e;
   }
 }

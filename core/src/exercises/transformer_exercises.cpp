@@ -2,6 +2,7 @@
 // the share of it in the embedding tables, training FLOPs per token at a drawn context (PaLM's
 // 6N + 12·L·H·Q·T) and the days of a published training run from 6·N·D. Answers come from the
 // models the `transformer` and `training-time` calculators use.
+#include <cmath>
 #include <string>
 
 #include "generators.hpp"
@@ -27,6 +28,14 @@ ModelConfig draw_config(Rng& rng) {
   c.vocab = rng.pick(std::vector<double>{32000, 50257, 65536, 128256, 256000});
   c.tied_embeddings = rng.integer(0, 1) == 1;
   return c;
+}
+
+// What every drawn configuration must satisfy: heads of 64 tile the width, a gated MLP's width
+// is a multiple of 256, and the bf16 weights fit in one H100 SXM.
+void require_buildable(Exercise& e, const ModelConfig& c, double params) {
+  require(e, c.heads * c.head_dim == c.hidden, "width = heads \u00D7 head size");
+  require(e, !c.gated_mlp || std::fmod(c.ffn_hidden, 256) == 0, "the gated MLP width is a multiple of 256");
+  require_fits(e, 2 * params, find_accelerator("h100-sxm")->hbm_bytes, "the bf16 weights in one H100 SXM");
 }
 
 std::string describe(const ModelConfig& c) {
@@ -59,6 +68,15 @@ Exercise config_params(Rng& rng) {
                format_number(b.embedding / 1e9, 4) + "B" +
                (c.tied_embeddings ? "" : " and as much again for the head") + ". Total " + format_number(e.answer, 4) +
                "B parameters.";
+  require_buildable(e, c, n.params);
+  const double table = c.vocab * c.hidden;
+  if (c.tied_embeddings)
+    reject_mistake(e, (n.params + table) / 1e9, "counted the tied head as a second matrix");
+  else
+    reject_mistake(e, (n.params - table) / 1e9, "forgot the untied output head");
+  if (c.gated_mlp) reject_mistake(e, (n.params - c.layers * c.hidden * c.ffn_hidden) / 1e9, "counted two MLP matrices, not three");
+  reject_mistake_where_distinct(e, (12 * c.layers * c.hidden * c.hidden + n.params_embedding) / 1e9,
+                                "used 12\u00B7L\u00B7h\u00B2, which assumes a 4h non-gated MLP");
   return e;
 }
 
@@ -78,6 +96,12 @@ Exercise embedding_share(Rng& rng) {
   e.solution = "Embeddings " + format_number(n.params_embedding / 1e6, 4) + "M of " + format_number(n.params / 1e6, 4) +
                "M parameters. Small models spend much of their budget on the vocabulary; at a large width the layers "
                "dominate. Share " + format_number(e.answer, 3) + "%.";
+  require_buildable(e, c, n.params);
+  const double table = c.vocab * c.hidden;
+  if (c.tied_embeddings)
+    reject_mistake_where_distinct(e, 100 * 2 * table / (n.params + table), "counted the tied head as a second matrix");
+  else
+    reject_mistake_where_distinct(e, 100 * table / n.params, "counted one table, forgetting the untied head");
   return e;
 }
 
@@ -118,6 +142,10 @@ Exercise flops_at_context(Rng& rng) {
                format_number(12 * c.layers * width * seq / 1e9, 4) + " GFLOP (attention is " +
                format_number(100 * 12 * c.layers * width * seq / per_token, 3) + "% of the total). Sum: " +
                format_number(e.answer, 4) + " GFLOP.";
+  require(e, seq <= c.seq, "T = " + format_int(seq) + " is within the context " + m.name + " was trained at");
+  require(e, find_published_model(m.id) != nullptr, m.id + " is a row of the model table");
+  reject_mistake_where_distinct(e, 6 * n_shown / 1e9, "left out attention over the context (6N alone)");
+  reject_mistake(e, e.answer / 3, "counted the forward pass only");
   return e;
 }
 
@@ -134,13 +162,23 @@ Chip pick_chip(Rng& rng) {
   }
 }
 
+// A pre-training run someone would plan: between a day and a year of wall-clock time.
+constexpr double kShortestRunDays = 1, kLongestRunDays = 365;
+
 Exercise published_run_days(Rng& rng) {
-  const PublishedModel& m = pick_dense(rng, true);
-  const Chip chip = pick_chip(rng);
-  const double devices = rng.pick(std::vector<double>{1024, 2048, 4096, 8192, 16384});
-  const double mfu_shown = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
-  const double n_shown = round_sig(m.params, 4);
-  const TrainingTime t = training_time(n_shown, m.training_tokens, devices, chip.peak_tflops * 1e12, mfu_shown, 0);
+  const PublishedModel* pm = nullptr;
+  Chip chip{};
+  double devices = 0, mfu_shown = 0, n_shown = 0;
+  TrainingTime t{};
+  do {  // redraw runs of minutes (a 13B model on 16,384 GPUs) or of years
+    pm = &pick_dense(rng, true);
+    chip = pick_chip(rng);
+    devices = rng.pick(std::vector<double>{1024, 2048, 4096, 8192, 16384});
+    mfu_shown = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
+    n_shown = round_sig(pm->params, 4);
+    t = training_time(n_shown, pm->training_tokens, devices, chip.peak_tflops * 1e12, mfu_shown, 0);
+  } while (t.time_days < kShortestRunDays || t.time_days > kLongestRunDays);
+  const PublishedModel& m = *pm;
   Exercise e;
   e.title = "Days of a published training run";
   e.params = {{"model", m.id}, {"params", n_shown}, {"tokens", m.training_tokens}, {"devices", devices},
@@ -161,6 +199,10 @@ Exercise published_run_days(Rng& rng) {
                format_number(chip.peak_tflops, 4) + "e12 × " + format_number(mfu_shown, 3) + " = " +
                format_number(t.cluster_flops, 4) + " FLOP/s, so the run takes " + format_number(t.time_s, 4) +
                " s = " + format_number(e.answer, 4) + " days.";
+  require_between(e, e.answer, kShortestRunDays, kLongestRunDays, "the run's length in days");
+  require_from_table(e, chip.peak_tflops * 1e12, *chip.hw->peak_for("bf16"), "the bf16 peak shown");
+  reject_mistake(e, e.answer * mfu_shown, "divided by the peak, not the sustained rate (MFU left out)");
+  reject_mistake(e, e.answer / 3, "counted 2\u00B7N\u00B7D (the forward pass) instead of 6\u00B7N\u00B7D");
   return e;
 }
 
