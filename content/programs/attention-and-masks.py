@@ -20,9 +20,10 @@ import argparse
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, hbm_bytes
-# @data MODELS = models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-405b, mistral-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, hbm_bytes")
+MODELS = table("models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-405b, mistral-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim")
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8-e4m3": 1}
 MASKS = ("none", "causal", "padding", "sliding-window", "causal-sliding-window")

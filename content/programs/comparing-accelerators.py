@@ -18,9 +18,10 @@ import argparse
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, tpu-v4, tpu-v5e, tpu-v5p | name, peak_flops, hbm_bandwidth_Bps, hbm_bytes, power_w
-# @data MODELS = models: llama-2-7b, llama-3-8b, mistral-7b, llama-2-13b, llama-2-70b, llama-3-70b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, tpu-v4, tpu-v5e, tpu-v5p | name, peak_flops, hbm_bandwidth_Bps, hbm_bytes, power_w")
+MODELS = table("models: llama-2-7b, llama-3-8b, mistral-7b, llama-2-13b, llama-2-70b, llama-3-70b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings")
 
 BF16 = 2  # bytes per weight, gradient, activation and KV value
 

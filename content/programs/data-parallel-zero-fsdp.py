@@ -17,8 +17,9 @@ import argparse
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: h100-sxm, h200-sxm, a100-sxm-80gb, b200, mi300x | name, peak_flops, scaleup_bandwidth_Bps, hbm_bytes
+HARDWARE = table("hardware: h100-sxm, h200-sxm, a100-sxm-80gb, b200, mi300x | name, peak_flops, scaleup_bandwidth_Bps, hbm_bytes")
 
 GPUS_PER_NODE = 8  # g: GPUs on one NVLink domain
 NIC_BANDWIDTH_BPS = 50e9  # one 400 Gb/s InfiniBand adapter per GPU, per direction

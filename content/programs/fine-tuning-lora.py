@@ -25,9 +25,10 @@ import json
 import math
 import random
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data MODELS = models: gpt-3-175b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, peak_flops, hbm_bandwidth_Bps
+MODELS = table("models: gpt-3-175b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings")
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, peak_flops, hbm_bandwidth_Bps")
 
 
 def counts(m):

@@ -21,9 +21,10 @@ import argparse
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data MEMORY = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, h100-pcie | hbm_bandwidth_Bps, hbm_latency_s
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, h100-pcie, l4 | name, sms, warp_size, max_warps_per_sm, max_blocks_per_sm, max_threads_per_block, registers_per_sm, max_registers_per_block, max_registers_per_thread, register_alloc_unit, sm_sub_partitions, smem_per_sm_bytes, max_smem_per_block_bytes, smem_alloc_unit_bytes, smem_reserved_per_block_bytes
+MEMORY = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, h100-pcie | hbm_bandwidth_Bps, hbm_latency_s")
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, h100-pcie, l4 | name, sms, warp_size, max_warps_per_sm, max_blocks_per_sm, max_threads_per_block, registers_per_sm, max_registers_per_block, max_registers_per_thread, register_alloc_unit, sm_sub_partitions, smem_per_sm_bytes, max_smem_per_block_bytes, smem_alloc_unit_bytes, smem_reserved_per_block_bytes")
 
 
 LIMIT_NAMES = {"threads": "warp slots", "registers": "registers", "smem": "shared memory", "blocks": "block slots"}

@@ -23,9 +23,10 @@ import argparse
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
 # Per GPU, one direction, bytes/s, and whether the vendor quotes both directions summed.
-# @data LINKS = interconnect: nvlink3, nvlink4, nvlink5, tpu-v5p-ici, pcie4-x16, pcie5-x16, ib-hdr, ib-ndr, ib-xdr, roce-400g | name, kind, bandwidth_Bps, quoted_as
+LINKS = table("interconnect: nvlink3, nvlink4, nvlink5, tpu-v5p-ici, pcie4-x16, pcie5-x16, ib-hdr, ib-ndr, ib-xdr, roce-400g | name, kind, bandwidth_Bps, quoted_as")
 
 
 def fat_tree(nodes, g, nic, up, o, rails, ports, size, op, a_up=2e-6, a_nic=5e-6):

@@ -21,9 +21,10 @@ import json
 import math
 import sys
 from collections import deque
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, l4 | name, peak_flops, hbm_bytes, hbm_bandwidth_Bps
-# @data MODELS = models: opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b, gemma-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, l4 | name, peak_flops, hbm_bytes, hbm_bandwidth_Bps")
+MODELS = table("models: opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b, gemma-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings")
 
 BYTES, MEMORY_FRACTION = 2, 0.9  # bf16 weights and KV cache; vLLM's default share of HBM for both
 PROMPT_MEAN, OUTPUT_MEAN, MAX_OUTPUT = 256, 128, 512  # the allocator's backlog, in tokens

@@ -17,9 +17,10 @@ Run:  python3 profiling-mfu.py                 the lesson's worked examples
 import argparse
 import json
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, tpu-v4, tpu-v5p | name, peak_flops
-# @data MODELS = models: gpt-2-124m, gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b, llama-3-405b, gemma-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, seq, gated_mlp, tied_embeddings
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, tpu-v4, tpu-v5p | name, peak_flops")
+MODELS = table("models: gpt-2-124m, gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b, llama-3-405b, gemma-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, seq, gated_mlp, tied_embeddings")
 
 SECONDS_PER_DAY = 86_400
 

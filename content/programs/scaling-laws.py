@@ -18,8 +18,9 @@ import argparse
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data MODELS = models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b, gemma-7b, palm-540b | name, params, training_tokens
+MODELS = table("models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b, gemma-7b, palm-540b | name, params, training_tokens")
 
 E, A, B, ALPHA, BETA = 1.69, 406.4, 410.7, 0.34, 0.28  # Hoffmann et al. 2022, eq. 10
 

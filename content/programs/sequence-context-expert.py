@@ -23,10 +23,11 @@ import functools
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, peak_flops, scaleup_bandwidth_Bps
-# @data MODELS = models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b | name, layers, hidden, heads, ffn_hidden, gated_mlp, seq
-# @data MOE = models: mixtral-8x7b | name, hidden, heads, head_dim, ffn_hidden, experts, experts_per_token
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, peak_flops, scaleup_bandwidth_Bps")
+MODELS = table("models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b | name, layers, hidden, heads, ffn_hidden, gated_mlp, seq")
+MOE = table("models: mixtral-8x7b | name, hidden, heads, head_dim, ffn_hidden, experts, experts_per_token")
 
 BYTES, TILE, LATENCY_S = 2, 128, 5e-6  # bf16; the ring's tile side (tokens) and one message's latency
 MIXTRAL = MOE["mixtral-8x7b"]  # the lesson's attention shape (32 query heads of 128) and MoE layer
@@ -221,8 +222,7 @@ def main(argv=None):
     mem, r, z, rt, rb, x = (out[k] for k in ("memory", "ring", "zigzag", "router", "router_balanced", "all_to_all"))
     print(f"{m['name']} activations per layer, s = {s:,}, b = 1, t = {a.tp}:\n  TP alone {tp_only / 1e6:.0f} MB, with SP "
           f"{tp_sp / 1e6:.0f} MB ({mem['saving_ratio']:.2f}x); SP + selective recomputation "
-          f"{mem['tp_sp_selective_bytes_per_layer'] / 1e6:.0f} MB")
-    print(f"  {layers} layers: {mem['tp_only_bytes'] / 1e9:.1f} GB against {mem['tp_sp_bytes'] / 1e9:.1f} GB")
+          f"{mem['tp_sp_selective_bytes_per_layer'] / 1e6:.0f} MB\n  {layers} layers: {mem['tp_only_bytes'] / 1e9:.1f} GB against {mem['tp_sp_bytes'] / 1e9:.1f} GB")
     print(f"\nring attention: {a.seq:,} tokens on {a.ranks} x {gpu['name']},\n  {MIXTRAL['heads']} query "
           f"and {a.kv_heads} KV heads of {MIXTRAL['head_dim']}")
     print(f"  overlap needs blocks >= {r['min_block_tokens_bandwidth']:,.0f} tokens on a {link / 1e9:.0f} GB/s link "

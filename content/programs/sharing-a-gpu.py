@@ -29,8 +29,9 @@ import itertools
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm | name, sms, hbm_bytes
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm | name, sms, hbm_bytes")
 
 # (memory in the names for 1, 2, 4 and 8 memory slices; SMs of 1g, 1g double memory, 2g, 3g, 4g, 7g)
 MIG = {

@@ -20,8 +20,9 @@ Run:  python3 tokens-and-embeddings.py                    the toy vocabulary of 
 import argparse
 import json
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data MODELS = models: gpt-2-124m, gpt-3-175b, opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, llama-3-405b, mistral-7b, gemma-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings
+MODELS = table("models: gpt-2-124m, gpt-3-175b, opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, llama-3-405b, mistral-7b, gemma-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings")
 
 SENNRICH = "low low low low low lower lower newest newest newest newest newest newest widest widest widest"
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8-e4m3": 1, "int8": 1}

@@ -17,9 +17,10 @@ import argparse
 import json
 import math
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data MODELS = models: gpt-2-124m, gpt-3-175b, opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, mistral-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, seq, gated_mlp, tied_embeddings
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, hbm_bytes
+MODELS = table("models: gpt-2-124m, gpt-3-175b, opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, mistral-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, seq, gated_mlp, tied_embeddings")
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, hbm_bytes")
 
 
 def counts(m):

@@ -19,10 +19,11 @@ Run:  python3 transformer-block.py                          the lesson's worked 
 import argparse
 import json
 import sys
+from course_data import table  # the tables of content/data; the download has them written in
 
-# @data HARDWARE = hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, tpu-v4, tpu-v5p | name, peak_flops
-# @data MODELS = models: gpt-2-124m, gpt-3-175b, opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, llama-3-405b, mistral-7b, gemma-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, seq, gated_mlp, tied_embeddings, params
-# @data RUNS = models: opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, gemma-7b, llama-3-8b, gpt-3-175b, llama-3-70b, palm-540b, llama-3-405b | name, params, training_tokens
+HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, tpu-v4, tpu-v5p | name, peak_flops")
+MODELS = table("models: gpt-2-124m, gpt-3-175b, opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, llama-3-405b, mistral-7b, gemma-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, seq, gated_mlp, tied_embeddings, params")
+RUNS = table("models: opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, gemma-7b, llama-3-8b, gpt-3-175b, llama-3-70b, palm-540b, llama-3-405b | name, params, training_tokens")
 
 # What the papers report about their own runs: GPT-3's Table D.1 (Brown et al. 2020), Llama 2's
 # Table 2 (Touvron et al. 2023, A100-80GB hours), the Llama 3 and 3.1 model cards (H100-80GB hours).

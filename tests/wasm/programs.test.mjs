@@ -4,7 +4,8 @@
 // (tests/programs/<slug>.json: `runs` of arguments, each with `checks` of a --json key
 // against a calculator field, relative tolerance `rtol` (default 1e-9) or `exact`, and
 // `prints`: text the plain run must contain); `--help` works; each of `bad` exits non-zero
-// with a one-line message. Programs import the standard library only.
+// with a one-line message. Programs import the standard library only. (The repository's
+// sources print the same as these downloads: program-forms.test.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,10 +13,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadNodeEngine } from '../../web/src/runtime/engine-node.js';
+import { programFiles } from '../../web/scripts/programs.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const built = path.join(root, 'build/site/programs');
-const slugs = fs.readdirSync(path.join(root, 'content/programs')).filter((f) => f.endsWith('.py')).map((f) => f.slice(0, -3)).sort();
+const slugs = programFiles().map((f) => f.slice(0, -3));
 const { engine } = await loadNodeEngine();
 
 const python = (file, args) => spawnSync('python3', [file, ...args], { encoding: 'utf8', timeout: 120_000 });

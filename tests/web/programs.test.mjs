@@ -1,7 +1,8 @@
 // The companion programs as a reader gets them: downloaded from the lesson page's "Run it
 // yourself" (not taken from the repository), run with the system Python, they print exactly
-// what the page says they print. /programs/ lists every program; each is kept for offline
-// reading. (Their numbers against the engine: tests/wasm/programs.test.mjs.)
+// what the page says they print, and their size is the one the page shows beside the download.
+// /programs/ lists every program; each is kept for offline reading. (Their numbers against the
+// engine: tests/wasm/programs.test.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,12 +10,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openPage, useSite } from '../../web/test/browser.js';
-import { repoRoot, siteDir } from '../../web/scripts/paths.js';
+import { siteDir } from '../../web/scripts/paths.js';
+import { programFiles } from '../../web/scripts/programs.js';
 
 let browser, base;
 useSite((s) => ({ browser, base } = s));
 
-const slugs = fs.readdirSync(path.join(repoRoot, 'content/programs')).filter((f) => f.endsWith('.py')).map((f) => f.slice(0, -3)).sort();
+const slugs = programFiles().map((f) => f.slice(0, -3));
 
 test('each lesson\'s program, downloaded from its page, prints what the page shows', async () => {
   assert.ok(slugs.length > 0);
@@ -31,6 +33,10 @@ test('each lesson\'s program, downloaded from its page, prints what the page sho
       assert.equal(download.suggestedFilename(), `${slug}.py`);
       const file = path.join(dir, `${slug}.py`);
       await download.saveAs(file);
+      const size = section.locator('.program-size');
+      const bytes = fs.statSync(file).size;
+      assert.equal(Number(await size.getAttribute('data-bytes')), bytes, `${slug}: the page's size is not the downloaded file's`);
+      assert.match(await size.textContent(), new RegExp(`^\\d+ lines · ${(bytes / 1e3).toFixed(1).replace('.', '\\.')} kB$`));
       const run = spawnSync('python3', [file], { encoding: 'utf8', cwd: dir, timeout: 120_000 });
       assert.equal(run.status, 0, `${slug}.py: ${run.stderr}`);
       const shown = await section.locator('.program-output pre').textContent();

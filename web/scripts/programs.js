@@ -1,14 +1,17 @@
 // The companion programs: content/programs/<slug>.py, one standard-library Python program per
-// lesson. The build expands each `# @data` line into constants taken from content/data/*.json
-// (so a program's hardware and model numbers never drift from the engine's), writes the result
-// to build/programs/<slug>.py (the file readers download), and runs it once to capture what it
-// prints and its --help, which the lesson page and /programs/ show.
+// lesson. A program reads the course's tables through content/programs/course_data.py, one line
+// per table, so that `python3 content/programs/<slug>.py` runs from a clone:
 //
-//   # @data HARDWARE = hardware: h100-sxm, a100-sxm-80gb | name, peak_flops, hbm_bandwidth_Bps
+//   from course_data import table  # (with the other imports)
+//   HARDWARE = table("hardware: h100-sxm, a100-sxm-80gb | name, peak_flops, hbm_bandwidth_Bps")
 //
-// becomes `HARDWARE = {"h100-sxm": {"name": ..., ...}, ...}`: the named entries of a table
-// (hardware: content/data/hardware.json accelerators; models: models.json models;
-// interconnect: interconnect.json links), each with the named fields only.
+// is the named entries of a table (hardware: content/data/hardware.json accelerators; models:
+// models.json models; interconnect: interconnect.json links), each with the named fields only.
+// The build writes the file readers download, build/programs/<slug>.py: each such line becomes
+// `HARDWARE = {"h100-sxm": {"name": ..., ...}, ...}` with the same values (so a program's
+// hardware and model numbers never drift from the engine's, and the download is one file that
+// runs alone), and the import is left out. It runs the download once to capture what it prints
+// and its --help, which the lesson page and /programs/ show with its size.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -25,8 +28,13 @@ export function pyLiteral(v, indent = '') {
   if (v === null) return 'None';
   if (v === true) return 'True';
   if (v === false) return 'False';
-  // Whole numbers exactly, with Python's digit separators (2_039_000_000_000) from 10,000 up.
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 53 ? String(v).replace(/\B(?=(\d{3})+$)/g, Math.abs(v) >= 1e4 ? '_' : '') : String(v).replace('e+', 'e');
+  // Whole numbers below 2**53 exactly, as int, with Python's digit separators (2_039_000_000_000)
+  // from 10,000 up; every other number as float (course_data.number reads JSON the same way).
+  if (typeof v === 'number') {
+    if (Number.isInteger(v) && Math.abs(v) < 2 ** 53) return String(v).replace(/\B(?=(\d{3})+$)/g, Math.abs(v) >= 1e4 ? '_' : '');
+    const s = String(v).replace('e+', 'e');
+    return /[.e]/.test(s) ? s : `${s}.0`;
+  }
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map((x) => pyLiteral(x, indent)).join(', ')}]`;
   const inner = `${indent}    `;
@@ -34,28 +42,43 @@ export function pyLiteral(v, indent = '') {
   return `{\n${items.join('\n')}\n${indent}}`;
 }
 
-// Expands the `# @data` lines of one program's source; `where` names it in messages.
+export const IMPORT = /^from course_data import table(\s+#.*)?$/;
+const TABLE_LINE = /^([A-Z][A-Z0-9_]*) = table\("(\w+): ([^|"]+)\|([^"]+)"\)$/;
+
+// The download's text of one program's source: its table lines written in, the import left
+// out; `where` names the source in messages.
 export function expandData(source, where, readTable) {
-  return source.split('\n').map((line, i) => {
-    if (!line.startsWith('# @data')) return line;
-    const m = /^# @data ([A-Z][A-Z0-9_]*) = (\w+): ([^|]+)\|(.+)$/.exec(line);
-    if (!m) throw new Error(`${where}:${i + 1}: expected "# @data NAME = table: id, id | field, field"`);
+  let imported = false;
+  let tables = 0;
+  const out = [];
+  source.split('\n').forEach((line, i) => {
+    const at = `${where}:${i + 1}`;
+    if (line.startsWith('# @data')) throw new Error(`${at}: "# @data" lines are replaced by NAME = table("table: id, id | field, field") (web/scripts/programs.js)`);
+    if (IMPORT.test(line)) { imported = true; return; }
+    if (!/^[A-Z][A-Z0-9_]* = table\(/.test(line)) { out.push(line); return; }
+    const m = TABLE_LINE.exec(line);
+    if (!m) throw new Error(`${at}: expected NAME = table("table: id, id | field, field") on one line`);
     const [, name, table, idList, fieldList] = m;
     const rows = readTable(table);
-    if (!rows) throw new Error(`${where}:${i + 1}: unknown table "${table}" (use ${Object.keys(TABLES).join(', ')})`);
+    if (!rows) throw new Error(`${at}: unknown table "${table}" (use ${Object.keys(TABLES).join(', ')})`);
     const fields = fieldList.split(',').map((f) => f.trim()).filter(Boolean);
     const entries = {};
     for (const id of idList.split(',').map((s) => s.trim()).filter(Boolean)) {
       const row = rows.find((r) => r.id === id);
-      if (!row) throw new Error(`${where}:${i + 1}: ${table} has no entry "${id}"`);
+      if (!row) throw new Error(`${at}: ${table} has no entry "${id}"`);
       entries[id] = {};
       for (const f of fields) {
-        if (!(f in row)) throw new Error(`${where}:${i + 1}: ${table} entry "${id}" has no field "${f}"`);
+        if (!(f in row)) throw new Error(`${at}: ${table} entry "${id}" has no field "${f}"`);
         entries[id][f] = row[f];
       }
     }
-    return `# ${name}: from content/data/${path.basename(TABLES[table][0])} (${table}: ${Object.keys(entries).join(', ')}), written in by the build.\n${name} = ${pyLiteral(entries)}`;
-  }).join('\n');
+    tables += 1;
+    out.push(`# ${name}: from content/data/${path.basename(TABLES[table][0])} (${table}: ${Object.keys(entries).join(', ')}), written in by the build.`, `${name} = ${pyLiteral(entries)}`);
+  });
+  if (tables > 0 && !imported) throw new Error(`${where}: reads tables with table(...) but lacks "from course_data import table"`);
+  const text = out.join('\n');
+  if (text.includes('course_data')) throw new Error(`${where}: uses course_data other than by "from course_data import table" and NAME = table("...") lines; the download must run alone`);
+  return text;
 }
 
 function readTable(table) {
@@ -80,25 +103,37 @@ function summary(source, where) {
   return m[1].trim().split(/\n\s*\n/)[0].replace(/\s+/g, ' ');
 }
 
+// The programs' file names (<slug>.py) in content/programs, beside which course_data.py is the
+// tables' reader for the sources, not a program.
+export function programFiles() {
+  const dir = path.join(contentDir, 'programs');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.py') && f !== 'course_data.py').sort();
+}
+
 // outline: Map slug -> course.yaml entry. Returns Map slug -> {slug, file, summary, lines,
-// output, help}, after writing build/programs/<slug>.py.
+// bytes, output, help}, after writing build/programs/<slug>.py; lines and bytes are the
+// download's (what the page's size says), output and help are what the download prints.
 export function loadPrograms(outline) {
   const dir = path.join(contentDir, 'programs');
   const programs = new Map();
   if (!fs.existsSync(dir)) return programs;
   fs.rmSync(programsOut, { recursive: true, force: true });
   fs.mkdirSync(programsOut, { recursive: true });
-  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.py')).sort()) {
+  for (const name of programFiles()) {
     const where = `content/programs/${name}`;
     const slug = name.slice(0, -3);
     if (!outline.has(slug)) throw new Error(`${where}: "${slug}" is not a lesson of content/course.yaml`);
     const source = fs.readFileSync(path.join(dir, name), 'utf8');
-    const lines = source.trimEnd().split('\n').length;
-    if (lines < LINES.min || lines > LINES.max) throw new Error(`${where}: ${lines} lines; a companion program has ${LINES.min} to ${LINES.max}`);
+    const sourceLines = source.trimEnd().split('\n').length;
+    if (sourceLines < LINES.min || sourceLines > LINES.max) throw new Error(`${where}: ${sourceLines} lines; a companion program has ${LINES.min} to ${LINES.max}`);
     const text = expandData(source, where, readTable);
     const file = path.join(programsOut, name);
     fs.writeFileSync(file, text);
-    programs.set(slug, { slug, file: name, summary: summary(source, where), lines, output: run(file, [], where), help: run(file, ['--help'], where) });
+    programs.set(slug, {
+      slug, file: name, summary: summary(source, where), lines: text.trimEnd().split('\n').length, bytes: Buffer.byteLength(text),
+      output: run(file, [], where), help: run(file, ['--help'], where),
+    });
   }
   return programs;
 }

@@ -6,10 +6,14 @@ import { pad2 } from '../../scripts/track.js';
 
 export const data = { permalink: '/programs/index.html' };
 
-// The block a lesson page and this page share: download, command, output and --help.
+// The download's size as the page shows it (tests/wasm/programs.test.mjs reads it back).
+export const programSize = (p) => `${p.lines} lines · ${(p.bytes / 1e3).toFixed(1)} kB`;
+
+// The block a lesson page and this page share: download (with the downloaded file's size),
+// command, output and --help.
 export function programBlock(p, id) {
   return `<p class="program-run"><a class="fig-btn" href="/programs/${esc(p.file)}" download>Download ${esc(p.file)}</a>
-    <code>python3 ${esc(p.file)}</code> <span class="meta">${p.lines} lines · Python 3.10 or newer · standard library only · runs offline</span></p>
+    <code>python3 ${esc(p.file)}</code> <span class="meta"><span class="program-size" data-bytes="${p.bytes}">${programSize(p)}</span> · Python 3.10 or newer · standard library only · runs offline</span></p>
   <details class="program-output" id="${esc(id)}-output"><summary>What it prints</summary><pre tabindex="0"><code>${esc(p.output)}</code></pre></details>
   <details class="program-help"><summary>Its options (<code>--help</code>)</summary><pre tabindex="0"><code>${esc(p.help)}</code></pre></details>`;
 }
