@@ -39,9 +39,21 @@ def splitmix(state):
     return state, z ^ (z >> 31)
 
 
+def mix_seed(seed, salt):
+    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
+    multiply-add would make seed k's stream seed 0's moved k draws along)."""
+    m = (1 << 64) - 1
+
+    def avalanche(z):  # SplitMix64's output function
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        return z ^ (z >> 31)
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+
+
 def seeded_scores(n, seed):
     """n x n scores uniform in [-2, 2), drawn row by row whatever the mask."""
-    state = (seed * 0xD1B54A32D192ED03 + 0x6D61736B73) & M64  # the attention-mask stream
+    state = mix_seed(seed, 0x6D61736B73)  # the attention-mask stream
     scores = []
     for _ in range(n):
         row = []

@@ -19,17 +19,26 @@ import sys
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15  # SplitMix64's increment
-# The seed is scaled by another odd constant: scaled by GOLDEN itself, seed s + 1 would replay
-# seed s's draws one step later.
-SEED_MULTIPLIER = 0xD1B54A32D192ED03
 SALT = {"train": 0x5DEECE66D, "validation": 0x2545F4914F6CDD1D}  # one stream per set
+
+
+def mix_seed(seed, salt):
+    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
+    multiply-add would make seed k's stream seed 0's moved k draws along)."""
+    m = (1 << 64) - 1
+
+    def avalanche(z):  # SplitMix64's output function
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        return z ^ (z >> 31)
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
 
 
 class Stream:
     """SplitMix64 (Steele, Lea, Flood 2014) with the engine's uniform and normal draws."""
 
     def __init__(self, seed, salt):
-        self.state = (seed * SEED_MULTIPLIER + salt) & MASK
+        self.state = mix_seed(seed, salt)
         self.spare = None
 
     def next(self):

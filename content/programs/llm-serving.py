@@ -77,9 +77,21 @@ def crossover_prompt(m, n_matmul, batch, peak, bandwidth):
     return lo
 
 
+def mix_seed(seed, salt):
+    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
+    multiply-add would make seed k's stream seed 0's moved k draws along)."""
+    m = (1 << 64) - 1
+
+    def avalanche(z):  # SplitMix64's output function
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        return z ^ (z >> 31)
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+
+
 def backlog(count, seed):
     """(prompt, output) lengths uniform on [1, 2·mean − 1], from SplitMix64 as the engine draws them."""
-    state = (seed ^ 0x9A6ED4B10C5) & MASK64
+    state = mix_seed(seed, 0x9A6ED4B10C5)
 
     def below(n):  # next 64 random bits mod n
         nonlocal state

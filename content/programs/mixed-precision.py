@@ -80,10 +80,22 @@ def describe(x, name):
             "rel_error": abs(r - x) / abs(x), "rel_ulp": ulp / abs(r) if r else None}
 
 
+def mix_seed(seed, salt):
+    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
+    multiply-add would make seed k's stream seed 0's moved k draws along)."""
+    m = (1 << 64) - 1
+
+    def avalanche(z):  # SplitMix64's output function
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        return z ^ (z >> 31)
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+
+
 def splitmix_uniform(seed):
-    """The engine's SeededStream: SplitMix64 from seed·γ + salt, top 53 bits as k·2⁻⁵³."""
+    """The engine's SeededStream: SplitMix64 from mix_seed(seed, salt), top 53 bits as k·2⁻⁵³."""
     gamma, mask = 0x9E3779B97F4A7C15, 2 ** 64 - 1
-    state = (seed * gamma + 0x632BE59BD9B4E019) & mask
+    state = mix_seed(seed, 0x632BE59BD9B4E019)
     while True:
         state = (state + gamma) & mask
         z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask

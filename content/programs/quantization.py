@@ -35,11 +35,23 @@ def log_det(x):
     return e * LN2 + 2 * t * total
 
 
+def mix_seed(seed, salt):
+    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
+    multiply-add would make seed k's stream seed 0's moved k draws along)."""
+    m = (1 << 64) - 1
+
+    def avalanche(z):  # SplitMix64's output function
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        return z ^ (z >> 31)
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+
+
 class Stream:
-    """SplitMix64 from seed·γ + salt, as the engine's SeededStream."""
+    """SplitMix64 from mix_seed(seed, salt), as the engine's SeededStream."""
 
     def __init__(self, seed, salt):
-        self.state = (seed * GAMMA + salt) & MASK
+        self.state = mix_seed(seed, salt)
 
     def next(self):
         self.state = z = (self.state + GAMMA) & MASK

@@ -106,6 +106,18 @@ def log_det(x):
     return e * LN2 + 2 * t * s
 
 
+def mix_seed(seed, salt):
+    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
+    multiply-add would make seed k's stream seed 0's moved k draws along)."""
+    m = (1 << 64) - 1
+
+    def avalanche(z):  # SplitMix64's output function
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        return z ^ (z >> 31)
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+
+
 class SeededStream:
     """SplitMix64; standard normals by Marsaglia's polar method, two at a time."""
     def __init__(self, state):
@@ -132,7 +144,7 @@ class SeededStream:
 
 def route(tokens, experts, top_k, capacity_factor, skew, balance, seed):
     """Logit = normal token affinity + expert bias (1 − balance)·skew·z_e; top-k; first choices fill capacity first."""
-    rng = SeededStream(seed * GOLDEN + 0x5851F42D4C957F2D)
+    rng = SeededStream(mix_seed(seed, 0x5851F42D4C957F2D))
     bias = [(1.0 - balance) * skew * rng.normal() for _ in range(experts)]
     mean_prob, choices = [0.0] * experts, []
     for _ in range(tokens):
