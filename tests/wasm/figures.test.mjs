@@ -14,6 +14,8 @@
 //   of its other values: at the defaults, or else with one other control moved (sequence
 //   parallelism does nothing at one tensor-parallel GPU; it must do something at two);
 // - in a figure with views, each view shows exactly the controls that change it (`when`).
+// And one test that no figure's text at its defaults (title, caption, what draw() writes, the
+// table) prints a unit twice ("9.47 ms ms").
 // The lesson's own tests (figures-<lesson>.test.mjs) check what each figure says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +24,7 @@ import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState, s
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
 import { textSamples } from '../../web/scripts/engine-plan.mjs';
+import { doubledUnits } from '../../web/scripts/calc-units.js';
 
 const { engine, THEME } = harness;
 
@@ -135,3 +138,21 @@ for (const id of Object.keys(figureLoaders)) {
     }
   });
 }
+
+test('no figure prints a unit twice at its defaults: title, caption, drawing or table', async () => {
+  const found = [];
+  for (const id of Object.keys(figureLoaders)) {
+    const fig = (await figureLoaders[id]()).default;
+    const data = fig.data(engine, defaults(resolveParams(fig, engine)));
+    // The strings of the drawing (labels, titles, tooltips); callbacks are called by the runtime.
+    const strings = [];
+    JSON.stringify(fig.draw(data, THEME), (k, v) => {
+      if (typeof v === 'string') strings.push(v);
+      return typeof v === 'function' ? undefined : v;
+    });
+    // Each string apart: a cell's number and the next cell's unit are not one phrase.
+    const text = [fig.title, fig.caption, ...strings, ...data.table.columns, ...data.table.rows.flat().map(String)].join(' |\n');
+    for (const d of doubledUnits(text)) found.push(`${id}: "${d}"`);
+  }
+  assert.deepEqual(found, []);
+});

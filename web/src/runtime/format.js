@@ -13,6 +13,10 @@ const UNITS = {
 
 export const unitNames = Object.keys(UNITS);
 
+// What formatQuantity writes after the number for `unit` ('' for 'x' and 'int', which print
+// none; undefined for a unit it does not know).
+export const quantityLabel = (unit) => UNITS[unit]?.[1];
+
 // Thousands separators, fixed decimals: the text of x.toLocaleString('en-US') with that many
 // fraction digits, without the cost of the browser's first Intl call (tens of milliseconds,
 // paid by a page's first figure). Like Intl, it rounds the shortest decimal form of x that
@@ -84,6 +88,14 @@ function familyOf(unit) {
 }
 
 export const isScaledUnit = (unit) => Boolean(unit) && familyOf(unit) !== null;
+
+// Every symbol this file writes after a number, or takes as a unit name: the {{calc}} table's
+// names and labels and each step of the scaled families (µs and us, kB and KB, TFLOP/s, PiB...).
+export function unitSymbols() {
+  const families = [TIME, DECIMAL_BYTES, BINARY_BYTES, ...['FLOP/s', 'FLOP', 'B/s', 'W', 'Hz', 'bit'].map(prefixed)];
+  const names = [...Object.entries(UNITS).flatMap(([name, [, label]]) => [name, label]), ...families.flat().map(([, label]) => label)];
+  return [...new Set(names.filter((n) => n && !['x', 'int'].includes(n)))];
+}
 
 // `value` in its family's base unit, in the step where it reads best, with `digits`
 // significant digits (trim: without trailing zeros, for axes). A unit of no family follows
