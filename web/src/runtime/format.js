@@ -57,9 +57,16 @@ export function formatDecimal(x, decimals = 0) {
 }
 
 // `digits` significant digits with separators, trailing zeros kept: 1.010713 -> "1.01",
-// 25 -> "25.0", 1157.3 -> "1,157" (digits left of the point are never dropped).
+// 25 -> "25.0", 1157.3 -> "1,157" (digits left of the point are never dropped). Beyond 2^53
+// the digits a double does not hold are zeros: 3.14e23 -> "314,000,000,000,000,000,000,000",
+// not its binary expansion "313,999,999,999,999,995,805,696".
 export function formatSignificant(x, digits = 3) {
   if (typeof x !== 'number' || !Number.isFinite(x)) return NONE;
+  if (Math.abs(x) > Number.MAX_SAFE_INTEGER) {
+    const [mantissa, exponent] = Math.abs(x).toExponential().split('e+');
+    const whole = BigInt(mantissa.replace('.', '').slice(0, Number(exponent) + 1).padEnd(Number(exponent) + 1, '0'));
+    return `${x < 0 ? '-' : ''}${whole.toString().replace(/\B(?=(\d{3})+$)/g, ',')}`;
+  }
   const r = Math.abs(x) >= 10 ** digits ? Math.round(x) : Number(x.toPrecision(digits));
   const decimals = r === 0 ? 0 : Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(r))));
   return formatDecimal(r, decimals);
