@@ -92,3 +92,34 @@ export function assertDrawing(id, drawing) {
   if (drawing.type === 'svg') assertSceneSubset(id, drawing);
   else assertChartSubset(id, drawing);
 }
+
+// What is wrong with a data-table cell's text for a reader ([] when nothing): 'NaN',
+// 'undefined', 'Infinity', 'null'. In a number's cell: a number of 1e16 or more written out in
+// full, or one of more than seven significant digits (float noise:
+// "313,999,999,999,999,995,805,696", "0.30000000000000004") unless it is the cell's value, a
+// whole number a double holds exactly (a count: "6,738,415,616"). A text cell may quote long
+// digits (a bit pattern, "arXiv:2304.01433", a float format's exact value "0.099975586"), but
+// not a double's shortest form with its noise (15 digits or more after a point).
+export const MAX_SIGNIFICANT = 7;
+export function cellProblems(text, value) {
+  const out = [];
+  for (const word of ['NaN', 'undefined', 'Infinity', 'null', '[object']) {
+    if (new RegExp(`(^|[^A-Za-z])${word.replace('[', '\\[')}($|[^A-Za-z])`).test(text)) out.push(`reads "${word}"`);
+  }
+  if (typeof value !== 'number') {
+    for (const [noise] of text.matchAll(/\d*\.\d{15,}/g)) out.push(`"${noise}" is a double's noise`);
+    return out;
+  }
+  for (const m of text.matchAll(/\d[\d,]*(\.\d+)?(e[-+]?\d+)?/gi)) {
+    const [number, fraction, exp] = m;
+    const plain = number.replace(/,/g, '').replace(/e.*$/i, '');
+    const digits = plain.replace('.', '').replace(/^0+/, '');
+    const significant = (fraction ? digits : digits.replace(/0+$/, '')).length;
+    if (!exp && Number(plain) >= 1e16) out.push(`"${number}" is 1e16 or more, written out in full`);
+    else if (significant > MAX_SIGNIFICANT) {
+      const count = !fraction && !exp && Number.isSafeInteger(value) && BigInt(plain) === BigInt(Math.abs(value));
+      if (!count) out.push(`"${number}" has ${significant} significant digits`);
+    }
+  }
+  return out;
+}

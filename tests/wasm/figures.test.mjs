@@ -14,6 +14,11 @@
 //   of its other values: at the defaults, or else with one other control moved (sequence
 //   parallelism does nothing at one tensor-parallel GPU; it must do something at two);
 // - in a figure with views, each view shows exactly the controls that change it (`when`).
+// And one test over every figure's data table at its defaults, as "Show data" prints it
+// (runtime/table-text.js): no cell reads NaN, undefined or Infinity, none writes out 1e16 or
+// more in full, none prints float noise (more than seven significant digits, except a count
+// a double holds exactly); and none of its text (title, caption, what draw() writes, the
+// table) prints a unit twice ("9.47 ms ms").
 // The lesson's own tests (figures-<lesson>.test.mjs) check what each figure says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +27,8 @@ import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState, s
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
 import { textSamples } from '../../web/scripts/engine-plan.mjs';
+import { tableText } from '../../web/src/runtime/table-text.js';
+import { doubledUnits } from '../../web/scripts/calc-units.js';
 
 const { engine, THEME } = harness;
 
@@ -135,3 +142,40 @@ for (const id of Object.keys(figureLoaders)) {
     }
   });
 }
+
+test('every figure\'s data table at its defaults reads without float noise, NaN or 1e16+ written in full', async () => {
+  // The check itself: the binary expansion of 3.14e23 that "Show data" once printed fails it.
+  assert.deepEqual(harness.cellProblems('313,999,999,999,999,995,805,696', 3.14e23), ['"313,999,999,999,999,995,805,696" is 1e16 or more, written out in full']);
+  assert.deepEqual(harness.cellProblems('0.30000000000000004', 0.1 + 0.2), ['"0.30000000000000004" has 17 significant digits']);
+  assert.deepEqual(harness.cellProblems('6,738,415,616', 6738415616), []);
+  assert.deepEqual(harness.cellProblems('null', null), ['reads "null"']);
+  assert.deepEqual(harness.cellProblems('Rounded 0.30000000000000004', 'Rounded 0.30000000000000004'), ['"0.30000000000000004" is a double\'s noise']);
+  assert.deepEqual(harness.cellProblems('arXiv:2304.01433, bits 0 01111011 10011001100110011001101', ''), []);
+  const problems = [];
+  for (const id of Object.keys(figureLoaders)) {
+    const fig = (await figureLoaders[id]()).default;
+    const { table } = fig.data(engine, defaults(resolveParams(fig, engine)));
+    tableText(table).forEach((row, i) => row.forEach((text, j) => {
+      for (const p of harness.cellProblems(text, table.rows[i][j])) problems.push(`${id}: row ${i + 1}, "${table.columns[j]}": ${p}`);
+    }));
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('no figure prints a unit twice at its defaults: title, caption, drawing or table', async () => {
+  const found = [];
+  for (const id of Object.keys(figureLoaders)) {
+    const fig = (await figureLoaders[id]()).default;
+    const data = fig.data(engine, defaults(resolveParams(fig, engine)));
+    // The strings of the drawing (labels, titles, tooltips); callbacks are called by the runtime.
+    const strings = [];
+    JSON.stringify(fig.draw(data, THEME), (k, v) => {
+      if (typeof v === 'string') strings.push(v);
+      return typeof v === 'function' ? undefined : v;
+    });
+    // Each string apart: a cell's number and the next cell's unit are not one phrase.
+    const text = [fig.title, fig.caption, ...strings, ...data.table.columns, ...tableText(data.table).flat()].join(' |\n');
+    for (const d of doubledUnits(text)) found.push(`${id}: "${d}"`);
+  }
+  assert.deepEqual(found, []);
+});

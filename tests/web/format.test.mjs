@@ -7,6 +7,7 @@ import { formatValue, formatSI, formatDecimal, formatSignificant, formatQuantity
 import { formatOutput } from '../../web/src/runtime/calc-format.js';
 import { formatField } from '../../web/src/runtime/calc-page-text.js';
 import { labelledError, humanize } from '../../web/src/runtime/field-labels.js';
+import { cellText, columnUnit, columnFormat, tableText } from '../../web/src/runtime/table-text.js';
 
 test('times scale from ns to days with three significant digits', () => {
   assert.equal(formatValue(1.010713, 's'), '1.01 s');
@@ -93,4 +94,44 @@ test('a plain whole number is a count, printed exactly', () => {
   assert.equal(formatField(4294967296, {}), '4,294,967,296');
   assert.equal(formatOutput(0.5, {}), '0.5000');
   assert.equal(formatOutput(5.1e-6, {}), '5.100e-6');
+});
+
+test('a data table: counts exact, measurements with four significant digits, e-notation with the unit from a million', () => {
+  assert.equal(columnUnit('Budget C (FLOP)'), 'FLOP');
+  assert.equal(columnUnit('Bandwidth (B/s)'), 'B/s');
+  assert.equal(columnUnit('Tokens/s (all chips)'), '');
+  assert.equal(columnUnit('N (params)'), '');
+  assert.equal(columnUnit('Accelerator'), '');
+  // A column of whole numbers a double holds exactly is a column of counts.
+  assert.deepEqual(columnFormat({ columns: ['N (params)'], rows: [[6738415616], [Number.MAX_SAFE_INTEGER], ['—']] }, 0), { unit: '', counts: true });
+  assert.deepEqual(columnFormat({ columns: ['C (FLOP)'], rows: [[1e15], [2 ** 53]] }, 0), { unit: 'FLOP', counts: false });
+  assert.deepEqual(columnFormat({ columns: ['p'], rows: [[1], [0.5]] }, 0), { unit: '', counts: false });
+  const counts = { counts: true };
+  assert.equal(cellText(6738415616, counts), '6,738,415,616');
+  assert.equal(cellText(Number.MAX_SAFE_INTEGER, counts), '9,007,199,254,740,991');
+  // Beyond 2^53 a double is no count: not "313,999,999,999,999,995,805,696".
+  assert.equal(cellText(3.14e23, { unit: 'FLOP', counts: true }), '3.14e23 FLOP');
+  assert.equal(cellText(1e25, { unit: 'FLOP' }), '1e25 FLOP');
+  assert.equal(cellText(-2.5e30, {}), '-2.5e30');
+  assert.equal(cellText(5.1e-6, { unit: 's' }), '5.1e-6 s');
+  // Measurements: four significant digits, trailing zeros kept, never "-0".
+  assert.equal(cellText(0.30000000000000004, {}), '0.3000');
+  assert.equal(cellText(0.0021653, {}), '0.002165');
+  assert.equal(cellText(65536, {}), '65,536');
+  assert.equal(cellText(20, {}), '20.00');
+  assert.equal(cellText(-0, {}), '0');
+  assert.equal(cellText(NaN, {}), NONE);
+  assert.equal(cellText(-Infinity, counts), NONE);
+  assert.equal(cellText(null, {}), NONE);
+  assert.equal(cellText('bf16', {}), 'bf16');
+  assert.deepEqual(tableText({ columns: ['C (FLOP)', 'N', 'Model'], rows: [[1e24, 7e9, 'A'], [5e21, 13e9, 'B']] }),
+    [['1e24 FLOP', '7,000,000,000', 'A'], ['5e21 FLOP', '13,000,000,000', 'B']]);
+  assert.deepEqual(tableText({ columns: ['MSE'], rows: [[0.002165], [4669660805287537], [3.007e20]] }), [['0.002165'], ['4.67e15'], ['3.007e20']]);
+});
+
+test('significant digits beyond 2^53: the digits a double holds, then zeros, never its binary expansion', () => {
+  assert.equal(formatSignificant(3.14e23, 3), '314,000,000,000,000,000,000,000');
+  assert.equal(formatValue(-1e25, 'tokens'), '-10,000,000,000,000,000,000,000,000 tokens');
+  assert.equal(formatSignificant(2 ** 53, 3), '9,007,199,254,740,992');
+  assert.equal(formatSignificant(12345.6, 3), '12,346');
 });

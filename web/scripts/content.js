@@ -9,6 +9,7 @@ import { loadNodeEngine } from '../src/runtime/engine-node.js';
 import { figureLoaders } from '../src/figures/index.js';
 import { calculatorIndex } from './calculators.js';
 import { createMarkdown, calcValues } from './markdown.js';
+import { checkUnitsAfterCalc } from './calc-units.js';
 import { trackNumbers, trackParts, trackAssumes } from './track.js';
 import { loadPrograms } from './programs.js';
 import { checkResources } from './resources.js';
@@ -89,9 +90,13 @@ async function readContent() {
   for (const [slug, n] of trackNumbers(course, outline)) outline.get(slug).track = n;
 
   const lessonDir = path.join(contentDir, 'lessons');
+  const lessonFiles = fs.readdirSync(lessonDir).filter((f) => f.endsWith('.md') && (!only || only.has(f.slice(0, -3)))).sort();
+  // No unit written after a {{calc}} that prints it, in the lessons and the YAML beside them.
+  const yamlFiles = (dir) => fs.readdirSync(path.join(repoRoot, dir)).filter((f) => f.endsWith('.yaml')).map((f) => `${dir}/${f}`);
+  checkUnitsAfterCalc(repoRoot, [...lessonFiles.map((f) => `content/lessons/${f}`), ...yamlFiles('content'), ...yamlFiles('content/glossary')]);
   const lessons = [];
   const usedFigureIds = new Set();
-  for (const file of fs.readdirSync(lessonDir).filter((f) => f.endsWith('.md') && (!only || only.has(f.slice(0, -3)))).sort()) {
+  for (const file of lessonFiles) {
     const where = `content/lessons/${file}`;
     const { data, body } = splitFrontMatter(fs.readFileSync(path.join(lessonDir, file), 'utf8'), where);
     for (const key of REQUIRED) if (data[key] === undefined) throw new Error(`${where}: front matter lacks "${key}"`);

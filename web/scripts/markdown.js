@@ -12,9 +12,13 @@ import { formatQuantity } from '../src/runtime/format.js';
 export const esc = (s) =>
   String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
+// One {{calc NAME {json} PATH UNIT:DECIMALS}}: groups name, json, path, format (a new
+// RegExp each time: a global one keeps its position between searches).
+export const calcShortcodes = () => /\{\{calc\s+([a-z0-9-]+)\s+(\{[^{}]*\})\s+([A-Za-z0-9_.]+)\s+([^\s}]+)\s*\}\}/g;
+
 // Replaces every {{calc ...}} with the engine's number. Throws with the offending text.
 export function calcValues(source, engine, where) {
-  return source.replace(/\{\{calc\s+([a-z0-9-]+)\s+(\{[^{}]*\})\s+([A-Za-z0-9_.]+)\s+([^\s}]+)\s*\}\}/g,
+  return source.replace(calcShortcodes(),
     (whole, name, json, path, format) => {
       try {
         const out = engine.calc(name, JSON.parse(json));

@@ -13,7 +13,7 @@ import { readTheme } from './theme.js';
 import { SvgView } from './svg-render.js';
 import { EMBED_CHROME } from './embed-height.js';
 import { labelledError } from './field-labels.js';
-import { NONE, formatDecimal } from './format.js';
+import { tableText } from './table-text.js';
 
 const siteRoot = new URL('../../', import.meta.url);
 let firstDrawMarked = false;
@@ -27,20 +27,12 @@ const WARM_REDRAWS = 8;
 const WARM_MS = 200;
 
 function csvCell(v) {
-  const s = String(v);
+  const s = v === null || v === undefined ? '' : String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 function tableToCsv(table) {
   return [table.columns, ...table.rows].map((row) => row.map(csvCell).join(',')).join('\n') + '\n';
-}
-
-// A table cell for reading: integers exact with separators, others with four significant
-// digits, "—" for NaN or Infinity.
-function cellText(v) {
-  if (typeof v !== 'number') return String(v);
-  if (!Number.isFinite(v)) return NONE;
-  return Number.isInteger(v) ? formatDecimal(v, 0) : v.toPrecision(4);
 }
 
 class MlsysFigure extends HTMLElement {
@@ -292,18 +284,18 @@ class MlsysFigure extends HTMLElement {
   // changed are rewritten (no new elements to style and lay out).
   fillTable(table) {
     const shape = [table.columns.join('\u0000'), ...table.rows.map((r) => r.length)].join('|');
+    const texts = tableText(table);
     if (this.tableShape === shape) {
       const rows = this.srTable.tBodies[0].rows;
-      table.rows.forEach((r, i) => r.forEach((v, j) => {
+      texts.forEach((r, i) => r.forEach((text, j) => {
         const td = rows[i].cells[j];
-        const text = cellText(v);
         if (td.textContent !== text) td.textContent = text;
       }));
       return;
     }
     this.tableShape = shape;
     const head = h('tr', {}, table.columns.map((c) => h('th', { scope: 'col', text: c })));
-    const rows = table.rows.map((r) => h('tr', {}, r.map((v) => h('td', { text: cellText(v) }))));
+    const rows = texts.map((r) => h('tr', {}, r.map((text) => h('td', { text }))));
     this.srTable.replaceChildren(h('caption', { text: `Data of the figure "${this.figure.title}"` }),
       h('thead', {}, head), h('tbody', {}, rows));
   }

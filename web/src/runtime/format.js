@@ -13,6 +13,10 @@ const UNITS = {
 
 export const unitNames = Object.keys(UNITS);
 
+// What formatQuantity writes after the number for `unit` ('' for 'x' and 'int', which print
+// none; undefined for a unit it does not know).
+export const quantityLabel = (unit) => UNITS[unit]?.[1];
+
 // Thousands separators, fixed decimals: the text of x.toLocaleString('en-US') with that many
 // fraction digits, without the cost of the browser's first Intl call (tens of milliseconds,
 // paid by a page's first figure). Like Intl, it rounds the shortest decimal form of x that
@@ -53,9 +57,16 @@ export function formatDecimal(x, decimals = 0) {
 }
 
 // `digits` significant digits with separators, trailing zeros kept: 1.010713 -> "1.01",
-// 25 -> "25.0", 1157.3 -> "1,157" (digits left of the point are never dropped).
+// 25 -> "25.0", 1157.3 -> "1,157" (digits left of the point are never dropped). Beyond 2^53
+// the digits a double does not hold are zeros: 3.14e23 -> "314,000,000,000,000,000,000,000",
+// not its binary expansion "313,999,999,999,999,995,805,696".
 export function formatSignificant(x, digits = 3) {
   if (typeof x !== 'number' || !Number.isFinite(x)) return NONE;
+  if (Math.abs(x) > Number.MAX_SAFE_INTEGER) {
+    const [mantissa, exponent] = Math.abs(x).toExponential().split('e+');
+    const whole = BigInt(mantissa.replace('.', '').slice(0, Number(exponent) + 1).padEnd(Number(exponent) + 1, '0'));
+    return `${x < 0 ? '-' : ''}${whole.toString().replace(/\B(?=(\d{3})+$)/g, ',')}`;
+  }
   const r = Math.abs(x) >= 10 ** digits ? Math.round(x) : Number(x.toPrecision(digits));
   const decimals = r === 0 ? 0 : Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(r))));
   return formatDecimal(r, decimals);
@@ -84,6 +95,14 @@ function familyOf(unit) {
 }
 
 export const isScaledUnit = (unit) => Boolean(unit) && familyOf(unit) !== null;
+
+// Every symbol this file writes after a number, or takes as a unit name: the {{calc}} table's
+// names and labels and each step of the scaled families (µs and us, kB and KB, TFLOP/s, PiB...).
+export function unitSymbols() {
+  const families = [TIME, DECIMAL_BYTES, BINARY_BYTES, ...['FLOP/s', 'FLOP', 'B/s', 'W', 'Hz', 'bit'].map(prefixed)];
+  const names = [...Object.entries(UNITS).flatMap(([name, [, label]]) => [name, label]), ...families.flat().map(([, label]) => label)];
+  return [...new Set(names.filter((n) => n && !['x', 'int'].includes(n)))];
+}
 
 // `value` in its family's base unit, in the step where it reads best, with `digits`
 // significant digits (trim: without trailing zeros, for axes). A unit of no family follows
