@@ -19,6 +19,13 @@ namespace {
 std::string gbps(double bps) { return format_number(bps / 1e9, 4) + " GB/s"; }
 // A network rate as it is quoted, in gigabits per second.
 std::string gbits(double bps) { return format_number(bps * 8 / 1e9, 4) + " Gb/s"; }
+// "an 800 Gb/s InfiniBand XDR NIC": a port of the table named by its rate and family.
+std::string nic_family(const InterconnectLink& l) {
+  return l.id == "roce-400g" ? "RoCE Ethernet" : l.name.substr(0, l.name.find(" ("));
+}
+std::string nic_phrase(const InterconnectLink& l) {
+  return article(gbits(l.bandwidth_Bps)) + gbits(l.bandwidth_Bps) + " " + nic_family(l) + " NIC";
+}
 
 // The radix of the leaf switch a port generation is built with: 40 HDR ports on a Quantum
 // QM8700 (as Narval's HDR hubs), 64 NDR ports on a Quantum-2 QM9700; the XDR rows are held to
@@ -77,8 +84,8 @@ Exercise hierarchical_time(Rng& rng) {
   e.prompt = "Gradients of " + format_number(gb, 2) + " GB are all-reduced across " + format_int(c.nodes) +
              " nodes of 8 " + a.name.substr(0, a.name.find(" (")) + " GPUs with the hierarchical algorithm: ring "
              "reduce-scatter inside each node over NVLink at " + gbps(c.scaleup_bandwidth_Bps) + " per GPU per "
-             "direction, a ring all-reduce of each GPU's shard across the nodes through its own " + gbits(c.nic_bandwidth_Bps) +
-             " NIC (" + nic.name + ", per direction; full-bisection network), then ring all-gather inside the node, one phase after another. Ignoring latency, how long "
+             "direction, a ring all-reduce of each GPU's shard across the nodes through its own " + nic_phrase(nic).substr(nic_phrase(nic).find(' ') + 1) +
+             " (per direction; full-bisection network), then ring all-gather inside the node, one phase after another. Ignoring latency, how long "
              "does it take, in ms?";
   e.unit = "ms";
   e.answer = r.time_s * 1e3;
@@ -154,8 +161,7 @@ Exercise no_rails(Rng& rng) {
   e.title = "Rings through an oversubscribed leaf without rails";
   e.params = {{"nodes", c.nodes}, {"gpus_per_node", g}, {"nic_bandwidth_Bps", nic}, {"oversubscription", o},
               {"leaf_ports", ports}, {"rail_optimized", false}};
-  e.prompt = "Nodes of " + format_int(g) + " GPUs, each GPU with a " + gbits(nic) + " NIC (" + link.name +
-             "), hang from leaf switches of " + format_int(ports) + " host ports and " + format_int(leaf.uplinks) +
+  e.prompt = "Nodes of " + format_int(g) + " GPUs, each GPU with " + nic_phrase(link) + ", hang from leaf switches of " + format_int(ports) + " host ports and " + format_int(leaf.uplinks) +
              " uplinks to the spine (" + format_number(o, 3) + ":1 oversubscription), all of a node's NICs on the "
              "same leaf (no rails). A hierarchical all-reduce runs one ring across the nodes per local GPU "
              "index, the nodes in ring order, and every ring leaves each leaf once per direction. At what bandwidth "
@@ -218,7 +224,7 @@ Exercise alltoall_oversub(Rng& rng) {
               {"leaf_ports", ports}, {"bytes", mb * 1e6}, {"op", "alltoall"}, {"nic_latency_s", 0},
               {"scaleup_latency_s", 0}};
   e.prompt = "A rail-optimized cluster of " + format_int(c.nodes) + " nodes of 8 GPUs: each rail leaf switch takes one "
-             "NIC (" + gbits(nic) + ", " + link->name + ") from each of " + format_int(ports) + " nodes and has " +
+             "NIC (" + gbits(nic) + " " + nic_family(*link) + ") from each of " + format_int(ports) + " nodes and has " +
              format_int(leaf.second) + " uplinks to the spine (" + format_number(o, 3) + ":1 oversubscribed). In the inter-node phase of a rail-aligned all-to-all, every GPU sends S/N = " +
              format_number(mb / c.nodes, 4) + " MB to the GPU on its rail in each of the N − 1 other nodes (its buffer "
              "is " + format_number(mb, 2) + " MB), all GPUs at once. Ignoring latency, how long does that phase take, "

@@ -185,7 +185,8 @@ Exercise max_micro_batch(Rng& rng) {
              "mixed-precision Adam and ZeRO stage 3 over " + format_int(dp) + " GPUs, so its 16 bytes per parameter are "
              "split 8 ways. Each sequence of " + format_int(c.seq) + " tokens stores " + format_number(per_seq_gb, 4) +
              " GB of activations: every layer's" + (st.flash_attention ? " (FlashAttention, no s² term)" : "") +
-             ", the embedding's dropout mask and the output layer's fp32 logits and loss. On one " + hw->name + " with " +
+             ", the embedding's dropout mask and the output layer's fp32 logits and loss. On one " +
+             hw->name.substr(0, hw->name.find(" (")) + " with " +
              format_number(hbm_gb, 4) + " GB (decimal) of HBM, what is the largest micro-batch, in sequences, whose "
              "model states and activations fit in the whole HBM?";
   e.unit = "";
@@ -196,9 +197,8 @@ Exercise max_micro_batch(Rng& rng) {
   e.solution = "Model states = 16 × " + format_number(params_b, 4) + "e9 ÷ " + format_int(dp) + " = " +
                format_number(states_gb, 4) + " GB; left for activations " + format_number(hbm_gb - states_gb, 4) +
                " GB; ÷ " + format_number(per_seq_gb, 4) + " GB per sequence = " +
-               format_number((hbm_gb - states_gb) / per_seq_gb, 4) + ", so b = " + format_int(e.answer) +
-               ". The training-memory calculator gives the same: " + format_int(e.answer) + " sequences fit, " +
-               format_int(e.answer + 1) + " do not.";
+               format_number((hbm_gb - states_gb) / per_seq_gb, 4) + ", rounded down; the training-memory "
+               "calculator agrees that one sequence more would not fit: b = " + format_int(e.answer) + ".";
   require(e, fits(answer) && !fits(answer + 1),
           "the answer is the training-memory calculator's largest micro-batch on the " + hw->id);
   {
