@@ -170,7 +170,8 @@ inline void require_nic_of(Exercise& e, const std::string& gpu_id, double nic_Bp
 // table's for `gpu_id`: half its scaleup_bandwidth_Bps.
 inline void require_scaleup_of(Exercise& e, const std::string& gpu_id, double bandwidth_Bps, const std::string& what) {
   const Accelerator* a = find_accelerator(gpu_id);
-  const double table = a ? a->json().value("scaleup_bandwidth_Bps", 0.0) / 2 : 0;
+  const auto it = a ? a->json().find("scaleup_bandwidth_Bps") : nlohmann::json::const_iterator{};
+  const double table = a && it != a->json().end() && it->is_number() ? it->get<double>() / 2 : 0;  // null: no NVLink
   require(e, table > 0 && std::fabs(bandwidth_Bps - table) <= 5e-3 * table,
           what + " (" + format_number(bandwidth_Bps / 1e9, 4) + " GB/s per direction) is the table's " +
               format_number(table / 1e9, 4) + " GB/s for " + gpu_id);
