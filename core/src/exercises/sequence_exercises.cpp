@@ -125,7 +125,7 @@ Exercise ulysses_bytes(Rng& rng) {
                " of it; four of them: " + format_number(bytes, 4) + " B = " + format_number(e.answer, 4) + " MB.";
   require(e, heads % p == 0, "the heads divide over the GPUs, as Ulysses needs");
   require_fits(e, 4 * buffer, hbm_of("h100-sxm"), "the four buffers on an H100");
-  reject_mistake(e, 4 * buffer / 1e6, "left out the 1/P of every buffer that stays on its GPU");
+  reject_mistake(e, 4 * buffer / 1e6, "sent all of every buffer, the 1/P that stays on its GPU included");
   reject_mistake(e, buffer / 1e6, "counted one tensor's buffer");
   return e;
 }
@@ -199,7 +199,7 @@ Exercise ep_bytes(Rng& rng) {
   require_fits(e, 2 * buffer, hbm_of("h100-sxm"), "dispatch and combine buffers on an H100");
   require_whole(e, ep, "GPUs of the expert-parallel group");
   reject_mistake(e, bytes / 2 / 1e6, "counted the dispatch only, not the combine");
-  reject_mistake(e, 2 * buffer / 1e6, "left out the (EP − 1)/EP of the tokens that leave the GPU");
+  reject_mistake(e, 2 * buffer / 1e6, "sent every token, those whose expert is on the same GPU included");
   return e;
 }
 
