@@ -1,6 +1,7 @@
 // Exercises of the comparing-accelerators lesson (`accelerator-compare`): a ridge point from a
 // datasheet, the roofline time of a workload on a chip, decode tokens per joule, the price at
 // which a second chip breaks even per token, and the fewest chips that hold a training step.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -54,6 +55,8 @@ Exercise ridge_point(Rng& rng) {
              "on both (tera).";
     e.solution = format_number(*peak / 1e12, 4) + "e12 / " + format_number(a.hbm_bandwidth_Bps / 1e12, 4) +
                  "e12 = " + format_number(e.answer, 4) + " FLOP/B.";
+    require(e, find_accelerator(id) != nullptr && a.peak_for(dtype).has_value(), "the chip has a dense " + dtype + " rate in the table");
+    reject_mistake(e, 2 * e.answer, "used the peak \"with sparsity\", twice the dense one");
     return e;
   }
 }
@@ -77,6 +80,8 @@ Exercise step_roofline(Rng& rng) {
     const WorkloadCost cost = workload_cost(w, m.config, batch, seq, "bf16");
     const AcceleratorRow r = row_of(cost, id);
     if (!r.fits) continue;  // never a setting the chip cannot hold
+    // The other roof must be a different time, so that keeping the smaller one is a mistake.
+    if (!tells_apart(r.time_s, std::min(r.compute_time_s, r.memory_time_s), 0.01)) continue;
     Exercise e;
     e.title = "A workload on the roofline";
     e.params = {{"workload", w}, {"model", m.id}, {"batch", batch}, {"seq", seq}, {"dtype", "bf16"}, {"ids", id}};
@@ -92,6 +97,9 @@ Exercise step_roofline(Rng& rng) {
                  format_number(1e3 * r.compute_time_s, 4) + " ms. Memory: " + prose(cost.bytes, 4) + " / " +
                  format_number(r.bandwidth_Bps / 1e12, 4) + "e12 = " + format_number(1e3 * r.memory_time_s, 4) +
                  " ms. The step is " + r.bound + "-bound: " + format_number(e.answer, 4) + " ms.";
+    require_fits(e, cost.memory_bytes, r.hbm_bytes, "the step's resident memory on the chip");
+    require_between(e, e.answer, 1e-3, 6e5, "the step's time in ms");
+    reject_mistake(e, 1e3 * std::min(r.compute_time_s, r.memory_time_s), "kept the smaller of the two times");
     return e;
   }
 }
@@ -120,6 +128,9 @@ Exercise decode_tokens_per_joule(Rng& rng) {
     e.solution = "Step: " + gb(cost.bytes) + " / " + tbps(r.bandwidth_Bps) + " = " + format_number(1e3 * r.time_s, 4) +
                  " ms, so " + format_number(r.tokens_per_s, 4) + " tokens/s; / " + format_int(*r.power_w) + " W = " +
                  format_number(e.answer, 4) + " tokens per joule.";
+    require_fits(e, cost.memory_bytes, r.hbm_bytes, "weights and KV cache on the chip");
+    require(e, r.memory_time_s > r.compute_time_s, "the decode step is memory-bound, as the prompt says");
+    reject_mistake(e, batch / (r.compute_time_s * *r.power_w), "timed the step by its FLOPs, not by its bytes");
     return e;
   }
 }
@@ -138,10 +149,15 @@ Exercise break_even_price(Rng& rng) {
     const AcceleratorRow& ra = cmp.rows[0];
     const AcceleratorRow& rb = cmp.rows[1];
     if (ra.bound != rb.bound) continue;
+    // Scaling by the ceiling that does not bind must give another price.
+    const bool compute_bound = ra.bound == "compute";
+    const double wrong = price * (compute_bound ? rb.bandwidth_Bps / ra.bandwidth_Bps : rb.peak_flops / ra.peak_flops);
+    const double right = rb.tokens_per_s * 3600 / (cmp.chips * *ra.tokens_per_dollar);
+    if (!tells_apart(right, wrong, 0.01)) continue;
     Exercise e;
     e.title = "The price at which another chip breaks even";
     e.params = {{"workload", cost.workload}, {"model", m.id}, {"batch", 8}, {"seq", training ? 4096 : 2048},
-                {"dtype", "bf16"}, {"ids", a + "," + b}, {"chips", training ? 16 : 1}, {"price_per_hour", {{a, price}}}};
+                {"dtype", "bf16"}, {"ids", nlohmann::json::array({a, b})}, {"chips", training ? 16 : 1}, {"price_per_hour", {{a, price}}}};
     const std::string job = training ? "Training " + m.name + " on 16 chips (a step of 8 × 4,096 tokens, about " +
                                            format_number(cost.intensity, 3) + " FLOP per byte of HBM traffic)"
                                      : "Decoding " + m.name + " at batch 8 (about " + format_number(cost.intensity, 3) +
@@ -165,6 +181,9 @@ Exercise break_even_price(Rng& rng) {
                  (compute ? format_number(rb.peak_flops / 1e12, 4) + " / " + format_number(ra.peak_flops / 1e12, 4)
                           : format_number(rb.bandwidth_Bps / 1e12, 4) + " / " + format_number(ra.bandwidth_Bps / 1e12, 4)) +
                  " = $" + format_number(e.answer, 4) + " per chip-hour.";
+    require_fits(e, cost.memory_bytes / cmp.chips, std::min(ra.hbm_bytes, rb.hbm_bytes), "the step's memory per chip on both chips");
+    require(e, ra.bound == rb.bound, "both chips are bound by the same roof");
+    reject_mistake(e, wrong, std::string("scaled by ") + (compute ? "the bandwidth" : "the peak") + ", the roof that does not bind");
     return e;
   }
 }
@@ -178,7 +197,9 @@ Exercise fewest_chips(Rng& rng) {
     const WorkloadCost cost = workload_cost("training-step", m.config, batch, seq, "bf16");
     const Accelerator& a = chip(id);
     const double chips = std::ceil(cost.memory_bytes / a.hbm_bytes);
-    if (chips < 2) continue;
+    if (chips < 2 || chips > 64) continue;
+    // Leaving the activations out must need fewer chips, so that it is a different answer.
+    if (std::ceil(model_counts(m.config).params * 16 / a.hbm_bytes) == chips) continue;
     const double states = model_counts(m.config).params * 16;
     const double activations = cost.memory_bytes - states;
     Exercise e;
@@ -196,6 +217,10 @@ Exercise fewest_chips(Rng& rng) {
     e.solution = "16 × " + prose(model_counts(m.config).params, 4) + " = " + gb(states) + "; + " + gb(activations) +
                  " = " + gb(cost.memory_bytes) + "; / " + gb(a.hbm_bytes) + " = " +
                  format_number(cost.memory_bytes / a.hbm_bytes, 4) + ", rounded up: " + format_int(chips) + " chips.";
+    require_whole(e, chips, "chips");
+    require(e, chips * a.hbm_bytes >= cost.memory_bytes && (chips - 1) * a.hbm_bytes < cost.memory_bytes,
+            "the answer is the fewest chips whose HBM holds the step");
+    reject_mistake(e, std::ceil(states / a.hbm_bytes), "left out the activations");
     return e;
   }
 }

@@ -15,10 +15,15 @@ namespace {
 const std::vector<double> kPolicyB = {1, 1.5, 3, 7, 8, 13, 14, 32, 34, 70};
 
 Exercise ppo_memory(Rng& rng) {
-  const double pb = rng.pick(kPolicyB);
-  const double rb = rng.pick(std::vector<double>{0.5, 1, 1.5, 3, 6, 7});
-  const int gpus = rng.pick(std::vector<int>{8, 16, 32, 64});
-  const RlhfMemory m = rlhf_memory("ppo", pb * 1e9, rb * 1e9, rb * 1e9, 2.0, gpus);
+  double pb = 0, rb = 0;
+  int gpus = 0;
+  RlhfMemory m;
+  do {  // a reward model no larger than the policy, and shards that fit an H100
+    pb = rng.pick(kPolicyB);
+    rb = rng.pick(std::vector<double>{0.5, 1, 1.5, 3, 6, 7});
+    gpus = rng.pick(std::vector<int>{8, 16, 32, 64});
+    m = rlhf_memory("ppo", pb * 1e9, rb * 1e9, rb * 1e9, 2.0, gpus);
+  } while (rb > pb || m.per_gpu_bytes > hbm_of("h100-sxm"));
   Exercise e;
   e.title = "Memory of PPO's four models";
   e.params = {{"method", "ppo"}, {"policy_params", pb * 1e9}, {"reward_params", rb * 1e9},
@@ -37,6 +42,10 @@ Exercise ppo_memory(Rng& rng) {
                format_number(rb * 2, 4) + " GB; value × 16 = " + format_number(rb * 16, 4) + " GB. Total " +
                format_number(m.total_bytes / 1e9, 4) + " GB over " + format_int(gpus) + " GPUs: " +
                format_number(e.answer, 4) + " GB.";
+  require(e, rb <= pb, "the reward model is no larger than the policy");
+  require_fits(e, m.per_gpu_bytes, hbm_of("h100-sxm"), "each GPU's share on an H100");
+  reject_mistake(e, 16 * (2 * pb + 2 * rb) / gpus, "counted all four models as trained (16 bytes per parameter)");
+  reject_mistake(e, m.total_bytes / 1e9, "did not divide by the GPUs");
   return e;
 }
 
@@ -58,13 +67,19 @@ Exercise dpo_saving(Rng& rng) {
   e.solution = "PPO holds " + format_number(ppo.total_bytes / 1e9, 4) + " GB (16 + 2 + 2 + 16 = 36 B/param), DPO " +
                format_number(dpo.total_bytes / 1e9, 4) + " GB (16 + 2 = 18 B/param): " + format_number(e.answer, 4) +
                " GB freed.";
+  require_between(e, pb, 1, 70, "the policy in billions of parameters");
+  reject_mistake(e, 16 * pb, "freed only the value model");
+  reject_mistake(e, 32 * pb, "counted the frozen reward model at 16 bytes per parameter too");
   return e;
 }
 
 Exercise pair_loss(Rng& rng) {
-  const double beta = rng.pick(std::vector<double>{0.05, 0.1, 0.2, 0.3, 0.5});
-  const double rc = std::round(40 * rng.uniform() - 10) / 2;  // −5 … 15 nats in halves
-  const double rr = std::round(-40 * rng.uniform() + 10) / 2;
+  double beta = 0, rc = 0, rr = 0;
+  do {  // a margin β·Δ between −3 and 3 (a loss of 0.05 to 3 nats, as DPO training sees), not 0
+    beta = rng.pick(std::vector<double>{0.05, 0.1, 0.2, 0.3, 0.5});
+    rc = std::round(40 * rng.uniform() - 10) / 2;  // −5 … 15 nats in halves
+    rr = std::round(-40 * rng.uniform() + 10) / 2;
+  } while (std::fabs(beta * (rc - rr)) > 3 || std::fabs(beta * (rc - rr)) < 0.1);
   Exercise e;
   e.title = "The DPO loss of one pair";
   e.params = {{"beta", beta}};
@@ -79,13 +94,19 @@ Exercise pair_loss(Rng& rng) {
   e.solution = "h = " + format_number(beta, 2) + " × (" + format_number(rc, 3) + " − (" + format_number(rr, 3) +
                ")) = " + format_number(h, 4) + "; L = ln(1 + e^(" + format_number(-h, 4) + ")) = " +
                format_number(e.answer, 4) + " nats.";
+  require_between(e, e.answer, 0.04, 3.1, "the loss in nats (β·Δ within ±3)");
+  reject_mistake(e, dpo_pair_loss(beta, rr, rc), "swapped the chosen and rejected responses");
+  reject_mistake(e, dpo_pair_loss(1, rc, rr), "left out β");
   return e;
 }
 
 Exercise implicit_reward(Rng& rng) {
   const double beta = rng.pick(std::vector<double>{0.05, 0.1, 0.2, 0.5});
-  const double p_ref = rng.pick(std::vector<double>{0.01, 0.02, 0.04, 0.05, 0.1, 0.2});
-  const double factor = rng.pick(std::vector<double>{1.5, 2, 3, 4, 5, 8});
+  double p_ref = 0, factor = 0;
+  do {  // a probability under the policy of at most 0.8
+    p_ref = rng.pick(std::vector<double>{0.01, 0.02, 0.04, 0.05, 0.1, 0.2});
+    factor = rng.pick(std::vector<double>{1.5, 2, 3, 4, 5, 8});
+  } while (p_ref * factor > 0.8);
   const double p = p_ref * factor;
   Exercise e;
   e.title = "An implicit reward";
@@ -100,18 +121,25 @@ Exercise implicit_reward(Rng& rng) {
   e.solution = "π/π_ref = " + format_number(factor, 3) + "; ln " + format_number(factor, 3) + " = " +
                format_number(std::log(factor), 4) + "; × " + format_number(beta, 2) + " = " +
                format_number(e.answer, 4) + ".";
+  require(e, p > 0 && p <= 1, "the policy's probability is a probability: " + format_number(p, 3));
+  reject_mistake(e, std::log(factor), "left out β");
+  reject_mistake(e, beta * std::log10(factor), "took the base-10 logarithm");
   return e;
 }
 
 Exercise grpo_generation(Rng& rng) {
-  const int prompts = rng.pick(std::vector<int>{256, 512, 1024});
-  const int group = rng.pick(std::vector<int>{4, 8, 16, 32});
-  const int gpus = rng.pick(std::vector<int>{8, 16, 32, 64});
-  const int gen_batch = rng.pick(std::vector<int>{64, 128, 256});
-  const int resp = rng.pick(std::vector<int>{256, 512, 1024, 2048});
-  const double step_ms = round_sig(5 + 25 * rng.uniform(), 2);
-  const double per_gpu = std::ceil(static_cast<double>(prompts) * group / gpus);
-  const double rounds = std::ceil(per_gpu / gen_batch);
+  int prompts = 0, group = 0, gpus = 0, gen_batch = 0, resp = 0;
+  double step_ms = 0, per_gpu = 0, rounds = 0;
+  do {  // a generation phase of at most half an hour
+    prompts = rng.pick(std::vector<int>{256, 512, 1024});
+    group = rng.pick(std::vector<int>{4, 8, 16, 32});
+    gpus = rng.pick(std::vector<int>{8, 16, 32, 64});
+    gen_batch = rng.pick(std::vector<int>{64, 128, 256});
+    resp = rng.pick(std::vector<int>{256, 512, 1024, 2048});
+    step_ms = round_sig(5 + 25 * rng.uniform(), 2);
+    per_gpu = std::ceil(static_cast<double>(prompts) * group / gpus);
+    rounds = std::ceil(per_gpu / gen_batch);
+  } while (rounds * resp * step_ms / 1e3 > 1800);
   Exercise e;
   e.title = "Generation time of a GRPO step";
   e.params = {{"method", "grpo"}, {"prompts", prompts}, {"group", group}, {"gpus", gpus}, {"gen_batch", gen_batch},
@@ -129,6 +157,10 @@ Exercise grpo_generation(Rng& rng) {
                format_int(per_gpu) + " sequences per GPU: " + format_int(rounds) + " round(s) of up to " +
                format_int(gen_batch) + "; each " + format_int(resp) + " steps × " + format_number(step_ms, 2) +
                " ms. Total " + format_number(e.answer, 4) + " s.";
+  require_whole(e, rounds, "decode rounds per GPU");
+  require_between(e, e.answer, 1, 1800, "generation time in seconds");
+  reject_mistake(e, std::ceil(static_cast<double>(prompts) * group / gen_batch) * resp * step_ms / 1e3,
+                 "decoded every response on one GPU: each GPU takes its share at once");
   return e;
 }
 

@@ -2,6 +2,7 @@
 // lower bound (`accuracy-ci`), the questions needed for a chosen half-width, and the standard
 // error, minimum detectable difference and discordant-count error of a paired comparison of two
 // models on the same questions (`paired-comparison`).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ Exercise wald_half_width(Rng& rng) {
   e.solution = "p̂ = " + format_int(correct) + " / " + format_int(n) + " = " + format_number(p, 4) + "; SE = √(" +
                format_number(p, 4) + " × " + format_number(1 - p, 4) + " / " + format_int(n) + ") = " +
                format_number(std::sqrt(p * (1 - p) / n), 4) + "; × 1.96 = " + format_number(e.answer, 4) + " points.";
+  require(e, correct > 0 && correct < n, "some answers right and some wrong");
+  require_whole(e, n, "questions");
+  reject_mistake(e, 100 * std::sqrt(p * (1 - p) / n), "gave the standard error, not 1.96 of them");
+  reject_mistake(e, 200 * r.half_width, "gave the interval's whole width");
   return e;
 }
 
@@ -57,6 +62,11 @@ Exercise wilson_low(Rng& rng) {
   e.solution = "p̂ = " + format_number(p, 4) + "; centre = " + format_number(centre, 4) + ", half-width = " +
                format_number(centre - r.low, 4) + "; lower end " + format_number(r.low, 4) + " = " +
                format_number(e.answer, 4) + "%.";
+  require(e, correct <= n && wrong <= n / 10 + 1, "a score near the top of a small test set");
+  require_between(e, e.answer, 0, 100 * p, "the lower end, below the observed score");
+  const double wald_low = 100 * (p - z * std::sqrt(p * (1 - p) / n));
+  reject_mistake(e, wald_low, "used Wald's interval near the end of the range");
+  reject_mistake(e, 100 * p, "gave the observed score");
   return e;
 }
 
@@ -77,6 +87,9 @@ Exercise questions_needed(Rng& rng) {
   e.hint = "Solve h = 1.96·√(p(1 − p)/n) for n.";
   e.solution = "n = 1.96² × " + format_number(p, 3) + " × " + format_number(1 - p, 3) + " / " +
                format_number(h / 100, 3) + "² = " + format_number(n, 4) + " questions.";
+  require_between(e, n, 30, 1e6, "questions a benchmark can have");
+  reject_mistake(e, p * (1 - p) / (h / 100 * h / 100), "left out 1.96²");
+  reject_mistake(e, z * std::sqrt(p * (1 - p)) / (h / 100), "solved for √n, not n");
   return e;
 }
 
@@ -101,6 +114,11 @@ Exercise paired_se(Rng& rng) {
   e.solution = "Var(A) = " + format_number(va, 4) + ", Var(B) = " + format_number(vb, 4) + "; Var(A − B) = " +
                format_number(va + vb - 2 * rho * std::sqrt(va * vb), 4) + "; SE = √(that / " + format_int(n) + ") = " +
                format_number(e.answer, 4) + " points.";
+  // Two Bernoulli variables with these means can have this correlation: the probability that
+  // both are right, a·b + ρ·√(Var(A)·Var(B)), lies between max(0, a + b − 1) and min(a, b).
+  const double both = a * b + rho * std::sqrt(va * vb);
+  require(e, both >= std::max(0.0, a + b - 1) && both <= std::min(a, b), "the correlation is possible for these accuracies");
+  reject_mistake(e, 100 * std::sqrt((va + vb) / n), "used the unpaired standard error, as if the scores were independent");
   return e;
 }
 
@@ -124,6 +142,9 @@ Exercise min_detectable(Rng& rng) {
   e.solution = "SE = √(2 × " + format_number(a * (1 - a), 4) + " × " + format_number(1 - rho, 2) + " / " +
                format_int(n) + ") = " + format_number(100 * r.std_error, 4) + " points; × (1.96 + " +
                format_number(z_power, 3) + ") = " + format_number(e.answer, 4) + " points.";
+  require(e, a > 0 && a < 1 && rho >= 0 && rho < 1, "accuracies and correlation are possible");
+  require_whole(e, n, "questions");
+  reject_mistake(e, 100 * 1.96 * r.std_error, "left out the power term z₀.₈");
   return e;
 }
 

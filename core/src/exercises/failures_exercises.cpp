@@ -2,6 +2,7 @@
 // (`cluster-failures`), failures per day on a bigger cluster from an observed count, Young's
 // checkpoint interval (`checkpoint-interval`), the time of a synchronous checkpoint save
 // (`checkpoint-save`), and the wasted share of time at a chosen interval (`checkpoint-goodput`).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ Exercise cluster_mtbf(Rng& rng) {
            "M_cluster = M_gpu / N.";
   e.solution = "M_gpu = " + format_number(years, 2) + " × 365.25 × 24 = " + format_int(years * 365.25 * 24) +
                " h; divided by " + format_int(gpus) + " GPUs: " + format_number(e.answer, 4) + " h.";
+  require_between(e, years, 2, 20, "one GPU's MTBF in years (Llama 3's run measured about 5.8)");
+  require_between(e, e.answer, 0.25, 24 * 8, "the job's MTBF in hours (15 minutes to 8 days)");
   return e;
 }
 
@@ -58,6 +61,10 @@ Exercise scaled_failures(Rng& rng) {
   e.solution = "Per GPU: " + format_int(failures) + " / (" + format_int(n1) + " × " + format_int(days) + ") = " +
                prose(static_cast<double>(failures) / (n1 * static_cast<double>(days)), 4) + " failures per GPU-day; × " +
                format_int(n2) + " GPUs = " + format_number(e.answer, 4) + " per day.";
+  require_whole(e, failures, "observed interruptions");
+  require_between(e, gpu_mtbf_s / kSecondsPerYear, 0.9, 60, "the implied MTBF of one GPU in years (Llama 3: 5.8)");
+  require_between(e, n2, 2048, 131072, "GPUs of the larger job");
+  reject_mistake(e, static_cast<double>(failures) / days, "kept the smaller cluster's rate: failures grow with the GPUs");
   return e;
 }
 
@@ -78,15 +85,27 @@ Exercise young_interval(Rng& rng) {
   e.solution = "M = " + format_number(mtbf_h, 2) + " × 3,600 = " + format_int(mtbf_h * 3600) + " s; τ = √(2 × " +
                format_int(delta) + " × " + format_int(mtbf_h * 3600) + ") = " + format_number(c.young_interval_s, 4) +
                " s (" + format_number(e.answer / 60, 3) + " min): " + format_number(e.answer, 4) + " s.";
+  require(e, delta <= 0.2 * mtbf_h * 3600, "a checkpoint is short against the MTBF, where Young's first-order rule holds");
+  require(e, e.answer > delta, "the interval is longer than one checkpoint");
+  reject_mistake(e, std::sqrt(delta * mtbf_h * 3600), "left out the factor 2 under the root");
+  reject_mistake(e, std::sqrt(2 * delta * mtbf_h), "mixed units: the MTBF in hours with δ in seconds");
   return e;
 }
 
 Exercise sync_save(Rng& rng) {
-  const double params = rng.pick(std::vector<double>{7e9, 8e9, 13e9, 34e9, 70e9, 175e9, 405e9});
-  const int writers = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256, 512});
-  const double per_writer = rng.pick(std::vector<double>{1e9, 1.5e9, 2e9, 3e9, 5e9});
-  const double storage = rng.pick(std::vector<double>{1e11, 2e11, 4e11, 5e11, 1e12});
-  const CheckpointSave r = checkpoint_save(params, 14, storage, writers, per_writer, false, 25e9);
+  double params = 0, per_writer = 0, storage = 0;
+  int writers = 0;
+  CheckpointSave r;
+  // Redrawn until the two bounds differ (so taking the wrong one is a different answer) and the
+  // save takes between a second and an hour.
+  for (;;) {
+    params = rng.pick(std::vector<double>{7e9, 8e9, 13e9, 34e9, 70e9, 175e9, 405e9});
+    writers = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256, 512});
+    per_writer = rng.pick(std::vector<double>{1e9, 1.5e9, 2e9, 3e9, 5e9});
+    storage = rng.pick(std::vector<double>{1e11, 2e11, 4e11, 5e11, 1e12});
+    r = checkpoint_save(params, 14, storage, writers, per_writer, false, 25e9);
+    if (tells_apart(storage, writers * per_writer, 0.01) && r.save_time_s >= 1 && r.save_time_s <= 3600) break;
+  }
   Exercise e;
   e.title = "A synchronous checkpoint save";
   e.params = {{"params", params}, {"bytes_per_param", 14}, {"storage_bandwidth_Bps", storage}, {"writers", writers},
@@ -105,15 +124,28 @@ Exercise sync_save(Rng& rng) {
                format_number(writers * per_writer / 1e9, 4) + " GB/s; the bound is the " + r.bottleneck + " at " +
                format_number(r.write_bandwidth_Bps / 1e9, 4) + " GB/s, so the save takes " +
                format_number(e.answer, 4) + " s.";
+  require_between(e, e.answer, 1, 3600, "the save's length in seconds");
+  require_between(e, writers * per_writer / 1e9, 8, 2560, "the writers' combined bandwidth in GB/s");
+  reject_mistake(e, params * 14 / std::max(storage, writers * per_writer), "took the larger of the two bandwidths");
+  reject_mistake(e, params * 16 / r.write_bandwidth_Bps, "counted the gradients too (16 bytes per parameter)");
   return e;
 }
 
 Exercise waste_at_interval(Rng& rng) {
-  const double mtbf_h = round_sig(2 + 10 * rng.uniform(), 2);
-  const double delta = rng.pick(std::vector<double>{30, 60, 90, 120, 180, 300});
-  const double restart_min = rng.pick(std::vector<double>{5, 10, 15, 20, 30});
-  const double tau_min = rng.pick(std::vector<double>{10, 15, 20, 30, 45, 60, 90, 120});
-  const CheckpointGoodput g = checkpoint_goodput(mtbf_h * 3600, delta, restart_min * 60, {tau_min * 60}, {}, {}, 2);
+  double mtbf_h = 0, delta = 0, restart_min = 0, tau_min = 0;
+  CheckpointGoodput g;
+  // Redrawn until the first-order model the question asks for is within 10% of Daly's exact
+  // one (δ ≪ τ ≪ M), and the warned-against slips (no restarts; all of τ lost) are far off.
+  for (;;) {
+    mtbf_h = round_sig(2 + 10 * rng.uniform(), 2);
+    delta = rng.pick(std::vector<double>{30, 60, 90, 120, 180, 300});
+    restart_min = rng.pick(std::vector<double>{5, 10, 15, 20, 30});
+    tau_min = rng.pick(std::vector<double>{10, 15, 20, 30, 45, 60, 90, 120});
+    g = checkpoint_goodput(mtbf_h * 3600, delta, restart_min * 60, {tau_min * 60}, {}, {}, 2);
+    const auto& p = g.points.front();
+    const double first = 1 - p.goodput, exact = 1 - p.goodput_exact;
+    if (std::fabs(first - exact) <= 0.1 * exact && tells_apart(first, first - p.restart_fraction, 0.01)) break;
+  }
   Exercise e;
   e.title = "Time lost at a chosen checkpoint interval";
   e.params = {{"mtbf_s", mtbf_h * 3600}, {"checkpoint_s", delta}, {"restart_s", restart_min * 60},
@@ -132,6 +164,12 @@ Exercise waste_at_interval(Rng& rng) {
                format_int(delta) + ") / (2 × " + format_int(m) + ") = " + format_number(100 * (t + delta) / (2 * m), 4) +
                "%; restarts: " + format_int(r) + " / " + format_int(m) + " = " + format_number(100 * r / m, 4) +
                "%. Total: " + format_number(e.answer, 4) + "%.";
+  const auto& p = g.points.front();
+  require(e, std::fabs(p.goodput - p.goodput_exact) <= 0.1 * (1 - p.goodput_exact),
+          "the first-order waste is within 10% of Daly's exact model: " + format_number(100 * (1 - p.goodput_exact), 4) + "%");
+  require(e, delta < t && t < m, "δ < τ < M");
+  reject_mistake(e, 100 * (delta / t + (t + delta) / (2 * m)), "left out the restarts");
+  reject_mistake(e, 100 * (delta / t + (t + delta) / m + r / m), "counted all of τ + δ as lost at a failure, not half");
   return e;
 }
 

@@ -125,3 +125,100 @@ inline void set_group(std::vector<Generator>& out, std::size_t first, const char
 nlohmann::json exercise_groups();
 
 }  // namespace mlsys::exercises
+
+// drawsB helpers: hardware and links drawn from the engine's tables, and the checks that a
+// drawn setting is one of theirs.
+#include <algorithm>
+
+#include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/interconnect/links.hpp"
+
+namespace mlsys::exercises {
+
+// The row of the interconnect table (content/data/interconnect.json) whose per-direction
+// bandwidth is `bandwidth_Bps` (to 0.1%), of `kind` ("scale-up", "pcie", "scale-out"; "" any),
+// or nullptr.
+inline const InterconnectLink* interconnect_row(double bandwidth_Bps, const std::string& kind = "") {
+  for (const auto& l : interconnect_links())
+    if ((kind.empty() || l.kind == kind) && std::fabs(l.bandwidth_Bps - bandwidth_Bps) <= 1e-3 * l.bandwidth_Bps) return &l;
+  return nullptr;
+}
+
+// A link bandwidth (per direction) that must be a row of the interconnect table.
+inline void require_link_row(Exercise& e, double bandwidth_Bps, const std::string& kind, const std::string& what) {
+  const InterconnectLink* l = interconnect_row(bandwidth_Bps, kind);
+  require(e, l != nullptr,
+          what + " (" + format_number(bandwidth_Bps / 1e9, 4) + " GB/s per direction) is " +
+              (l ? "the table's " + l->name : "no " + (kind.empty() ? std::string() : kind + " ") + "row of the interconnect table"));
+}
+
+// The scale-out ports (rows of the interconnect table) that systems built on an accelerator of
+// the hardware table give each GPU; empty for a chip without such a published system here.
+// DGX A100: eight 200 Gb/s HDR InfiniBand adapters, one per GPU (NCCL maintainers,
+// NVIDIA/nccl issue 812: "On an Nvidia DGX-A100 system we have 8x200Gbit/s IB cards").
+// DGX H100 and DGX H200: eight single-port ConnectX-7, up to 400 Gb/s InfiniBand or Ethernet
+// (NVIDIA DGX BasePOD reference architecture, core components). DGX B200: eight single-port
+// ConnectX-7, InfiniBand up to 400 Gb/s or 400GbE (NVIDIA DGX B200 user guide, hardware
+// overview).
+inline const std::vector<std::string>& nics_shipped_with(const std::string& gpu_id) {
+  static const std::vector<std::string> none, hdr = {"ib-hdr"}, cx7 = {"ib-ndr", "roce-400g"};
+  if (gpu_id == "a100-sxm-80gb") return hdr;
+  if (gpu_id == "h100-sxm" || gpu_id == "h200-sxm" || gpu_id == "b200") return cx7;
+  return none;
+}
+
+// One of those ports, drawn.
+inline const InterconnectLink& draw_nic(Rng& rng, const std::string& gpu_id) {
+  return find_interconnect_link(rng.pick(nics_shipped_with(gpu_id)));
+}
+
+// A network port per GPU that must be one that systems of `gpu_id` ship with.
+inline void require_nic_of(Exercise& e, const std::string& gpu_id, double nic_Bps, const std::string& what) {
+  const auto& ids = nics_shipped_with(gpu_id);
+  const bool ok = std::any_of(ids.begin(), ids.end(), [&](const std::string& id) {
+    return std::fabs(find_interconnect_link(id).bandwidth_Bps - nic_Bps) <= 1e-3 * nic_Bps;
+  });
+  require(e, ok, what + " (" + format_number(nic_Bps * 8 / 1e9, 4) + " Gb/s) is a port that " + gpu_id +
+                     " systems give each GPU");
+}
+
+// A scale-up bandwidth per direction (shown rounded to `sig` digits) that must be the hardware
+// table's for `gpu_id`: half its scaleup_bandwidth_Bps.
+inline void require_scaleup_of(Exercise& e, const std::string& gpu_id, double bandwidth_Bps, const std::string& what) {
+  const Accelerator* a = find_accelerator(gpu_id);
+  const auto it = a ? a->json().find("scaleup_bandwidth_Bps") : nlohmann::json::const_iterator{};
+  const double table = a && it != a->json().end() && it->is_number() ? it->get<double>() / 2 : 0;  // null: no NVLink
+  require(e, table > 0 && std::fabs(bandwidth_Bps - table) <= 5e-3 * table,
+          what + " (" + format_number(bandwidth_Bps / 1e9, 4) + " GB/s per direction) is the table's " +
+              format_number(table / 1e9, 4) + " GB/s for " + gpu_id);
+}
+
+// HBM of a table accelerator, bytes (0 for an unknown id, which no draw names).
+inline double hbm_of(const std::string& gpu_id) {
+  const Accelerator* a = find_accelerator(gpu_id);
+  return a ? a->hbm_bytes : 0;
+}
+
+// The most oversubscribed leaf switch the course draws: Compute Canada's Narval cluster wires
+// 33 hosts against 7 uplinks, "a maximum blocking factor of 33:7 (4.7:1)" (Narval
+// documentation, high-performance interconnect); clusters built for training are 1:1 to 3:1.
+constexpr double kMaxOversubscription = 5;
+
+// A leaf switch of `host_ports` host-facing ports and `uplinks` uplinks: both whole, the
+// oversubscription host_ports / uplinks between 1 and kMaxOversubscription, and all of them
+// ports of one switch of at most `radix` ports.
+inline void require_leaf(Exercise& e, double host_ports, double uplinks, double radix, const std::string& what) {
+  require_whole(e, host_ports, what + ": host ports");
+  require_whole(e, uplinks, what + ": uplinks");
+  require_between(e, host_ports / uplinks, 1, kMaxOversubscription, what + ": oversubscription (host ports : uplinks)");
+  require(e, host_ports + uplinks <= radix, what + ": " + format_int(host_ports) + " + " + format_int(uplinks) +
+                                                " ports fit a " + format_int(radix) + "-port switch");
+}
+
+// Whether a reader's `wrong` answer is told apart from `answer` with room to spare (twice the
+// relative tolerance): the draws that carry a warned-against mistake redraw until it is.
+inline bool tells_apart(double answer, double wrong, double rel_tolerance) {
+  return std::fabs(wrong - answer) > 2 * rel_tolerance * std::fabs(answer);
+}
+
+}  // namespace mlsys::exercises

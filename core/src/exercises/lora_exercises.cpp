@@ -10,6 +10,7 @@
 #include "generators.hpp"
 #include "mlsys/finetune/lora.hpp"
 #include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/transformer/model_config.hpp"
 
 namespace mlsys::exercises {
 
@@ -49,6 +50,9 @@ Exercise adapter_params(Rng& rng) {
                format_int(2.0 * rank * hidden) + "; × " + std::string(four ? "4" : "2") + " matrices × " +
                format_int(layers) + " layers = " + format_int(r.trainable_params) + ", that is " +
                format_number(e.answer, 5) + " million.";
+  require(e, hidden % 128 == 0, "heads of dimension 128 fill the width");
+  require(e, r.trainable_params < 0.05 * model_counts(c).params, "the adapters are a small share of the model");
+  reject_mistake(e, r.trainable_params / 2e6, "counted r·d per matrix, only one of A and B");
   return e;
 }
 
@@ -72,13 +76,23 @@ Exercise qlora_base(Rng& rng) {
   e.solution = std::string("Bits per parameter: ") +
                (dq ? "4 + 8/64 + 32/(64 × 256) = 4.127" : "4 + 32/64 = 4.5") + "; " + format_number(billions, 3) +
                " × 10^9 × " + format_number(bits, 4) + " / 8 = " + format_number(e.answer, 4) + " GB.";
+  require_fits(e, e.answer * 1e9, hbm_of("h100-sxm"), "the 4-bit base on one H100");
+  reject_mistake(e, billions / 2, "counted 4 bits per parameter and left out the constants");
+  reject_mistake(e, 2 * billions, "gave the bf16 size, 2 bytes per parameter");
   return e;
 }
 
 Exercise lora_states(Rng& rng) {
-  const double billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7, 8, 13, 14, 30, 34, 70});
-  const double adapter_m = rng.pick(std::vector<double>{4.2, 8.4, 16.8, 20, 33.6, 40, 67.1, 80, 134});
-  const double lora_gb = (2 * billions * 1e9 + 16 * adapter_m * 1e6) / 1e9;
+  double billions = 0, adapter_m = 0, lora_gb = 0;
+  // Redrawn until the adapters are 0.2% to 3% of the model (what LoRA adds at ranks 8 to 64), so
+  // that the base alone is a different answer, and the whole fits one H100.
+  for (;;) {
+    billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7, 8, 13, 14, 30, 34});
+    adapter_m = rng.pick(std::vector<double>{4.2, 8.4, 16.8, 20, 33.6, 40, 67.1, 80, 134});
+    lora_gb = (2 * billions * 1e9 + 16 * adapter_m * 1e6) / 1e9;
+    const double share = adapter_m * 1e6 / (billions * 1e9);
+    if (share >= 0.002 && share <= 0.03 && lora_gb * 1e9 <= hbm_of("h100-sxm")) break;
+  }
   Exercise e;
   e.title = "Model states of LoRA";
   e.params = {{"params", billions * 1e9}, {"adapter_params", adapter_m * 1e6}};
@@ -95,6 +109,10 @@ Exercise lora_states(Rng& rng) {
                format_number(16 * billions, 4) + " GB. LoRA: base 2 × " + format_number(billions, 3) + " × 10^9 = " +
                format_number(2 * billions, 4) + " GB; adapters 16 × " + format_number(adapter_m, 3) + " × 10^6 = " +
                format_number(16 * adapter_m / 1e3, 4) + " GB; total " + format_number(e.answer, 4) + " GB.";
+  require_fits(e, lora_gb * 1e9, hbm_of("h100-sxm"), "LoRA's model states on one H100");
+  require_between(e, adapter_m * 1e6 / (billions * 1e9), 0.002, 0.03, "the adapters' share of the parameters");
+  reject_mistake(e, 2 * billions, "counted the frozen base only");
+  reject_mistake(e, 16 * billions, "counted full fine-tuning's 16 bytes per parameter");
   return e;
 }
 
@@ -131,14 +149,24 @@ Exercise rank_error(Rng& rng) {
   e.solution = "Dropped: √(" + dropped_terms + ") = " + format_number(std::sqrt(dropped), 4) + "; ‖ΔW‖_F = √" +
                format_int(total) + " = " + format_number(std::sqrt(total), 4) + "; ratio " +
                format_number(e.answer, 4) + "%.";
+  bool sorted = true;
+  for (int i = 1; i < n; ++i) sorted = sorted && sigma[static_cast<std::size_t>(i)] <= sigma[static_cast<std::size_t>(i - 1)];
+  require(e, sorted && sigma.back() >= 1, "singular values are positive and in decreasing order");
+  require(e, rank < n, "the rank leaves some singular values out");
+  reject_mistake(e, 100 * dropped / total, "left out the square root");
   return e;
 }
 
 Exercise step_time(Rng& rng) {
-  const std::string hw = rng.pick(std::vector<std::string>{"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"});
-  const Accelerator* a = find_accelerator(hw);
-  const double peak = a && a->peak_for("bf16") ? *a->peak_for("bf16") : 989e12;
-  const double billions = rng.pick(std::vector<double>{1.5, 3, 7, 8, 13, 14, 32, 70});
+  std::string hw;
+  const Accelerator* a = nullptr;
+  double billions = 0;
+  do {  // the frozen bf16 base must fit the one GPU
+    hw = rng.pick(std::vector<std::string>{"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x"});
+    a = find_accelerator(hw);
+    billions = rng.pick(std::vector<double>{1.5, 3, 7, 8, 13, 14, 32, 70});
+  } while (2 * billions * 1e9 > a->hbm_bytes);
+  const double peak = *a->peak_for("bf16");
   const int tokens = rng.pick(std::vector<int>{8192, 16384, 32768, 65536, 131072});
   const double mfu = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
   Exercise e;
@@ -146,7 +174,7 @@ Exercise step_time(Rng& rng) {
   e.params = {{"hardware", hw}, {"params", billions * 1e9}, {"tokens", tokens}, {"mfu", mfu}};
   e.answer = 4 * billions * 1e9 * tokens / (peak * mfu);
   e.prompt = "LoRA fine-tunes " + article(format_number(billions, 3)) + format_number(billions, 3) + "-billion-parameter model on one " +
-             (a ? a->name : hw) + " (" + format_number(peak / 1e12, 4) + " dense bf16 TFLOP/s) at " +
+             a->name + " (" + format_number(peak / 1e12, 4) + " dense bf16 TFLOP/s) at " +
              format_number(100 * mfu, 2) + "% of that peak. A step processes " + format_int(tokens) +
              " tokens. Counting only the frozen base's matmuls (ignore attention over the context and the small "
              "adapters), how many seconds does a step take?";
@@ -157,6 +185,9 @@ Exercise step_time(Rng& rng) {
   e.solution = "4 × " + format_number(billions, 3) + " × 10^9 × " + format_int(tokens) + " = " +
                prose(4 * billions * 1e9 * tokens, 4) + " FLOP; / (" + format_number(peak / 1e12, 4) + " × 10^12 × " +
                format_number(mfu, 2) + ") = " + format_number(e.answer, 4) + " s.";
+  require_fits(e, 2 * billions * 1e9, a->hbm_bytes, "the frozen bf16 base on the " + hw);
+  require_between(e, e.answer, 0.01, 600, "the step's length in seconds");
+  reject_mistake(e, 1.5 * e.answer, "counted full training's 6N; the frozen base computes no weight gradients");
   return e;
 }
 

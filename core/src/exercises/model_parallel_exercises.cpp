@@ -59,6 +59,13 @@ Exercise bubble_fraction(Rng& rng) {
   e.solution = "Bubble over ideal = (p − 1)/(v·m) = " + format_int(d.p - 1) + " / (" + format_int(d.v) + " × " +
                format_int(d.m) + ") = " + format_number(ratio, 4) + ". Idle fraction = " + format_number(ratio, 4) +
                " / (1 + " + format_number(ratio, 4) + ") = " + format_number(e.answer, 4) + ".";
+  require(e, d.m >= d.p, "at least as many micro-batches as stages, so the pipeline fills");
+  require(e, d.m % d.p == 0, "m is a multiple of p, as interleaving requires");
+  reject_mistake(e, ratio, "gave the bubble ratio (idle over useful time), not the idle fraction");
+  if (d.interleaved) {
+    const double plain = (d.p - 1.0) / d.m;
+    reject_mistake(e, plain / (1 + plain), "ignored the v model chunks that shrink the bubble");
+  }
   return e;
 }
 
@@ -78,6 +85,10 @@ Exercise step_time(Rng& rng) {
   e.solution = "Step = (m + (p − 1)/v)·(F + B) = (" + format_int(d.m) + " + " + format_int(d.p - 1) + "/" +
                format_int(d.v) + ") × (" + format_number(f, 2) + " + " + format_number(b, 2) + ") ms = " +
                format_number(e.answer, 4) + " ms.";
+  require(e, d.m >= d.p && d.m % d.p == 0, "m is a multiple of p, at least p");
+  require(e, b > f, "the backward pass takes longer than the forward pass");
+  require_between(e, e.answer / 1e3, 0.01, 60, "the step's length in seconds");
+  reject_mistake(e, d.m * (f + b), "left out the bubble: the pipeline fills and drains");
   return e;
 }
 
@@ -85,7 +96,8 @@ Exercise allreduce_bytes(Rng& rng) {
   const int h = rng.pick(std::vector<int>{2048, 4096, 5120, 8192, 12288, 16384});
   const int s = rng.pick(std::vector<int>{1024, 2048, 4096, 8192});
   const int b = rng.pick(std::vector<int>{1, 2, 4});
-  const int t = rng.pick(std::vector<int>{2, 4, 8});
+  // 4 or 8 GPUs of one node (at t = 2 the ring's 2(t − 1)/t is 1 and hides the factor).
+  const int t = rng.pick(std::vector<int>{4, 8});
   const double buffer_mb = 2.0 * b * s * h / 1e6;
   Exercise e;
   e.title = "Tensor-parallel traffic of one layer";
@@ -102,14 +114,22 @@ Exercise allreduce_bytes(Rng& rng) {
                format_number(buffer_mb, 4) + " MB. Four all-reduces × 2(t − 1)/t = " + format_number(2.0 * (t - 1) / t, 4) +
                " × S each: 4 × " + format_number(2.0 * (t - 1) / t, 4) + " × " + format_number(buffer_mb, 4) + " = " +
                format_number(e.answer, 4) + " MB.";
+  require_between(e, t, 2, 8, "tensor-parallel degree within one 8-GPU node");
+  require(e, h % t == 0, "the width divides over the GPUs");
+  reject_mistake(e, 4 * buffer_mb, "left out the ring's 2(t − 1)/t");
+  reject_mistake(e, 2 * 2.0 * (t - 1) / t * buffer_mb, "counted the forward pass's two all-reduces only");
   return e;
 }
 
 Exercise inflight_saving(Rng& rng) {
-  const int p = rng.pick(std::vector<int>{4, 8, 16});
-  const int m = p * rng.integer(2, 8);
-  const int s = rng.integer(0, p - 1);
-  const double a = round_sig(0.5 + 4 * rng.uniform(), 2);  // GB per micro-batch on one stage
+  int p = 0, m = 0, s = 0;
+  double a = 0;
+  do {  // GPipe's m micro-batches must fit the stage's GPU, an H100, beside nothing else
+    p = rng.pick(std::vector<int>{4, 8, 16});
+    m = p * rng.integer(2, 8);
+    s = rng.integer(1, p - 1);  // past the first stage, where 1F1B holds p − s, not p
+    a = round_sig(0.5 + 4 * rng.uniform(), 2);  // GB per micro-batch on one stage
+  } while (m * a * 1e9 > hbm_of("h100-sxm"));
   Exercise e;
   e.title = "Activations in flight: GPipe vs 1F1B";
   e.params = {{"stages", p}, {"microbatches", m}, {"stage", s}, {"activation_gb", a}};
@@ -125,14 +145,22 @@ Exercise inflight_saving(Rng& rng) {
   e.solution = "GPipe holds m = " + format_int(gpipe) + " micro-batches; 1F1B holds p − s = " + format_int(one_f) +
                ". Saving = (" + format_int(gpipe) + " − " + format_int(one_f) + ") × " + format_number(a, 2) + " GB = " +
                format_number(e.answer, 4) + " GB.";
+  require_fits(e, gpipe * a * 1e9, hbm_of("h100-sxm"), "GPipe's activations on the stage's H100");
+  require(e, m >= p, "at least as many micro-batches as stages");
+  reject_mistake(e, (gpipe - p) * a, "gave every stage 1F1B's p in-flight micro-batches, not p − s");
+  reject_mistake(e, gpipe * a, "gave GPipe's total, not the saving");
   return e;
 }
 
 Exercise layout_states(Rng& rng) {
-  const double params_b = rng.pick(std::vector<double>{7, 13, 34, 70, 175, 405});
-  const int t = rng.pick(std::vector<int>{1, 2, 4, 8});
-  const int p = rng.pick(std::vector<int>{1, 2, 4, 8, 16});
-  const int d = rng.pick(std::vector<int>{1, 2, 4, 8, 16, 32});
+  double params_b = 0;
+  int t = 0, p = 0, d = 0;
+  do {  // a layout that splits the model (tp·pp > 1) and whose states fit an H100
+    params_b = rng.pick(std::vector<double>{7, 13, 34, 70, 175, 405});
+    t = rng.pick(std::vector<int>{1, 2, 4, 8});
+    p = rng.pick(std::vector<int>{1, 2, 4, 8, 16});
+    d = rng.pick(std::vector<int>{2, 4, 8, 16, 32});
+  } while (t * p == 1 || params_b * 1e9 / (t * p) * (4 + 12.0 / d) > hbm_of("h100-sxm"));
   Exercise e;
   e.title = "Model states of a layout";
   e.params = {{"params", params_b * 1e9}, {"tp", t}, {"pp", p}, {"dp", d}, {"zero_stage", 1}};
@@ -148,6 +176,11 @@ Exercise layout_states(Rng& rng) {
   e.solution = "Parameters per GPU = " + format_number(params_b, 4) + "e9 / (" + format_int(t) + " × " + format_int(p) +
                ") = " + format_number(per_gpu, 4) + "; bytes = " + format_number(per_gpu, 4) + " × (2 + 2 + 12/" +
                format_int(d) + ") = " + format_number(e.answer, 4) + " GB.";
+  require(e, t * p > 1, "tensor or pipeline parallelism splits the model");
+  require_fits(e, e.answer * 1e9, hbm_of("h100-sxm"), "model states per GPU on an H100");
+  require_whole(e, t * p * d, "GPUs of the layout");
+  reject_mistake(e, per_gpu * 16 / d / 1e9, "sharded all 16 bytes over dp, as ZeRO-3 would");
+  reject_mistake(e, per_gpu * 4 / 1e9, "forgot the optimizer states");
   return e;
 }
 
@@ -193,6 +226,10 @@ Exercise smallest_pp(Rng& rng) {
                format_number(layout_states_gb(params_b, gpus, p), 4) + " GB; ";
     }
     e.solution = steps + "the first within " + format_number(budget, 3) + " GB is pp = " + format_int(answer) + ".";
+    require_whole(e, gpus / (t * answer), "data-parallel degree at the answer");
+    require(e, layout_states_gb(params_b, gpus, answer) <= budget && layout_states_gb(params_b, gpus, answer / 2) > budget,
+            "pp = " + format_int(answer) + " fits the budget and pp = " + format_int(answer / 2) + " does not");
+    require_between(e, budget, kMinBudget, kMaxBudget, "the budget in GB (what an 80 GB GPU spares beside activations)");
     return e;
   }
 }

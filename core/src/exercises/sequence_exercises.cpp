@@ -16,14 +16,21 @@ namespace {
 
 Exercise sp_activation(Rng& rng) {
   struct Model {
-    int hidden, heads;
+    int hidden, heads, layers;
   };
-  static const std::vector<Model> models = {{4096, 32}, {5120, 40}, {8192, 64}, {12288, 96}};
-  const Model m = rng.pick(models);
-  const int s = rng.pick(std::vector<int>{2048, 4096, 8192, 16384});
-  const int b = rng.pick(std::vector<int>{1, 2, 4});
-  const int t = rng.pick(std::vector<int>{2, 4, 8});
-  const double bytes = 1.0 * s * b * m.hidden * 34.0 / t;
+  // Widths with the depths of the models of the table that have them (content/data/models.json:
+  // Llama 2 7B, OPT-13B, Llama 2 70B, GPT-3 175B).
+  static const std::vector<Model> models = {{4096, 32, 32}, {5120, 40, 40}, {8192, 64, 80}, {12288, 96, 96}};
+  Model m{};
+  int s = 0, b = 0, t = 0;
+  double bytes = 0;
+  do {  // under 1F1B the first stage holds all L layers' worth: that must fit an H100
+    m = rng.pick(models);
+    s = rng.pick(std::vector<int>{1024, 2048, 4096, 8192, 16384});
+    b = rng.pick(std::vector<int>{1, 2, 4, 8});
+    t = rng.pick(std::vector<int>{2, 4, 8});
+    bytes = 1.0 * s * b * m.hidden * 34.0 / t;
+  } while (m.layers * bytes > hbm_of("h100-sxm"));
   Exercise e;
   e.title = "Activation memory with sequence parallelism";
   e.params = {{"seq", s}, {"micro_batch", b}, {"hidden", m.hidden}, {"heads", m.heads}, {"tp", t},
@@ -42,6 +49,10 @@ Exercise sp_activation(Rng& rng) {
                "bytes are split. s·b·h·34/t = " + format_int(s) + " × " +
                format_int(b) + " × " + format_int(m.hidden) + " × 34 / " + format_int(t) + " = " +
                format_number(bytes, 4) + " bytes = " + format_number(e.answer, 4) + " MB.";
+  require_fits(e, m.layers * bytes, hbm_of("h100-sxm"), "the " + format_int(m.layers) + " layers' worth a first pipeline stage holds, on an H100");
+  require(e, m.heads % t == 0, "the heads divide over the tensor-parallel GPUs");
+  reject_mistake(e, 1.0 * s * b * m.hidden * (10 + 24.0 / t) / 1e6, "kept the 10·s·b·h that only sequence parallelism splits whole");
+  reject_mistake(e, bytes * t / 1e6, "did not divide by t");
   return e;
 }
 
@@ -51,30 +62,42 @@ Exercise ring_min_block(Rng& rng) {
   const double peak_tflops = round_sig(*hw->peak_for("bf16") / 1e12, 4);
   const double link_gbps = round_sig(hw->json()["scaleup_bandwidth_Bps"].get<double>() / 2 / 1e9, 4);
   const int heads = rng.pick(std::vector<int>{32, 64});
-  const int group = rng.pick(std::vector<int>{1, 2, 4, 8});
+  const int group = rng.pick(std::vector<int>{2, 4, 8});  // grouped-query attention, as Llama 2 70B and Llama 3
   const int kv_heads = heads / group;
-  const double exact = peak_tflops * 1e12 / (link_gbps * 1e9) * kv_heads / heads;
+  // The share of peak the attention kernel reaches: the lesson's pitfall "the overlap condition
+  // assumes attention runs at peak; a real kernel reaches maybe half of it".
+  const double share = rng.pick(std::vector<double>{0.4, 0.5, 0.6, 0.7, 0.8});
+  const double achieved = share * peak_tflops;
+  const double exact = achieved * 1e12 / (link_gbps * 1e9) * kv_heads / heads;
   const double answer = std::ceil(exact - 1e-9);  // a whole block of tokens
   Exercise e;
   e.title = "Smallest ring-attention block that hides communication";
-  e.params = {{"peak_flops", peak_tflops * 1e12}, {"link_bandwidth_Bps", link_gbps * 1e9}, {"latency_s", 0},
+  e.params = {{"peak_flops", achieved * 1e12}, {"link_bandwidth_Bps", link_gbps * 1e9}, {"latency_s", 0},
               {"heads", heads}, {"kv_heads", kv_heads}, {"head_dim", 128}, {"dtype", "bf16"}};
   e.prompt = "Ring attention runs on " + hw->name + " GPUs: dense bf16 peak " + format_number(peak_tflops, 4) +
              " TFLOP/s, and " + format_number(link_gbps, 4) +
              " GB/s per direction to the next GPU of the ring. The model has " + format_int(heads) +
              " query heads and " + format_int(kv_heads) +
-             " key/value heads of dimension 128, in bf16. Ignoring latency and assuming attention runs at peak, what "
-             "is the smallest block of c tokens per GPU for which computing one block pair (non-causal) takes at "
+             " key/value heads of dimension 128, in bf16, and the attention kernel reaches " + format_number(100 * share, 2) +
+             "% of the peak. Ignoring latency, what is the smallest block of c tokens per GPU for which computing one block pair (non-causal) takes at "
              "least as long as sending the next K and V block? Answer in tokens.";
   e.unit = "";
   e.answer = answer;
   e.integer = true;
   e.hint = "Per step a GPU computes QKᵀ and PV for a c×c block: 4·c²·d·H FLOPs. It sends K and V for c tokens: "
            "2·c·d·H_kv values of 2 bytes. Set FLOPs/peak ≥ bytes/bandwidth and solve for c.";
-  e.solution = "4c²dH / F ≥ 4c·d·H_kv / B gives c ≥ (F/B)·(H_kv/H) = (" + format_number(peak_tflops, 4) + "e12 / " +
+  e.solution = "The kernel runs at F = " + format_number(100 * share, 2) + "% × " + format_number(peak_tflops, 4) + " = " +
+               format_number(achieved, 4) + " TFLOP/s. 4c²dH / F ≥ 4c·d·H_kv / B gives c ≥ (F/B)·(H_kv/H) = (" +
+               format_number(achieved, 4) + "e12 / " +
                format_number(link_gbps, 4) + "e9) × " + format_int(kv_heads) + "/" + format_int(heads) + " = " +
                format_number(exact, 6) + ". Grouped-query attention shrinks the KV block, and with it the block size "
                "needed to hide the transfer. Rounded up to whole tokens, c = " + format_int(answer) + ".";
+  require_scaleup_of(e, hw->id, link_gbps * 1e9, "link to the next GPU (NVLink)");
+  require(e, heads % kv_heads == 0, "query heads share key/value heads evenly");
+  require_whole(e, answer, "tokens per block");
+  reject_mistake(e, std::ceil(achieved * 1e12 / (link_gbps * 1e9) - 1e-9), "left out grouped-query attention's H_kv/H");
+  reject_mistake(e, std::ceil(peak_tflops * 1e12 / (link_gbps * 1e9) * kv_heads / heads - 1e-9),
+                 "assumed the kernel runs at peak: a slower kernel needs a larger block");
   return e;
 }
 
@@ -100,6 +123,10 @@ Exercise ulysses_bytes(Rng& rng) {
   e.solution = "Buffer = " + format_int(n) + "/" + format_int(p) + " × " + format_int(heads) + " × 128 × 2 B = " +
                format_number(buffer, 4) + " B; each all-to-all sends " + format_int(p - 1) + "/" + format_int(p) +
                " of it; four of them: " + format_number(bytes, 4) + " B = " + format_number(e.answer, 4) + " MB.";
+  require(e, heads % p == 0, "the heads divide over the GPUs, as Ulysses needs");
+  require_fits(e, 4 * buffer, hbm_of("h100-sxm"), "the four buffers on an H100");
+  reject_mistake(e, 4 * buffer / 1e6, "sent all of every buffer, the 1/P that stays on its GPU included");
+  reject_mistake(e, buffer / 1e6, "counted one tensor's buffer");
   return e;
 }
 
@@ -138,6 +165,11 @@ Exercise moe_dropped(Rng& rng) {
                format_int(c.top_k) + " / 8) = " + format_int(r.capacity) +
                ". Dropped = the excess over C of each overloaded expert, " + format_number(100 * r.drop_fraction, 3) +
                "% of the assignments: " + over + " = " + format_int(r.dropped) + ".";
+  double routed = 0;
+  for (double n : r.routed_per_expert) routed += n;
+  require(e, routed == 1.0 * c.tokens * c.top_k, "the experts received tokens × k assignments");
+  require_whole(e, r.capacity, "expert capacity");
+  require(e, r.dropped > 0 && r.dropped < routed, "some but not all assignments are dropped");
   return e;
 }
 
@@ -164,6 +196,10 @@ Exercise ep_bytes(Rng& rng) {
                " × 2 B = " + format_number(buffer, 4) + " B; leaving the GPU: " + format_int(ep - 1) + "/" +
                format_int(ep) + " of it, twice (dispatch and combine) = " + format_number(bytes, 4) + " B = " +
                format_number(e.answer, 4) + " MB.";
+  require_fits(e, 2 * buffer, hbm_of("h100-sxm"), "dispatch and combine buffers on an H100");
+  require_whole(e, ep, "GPUs of the expert-parallel group");
+  reject_mistake(e, bytes / 2 / 1e6, "counted the dispatch only, not the combine");
+  reject_mistake(e, 2 * buffer / 1e6, "sent every token, those whose expert is on the same GPU included");
   return e;
 }
 

@@ -30,12 +30,16 @@ GpuSharing simulate(const std::string& mode, int jobs, double f, double t, doubl
 
 const std::vector<double> kFractions = {0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3};
 
+// MPS serves up to 48 client processes per GPU (the lesson's count, from NVIDIA's MPS
+// documentation for Volta and later).
+constexpr int kMaxMpsClients = 48;
+
 Exercise mps_makespan(Rng& rng) {
   double f = 0;
   int n = 0;
   do {
     f = rng.pick(kFractions);
-    n = rng.integer(4, 48);
+    n = rng.integer(4, kMaxMpsClients);
   } while (n * f < 1.2);
   const double t_ms = rng.integer(4, 60);
   const GpuSharing r = simulate("mps", n, f, t_ms / 1e3);
@@ -55,15 +59,22 @@ Exercise mps_makespan(Rng& rng) {
                " GPUs' worth of SMs, more than one GPU, so each runs at 1/" + format_number(n * f, 3) +
                " of its alone speed: " + format_int(t_ms) + " ms × " + format_number(n * f, 3) + " = " +
                format_number(e.answer, 4) + " ms.";
+  require_between(e, n, 2, kMaxMpsClients, "MPS clients on one GPU");
+  require(e, n * f > 1, "the jobs ask for more than the whole GPU, so they share it");
+  reject_mistake(e, n * t_ms, "ran the jobs one after another, as time-slicing would");
   return e;
 }
 
 Exercise time_slicing_makespan(Rng& rng) {
-  const int n = rng.integer(3, 24);
-  const double q_ms = rng.pick(std::vector<double>{1, 2, 4});
-  const int slices = rng.integer(2, 12);
-  const double t_ms = q_ms * slices;
-  const double c_us = rng.pick(std::vector<double>{25, 50, 100, 200, 400});
+  int n = 0, slices = 0;
+  double q_ms = 0, t_ms = 0, c_us = 0;
+  do {  // redrawn until leaving out the switches is a different answer
+    n = rng.integer(3, 24);
+    q_ms = rng.pick(std::vector<double>{1, 2, 4});
+    slices = rng.integer(2, 12);
+    t_ms = q_ms * slices;
+    c_us = rng.pick(std::vector<double>{25, 50, 100, 200, 400});
+  } while (!tells_apart(n * t_ms + n * (slices - 1) * c_us / 1e3, n * t_ms, 0.002));
   const GpuSharing r = simulate("time-slicing", n, 0.1, t_ms / 1e3, c_us / 1e6, q_ms / 1e3);
   Exercise e;
   e.title = "Time-slicing: the cost of the switches";
@@ -82,6 +93,10 @@ Exercise time_slicing_makespan(Rng& rng) {
                ", so " + format_int(slices - 1) + " preemptions each, " + format_int(n * (slices - 1)) +
                " switches in all: " + format_int(n) + " × " + format_int(t_ms) + " ms + " + format_int(n * (slices - 1)) +
                " × " + format_int(c_us) + " µs = " + format_number(e.answer, 5) + " ms.";
+  require_whole(e, slices, "slices per job");
+  require_between(e, c_us, 25, 1000, "a context switch in µs");
+  require_between(e, e.answer, 1, 60000, "the makespan in ms");
+  reject_mistake(e, n * t_ms, "left out the context switches");
   return e;
 }
 
@@ -98,7 +113,10 @@ Exercise mig_throughput(Rng& rng) {
   const MigProfile* p = nullptr;
   for (const auto& q : table.profiles)
     if (!q.media_extensions && std::to_string(q.compute_slices) + "g" == size && (!p || q.memory_slices < p->memory_slices)) p = &q;
-  const double f = rng.pick(std::vector<double>{0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5});
+  // A job that wants more SMs than its instance has, so the slowdown the question describes acts.
+  double f = 0;
+  do f = rng.pick(std::vector<double>{0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5});
+  while (f * table.sms <= 1.05 * p->sms);
   const int n = p->max_instances * rng.integer(2, 12);
   const double t_ms = rng.integer(5, 80);
   const GpuSharing r = simulate("mig", n, f, t_ms / 1e3, 0, 2e-3, gpu.id, size);
@@ -124,6 +142,12 @@ Exercise mig_throughput(Rng& rng) {
                format_number(t_ms / r.job_speed, 4) + " ms. " + format_int(p->max_instances) + " instances: " +
                format_int(p->max_instances) + " / " + format_number(t_ms / r.job_speed, 4) + " ms = " +
                format_number(e.answer, 4) + " jobs per second.";
+  require_whole(e, static_cast<double>(n) / p->max_instances, "rounds of jobs over the instances");
+  require(e, p->max_instances * p->compute_slices <= 7, "the instances fit the GPU's seven compute slices");
+  require(e, want > p->sms, "a job wants more SMs than its instance has");
+  reject_mistake(e, p->max_instances / (t_ms / 1e3), "ignored the instance's smaller share of SMs");
+  reject_mistake(e, p->max_instances / (t_ms / 1e3 * std::max(1.0, want / (table.sms * p->compute_slices / 7.0))),
+                 "gave each compute slice a seventh of the GPU's SMs, more than a MIG slice has");
   return e;
 }
 
@@ -134,8 +158,19 @@ Exercise mig_busy_sms(Rng& rng) {
   const std::vector<std::vector<int>> layouts = {{1, 1, 1, 1, 1, 1, 1}, {2, 2, 2, 1}, {3, 3}, {4, 3}, {4, 2, 1},
                                                  {3, 2, 1, 1}, {4, 1, 1, 1}, {2, 2, 1, 1, 1}, {3, 1, 1, 1, 1},
                                                  {2, 1, 1, 1, 1, 1}, {4, 2}, {3, 2, 2}};
-  const std::vector<int> sizes = rng.pick(layouts);
-  const double f = rng.pick(std::vector<double>{0.05, 0.08, 0.1, 0.12, 0.15, 0.2});
+  std::vector<int> sizes;
+  double f = 0;
+  // Redrawn until some instance has more SMs than its job keeps busy, so that counting every
+  // instance SM as busy is a different answer.
+  for (;;) {
+    sizes = rng.pick(layouts);
+    f = rng.pick(std::vector<double>{0.05, 0.08, 0.1, 0.12, 0.15, 0.2});
+    const int largest = *std::max_element(sizes.begin(), sizes.end());
+    const MigProfile* big = nullptr;
+    for (const auto& q : table.profiles)
+      if (!q.media_extensions && q.compute_slices == largest && (!big || q.memory_slices < big->memory_slices)) big = &q;
+    if (big && big->sms > 1.2 * f * table.sms) break;
+  }
   std::vector<std::string> names;
   for (int s : sizes)
     for (const auto& q : table.profiles)
@@ -176,6 +211,12 @@ Exercise mig_busy_sms(Rng& rng) {
                format_number(want, 4) + " SMs. Busy: " + terms + " = " + format_number(busy, 4) + " of " +
                format_int(table.sms) + " SMs (the instances hold " + format_int(l.sms_used) + "): " +
                format_number(e.answer, 4) + "%.";
+  int slices = 0;
+  for (int sz : sizes) slices += sz;
+  require(e, slices <= 7, "the layout uses at most the GPU's seven compute slices");
+  require(e, l.sms_used <= table.sms, "the instances hold no more SMs than the GPU has");
+  require_between(e, e.answer, 0, 100, "busy percentage");
+  reject_mistake(e, 100.0 * l.sms_used / table.sms, "counted every SM of every instance as busy");
   return e;
 }
 
@@ -205,6 +246,9 @@ Exercise time_slicing_utilization(Rng& rng) {
                " µs of switching = " + format_number(t_ms + (slices - 1) * c_us / 1e3, 5) + " ms. Utilization: " +
                format_number(100 * f, 2) + "% × " + format_int(t_ms) + " / " +
                format_number(t_ms + (slices - 1) * c_us / 1e3, 5) + " = " + format_number(e.answer, 4) + "%.";
+  require(e, e.answer < 100 * f, "time-slicing keeps at most f of the SMs busy");
+  require_between(e, c_us, 25, 1000, "a context switch in µs");
+  reject_mistake(e, 100 * std::min(1.0, n * f), "counted the time-sliced jobs as running side by side");
   return e;
 }
 

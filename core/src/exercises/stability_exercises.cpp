@@ -3,6 +3,7 @@
 // torch.nn.utils.clip_grad_norm_, and the loss factor of one SGD step on a bad batch. Each
 // answer is checked against the `softmax-stability`, `clip-grad-norm` and `loss-spikes`
 // calculators by tests/core/loss_spikes_test.cpp.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ Exercise sum_overflow(Rng& rng) {
                ")) = " + format_number(sum, 5) + ", ln of it " + format_number(r.log_z, 4) +
                ". A single exponential overflows above ln 65,504 = 11.0899; the sum, e^m times that series, overflows "
                "above 11.0899 − " + format_number(r.log_z, 4) + " = " + format_number(e.answer, 4) + ".";
+  require_whole(e, count, "logits");
+  require(e, r.log_z > 0 && e.answer < std::log(65504.0),
+          "the sum overflows before any single exponential does (the threshold is below ln 65,504)");
+  reject_mistake(e, std::log(65504.0), "took the overflow of one exponential, ln 65,504, and forgot the sum");
   return e;
 }
 
@@ -70,6 +75,9 @@ Exercise stable_softmax(Rng& rng) {
                format_number(1 + exp_det(-d1) + exp_det(-d2), 5) + "; p = 1 / " +
                format_number(1 + exp_det(-d1) + exp_det(-d2), 5) + " = " + format_number(e.answer, 4) + "% (the kernel gives " +
                format_number(100 * r.stable[0], 4) + "%).";
+  require(e, top > std::log(3.4028234663852886e38), "e^x of the top logit overflows fp32 (above ln 3.4e38 = 88.7), as the prompt says");
+  require(e, d1 > 0 && d2 > d1, "the logits are distinct and in decreasing order");
+  require_between(e, e.answer, 100.0 / 3, 100, "the top logit's probability in percent");
   return e;
 }
 
@@ -96,14 +104,24 @@ Exercise z_loss(Rng& rng) {
   e.solution = "Σ e^(z − " + format_number(top, 4) + ") = " + terms + " = " + format_number(s, 5) + "; log Z = " +
                format_number(top, 4) + " + ln " + format_number(s, 5) + " = " + format_number(r.log_z, 5) +
                "; 10⁻⁴ × " + format_number(r.log_z, 5) + "² = " + format_number(e.answer, 4) + ".";
+  require(e, r.log_z > top && r.log_z < top + std::log(4.0), "log Z lies between the top logit and the top logit + ln 4");
+  reject_mistake(e, 1e-4 * (r.log_z - top) * (r.log_z - top), "subtracted the largest logit and forgot to add it back");
   return e;
 }
 
 Exercise clip(Rng& rng) {
   std::vector<double> norms;
-  for (int i = 0; i < 4; ++i) norms.push_back(rng.integer(2, 60) / 10.0);
-  const double max_norm = rng.pick(std::vector<double>{0.5, 1.0, 2.0});
-  const ClipGradResult r = clip_grad_norm(norms, max_norm);
+  double max_norm = 0;
+  ClipGradResult r;
+  // Redrawn until clipping acts and clipping each group on its own (the global norm is what
+  // clip_grad_norm_ clips) gives a different first group.
+  for (;;) {
+    norms.clear();
+    for (int i = 0; i < 4; ++i) norms.push_back(rng.integer(2, 60) / 10.0);
+    max_norm = rng.pick(std::vector<double>{0.5, 1.0, 2.0});
+    r = clip_grad_norm(norms, max_norm);
+    if (r.total_norm > 1.05 * max_norm && tells_apart(r.grads[0], std::min(norms[0], max_norm), 0.003)) break;
+  }
   Exercise e;
   e.title = "Gradient-norm clipping";
   e.params = {{"grads", norms}, {"max_norm", max_norm}};
@@ -120,6 +138,9 @@ Exercise clip(Rng& rng) {
                format_number(r.clip_coef_clamped, 4) + "; the first group: " + format_number(norms[0], 3) + " × " +
                format_number(r.clip_coef_clamped, 4) + " = " + format_number(e.answer, 4) +
                ". The direction is kept; only the length is cut.";
+  require(e, r.total_norm > max_norm, "the total norm exceeds max_norm, so clipping acts");
+  require(e, e.answer < norms[0], "clipping shortens the group");
+  reject_mistake(e, std::min(norms[0], max_norm), "clipped each group to max_norm on its own instead of the global norm");
   return e;
 }
 
@@ -151,6 +172,9 @@ Exercise spike_factor(Rng& rng) {
   e.solution = "λ on the bad batch = " + format_number(s * s, 4) + "; 1 − η·λ = 1 − " + format_number(lr, 2) + " × " +
                format_number(s * s, 4) + " = " + format_number(1 - lr * s * s, 4) + " (a stable step needs η·λ < 2; here it is " +
                format_number(lr * s * s, 4) + "). The loss factor is its square: " + format_number(e.answer, 5) + ".";
+  require(e, lr * s * s >= 2, "η·λ on the bad batch is past the stable limit 2, so the step amplifies the error");
+  require_between(e, s, 1, 40, "the bad batch's input scale");
+  reject_mistake(e, std::fabs(1 - lr * s * s), "gave the error's factor; the loss is quadratic in the error");
   return e;
 }
 
