@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -239,6 +240,68 @@ TEST(ExerciseSuite, NewNumbersChangeThePrompt) {
     int changed = 0;
     for (std::uint32_t s = 0; s < kSeeds; ++s) changed += draws(id)[s].prompt != draws(id)[s + 1].prompt;
     EXPECT_GE(changed, 90) << id << ": seeds s and s + 1 give the same prompt for " << kSeeds - changed << " seeds";
+  }
+}
+
+// The distinct prompts a generator's parameter space holds, where it is small: counted over
+// seeds 1–20,000 (a parameter space drawn that often is seen whole). A generator not listed
+// draws from a space of more than 5,000 prompts. Redraw-heavy or uneven draws shrink what 200
+// seeds show; a generator whose space changes is counted again (mlsys exercise ID SEED over
+// many seeds) and its row updated.
+const std::map<std::string, int>& prompt_space() {
+  static const std::map<std::string, int> space = {
+      {"attention-backward-saving", 64}, {"attention-flash-passes", 222}, {"attention-split-count", 264},
+      {"attention-standard-hbm", 20}, {"ca-break-even-price", 702}, {"ca-decode-tokens-per-joule", 841},
+      {"ca-fewest-chips", 308}, {"ca-ridge-point", 21}, {"ca-step-roofline", 2425},
+      {"collectives-alltoall-nodes", 174}, {"collectives-crossover", 36}, {"collectives-hierarchical", 140},
+      {"collectives-ring-allreduce-time", 335}, {"collectives-ring-bytes", 36}, {"dp-fsdp-tokens", 544},
+      {"dp-global-batch", 613}, {"dp-scaling-efficiency", 340}, {"dp-zero-memory", 122},
+      {"dp-zero3-communication", 76}, {"elementwise-time", 90}, {"embedding-params-share", 60},
+      {"embedding-table-bytes", 294}, {"ev-min-detectable", 735}, {"ev-paired-se", 2774},
+      {"ev-questions-needed", 72}, {"ev-wilson-low", 71}, {"fd-cross-document", 120},
+      {"fd-pack-efficiency", 2298}, {"fd-sqrt-lr", 1676}, {"fd-workers-needed", 858},
+      {"finite-difference-error", 3183}, {"fl-adapter-params", 630}, {"fl-lora-states", 48},
+      {"fl-qlora-base", 26}, {"fl-rank-error", 3860}, {"fl-step-time", 942}, {"gd-max-stable-lr", 291},
+      {"gpu-bytes-in-flight", 24}, {"gpu-max-registers", 87}, {"gpu-occupancy", 3461},
+      {"gpu-tensor-core-speedup", 160}, {"gpu-warps-to-hide-latency", 31}, {"gpu-wave-utilization", 2404},
+      {"ic-bisection", 141}, {"ic-hierarchical-time", 4014}, {"ic-no-rails", 30}, {"ic-one-direction", 450},
+      {"interpolation-threshold-2d", 24}, {"kernels-coalescing-bandwidth", 776},
+      {"kernels-launch-fraction", 733}, {"kernels-smem-tile", 960}, {"kernels-tiled-traffic", 2870},
+      {"masks-causal-pairs", 4057}, {"masks-gqa-kv-bytes", 4353}, {"masks-gqa-reduction", 1315},
+      {"masks-score-bytes", 2286}, {"matmul-crossover-batch", 70}, {"matmul-intensity", 1299},
+      {"memory-layer-activations", 120}, {"memory-max-micro-batch", 100}, {"memory-model-states", 112},
+      {"memory-recompute-flops", 72}, {"memory-training-flops", 62}, {"moe-all-to-all-bytes", 108},
+      {"ns-spike-factor", 184}, {"ns-sum-overflow", 233}, {"numerics-format-limit", 24},
+      {"numerics-loss-scale", 629}, {"numerics-recipe-bytes", 14}, {"numerics-sum-stall", 20},
+      {"optimizer-state-memory", 1293}, {"pa-dpo-saving", 151}, {"pa-implicit-reward", 136},
+      {"pa-ppo-memory", 194}, {"pp-bubble-fraction", 128}, {"pp-inflight-saving", 4943},
+      {"pp-layout-states", 416}, {"pp-smallest-depth", 297}, {"prof-attention-share", 97},
+      {"prof-chinchilla-tokens", 30}, {"prof-exposed-comm", 392}, {"prof-training-days", 4173},
+      {"quant-group-memory", 128}, {"quant-int4-decode", 1420}, {"roofline-ridge", 19},
+      {"seq-ring-min-block", 118}, {"seq-sp-activation", 166}, {"seq-ulysses-bytes", 36},
+      {"serve-kv-bytes-per-token", 36}, {"serve-sequences-fit", 350}, {"serve-spec-speedup", 1321},
+      {"serve-spec-tokens", 316}, {"serve-tpot-bound", 1382}, {"sf-cluster-mtbf", 1092}, {"sf-sync-save", 963},
+      {"sf-young-interval", 968}, {"sg-mig-busy-sms", 198}, {"sg-time-slicing-makespan", 3587},
+      {"sl-chinchilla-loss", 1877}, {"sl-optimal-params", 33}, {"sl-overtraining-total", 210},
+      {"sl-tokens-per-param", 35}, {"sqrt-checkpoint-memory", 1648}, {"tb-config-params", 1120},
+      {"tb-embedding-share", 1116}, {"tb-flops-at-context", 52}, {"tb-published-run-days", 800},
+      {"tensor-logits-bytes", 238}, {"tp-allreduce-bytes", 144}};
+  return space;
+}
+
+// Seeds are independent: 200 seeds give at least three quarters of the distinct prompts that
+// 200 uniform draws from the generator's space would (N·(1 − (1 − 1/N)^200)), and 185 where the
+// space is large. Streams that were shifted copies of one another fell far below this.
+TEST(ExerciseSuite, TwoHundredSeedsReachThePromptSpace) {
+  for (const auto& id : mlsys::exercise_ids()) {
+    std::set<std::string> prompts;
+    for (std::uint32_t s = 1; s <= 200; ++s) prompts.insert(mlsys::make_exercise(id, s).prompt);
+    const auto it = prompt_space().find(id);
+    const double n = it == prompt_space().end() ? 0 : it->second;
+    const int floor = n == 0 ? 185 : static_cast<int>(0.75 * n * (1 - std::pow(1 - 1 / n, 200)));
+    EXPECT_GE(static_cast<int>(prompts.size()), floor)
+        << id << ": " << prompts.size() << " distinct prompts in seeds 1–200; its space of "
+        << (n == 0 ? std::string("more than 5,000") : std::to_string(static_cast<int>(n))) << " allows " << floor;
   }
 }
 

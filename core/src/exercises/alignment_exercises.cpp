@@ -50,7 +50,9 @@ Exercise ppo_memory(Rng& rng) {
 }
 
 Exercise dpo_saving(Rng& rng) {
-  const double pb = round_sig(1 + 69 * rng.uniform(), 2);
+  // Log-uniform over 1–70B, so small and large models are drawn alike (uniform in size, nine
+  // draws in ten were above 10B and the 1–10B models came up rarely).
+  const double pb = round_sig(exp_det(rng.uniform() * log_det(70.0)), 2);
   const RlhfMemory ppo = rlhf_memory("ppo", pb * 1e9, pb * 1e9, pb * 1e9, 2.0, 1);
   const RlhfMemory dpo = rlhf_memory("dpo", pb * 1e9, pb * 1e9, pb * 1e9, 2.0, 1);
   Exercise e;

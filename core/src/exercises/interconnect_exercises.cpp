@@ -39,7 +39,7 @@ Exercise one_direction(Rng& rng) {
   // figure sums six torus links, of which a transfer to one neighbour uses one, so it is not drawn.
   const std::string id = rng.pick(std::vector<std::string>{"nvlink3", "nvlink4", "nvlink5"});
   const InterconnectLink& l = find_interconnect_link(id);
-  const double gb = round_sig(0.5 + 19.5 * rng.uniform(), 2);
+  const double gb = round_sig(0.5 * exp_det(rng.uniform() * log_det(40.0)), 2);  // 0.5–20 GB, log-uniform
   Exercise e;
   e.title = "A transfer over a link quoted both ways";
   e.params = {{"id", id}};
