@@ -29,18 +29,27 @@ MASKS = ("none", "causal", "padding", "sliding-window", "causal-sliding-window")
 M64 = (1 << 64) - 1
 
 
+def avalanche(z):
+    """SplitMix64's output function: every input bit flips each output bit about half the time."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def mix_seed(seed, salt):
+    """The starting state of a seeded stream, seed and salt hashed together (deterministic.hpp)."""
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & M64) ^ avalanche(seed & M64))
+
+
 def splitmix(state):
     """SplitMix64: the next state and 64 random bits (the engine's deterministic.hpp)."""
     state = (state + 0x9E3779B97F4A7C15) & M64
-    z = state
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-    return state, z ^ (z >> 31)
+    return state, avalanche(state)
 
 
 def seeded_scores(n, seed):
     """n x n scores uniform in [-2, 2), drawn row by row whatever the mask."""
-    state = (seed * 0xD1B54A32D192ED03 + 0x6D61736B73) & M64  # the attention-mask stream
+    state = mix_seed(seed, 0x6D61736B73)  # the attention-mask stream
     scores = []
     for _ in range(n):
         row = []

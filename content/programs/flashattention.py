@@ -30,14 +30,19 @@ BYTES_PER_ELEMENT = {"fp32": 4, "bf16": 2, "fp16": 2}
 MASK64 = 2**64 - 1
 
 
+def avalanche(z):
+    """SplitMix64's output function: every input bit flips each output bit about half the time."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
 def seeded_stream(seed, salt):
-    """SplitMix64 from the state seed·golden + salt: the engine's foundations/deterministic.hpp."""
-    state = (seed * 0x9E3779B97F4A7C15 + salt) & MASK64
+    """SplitMix64 from mix_seed, seed and salt hashed together: the engine's foundations/deterministic.hpp."""
+    state = avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & MASK64) ^ avalanche(seed & MASK64))
     while True:
         state = (state + 0x9E3779B97F4A7C15) & MASK64
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        yield z ^ (z >> 31)
+        yield avalanche(state)
 
 
 def to_float32(x):
