@@ -67,9 +67,8 @@ test('error-vs-samples: zero train error up to n = p, and E[train MSE] = σ²(n 
   // ESL §3.2: the residual sum of squares of least squares has expectation σ²(n − p) when the
   // model contains the truth. A cubic fitted by degree 3 (p = 4), averaged over 400 draws, at
   // n = 8, 12 and 20, where σ²(n − p)/n is far from σ² and from σ²(n − p − 1)/n.
-  // Seeds 1000 apart: the engine starts seed s's SplitMix64 stream at s·γ + salt, where γ is
-  // also the stream's increment, so seed s + 1 is seed s's stream one draw later. 1000 draws
-  // apart, the windows of a 20-sample draw (about 45 draws) do not overlap.
+  // Independent draws: the engine hashes seed and salt into each stream's starting state, so
+  // distinct seeds (here 1000 apart) draw unrelated samples.
   const sigma = 0.2, p = 4, draws = 400, ns = [8, 12, 20];
   const sums = ns.map(() => 0);
   for (let k = 0; k < draws; k++) {
@@ -107,8 +106,11 @@ test('regularization-effect: one coefficient, ridge is the least-squares fit div
 test('regularization-effect: gradient descent at lr = 1/λ_max, 2/λ_max the stability limit; one coefficient converges in one step', () => {
   const d = run(regularization, { view: 'early' });
   close(d.lrMax, 2 * d.lr, 1e-12);
-  assert.equal(d.best.step, 14);
-  assert.ok(d.rows[d.rows.length - 1].validation > 10 * d.best.validation);
+  // The lesson's reading of the default draw: lowest after 9 steps, then rising and still
+  // climbing at step 1,000.
+  assert.equal(d.best.step, 9);
+  const [before, last] = d.rows.slice(-2);
+  assert.ok(last.validation > 4 * d.best.validation && last.validation > before.validation);
   // Degree 0: the loss (1/n)Σ(c − y)² has Hessian 2, lr = 1/2, and c₁ = c₀ − ½·2·(c₀ − ȳ) = ȳ,
   // the least-squares solution, after one step (and stays there).
   const one = run(regularization, { view: 'early', degree: 0, gd_steps: 10 });
