@@ -172,5 +172,7 @@ test('sum-stagnation: uniform addends stall at 8 in bf16, Kahan grows with n', (
   const d = run(stagnation, { value: 0.01, distribution: 'uniform' });
   assert.equal(d.final.naive, 8);
   assert.match(stagnation.draw(d, THEME).data.datasets[1].label, new RegExp(`stops at 8 after ${u(4096).last_growth_step} additions`));
-  assert.ok(u(100000).rel_error_kahan > 10 * u(4096).rel_error_kahan);
+  // Seed 1: 0.24% at 4,096 addends, 0.82% at 100,000 (the lesson quotes both). Across seeds the
+  // 4,096-addend error ranges over an order of magnitude, the 100,000-addend one stays near 0.8%.
+  assert.ok(u(100000).rel_error_kahan > 2 * u(4096).rel_error_kahan);
 });
