@@ -30,25 +30,22 @@ MASKS = ("none", "causal", "padding", "sliding-window", "causal-sliding-window")
 M64 = (1 << 64) - 1
 
 
-def splitmix(state):
-    """SplitMix64: the next state and 64 random bits (the engine's deterministic.hpp)."""
-    state = (state + 0x9E3779B97F4A7C15) & M64
-    z = state
+def avalanche(z):
+    """SplitMix64's output function: every input bit flips each output bit about half the time."""
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-    return state, z ^ (z >> 31)
+    return z ^ (z >> 31)
 
 
 def mix_seed(seed, salt):
-    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
-    multiply-add would make seed k's stream seed 0's moved k draws along)."""
-    m = (1 << 64) - 1
+    """The starting state of a seeded stream, seed and salt hashed together (deterministic.hpp)."""
+    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & M64) ^ avalanche(seed & M64))
 
-    def avalanche(z):  # SplitMix64's output function
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        return z ^ (z >> 31)
-    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+
+def splitmix(state):
+    """SplitMix64: the next state and 64 random bits (the engine's deterministic.hpp)."""
+    state = (state + 0x9E3779B97F4A7C15) & M64
+    return state, avalanche(state)
 
 
 def seeded_scores(n, seed):

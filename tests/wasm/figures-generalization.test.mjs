@@ -3,7 +3,7 @@
 // Tibshirani, Friedman, The Elements of Statistical Learning, 2nd ed.).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { THEME, run, close, isEngineError, assertChartSubset } from './figure-harness.mjs';
+import { THEME, engine, run, close, isEngineError, assertChartSubset } from './figure-harness.mjs';
 import capacityCurve from '../../web/src/figures/capacity-curve.js';
 import errorVsSamples from '../../web/src/figures/error-vs-samples.js';
 import regularization from '../../web/src/figures/regularization-effect.js';
@@ -29,8 +29,16 @@ test('capacity-curve: nested least squares never raises the train error; n point
   // is still available), up to the threshold.
   for (let k = 1; k <= d.threshold; k++) assert.ok(d.rows[k].train <= d.rows[k - 1].train * (1 + 1e-12), `degree ${k}`);
   // Interpolation: a square, invertible (distinct x) system is solved exactly, residual ~ rounding.
-  assert.ok(d.atThreshold.train < 1e-15 * d.rows[0].train, `train MSE at degree n − 1: ${d.atThreshold.train}`);
-  for (const q of d.rows.filter((r) => r.degree > d.threshold)) assert.ok(q.train < 1e-15, `min-norm interpolant at degree ${q.degree}`);
+  // Householder QR is backward stable, so the residual's RMS is a few ε·‖c‖: tiny against the
+  // data, though the ill-conditioned threshold fit of a draw with close samples has a large ‖c‖.
+  // The same holds past the threshold for the minimum-norm interpolants.
+  for (const q of d.rows.filter((r) => r.degree >= d.threshold)) {
+    const exact = engine.calc('polyfit', { samples: d.samples, noise: d.noise, degree: q.degree });
+    close(exact.train_mse, q.train, 1e-12);
+    assert.ok(Math.sqrt(q.train) <= 16 * Number.EPSILON * exact.coefficient_norm,
+      `train MSE at degree ${q.degree}: ${q.train}, ‖c‖ = ${exact.coefficient_norm}`);
+    assert.ok(q.train < 1e-9 * d.rows[0].train, `train MSE at degree ${q.degree}: ${q.train}`);
+  }
   // The lesson's reading of the default chart: best degree 5, a peak at the threshold, a second descent.
   assert.equal(d.best.degree, 5);
   assert.equal(d.peak.degree, d.threshold);
@@ -67,9 +75,8 @@ test('error-vs-samples: zero train error up to n = p, and E[train MSE] = σ²(n 
   // ESL §3.2: the residual sum of squares of least squares has expectation σ²(n − p) when the
   // model contains the truth. A cubic fitted by degree 3 (p = 4), averaged over 400 draws, at
   // n = 8, 12 and 20, where σ²(n − p)/n is far from σ² and from σ²(n − p − 1)/n.
-  // Seeds 1000 apart: the engine starts seed s's SplitMix64 stream at s·γ + salt, where γ is
-  // also the stream's increment, so seed s + 1 is seed s's stream one draw later. 1000 draws
-  // apart, the windows of a 20-sample draw (about 45 draws) do not overlap.
+  // Independent draws: the engine hashes seed and salt into each stream's starting state, so
+  // distinct seeds (here 1000 apart) draw unrelated samples.
   const sigma = 0.2, p = 4, draws = 400, ns = [8, 12, 20];
   const sums = ns.map(() => 0);
   for (let k = 0; k < draws; k++) {
@@ -107,8 +114,11 @@ test('regularization-effect: one coefficient, ridge is the least-squares fit div
 test('regularization-effect: gradient descent at lr = 1/λ_max, 2/λ_max the stability limit; one coefficient converges in one step', () => {
   const d = run(regularization, { view: 'early' });
   close(d.lrMax, 2 * d.lr, 1e-12);
-  assert.equal(d.best.step, 14);
-  assert.ok(d.rows[d.rows.length - 1].validation > 10 * d.best.validation);
+  // The lesson's reading of the default draw: lowest after 9 steps, then rising and still
+  // climbing at step 1,000.
+  assert.equal(d.best.step, 9);
+  const [before, last] = d.rows.slice(-2);
+  assert.ok(last.validation > 4 * d.best.validation && last.validation > before.validation);
   // Degree 0: the loss (1/n)Σ(c − y)² has Hessian 2, lr = 1/2, and c₁ = c₀ − ½·2·(c₀ − ȳ) = ȳ,
   // the least-squares solution, after one step (and stays there).
   const one = run(regularization, { view: 'early', degree: 0, gd_steps: 10 });

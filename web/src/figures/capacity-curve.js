@@ -10,7 +10,7 @@ import { chart, linear, log, colours, series, line } from './shared/chart-config
 
 // The error axis of the capacity and sample-size figures: fixed, so that the controls move the
 // curves and not the axis. An exact fit's train error (about 1e-30, rounding) and the
-// interpolation peaks of large noise (up to about 1e18) lie beyond it: such values are drawn on
+// interpolation peaks (about 1e20 at the defaults, more with more noise) lie beyond it: such values are drawn on
 // the edge, with a marker, and the tooltip and table keep the engine's value.
 export const ERROR_RANGE = [1e-4, 1e12];
 
