@@ -107,3 +107,10 @@ TEST(ErrorFields, RejectedValueInsideTheBoundsNamesAnInput) {
   }
   EXPECT_GT(rejected, 0u);  // some combinations are rejected, so the check above is exercised
 }
+
+// A number no double holds is valid JSON: it gets a sentence, not an internal error. No field
+// can be named (the parser does not say whose it was).
+TEST(ErrorFields, NumberBeyondADoubleIsAClearError) {
+  const json e = mlsys::test::error_of("roofline", R"({"flops": 1e400, "bytes": 1})");
+  EXPECT_EQ(e["message"], "A number in the input is beyond the range of a double (about 1.8e308).");
+}

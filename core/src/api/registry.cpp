@@ -436,6 +436,9 @@ CalcText calc_text(const std::string& name, const std::string& input_text) {
       const bool text = what.find("UTF-8") != std::string::npos || what.find("surrogate") != std::string::npos;
       return error("", "Malformed JSON input (at byte " + std::to_string(e.byte) + ")" +
                            (text ? ": a string is not valid UTF-8 text." : "."));
+    } catch (const json::out_of_range&) {
+      // 1e400: valid JSON, but no double holds it.
+      return error("", "A number in the input is beyond the range of a double (about 1.8e308).");
     }
     return {true, calc(name, input).dump()};
   } catch (const InputError& e) {
