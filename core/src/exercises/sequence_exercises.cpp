@@ -152,7 +152,7 @@ Exercise ep_bytes(Rng& rng) {
   // The experts' width does not change the bytes, but the calculator's model needs one: Mixtral
   // 8x7B's ratio of expert width to hidden size (content/data/models.json: 14,336 / 4,096).
   const ModelConfig& mixtral = find_published_model("mixtral-8x7b")->config;
-  const double ffn = hidden * mixtral.ffn_hidden / mixtral.hidden;
+  const int ffn = static_cast<int>(hidden * mixtral.ffn_hidden / mixtral.hidden);  // 3.5·h: whole for these h
   Exercise e;
   e.title = "All-to-all bytes of expert parallelism";
   e.params = {{"tokens", tokens}, {"hidden", hidden}, {"ffn_hidden", ffn}, {"top_k", k}, {"ep", ep}, {"dtype", "bf16"}};
