@@ -191,6 +191,9 @@ TEST(Broadcast, IncompatibleShapesNameBothDimensions) {
             "Shapes do not broadcast: a's dimension 0 (size 2) and b's dimension 1 (size 4) differ and neither is 1.");
   EXPECT_EQ(error_of("broadcast", R"({"a": [4, 3], "b": [4]})")["message"],
             "Shapes do not broadcast: a's dimension 1 (size 3) and b's dimension 0 (size 4) differ and neither is 1.");
+  // The error names an input: b, aligned against a.
+  EXPECT_EQ(error_of("broadcast", R"({"a": [3], "b": [4]})")["field"], "b");
+  EXPECT_EQ(error_of("broadcast", R"({"a": [1099511627776, 1], "b": [8193]})")["field"], "b");
   for (const char* text : {R"({"a": [2, 2]})", R"({"a": [0], "b": [1]})", R"({"a": [2], "b": [1, 1, 1, 1, 1, 1, 1, 1, 1]})",
                            R"({"a": [1099511627776, 8193], "b": [1]})", R"({"a": [2], "b": {"x": 1}})"})
     error_of("broadcast", text);

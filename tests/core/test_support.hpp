@@ -20,4 +20,18 @@ inline json error_of(const std::string& name, const std::string& text) {
   return j["error"];
 }
 
+// Adds to `in` a value for each field that `calculator`'s schema requires (no default) and `in`
+// lacks: 1 moved inside the field's bounds (mfu's tokens_per_s, ...).
+inline void add_required_fields(const std::string& calculator, json& in) {
+  const json schema = calc_schema(calculator);
+  for (const auto& f : schema["fields"]) {
+    if (!f["required"].get<bool>() || in.contains(f["name"])) continue;
+    ASSERT_TRUE(f["type"] == "number" || f["type"] == "integer") << calculator << ": " << f.dump();
+    double v = 1;
+    const double min = f["min"], max = f["max"];
+    if (v < min || (f.value("min_exclusive", false) && v <= min)) v = min + 1;
+    in[f["name"].get<std::string>()] = v > max ? max : v;
+  }
+}
+
 }  // namespace mlsys::test

@@ -2,6 +2,8 @@
 // PPO, DPO and GRPO hold and their bytes), `dpo` (DPO executed on a seeded toy preference set)
 // and, beyond API.md, `dpo-beta` (the final DPO loss, margin, accuracy and KL at several β)
 // and `rlhf-step` (one RLHF step's time split between generation and training).
+#include <cmath>
+
 #include "mlsys/alignment/alignment.hpp"
 #include "registry.hpp"
 
@@ -143,7 +145,9 @@ void add_alignment_calculators(Calculators& out) {
                         integer_field("response_tokens", "tokens", "Tokens per response", 512, 1, 131072),
                         integer_field("layers", "", "Policy layers (KV cache)", 32, 1, 1024),
                         integer_field("heads", "", "Attention heads (attention FLOPs)", 32, 1, 1024),
-                        integer_field("kv_heads", "", "Key/value heads (KV cache)", 8, 1, 1024),
+                        integer_field("kv_heads", "",
+                                      "Key/value heads (KV cache); default 8 while heads keeps its default, else heads",
+                                      8, 1, 1024),
                         integer_field("head_dim", "", "Head dimension", 128, 1, 4096),
                         integer_field("gen_batch", "", "Sequences each GPU decodes at once", 64, 1, 4096),
                         integer_field("gpus", "", "GPUs", 8, 1, 100000),
@@ -164,7 +168,9 @@ void add_alignment_calculators(Calculators& out) {
             s.response_tokens = static_cast<double>(in.integer("response_tokens"));
             s.layers = static_cast<double>(in.integer("layers"));
             s.heads = static_cast<double>(in.integer("heads"));
-            s.kv_heads = static_cast<double>(in.integer("kv_heads"));
+            s.kv_heads = following_field(in, "kv_heads", {"heads"}).value_or(s.heads);
+            if (std::fmod(s.heads, s.kv_heads) != 0)
+              throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");
             s.head_dim = static_cast<double>(in.integer("head_dim"));
             s.dtype_bytes = 2.0;
             s.gen_batch = static_cast<double>(in.integer("gen_batch"));

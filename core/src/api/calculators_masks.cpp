@@ -90,8 +90,9 @@ void add_masks_calculators(Calculators& out) {
 
   std::vector<Field> variant_fields =
       transformer_fields({{"layers", 80}, {"hidden", 8192}, {"heads", 64}, {"kv_heads", 8}, {"head_dim", nullptr}});
-  for (Field& f : variant_fields)  // the shared description says "default heads"; here it is GQA's 8
-    if (f.name == "kv_heads") f.description = "Key/value heads of the GQA variant (must divide heads); default 8";
+  for (Field& f : variant_fields)  // the shared description says it follows heads; here it is GQA's 8
+    if (f.name == "kv_heads")
+      f.description = "Key/value heads of the GQA variant (must divide heads); default 8, whatever heads is";
   variant_fields.push_back(integer_field("context", "tokens", "Tokens cached per sequence", 4096, 1, 16777216));
   variant_fields.push_back(integer_field("batch", "", "Sequences", 1, 1, 1000000));
   variant_fields.push_back(dtype_field("bf16"));
@@ -101,7 +102,8 @@ void add_masks_calculators(Calculators& out) {
           "batch tokens, and W_Q, W_K, W_V, W_O parameters per layer. Defaults: Llama 2 70B (80 layers, width 8,192, "
           "64 heads, 8 KV heads).",
           variant_fields, [](const Inputs& in) {
-            return attention_variants(model_config_from(in), static_cast<double>(in.integer("context")),
+            return attention_variants(model_config_from(in, /*kv_heads_follow_heads=*/false),
+                                      static_cast<double>(in.integer("context")),
                                       static_cast<double>(in.integer("batch")), dtype_bytes(in.str("dtype")));
           });
 }

@@ -470,7 +470,10 @@ void add_quantization_calculators(Calculators& out) {
           "how many such sequences fit beside the weights in memory_fraction of HBM.",
           {integer_field("layers", "", "Transformer layers", 32, 1, 1024),
            integer_field("heads", "", "Query heads (attention FLOPs)", 32, 1, 1024),
-           integer_field("kv_heads", "", "Key/value heads (grouped-query: fewer than the query heads)", 8, 1, 1024),
+           integer_field("kv_heads", "",
+                         "Key/value heads (grouped-query: fewer than the query heads); default 8 while heads keeps "
+                         "its default, else heads",
+                         8, 1, 1024),
            integer_field("head_dim", "", "Size of one head", 128, 8, 1024),
            number_field("params", "", "Weights multiplied and read per decode step", 8e9, 1e6, 1e13),
            number_field("weight_bits", "bit", "Bits per weight as stored (16: bf16; 4.125: int4 in groups of 128)", 16.0,
@@ -487,12 +490,11 @@ void add_quantization_calculators(Calculators& out) {
             const auto bf16 = hw->peak_flops.find("bf16");
             if (bf16 == hw->peak_flops.end())
               throw InputError("hardware", hw->name + " publishes no bf16 peak, which the decode step runs at.");
-            if (in.integer("kv_heads") > in.integer("heads"))
-              throw InputError("kv_heads", "kv_heads must not exceed heads.");
             KvQuantSetup s;
             s.layers = dbl_of(in, "layers");
             s.heads = dbl_of(in, "heads");
-            s.kv_heads = dbl_of(in, "kv_heads");
+            s.kv_heads = following_field(in, "kv_heads", {"heads"}).value_or(s.heads);
+            if (s.kv_heads > s.heads) throw InputError("kv_heads", "kv_heads must not exceed heads.");
             s.head_dim = dbl_of(in, "head_dim");
             s.params = in.num("params");
             s.weight_bits = in.num("weight_bits");

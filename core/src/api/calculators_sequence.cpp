@@ -184,6 +184,24 @@ std::vector<Field> link_fields() {
           number_field("latency_s", "s", "Latency α of one message", 5e-6, 0.0, 1.0)};
 }
 
+// An expert's FFN width: given, or the default while hidden keeps its own; with another
+// hidden the caller gives it (experts are sized freely: Mixtral 8x7B's are 3.5·hidden).
+double expert_width(const Inputs& in) {
+  if (const auto w = following_field(in, "ffn_hidden", {"hidden"})) return *w;
+  throw InputError("ffn_hidden",
+                   "Give 'ffn_hidden' with 'hidden': an expert's width does not follow from the model's width.");
+}
+
+// head_dim given, or the default while hidden and heads keep theirs, else hidden / heads.
+double head_dim_of(const Inputs& in, double hidden, double heads) {
+  if (const auto d = following_field(in, "head_dim", {"hidden", "heads"})) return *d;
+  if (std::fmod(hidden, heads) != 0)
+    throw InputError("heads", "'hidden' must be divisible by 'heads' (or give 'head_dim').");
+  const double d = hidden / heads;
+  if (d > 1024) throw InputError("heads", "hidden / heads is the head size, at most 1,024: use more 'heads'.");
+  return d;
+}
+
 std::vector<Field> concat(std::vector<Field> a, std::vector<Field> b) {
   for (auto& f : b) a.push_back(std::move(f));
   return a;
@@ -195,7 +213,10 @@ std::vector<Field> ring_fields(bool with_partition) {
   std::vector<Field> f = {number_field("seq", "", "Sequence length s (tokens)", 131072, 1.0, 1 << 24),
                           integer_field("ranks", "", "Context-parallel degree p", 8, 1, 256),
                           integer_field("heads", "", "Query heads", 32, 1, 1024),
-                          integer_field("kv_heads", "", "Key/value heads (fewer with grouped-query attention)", 32, 1, 1024),
+                          integer_field("kv_heads", "",
+                                        "Key/value heads (fewer with grouped-query attention); default 32 while heads "
+                                        "keeps its default, else heads",
+                                        32, 1, 1024),
                           integer_field("head_dim", "", "Head dimension d", 128, 1, 1024),
                           number_field("micro_batch", "", "Sequences b", 1, 1.0, 1024),
                           integer_field("tile", "", "Tile side of the attention kernel (tokens)", 128, 1, 16384),
@@ -216,7 +237,7 @@ RingAttentionConfig ring_config_from(const Inputs& in) {
   c.seq = in.num("seq");
   c.ranks = static_cast<int>(in.integer("ranks"));
   c.heads = static_cast<double>(in.integer("heads"));
-  c.kv_heads = static_cast<double>(in.integer("kv_heads"));
+  c.kv_heads = following_field(in, "kv_heads", {"heads"}).value_or(c.heads);
   c.head_dim = static_cast<double>(in.integer("head_dim"));
   c.micro_batch = in.num("micro_batch");
   c.tile = static_cast<double>(in.integer("tile"));
@@ -246,12 +267,14 @@ void add_sequence_calculators(Calculators& out) {
         integer_field("max_tp", "", "Largest tensor-parallel degree in the series (powers of two)", 64, 1, 1024),
         recompute_field("none"),
         boolean_field("flash_attention", "FlashAttention: the s² attention scores are never stored", false),
-        optional(number_field("ffn_hidden", "", "MLP width; without it 4·hidden (Korthikanti's GeLU MLP)", json(), 1.0,
-                              1 << 20)),
+        optional(number_field("ffn_hidden", "",
+                              "MLP width; without it from hidden: 4·hidden (Korthikanti's GeLU MLP), or with gated "
+                              "LLaMA's 2/3 of 4·hidden rounded up to a multiple of 256",
+                              json(), 1.0, 1 << 20)),
         boolean_field("gated", "Gated (SwiGLU) MLP: gate and up projections and their product stored", false)},
        [](const Inputs& in) {
          const double h = in.num("hidden");
-         const double ffn = in.has("ffn_hidden") ? in.num("ffn_hidden") : 4 * h;
+         const double ffn = in.has("ffn_hidden") ? in.num("ffn_hidden") : default_ffn_hidden(h, in.boolean("gated"));
          return sequence_parallel_memory(in.num("seq"), in.num("micro_batch"), h, in.num("heads"), in.num("layers"),
                                          static_cast<double>(in.integer("tp")),
                                          static_cast<int>(in.integer("max_tp")), recompute_from(in),
@@ -285,7 +308,8 @@ void add_sequence_calculators(Calculators& out) {
        concat({number_field("seq", "", "Sequence length N (tokens)", 131072, 1.0, 1 << 24),
                integer_field("ranks", "", "Sequence-parallel degree P", 8, 2, 1024),
                integer_field("heads", "", "Query heads", 32, 1, 1024),
-               integer_field("kv_heads", "", "Key/value heads", 32, 1, 1024),
+               integer_field("kv_heads", "", "Key/value heads; default 32 while heads keeps its default, else heads",
+                             32, 1, 1024),
                integer_field("head_dim", "", "Head dimension d", 128, 1, 1024),
                number_field("micro_batch", "", "Sequences b", 1, 1.0, 1024), dtype_field("bf16"),
                hardware_field(true)},
@@ -297,7 +321,7 @@ void add_sequence_calculators(Calculators& out) {
          c.seq = in.num("seq");
          c.ranks = static_cast<int>(in.integer("ranks"));
          c.heads = static_cast<int>(in.integer("heads"));
-         c.kv_heads = static_cast<int>(in.integer("kv_heads"));
+         c.kv_heads = static_cast<int>(following_field(in, "kv_heads", {"heads"}).value_or(c.heads));
          c.head_dim = static_cast<double>(in.integer("head_dim"));
          c.micro_batch = in.num("micro_batch");
          c.dtype_bytes = dtype_bytes(dtype);
@@ -335,7 +359,10 @@ void add_sequence_calculators(Calculators& out) {
        "time on the ring all-to-all, and the experts' compute time for comparison.",
        concat({number_field("tokens", "", "Tokens on one rank entering the MoE layer", 8192, 1.0, 1 << 24),
                integer_field("hidden", "", "Hidden size h", 4096, 1, 1 << 17),
-               integer_field("ffn_hidden", "", "Expert FFN width", 14336, 1, 1 << 19),
+               integer_field("ffn_hidden", "",
+                             "Expert FFN width; default 14,336 (Mixtral 8x7B's) while hidden keeps its default: with "
+                             "another hidden, give it (an expert's width does not follow from the model's)",
+                             14336, 1, 1 << 19),
                boolean_field("gated", "Gated (SwiGLU) experts with three matrices", true),
                integer_field("top_k", "", "Experts per token k", 2, 1, 64),
                integer_field("ep", "", "Expert-parallel degree", 8, 1, 1024), dtype_field("bf16"),
@@ -347,7 +374,7 @@ void add_sequence_calculators(Calculators& out) {
          const Rank rk = rank_from(in, dtype);
          c.tokens = in.num("tokens");
          c.hidden = static_cast<double>(in.integer("hidden"));
-         c.ffn_hidden = static_cast<double>(in.integer("ffn_hidden"));
+         c.ffn_hidden = expert_width(in);
          c.gated = in.boolean("gated");
          c.top_k = static_cast<int>(in.integer("top_k"));
          c.ep = static_cast<int>(in.integer("ep"));
@@ -365,12 +392,18 @@ void add_sequence_calculators(Calculators& out) {
        {number_field("seq", "", "Sequence length (tokens)", 131072, 1.0, 1 << 24),
         number_field("hidden", "", "Hidden size h", 4096, 1.0, 1 << 17),
         integer_field("heads", "", "Query heads", 32, 1, 1024),
-        integer_field("kv_heads", "", "Key/value heads", 8, 1, 1024),
-        integer_field("head_dim", "", "Head dimension d", 128, 1, 1024),
+        integer_field("kv_heads", "", "Key/value heads; default 8 while heads keeps its default, else heads", 8, 1,
+                      1024),
+        integer_field("head_dim", "",
+                      "Head dimension d; default 128 while hidden and heads keep their defaults, else hidden / heads",
+                      128, 1, 1024),
         integer_field("layers", "", "Layers", 32, 1, 1000),
         integer_field("vocab", "", "Vocabulary (untied embedding and head)", 32000, 1, 1 << 22),
         integer_field("experts", "", "Experts per MoE layer (gated, SwiGLU)", 8, 1, 1024),
-        integer_field("ffn_hidden", "", "Expert FFN width", 14336, 1, 1 << 19),
+        integer_field("ffn_hidden", "",
+                      "Expert FFN width; default 14,336 (Mixtral 8x7B's) while hidden keeps its default: with another "
+                      "hidden, give it (an expert's width does not follow from the model's)",
+                      14336, 1, 1 << 19),
         integer_field("top_k", "", "Experts per token k", 2, 1, 64),
         integer_field("tp", "", "Tensor-parallel degree (inside a node)", 8, 1, 64),
         integer_field("cp", "", "Context-parallel degree (ring)", 4, 1, 256),
@@ -388,12 +421,12 @@ void add_sequence_calculators(Calculators& out) {
          c.seq = in.num("seq");
          c.hidden = in.num("hidden");
          c.heads = static_cast<double>(in.integer("heads"));
-         c.kv_heads = static_cast<double>(in.integer("kv_heads"));
-         c.head_dim = static_cast<double>(in.integer("head_dim"));
+         c.kv_heads = following_field(in, "kv_heads", {"heads"}).value_or(c.heads);
+         c.head_dim = head_dim_of(in, c.hidden, c.heads);
          c.layers = static_cast<double>(in.integer("layers"));
          c.vocab = static_cast<double>(in.integer("vocab"));
          c.experts = static_cast<double>(in.integer("experts"));
-         c.ffn_hidden = static_cast<double>(in.integer("ffn_hidden"));
+         c.ffn_hidden = expert_width(in);
          c.top_k = static_cast<double>(in.integer("top_k"));
          c.tp = static_cast<int>(in.integer("tp"));
          c.cp = static_cast<int>(in.integer("cp"));

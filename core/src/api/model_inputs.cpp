@@ -1,8 +1,10 @@
 // The transformer configuration's fields and reading (see model_inputs.hpp).
 #include "model_inputs.hpp"
 
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "mlsys/transformer/published_models.hpp"
 
@@ -27,12 +29,33 @@ std::vector<Field> transformer_fields(const json& defaults, long long max_layers
     if (field.default_value.is_null()) field.required = false;
     f.push_back(std::move(field));
   };
+  // The three fields that follow others (model_config_from): their descriptions say from which.
+  const auto number = [](const json& v) {  // 14336 -> "14,336"
+    const std::string digits = std::to_string(v.get<long long>());
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return out;
+  };
+  const json kv = def("kv_heads"), hd = def("head_dim"), ffn = def("ffn_hidden");
   add(integer_field("kv_heads", "",
-                    "Key/value heads: = heads is multi-head, 1 is multi-query, between is grouped-query attention; "
-                    "default heads",
-                    def("kv_heads"), 1, 1024));
-  add(integer_field("head_dim", "", "Size of one head; default hidden / heads", def("head_dim"), 8, 1024));
-  add(integer_field("ffn_hidden", "", "MLP inner width; default 4·hidden", def("ffn_hidden"), 1, 1048576));
+                    "Key/value heads: = heads is multi-head, 1 is multi-query, between is grouped-query attention; " +
+                        (kv.is_null() ? std::string("default heads")
+                                      : "default " + number(kv) + " while heads keeps its default, else heads"),
+                    kv, 1, 1024));
+  add(integer_field("head_dim", "",
+                    "Size of one head; " + (hd.is_null() ? std::string("default hidden / heads")
+                                                         : "default " + number(hd) +
+                                                               " while hidden and heads keep their defaults, else "
+                                                               "hidden / heads"),
+                    hd, 8, 1024));
+  add(integer_field("ffn_hidden", "",
+                    "MLP inner width; default " +
+                        (ffn.is_null() ? std::string() : number(ffn) + " while hidden and gated_mlp keep their defaults, else ") +
+                        "from hidden: 4·hidden, or with gated_mlp LLaMA's 2/3 of 4·hidden rounded up to a multiple of 256",
+                    ffn, 1, 1048576));
   add(integer_field("seq", "tokens", "Tokens per sequence s", def("seq"), 1, 1048576));
   add(integer_field("vocab", "", "Vocabulary size", def("vocab"), 1, 4194304));
   if (wanted("gated_mlp"))
@@ -57,7 +80,7 @@ const PublishedModel* preset_of(const Inputs& in) {
 
 }  // namespace
 
-ModelConfig model_config_from(const Inputs& in) {
+ModelConfig model_config_from(const Inputs& in, bool kv_heads_follow_heads) {
   const PublishedModel* preset = preset_of(in);
   // The caller's value, else the preset's, else the calculator's default; nullopt when none.
   const auto integer = [&](const char* name, double ModelConfig::*member) -> std::optional<long long> {
@@ -65,6 +88,15 @@ ModelConfig model_config_from(const Inputs& in) {
     if (preset) return static_cast<long long>(preset->config.*member);
     if (in.has(name)) return in.integer(name);
     return std::nullopt;
+  };
+  // A field that follows others: the same, except that the calculator's default gives way
+  // (nullopt: the rule applies) once the caller changes one of the fields it follows, so that
+  // a model given by its fields does not keep the default model's width or heads.
+  const auto following = [&](const char* name, double ModelConfig::*member,
+                             std::initializer_list<const char*> follows) -> std::optional<long long> {
+    if (in.given(name) || preset) return integer(name, member);
+    const auto v = following_field(in, name, follows);
+    return v ? std::optional<long long>(static_cast<long long>(*v)) : std::nullopt;
   };
   const auto flag = [&](const char* name, bool ModelConfig::*member) -> std::optional<bool> {
     if (in.given(name)) return in.boolean(name);
@@ -84,7 +116,7 @@ ModelConfig model_config_from(const Inputs& in) {
   c.layers = static_cast<double>(layers);
   c.hidden = static_cast<double>(hidden);
   c.heads = static_cast<double>(heads);
-  if (const auto head_dim = integer("head_dim", &ModelConfig::head_dim)) {
+  if (const auto head_dim = following("head_dim", &ModelConfig::head_dim, {"hidden", "heads"})) {
     c.head_dim = static_cast<double>(*head_dim);
   } else {
     if (hidden % heads != 0)
@@ -94,16 +126,20 @@ ModelConfig model_config_from(const Inputs& in) {
     if (c.head_dim < 8) throw InputError("heads", "hidden / heads is the head size, at least 8: use fewer 'heads'.");
     if (c.head_dim > 1024) throw InputError("heads", "hidden / heads is the head size, at most 1,024: use more 'heads'.");
   }
-  const long long kv_heads = integer("kv_heads", &ModelConfig::kv_heads).value_or(heads);
-  if (kv_heads > heads || heads % kv_heads != 0) throw InputError("kv_heads", "'kv_heads' must divide 'heads'.");
+  const auto kv = kv_heads_follow_heads ? following("kv_heads", &ModelConfig::kv_heads, {"heads"})
+                                        : integer("kv_heads", &ModelConfig::kv_heads);
+  const long long kv_heads = kv.value_or(heads);
+  if (kv_heads > heads || heads % kv_heads != 0)
+    throw InputError("kv_heads", "'kv_heads' (" + std::to_string(kv_heads) + ") must divide 'heads' (" +
+                                     std::to_string(heads) + ").");
   c.kv_heads = static_cast<double>(kv_heads);
-  const auto ffn_hidden = integer("ffn_hidden", &ModelConfig::ffn_hidden);
-  c.ffn_hidden = ffn_hidden ? static_cast<double>(*ffn_hidden) : 4 * c.hidden;
   if (const auto seq = integer("seq", &ModelConfig::seq)) c.seq = static_cast<double>(*seq);
   const auto vocab = integer("vocab", &ModelConfig::vocab);
   c.vocab = vocab ? static_cast<double>(*vocab) : 32000;
   c.gated_mlp = flag("gated_mlp", &ModelConfig::gated_mlp).value_or(false);
   c.tied_embeddings = flag("tied_embeddings", &ModelConfig::tied_embeddings).value_or(true);
+  const auto ffn_hidden = following("ffn_hidden", &ModelConfig::ffn_hidden, {"hidden", "gated_mlp"});
+  c.ffn_hidden = ffn_hidden ? static_cast<double>(*ffn_hidden) : default_ffn_hidden(c.hidden, c.gated_mlp);
   return c;
 }
 

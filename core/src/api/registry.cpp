@@ -327,6 +327,14 @@ Machine machine_from(const Inputs& in, const std::string& dtype) {
   return m;
 }
 
+std::optional<double> following_field(const Inputs& in, const std::string& name,
+                                      std::initializer_list<const char*> follows) {
+  if (in.given(name)) return in.num(name);
+  for (const char* other : follows)
+    if (in.changed(other)) return std::nullopt;
+  return in.num_if(name);
+}
+
 Inputs validate(const std::vector<Field>& fields, const json& input) {
   if (!input.is_object()) throw InputError("", "The input must be a JSON object such as {\"name\": value}.");
   for (const auto& item : input.items()) {
@@ -339,8 +347,9 @@ Inputs validate(const std::vector<Field>& fields, const json& input) {
                                 (names.empty() ? std::string("none") : join(names)) + ".");
     }
   }
-  json values = json::object();
+  json values = json::object(), defaults = json::object();
   for (const auto& f : fields) {
+    defaults[f.name] = f.default_value;
     if (!input.contains(f.name) || input.at(f.name).is_null()) {
       if (f.required)
         throw InputError(f.name, "Field '" + f.name + "' is required" + (f.unit.empty() ? "" : " (" + f.unit + ")") + ".");
@@ -349,7 +358,7 @@ Inputs validate(const std::vector<Field>& fields, const json& input) {
     }
     values[f.name] = check_field(f, input.at(f.name));
   }
-  return Inputs(std::move(values), input);
+  return Inputs(std::move(values), input, std::move(defaults));
 }
 
 }  // namespace mlsys::api
@@ -427,6 +436,9 @@ CalcText calc_text(const std::string& name, const std::string& input_text) {
       const bool text = what.find("UTF-8") != std::string::npos || what.find("surrogate") != std::string::npos;
       return error("", "Malformed JSON input (at byte " + std::to_string(e.byte) + ")" +
                            (text ? ": a string is not valid UTF-8 text." : "."));
+    } catch (const json::out_of_range&) {
+      // 1e400: valid JSON, but no double holds it.
+      return error("", "A number in the input is beyond the range of a double (about 1.8e308).");
     }
     return {true, calc(name, input).dump()};
   } catch (const InputError& e) {

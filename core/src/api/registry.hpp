@@ -1,6 +1,7 @@
 // Calculator registry internals: schemas and the one place where inputs are validated.
 #pragma once
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,10 +40,16 @@ struct Field {
 // Validated input: every schema field either present (checked) or its default.
 class Inputs {
  public:
-  Inputs(json values, json given) : values_(std::move(values)), given_(std::move(given)) {}
+  // `defaults`: each field's schema default (null: none).
+  Inputs(json values, json given, json defaults)
+      : values_(std::move(values)), given_(std::move(given)), defaults_(std::move(defaults)) {}
   bool has(const std::string& name) const { return values_.contains(name) && !values_[name].is_null(); }
   // Present in the caller's input (not a default).
   bool given(const std::string& name) const { return given_.contains(name) && !given_[name].is_null(); }
+  // Given with a value other than the field's default (any value, for a field without one).
+  bool changed(const std::string& name) const {
+    return given(name) && (!defaults_.contains(name) || values_[name] != defaults_[name]);
+  }
   double num(const std::string& name) const { return values_.at(name).get<double>(); }
   long long integer(const std::string& name) const { return values_.at(name).get<long long>(); }
   std::string str(const std::string& name) const { return values_.at(name).get<std::string>(); }
@@ -69,6 +76,7 @@ class Inputs {
  private:
   json values_;
   json given_;
+  json defaults_;
 };
 
 struct Calculator {
@@ -148,6 +156,16 @@ Machine machine_from(const Inputs& in, const std::string& dtype);
 double peak_from(const Inputs& in, const std::string& dtype, const std::string& instead = "'peak_flops'");
 std::vector<Field> machine_override_fields();
 std::vector<Field> with_machine(std::vector<Field> fields);  // fields + machine_override_fields()
+
+// The value of a model field that follows others (kv_heads follows heads; head_dim follows
+// hidden and heads; ffn_hidden follows hidden and the MLP's gating): the caller's value, else
+// the calculator's default while each of `follows` keeps its default value (absent, or given
+// equal to it); nullopt when one of them is changed and the field must come from them (by
+// their rule, or by asking the caller for it), so that a model given by its fields does not
+// keep the default model's. model_config_from (model_inputs.hpp) reads the shared transformer
+// fields this way.
+std::optional<double> following_field(const Inputs& in, const std::string& name,
+                                      std::initializer_list<const char*> follows);
 
 // Validates `input` against `fields`; throws InputError naming the field.
 Inputs validate(const std::vector<Field>& fields, const json& input);

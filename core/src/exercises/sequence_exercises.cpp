@@ -9,6 +9,7 @@
 #include "mlsys/foundations/units.hpp"
 #include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/parallel/moe_router.hpp"
+#include "mlsys/transformer/published_models.hpp"
 
 namespace mlsys::exercises {
 
@@ -180,11 +181,15 @@ Exercise ep_bytes(Rng& rng) {
   const int ep = rng.pick(std::vector<int>{4, 8, 16, 64});
   const double buffer = 1.0 * tokens * k * hidden * 2;
   const double bytes = 2 * buffer * (ep - 1.0) / ep;
+  // The experts' width does not change the bytes, but the calculator's model needs one: Mixtral
+  // 8x7B's ratio of expert width to hidden size (content/data/models.json: 14,336 / 4,096).
+  const ModelConfig& mixtral = find_published_model("mixtral-8x7b")->config;
+  const int ffn = static_cast<int>(hidden * mixtral.ffn_hidden / mixtral.hidden);  // 3.5·h: whole for these h
   Exercise e;
   e.title = "All-to-all bytes of expert parallelism";
-  e.params = {{"tokens", tokens}, {"hidden", hidden}, {"top_k", k}, {"ep", ep}, {"dtype", "bf16"}};
+  e.params = {{"tokens", tokens}, {"hidden", hidden}, {"ffn_hidden", ffn}, {"top_k", k}, {"ep", ep}, {"dtype", "bf16"}};
   e.prompt = "A mixture-of-experts layer receives " + format_int(tokens) + " tokens on each GPU, hidden size " +
-             format_int(hidden) + " in bf16, and routes every token to its top " + format_int(k) +
+             format_int(hidden) + " in bf16 (experts of width " + format_int(ffn) + "), and routes every token to its top " + format_int(k) +
              " experts. The experts are spread evenly over an expert-parallel group of " + format_int(ep) +
              " GPUs and tokens spread evenly over them. In one forward pass of this layer (dispatch and combine), "
              "how many bytes leave each GPU? Answer in MB (10⁶ bytes).";

@@ -16,7 +16,7 @@ namespace mlsys::exercises {
 namespace {
 
 // A multi-head configuration (K and V as wide as Q) of a small to mid-size model. Gated MLPs
-// take Llama's width rule: 8h/3 rounded up to a multiple of 256.
+// take Llama's width rule (default_ffn_hidden): 8h/3 rounded up to a multiple of 256.
 ModelConfig draw_config(Rng& rng) {
   ModelConfig c;
   c.layers = rng.pick(std::vector<double>{12, 16, 20, 24, 28, 32, 40, 48});
@@ -24,7 +24,7 @@ ModelConfig draw_config(Rng& rng) {
   c.head_dim = 64;
   c.heads = c.kv_heads = c.hidden / c.head_dim;
   c.gated_mlp = rng.integer(0, 1) == 1;
-  c.ffn_hidden = c.gated_mlp ? 256 * static_cast<double>(static_cast<long long>((8 * c.hidden / 3 + 255) / 256)) : 4 * c.hidden;
+  c.ffn_hidden = default_ffn_hidden(c.hidden, c.gated_mlp);
   c.vocab = rng.pick(std::vector<double>{32000, 50257, 65536, 128256, 256000});
   c.tied_embeddings = rng.integer(0, 1) == 1;
   return c;

@@ -41,8 +41,9 @@ Broadcast broadcast_shapes(const std::vector<long long>& a, const std::vector<lo
   for (std::size_t d = 0; d < n; ++d) {
     const bool in_a = d >= pad_a, in_b = d >= pad_b;
     const long long x = in_a ? a[d - pad_a] : 1, y = in_b ? b[d - pad_b] : 1;
+    // The error names b, the operand aligned against a (the message names both dimensions).
     if (x != y && x != 1 && y != 1)
-      throw InputError("", "Shapes do not broadcast: a's dimension " + std::to_string(d - pad_a) + " (size " +
+      throw InputError("b", "Shapes do not broadcast: a's dimension " + std::to_string(d - pad_a) + " (size " +
                                std::to_string(x) + ") and b's dimension " + std::to_string(d - pad_b) + " (size " +
                                std::to_string(y) + ") differ and neither is 1.");
     const long long out = std::max(x, y);
@@ -54,7 +55,8 @@ Broadcast broadcast_shapes(const std::vector<long long>& a, const std::vector<lo
     if (in_b && y == out) r.b_strides_broadcast[d] = sb[d - pad_b];
     else r.b_broadcast_dims.push_back(static_cast<long long>(d));
   }
-  if (elements > kMaxTensorElements) throw InputError("", "The broadcast result has more than 2^53 elements.");
+  if (elements > kMaxTensorElements)
+    throw InputError("b", "The broadcast of a and b has more than 2^53 elements.");
   r.elements = static_cast<long long>(elements);
   return r;
 }

@@ -1,6 +1,8 @@
 // Parameter and FLOP counts of a transformer config (see model_config.hpp; PaLM appendix B).
 #include "mlsys/transformer/model_config.hpp"
 
+#include <cmath>
+
 namespace mlsys {
 
 double attention_params_per_layer(const ModelConfig& c) {
@@ -9,6 +11,13 @@ double attention_params_per_layer(const ModelConfig& c) {
 }
 
 double mlp_params_per_layer(const ModelConfig& c) { return (c.gated_mlp ? 3 : 2) * c.hidden * c.ffn_hidden; }
+
+double default_ffn_hidden(double hidden, bool gated_mlp) {
+  if (!gated_mlp) return 4 * hidden;
+  constexpr double kMultiple = 256;
+  const double two_thirds = std::floor(2 * (4 * hidden) / 3);
+  return kMultiple * std::ceil(two_thirds / kMultiple);
+}
 
 ModelCounts model_counts(const ModelConfig& c) {
   ModelCounts r{};

@@ -34,8 +34,9 @@ export default {
       r = engine.calc('broadcast', { a, b });
     } catch (e) {
       // Incompatible shapes are the figure's answer, not a rejected setting: the engine's
-      // message names both dimensions. Any other error (a field out of range) is the control's.
-      if (!(e instanceof EngineError) || e.field) throw e;
+      // error (field b, aligned against a) names both dimensions. Any other error (a field out
+      // of range, a result over 2^53 elements) is the control's.
+      if (!(e instanceof EngineError) || !e.message.startsWith('Shapes do not broadcast')) throw e;
       error = e.message;
     }
     const rank = Math.max(a.length, b.length, 1);

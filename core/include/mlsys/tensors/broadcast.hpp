@@ -21,8 +21,9 @@ struct Broadcast {
   std::vector<long long> b_broadcast_dims;
 };
 
-// Throws InputError for shapes of more than 8 dimensions, sizes < 1, and incompatible pairs,
-// naming both dimensions (their positions in a and in b, counted from the left) and sizes.
+// Throws InputError for shapes of more than 8 dimensions, sizes < 1 (field: the shape), and
+// incompatible pairs (field "b", the operand aligned against a), naming both dimensions (their
+// positions in a and in b, counted from the left) and sizes.
 Broadcast broadcast_shapes(const std::vector<long long>& a, const std::vector<long long>& b);
 
 }  // namespace mlsys

@@ -36,6 +36,15 @@ struct ModelCounts {
 
 ModelCounts model_counts(const ModelConfig& c);
 
+// The MLP width of a configuration that gives none: 4·hidden for a two-matrix MLP (GPT-3's
+// d_ff = 4·d_model, Brown et al. 2020 section 2.1), and for a gated MLP LLaMA's rule, which
+// keeps the parameter count of that 4·hidden MLP with three matrices: two thirds of 4·hidden,
+// truncated, then rounded up to a multiple of 256 (meta-llama/llama, llama/model.py,
+// FeedForward with ModelArgs.multiple_of = 256): 11,008 for width 4,096 (Llama 2 7B), 13,824
+// for 5,120 (Llama 2 13B). Calculators given a model by its fields take it for a missing
+// ffn_hidden.
+double default_ffn_hidden(double hidden, bool gated_mlp);
+
 // Parameters of one layer split by part (the sum is params_per_layer).
 double attention_params_per_layer(const ModelConfig& c);  // W_Q, W_K, W_V, W_O
 double mlp_params_per_layer(const ModelConfig& c);        // 2 or 3 matrices h × ffn_hidden
