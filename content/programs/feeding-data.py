@@ -25,30 +25,23 @@ MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 
 
-def mix_seed(seed, salt):
-    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
-    multiply-add would make seed k's stream seed 0's moved k draws along)."""
-    m = (1 << 64) - 1
-
-    def avalanche(z):  # SplitMix64's output function
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        return z ^ (z >> 31)
-    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+def avalanche(z):
+    """SplitMix64's output function: every input bit flips each output bit about half the time."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
 
 
 class Stream:
-    """SplitMix64 from mix_seed(seed, salt), as the engine's SeededStream."""
+    """SplitMix64 from seed and salt hashed together, as the engine's SeededStream and mix_seed."""
 
     def __init__(self, seed, salt):
-        self.state, self.spare = mix_seed(seed, salt), None
+        self.state = avalanche(avalanche((salt + GOLDEN) & MASK) ^ avalanche(seed & MASK))
+        self.spare = None
 
     def next(self):
         self.state = (self.state + GOLDEN) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
+        return avalanche(self.state)
 
     def uniform(self):
         return (self.next() >> 11) * 2.0 ** -53

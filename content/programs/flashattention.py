@@ -31,26 +31,18 @@ BYTES_PER_ELEMENT = {"fp32": 4, "bf16": 2, "fp16": 2}
 MASK64 = 2**64 - 1
 
 
-def mix_seed(seed, salt):
-    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
-    multiply-add would make seed k's stream seed 0's moved k draws along)."""
-    m = (1 << 64) - 1
-
-    def avalanche(z):  # SplitMix64's output function
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        return z ^ (z >> 31)
-    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+def avalanche(z):  # SplitMix64's output function: each input bit flips each output bit half the time
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
 
 
 def seeded_stream(seed, salt):
-    """SplitMix64 from mix_seed(seed, salt): the engine's foundations/deterministic.hpp."""
-    state = mix_seed(seed, salt)
+    """SplitMix64 from mix_seed, seed and salt hashed together: the engine's foundations/deterministic.hpp."""
+    state = avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & MASK64) ^ avalanche(seed & MASK64))
     while True:
         state = (state + 0x9E3779B97F4A7C15) & MASK64
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        yield z ^ (z >> 31)
+        yield avalanche(state)
 
 
 def to_float32(x):

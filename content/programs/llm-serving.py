@@ -77,28 +77,18 @@ def crossover_prompt(m, n_matmul, batch, peak, bandwidth):
     return lo
 
 
-def mix_seed(seed, salt):
-    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
-    multiply-add would make seed k's stream seed 0's moved k draws along)."""
-    m = (1 << 64) - 1
-
-    def avalanche(z):  # SplitMix64's output function
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        return z ^ (z >> 31)
-    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
-
-
 def backlog(count, seed):
     """(prompt, output) lengths uniform on [1, 2·mean − 1], from SplitMix64 as the engine draws them."""
-    state = mix_seed(seed, 0x9A6ED4B10C5)
+    def mix(z):  # SplitMix64's output function
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+    state = mix(mix((0x9A6ED4B10C5 + 0x9E3779B97F4A7C15) & MASK64) ^ mix(seed & MASK64))  # mix_seed(seed, salt)
 
     def below(n):  # next 64 random bits mod n
         nonlocal state
         state = (state + 0x9E3779B97F4A7C15) & MASK64
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return (z ^ (z >> 31)) % n
+        return mix(state) % n
     return [(1 + below(2 * PROMPT_MEAN - 1), 1 + below(2 * OUTPUT_MEAN - 1)) for _ in range(count)]
 
 

@@ -1,24 +1,18 @@
 """Mixed precision: round to bf16 and fp16 from the bits, watch a low-precision sum stall, scale a loss.
 
-A companion to the lesson "Mixed precision: formats, loss scaling and accumulation". It follows
-the lesson's sections: "What a format is made of" and "Rounding" (round to nearest, ties to even,
-done on the integer bits of a float that the struct module exposes), "A sum that stops growing"
-(a running sum held in bf16 against fp32 accumulation, Kahan and pairwise summation, each
-addition rounded), "Loss scaling" (the share of log-normal gradients that fp16 flushes to zero or
-overflows) and "The mixed-precision recipe" (bytes per parameter and step time). The uniform
-addends come from the engine's own generator (SplitMix64, reimplemented here), so the sums
-match the engine's exactly. The peaks are the course's datasheet table.
+A companion to the lesson "Mixed precision: formats, loss scaling and accumulation". It follows the
+lesson's sections: "What a format is made of" and "Rounding" (round to nearest, ties to even, done on the
+integer bits of a float that the struct module exposes), "A sum that stops growing" (a running sum held in
+bf16 against fp32 accumulation, Kahan and pairwise summation, each addition rounded), "Loss scaling" (the
+share of log-normal gradients that fp16 flushes to zero or overflows) and "The mixed-precision recipe"
+(bytes per parameter and step time). The uniform addends come from the engine's own generator (SplitMix64,
+reimplemented here), so the sums match the engine's exactly. The peaks are the course's datasheet table.
 
 Run:  python3 mixed-precision.py                        the lesson's numbers (bf16, 4096 addends)
       python3 mixed-precision.py --format fp16 --count 100000 --value 0.01 --seed 7
       python3 mixed-precision.py --loss-scale 1024 --hardware b200 --json
 """
-import argparse
-import functools
-import json
-import math
-import struct
-import sys
+import argparse, functools, json, math, struct, sys
 from course_data import table  # the tables of content/data; the download has them written in
 
 HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | name, peak_flops")
@@ -80,27 +74,17 @@ def describe(x, name):
             "rel_error": abs(r - x) / abs(x), "rel_ulp": ulp / abs(r) if r else None}
 
 
-def mix_seed(seed, salt):
-    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
-    multiply-add would make seed k's stream seed 0's moved k draws along)."""
-    m = (1 << 64) - 1
-
-    def avalanche(z):  # SplitMix64's output function
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        return z ^ (z >> 31)
-    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
-
-
 def splitmix_uniform(seed):
     """The engine's SeededStream: SplitMix64 from mix_seed(seed, salt), top 53 bits as k·2⁻⁵³."""
     gamma, mask = 0x9E3779B97F4A7C15, 2 ** 64 - 1
-    state = mix_seed(seed, 0x632BE59BD9B4E019)
+    def mix(z):  # SplitMix64's output function; mix_seed hashes seed and salt with it
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+    state = mix(mix((0x632BE59BD9B4E019 + gamma) & mask) ^ mix(seed & mask))
     while True:
         state = (state + gamma) & mask
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        yield ((z ^ (z >> 31)) >> 11) * 2.0 ** -53
+        yield (mix(state) >> 11) * 2.0 ** -53
 
 
 def summation(name, value, count, uniform, seed):

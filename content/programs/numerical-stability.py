@@ -71,31 +71,26 @@ def softmax(logits, fmt):
             "overflow_threshold": threshold, "sum_overflow_threshold": threshold - (log_z - m)}
 
 
-def mix_seed(seed, salt):
-    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
-    multiply-add would make seed k's stream seed 0's moved k draws along)."""
-    m = (1 << 64) - 1
-
-    def avalanche(z):  # SplitMix64's output function
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        return z ^ (z >> 31)
-    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
-
-
 class Stream:
     """The engine's SplitMix64 stream, uniform draws and Marsaglia polar normals."""
     M64 = (1 << 64) - 1
 
     def __init__(self, seed, salt):
-        self.state, self.spare = mix_seed(seed, salt), None
+        # mix_seed: seed and salt hashed together, so distinct seeds draw unrelated streams.
+        mix = self.avalanche
+        self.state = mix(mix((salt + 0x9E3779B97F4A7C15) & self.M64) ^ mix(seed & self.M64))
+        self.spare = None
+
+    @classmethod
+    def avalanche(cls, z):
+        """SplitMix64's output function: every input bit flips each output bit about half the time."""
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & cls.M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & cls.M64
+        return z ^ (z >> 31)
 
     def next(self):
         self.state = (self.state + 0x9E3779B97F4A7C15) & self.M64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self.M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self.M64
-        return z ^ (z >> 31)
+        return self.avalanche(self.state)
 
     def uniform(self):
         return (self.next() >> 11) * 2.0 ** -53

@@ -1,17 +1,15 @@
 """Sequence, context and expert parallelism: activation memory, ring attention, MoE routing and all-to-all.
 
-A companion to the lesson "Sequence, context and expert parallelism". It follows its sections:
-"What tensor parallelism leaves behind" (Korthikanti's s·b·h·(34 + 5·a·s/h) bytes per layer
-under tensor parallelism alone and with Megatron sequence parallelism, for GPT-3 175B),
-"Ring attention" and "The causal mask breaks the symmetry" (the ring's block schedule, executed
-tile by tile over the causal mask for contiguous and zig-zag chunks, the overlap condition and
-the forward and backward times), "Mixture of experts" and "The load-balancing loss" (a seeded
-top-k router with capacity, dropped tokens and E·Σ f_i·P_i) and "Expert parallelism" (the bytes
-of the dispatch and combine all-to-alls). The router draws its numbers from the engine's
-SplitMix64 stream with the same polar-method normals and the same exp and log series,
-reimplemented here, so a seed gives the same routing as the course's moe-routing calculator.
-Model shapes (Mixtral 8x7B's 32 query heads of 128 for the ring, its experts for the all-to-all)
-and accelerator numbers are the course's tables, written into this file when the course was built.
+A companion to the lesson "Sequence, context and expert parallelism". It follows its sections: "What tensor
+parallelism leaves behind" (Korthikanti's s·b·h·(34 + 5·a·s/h) bytes per layer under tensor parallelism alone and
+with Megatron sequence parallelism, for GPT-3 175B), "Ring attention" and "The causal mask breaks the symmetry"
+(the ring's block schedule, executed tile by tile over the causal mask for contiguous and zig-zag chunks, the
+overlap condition and the forward and backward times), "Mixture of experts" and "The load-balancing loss" (a
+seeded top-k router with capacity, dropped tokens and E·Σ f_i·P_i) and "Expert parallelism" (the bytes of the
+dispatch and combine all-to-alls). The router draws its numbers from the engine's SplitMix64 stream with the same
+polar-method normals and the same exp and log series, reimplemented here, so a seed gives the same routing as the
+course's moe-routing calculator. Model shapes (Mixtral 8x7B's 32 query heads of 128 for the ring, its experts for
+the all-to-all) and accelerator numbers are the course's tables, written into this file when the course was built.
 
 Run:  python3 sequence-context-expert.py                the lesson's worked examples
       python3 sequence-context-expert.py --kv-heads 8 --link-GBps 50 --ranks 16 --seq 262144
@@ -106,29 +104,19 @@ def log_det(x):
     return e * LN2 + 2 * t * s
 
 
-def mix_seed(seed, salt):
-    """A stream's starting state: seed and salt hashed together, as the engine's mix_seed (a
-    multiply-add would make seed k's stream seed 0's moved k draws along)."""
-    m = (1 << 64) - 1
-
-    def avalanche(z):  # SplitMix64's output function
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        return z ^ (z >> 31)
-    return avalanche(avalanche((salt + 0x9E3779B97F4A7C15) & m) ^ avalanche(seed & m))
+def avalanche(z):  # SplitMix64's output function; mix_seed(seed, salt) = avalanche(avalanche(salt + γ) ^ avalanche(seed))
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
 
 
 class SeededStream:
-    """SplitMix64; standard normals by Marsaglia's polar method, two at a time."""
+    """SplitMix64 from a starting state; standard normals by Marsaglia's polar method, two at a time."""
     def __init__(self, state):
         self.state, self.spare = state & MASK64, None
-
     def uniform(self):  # top 53 bits of the next output: k·2⁻⁵³
-        self.state = z = (self.state + GOLDEN) & MASK64
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return ((z ^ (z >> 31)) >> 11) * 2.0 ** -53
-
+        self.state = (self.state + GOLDEN) & MASK64
+        return (avalanche(self.state) >> 11) * 2.0 ** -53
     def normal(self):
         if self.spare is not None:
             value, self.spare = self.spare, None
@@ -144,7 +132,7 @@ class SeededStream:
 
 def route(tokens, experts, top_k, capacity_factor, skew, balance, seed):
     """Logit = normal token affinity + expert bias (1 − balance)·skew·z_e; top-k; first choices fill capacity first."""
-    rng = SeededStream(mix_seed(seed, 0x5851F42D4C957F2D))
+    rng = SeededStream(avalanche(avalanche((0x5851F42D4C957F2D + GOLDEN) & MASK64) ^ avalanche(seed)))  # mix_seed
     bias = [(1.0 - balance) * skew * rng.normal() for _ in range(experts)]
     mean_prob, choices = [0.0] * experts, []
     for _ in range(tokens):
