@@ -255,3 +255,17 @@ TEST(DeterministicStream, GoldenValues) {
   EXPECT_EQ(exp_det(1.0), 0x1.5bf0a8b14576ap+1);
   EXPECT_EQ(log_det(10.0), 0x1.26bb1bbb55515p+1);
 }
+
+// log1p_det: within 2 ulp of the C library's log1p over tiny, small and large arguments, exact
+// where 1 + x rounds to 1, and the edge values.
+TEST(DeterministicLog1p, MatchesTheLibraryWithinTwoUlp) {
+  for (double x : {1e-300, 1e-17, 3e-16, 1e-12, 1e-6, 0.001, 0.1, 0.5, 1.0, 2.0, 10.0, 1e6, 1e300, -1e-17, -1e-9, -0.25,
+                   -0.5, -0.9, -0.999999}) {
+    const double want = std::log1p(x), got = mlsys::log1p_det(x);
+    EXPECT_LE(std::fabs(got - want), 2 * std::fabs(std::nextafter(want, 2 * want) - want)) << x;
+  }
+  EXPECT_EQ(mlsys::log1p_det(1e-300), 1e-300);
+  EXPECT_EQ(mlsys::log1p_det(0.0), 0.0);
+  EXPECT_EQ(mlsys::log1p_det(-1.0), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(mlsys::log1p_det(std::numeric_limits<double>::infinity()), std::numeric_limits<double>::infinity());
+}

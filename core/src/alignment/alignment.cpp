@@ -20,8 +20,8 @@ double sigmoid(double x) {
 }
 // ln σ(x) without overflow: −ln(1 + e^(−x)).
 double log_sigmoid(double x) {
-  if (x >= 0) return -std::log1p(exp_det(-x));
-  return x - std::log1p(exp_det(x));
+  if (x >= 0) return -log1p_det(exp_det(-x));
+  return x - log1p_det(exp_det(x));
 }
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
@@ -122,7 +122,7 @@ DpoEval dpo_evaluate(const DpoToy& toy, const std::vector<double>& w, double bet
     }
     double kl = 0;
     for (int k = 0; k < kDpoResponses; ++k) {
-      const double a = lp[k] - mp - std::log(zp), b = lq[k] - mq - std::log(zq);
+      const double a = lp[k] - mp - log_det(zp), b = lq[k] - mq - log_det(zq);
       kl += exp_det(a) * (a - b);
     }
     e.kl += std::max(0.0, kl);
@@ -144,7 +144,7 @@ DpoRun dpo_run(double beta, long long pairs, long long steps, double lr, long lo
   const DpoToy toy = dpo_toy(pairs, seed);
   std::vector<double> w = toy.w_ref, m(kDpoFeatures, 0.0), v(kDpoFeatures, 0.0);
   DpoRun r{};
-  r.ln2 = std::log(2.0);
+  r.ln2 = log_det(2.0);
   r.label_agreement = toy.label_agreement;
   const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
   DpoEval e{};
@@ -155,8 +155,7 @@ DpoRun dpo_run(double beta, long long pairs, long long steps, double lr, long lo
     r.accuracy.push_back(e.accuracy);
     r.kl.push_back(e.kl);
     if (t == steps) break;
-    const double step = static_cast<double>(t + 1);
-    const double c1 = 1.0 - std::pow(b1, step), c2 = 1.0 - std::pow(b2, step);
+    const double c1 = 1.0 - pow_int_det(b1, t + 1), c2 = 1.0 - pow_int_det(b2, t + 1);
     for (int i = 0; i < kDpoFeatures; ++i) {
       m[i] = b1 * m[i] + (1 - b1) * e.grad[i];
       v[i] = b2 * v[i] + (1 - b2) * e.grad[i] * e.grad[i];
@@ -171,7 +170,7 @@ DpoRun dpo_run(double beta, long long pairs, long long steps, double lr, long lo
 DpoBetaSweep dpo_beta_sweep(const std::vector<double>& betas, long long pairs, long long steps, double lr,
                             long long seed) {
   DpoBetaSweep s{};
-  s.ln2 = std::log(2.0);
+  s.ln2 = log_det(2.0);
   for (double b : betas) {
     const DpoRun r = dpo_run(b, pairs, steps, lr, seed);
     s.label_agreement = r.label_agreement;

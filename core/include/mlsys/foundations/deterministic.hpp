@@ -119,6 +119,16 @@ inline double log_det(double x) {
   return e * detail::kLn2 + 2 * t * sum;
 }
 
+// ln(1 + x) for x > −1, accurate for tiny x too: u = 1 + x rounds, and ln(u)·x/(u − 1) corrects
+// for that rounding (u − 1 is exact); x itself when u rounds to 1. Plain arithmetic and log_det,
+// so the same bits natively and in WASM, where the libraries' log1p may differ in the last place.
+inline double log1p_det(double x) {
+  const double u = 1 + x;
+  if (u == 1) return x;
+  if (std::isinf(u)) return u;
+  return log_det(u) * (x / (u - 1));
+}
+
 inline float expf_det(float xf) {
   // Float accuracy is enough here, so a shorter polynomial (degree 8, truncation error
   // |r|^9/9! < 3e-10, far below a float ulp) evaluated in Estrin's form for speed.
