@@ -70,6 +70,14 @@ test('point labels: text from raw.label or a function; placed inside the plot, n
   const beside = placeLabel({ x: 60, y: 50, r: 4 }, size, area, [], [marker]);
   assert.ok(beside.x + beside.w <= marker.x || beside.y + beside.h <= marker.y || beside.y >= marker.y + marker.h,
     'clear of another point\'s marker');
+  // Markers all round the near places: the label goes a ring further out, and says so (a leader).
+  const crowd = [-20, 0, 20].flatMap((dx) => [-20, 0, 20].map((dy) => ({ x: 100 + dx - 3, y: 50 + dy - 3, w: 6, h: 6 })))
+    .filter((m) => m.x !== 97 || m.y !== 47);
+  const out = placeLabel({ x: 100, y: 50, r: 3 }, { w: 30, h: 12 }, area, [], crowd);
+  assert.ok(out.far, 'placed beyond the first ring');
+  assert.ok(crowd.every((m) => out.x + out.w <= m.x || m.x + m.w <= out.x || out.y + out.h <= m.y || m.y + m.h <= out.y), 'clear of every marker');
+  const near = placeLabel({ x: 20, y: 50, r: 4 }, size, area, []);
+  assert.equal(near.far, false, 'a label with room beside its point is not far');
   const corner = placeLabel({ x: 199, y: 1 }, { w: 300, h: 12 }, area, []);
   assert.ok(corner.x >= area.left && corner.y >= area.top, 'clamped into the area when nothing fits');
 });

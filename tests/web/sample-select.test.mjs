@@ -53,6 +53,8 @@ test('every sample select is labelled, and each sample fills its box and draws',
         assert.ok(c.box.length > 0 && c.still, `${r.id}: “${c.option}” fills the box and stays selected`);
         assert.ok(c.drew || (c.rejected && c.message.length > 10) || c === r.chosen[0], `${r.id}: “${c.option}” draws or is explained (${c.message})`);
       }
+      const boxes = r.chosen.map((c) => c.box);
+      assert.equal(new Set(boxes).size, boxes.length, `${r.id}: each sample puts its own text in the box: ${boxes.join(' | ')}`);
       assert.match(r.own, /^Your own/, `${r.id}: text of the reader's own selects "Your own"`);
     }
     assert.deepEqual(problems, [], slug);
