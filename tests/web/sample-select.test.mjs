@@ -97,3 +97,23 @@ test('bpe-merges: the accented sample by keyboard, its permalink, and the permal
   assert.deepEqual([...problems, ...again.problems], []);
   await again.context.close();
 });
+
+// The page's placeholder reserves a row for each sample select (markdown.js figureShell), so the
+// controls take the same height before and after the runtime builds them.
+for (const width of [1280, 390]) {
+  test(`no layout shift from sample selects (${width} px)`, async () => {
+    for (const slug of ['tokens-and-embeddings', 'backpropagation']) { // five figures with samples among nine
+      const controls = async (javaScriptEnabled) => {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, javaScriptEnabled });
+        const page = await context.newPage();
+        await page.goto(`${base}/lessons/${slug}/`);
+        if (javaScriptEnabled) await drawAll(page);
+        const h = await page.$$eval('mlsys-figure', (els) => els
+          .map((e) => `${e.dataset.id} ${Math.round(e.querySelector('.fig-controls').getBoundingClientRect().height)}`));
+        await context.close();
+        return h;
+      };
+      assert.deepEqual(await controls(true), await controls(false), slug);
+    }
+  });
+}
