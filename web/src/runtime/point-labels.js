@@ -13,8 +13,9 @@
 // another point's marker (`markers`, boxes). Failing that, the place inside the area that
 // overlaps no label and covers the fewest markers (the nearest among equals); failing that,
 // the first of them moved into the area that overlaps no label; failing that, the right-hand
-// one moved into the area. A label placed beyond the first ring says so (`far`: the plugin
-// draws a thin leader from its point to it).
+// one moved into the area. A label placed beyond the first ring says so (`far`); the plugin
+// draws a thin leader from its point to such a label, and to one that another point's marker
+// is as close to as its own point (closerMarker), so that no label seems to name another point.
 const GAP = 6; // px between the point and its text
 const RINGS = 8;
 const PER_RING = 12;
@@ -73,7 +74,19 @@ export function labelText(dataset, raw, index) {
   return text === undefined || text === null ? '' : String(text);
 }
 
-// A thin line from a point to the nearest edge of its label, for a label placed away from it.
+// Distance from a box to a point (0 inside it).
+const gapTo = (box, x, y) => Math.hypot(Math.max(box.x - x, 0, x - box.x - box.w), Math.max(box.y - y, 0, y - box.y - box.h));
+
+// Whether another point's marker is about as close to the label as its own point, within half
+// a text height (then the reader could take the label for that point's: the plugin draws a
+// leader).
+export function closerMarker(pt, box, markers) {
+  const own = gapTo(box, pt.x, pt.y) - (pt.r ?? 0);
+  return markers.some((m) => gapTo(box, m.x + m.w / 2, m.y + m.h / 2) - m.w / 2 <= own + box.h / 2);
+}
+
+// A thin line from a point to the nearest edge of its label, for a label placed away from it
+// or nearer another marker than its own.
 function leader(ctx, pt, box, colour) {
   const x = Math.max(box.x, Math.min(pt.x, box.x + box.w));
   const y = Math.max(box.y, Math.min(pt.y, box.y + box.h));
@@ -128,7 +141,7 @@ export const pointLabelsPlugin = {
       const box = placeLabel(item.pt, { w: ctx.measureText(item.text).width, h: size + 2 }, chartArea, placed, markers);
       placed.push(box);
       shown.push({ text: item.text, ...box, marker: points.findIndex(([p]) => p === item.pt) });
-      if (box.far) leader(ctx, item.pt, box, opts.color ?? '#000');
+      if (box.far || closerMarker(item.pt, box, markers)) leader(ctx, item.pt, box, opts.color ?? '#000');
       ctx.lineWidth = 3;
       ctx.strokeStyle = opts.haloColor ?? '#fff';
       ctx.fillStyle = opts.color ?? '#000';
