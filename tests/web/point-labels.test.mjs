@@ -1,5 +1,5 @@
-// Point labels stay readable: in every chart figure of every lesson, no two labels overlap and
-// no label covers another point's marker, at the defaults and at each option of each select
+// Point labels stay readable: in every chart figure of every lesson, no two labels overlap, no
+// label covers another point's marker and none covers a bar (its own included), at the defaults and at each option of each select
 // the reader sees (sample selects included), on a 1280 px desktop and a 390 px phone. The
 // boxes are the ones the runtime placed and drew (chart.$pointLabels, runtime/point-labels.js:
 // its text measured by the canvas), so the check needs a browser's layout and text metrics.
@@ -28,7 +28,7 @@ function overlapsInPage() {
   const check = (fig, setting) => {
     const placed = fig.chart?.$pointLabels;
     if (!placed) return;
-    const { labels, markers } = placed;
+    const { labels, markers, bars } = placed;
     labels.forEach((a, i) => {
       for (const b of labels.slice(i + 1)) if (meet(a, b)) found.push(`${fig.dataset.id} (${setting}): labels “${a.text}” and “${b.text}” overlap`);
       const own = a.marker >= 0 ? centre(markers[a.marker]) : null;
@@ -39,6 +39,9 @@ function overlapsInPage() {
         if (own && Math.abs(cx - own[0]) < 1 && Math.abs(cy - own[1]) < 1) return;
         if (meet(a, m)) found.push(`${fig.dataset.id} (${setting}): label “${a.text}” covers the marker at (${Math.round(cx)}, ${Math.round(cy)})`);
       });
+      for (const b of bars) {
+        if (meet(a, b)) found.push(`${fig.dataset.id} (${setting}): label “${a.text}” covers the bar at (${Math.round(b.x)}, ${Math.round(b.y)}) ${Math.round(b.w)} × ${Math.round(b.h)}`);
+      }
     });
   };
   return (async () => {

@@ -1,7 +1,9 @@
 // Text labels drawn beside chosen points of a chart, so a figure can name the points its
 // caption talks about (the roofline's kernels, published models) without a hover.
 // A dataset opts in with `pointLabels: true` (each point's raw.label) or a function
-// (raw, index) => text. Colours come from options.plugins.pointLabels { color, haloColor },
+// (raw, index) => text. Labels keep clear of every marker and bar, except the bars of a dataset
+// marked `labelBackdrop: true` (ranges drawn behind the values they hold, which a label beside
+// its value must cross: float-format-explorer's format ranges). Colours come from options.plugins.pointLabels { color, haloColor },
 // set by figures/shared/chart-config.js from the theme: the halo (a stroke of the figure's
 // background around the glyphs) keeps the text readable over grid lines and other series.
 //
@@ -104,8 +106,18 @@ function leader(ctx, pt, box, colour) {
   ctx.restore();
 }
 
+// The box a bar covers (Chart.js BarElement: x, y its value's end, base its start, width or
+// height its thickness), or null for a bar of no length.
+function barBox(el) {
+  const { x, y, base, width, height, horizontal } = el.getProps(['x', 'y', 'base', 'width', 'height', 'horizontal'], true);
+  if (![x, y, base].every(Number.isFinite) || base === (horizontal ? x : y)) return null;
+  return horizontal
+    ? { x: Math.min(x, base), y: y - height / 2, w: Math.abs(x - base), h: height }
+    : { x: x - width / 2, y: Math.min(y, base), w: width, h: Math.abs(base - y) };
+}
+
 // Where the labels of a chart went: {labels: [{text, x, y, w, h, marker}], markers: [{x, y, w,
-// h}]} (marker: the index of the label's own point's marker, -1 if it has none),
+// h}], bars: [{x, y, w, h}]} (marker: the index of the label's own point's marker, -1 if it has none),
 // kept on the chart as chart.$pointLabels after each draw, for the browser test that no two
 // labels overlap and no label covers a marker (tests/web/point-labels.test.mjs).
 export const pointLabelsPlugin = {
@@ -121,24 +133,29 @@ export const pointLabelsPlugin = {
     ctx.lineWidth = 3;
     const labelled = [];
     const points = []; // every drawn marker: [point, its box]
+    const bars = []; // every drawn bar's box
     const markerOf = (pt) => ({ x: pt.x - pt.r, y: pt.y - pt.r, w: 2 * pt.r, h: 2 * pt.r });
     chart.data.datasets.forEach((ds, di) => {
       if (!chart.isDatasetVisible(di)) return;
       const meta = chart.getDatasetMeta(di);
       meta.data.forEach((el, i) => {
         if (el.skip || !Number.isFinite(el.x) || !Number.isFinite(el.y)) return;
-        const r = meta.type === 'bar' ? 0 : el.options?.radius ?? 0; // a bar is no marker
+        const r = meta.type === 'bar' ? 0 : el.options?.radius ?? 0; // a bar is no marker: its box is below
         const pt = { x: el.x, y: el.y, r };
         if (r > 0) points.push([pt, markerOf(pt)]);
+        if (meta.type === 'bar' && !ds.labelBackdrop) {
+          const b = barBox(el);
+          if (b) bars.push(b);
+        }
         const text = labelText(ds, ds.data[i], i);
         if (text) labelled.push({ text, pt });
       });
     });
     const shown = [];
     for (const item of labelled) {
-      // Every other point's marker, which this label should not cover.
+      // Every other point's marker and every bar (its own too), which this label should not cover.
       const markers = points.filter(([p]) => p !== item.pt).map(([, b]) => b);
-      const box = placeLabel(item.pt, { w: ctx.measureText(item.text).width, h: size + 2 }, chartArea, placed, markers);
+      const box = placeLabel(item.pt, { w: ctx.measureText(item.text).width, h: size + 2 }, chartArea, placed, [...markers, ...bars]);
       placed.push(box);
       shown.push({ text: item.text, ...box, marker: points.findIndex(([p]) => p === item.pt) });
       if (box.far || closerMarker(item.pt, box, markers)) leader(ctx, item.pt, box, opts.color ?? '#000');
@@ -148,7 +165,7 @@ export const pointLabelsPlugin = {
       ctx.strokeText(item.text, box.x, box.y);
       ctx.fillText(item.text, box.x, box.y);
     }
-    chart.$pointLabels = { labels: shown, markers: points.map(([, b]) => b) };
+    chart.$pointLabels = { labels: shown, markers: points.map(([, b]) => b), bars };
     ctx.restore();
   },
 };

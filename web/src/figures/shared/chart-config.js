@@ -29,7 +29,8 @@
 //   pointLabels: a dataset's `pointLabels: true` (each point's raw.label) or
 //     (raw, index) => text draws the text next to its points (runtime/point-labels.js: clear of
 //     other labels and markers, further out with a thin leader line when the near places are
-//     taken; tests/web/point-labels.test.mjs holds every figure to that).
+//     taken; tests/web/point-labels.test.mjs holds every figure to that). A bar dataset marked
+//     `labelBackdrop: true` is a backdrop labels may cross.
 import { logTick } from '../../runtime/format.js';
 
 const isObject = (v) => v && typeof v === 'object' && !Array.isArray(v);
