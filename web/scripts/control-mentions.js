@@ -24,11 +24,11 @@
 //      or value or one sample's name or text (letters and digits compared). A NAME that is a
 //      number ("40", "32,000", "128k", "4-byte") needs a control that accepts it: labelled
 //      with the word after it when there is one ("Choose 40 heads", "switch to 4-byte loads").
-//   D. Named controls. "raise|lower|increase|decrease|move|drag|slide|change|turn on|turn off|
-//      tick|untick the WORDS", "set the WORDS to", "turn the WORDS on|off": WORDS end at a
-//      connective (to, from, and, or, until, as, ...); words such as "number of", "count",
-//      "control" or "knob" are skipped, and some control's label must hold every one of the
-//      rest ("Raise the micro-batches" needs a label with "micro-batches"; plurals and a
+//   D. Named controls. "raise|lower|increase|decrease|shrink|double|halve|widen|move|drag|slide|
+//      change|turn on|turn off|tick|untick the WORDS", "set the WORDS to", "turn the WORDS
+//      on|off": WORDS end at a connective (to, from, and, or, until, as, ...); words such as
+//      "number of", "count", "control" or "knob" are skipped, and some control's label must
+//      hold every one of the rest ("Raise the micro-batches" needs a label with "micro-batches"; plurals and a
 //      word's start are matched, "GPUs" is "GPU", but "batch" is not "micro-batches"). "tick
 //      the box" needs a checkbox. "to N" after WORDS must be one of a select's values.
 // Words are compared lowercased, split at spaces and slashes (hyphens kept). A caption is
@@ -194,7 +194,7 @@ function describedChoices(clause) {
 // Form D.
 function namedControls(clause) {
   const out = [];
-  const re = /\b(set|raise|lower|increase|decrease|move|drag|slide|change|turn\s+on|turn\s+off|tick|untick)\s+the\s+/gi;
+  const re = /\b(set|raise|lower|increase|decrease|shrink|double|halve|widen|move|drag|slide|change|turn\s+on|turn\s+off|tick|untick)\s+the\s+/gi;
   for (const { m, end } of verbsIn(clause, re)) {
     const ws = phraseAfter(clause.slice(end));
     const after = clause.slice(end).split(/\s+/).slice(ws.length).join(' ');
