@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { THEME, run, assertChartSubset } from './figure-harness.mjs';
 import { chart, linear, log, category, span, colours, series, line } from '../../web/src/figures/shared/chart-config.js';
-import { placeLabel, labelText } from '../../web/src/runtime/point-labels.js';
+import { placeLabel, labelText, closerMarker } from '../../web/src/runtime/point-labels.js';
 import rooflinePlot from '../../web/src/figures/roofline-plot.js';
 import matmulIntensity from '../../web/src/figures/matmul-intensity.js';
 import modelStateBytes from '../../web/src/figures/model-state-bytes.js';
@@ -70,6 +70,18 @@ test('point labels: text from raw.label or a function; placed inside the plot, n
   const beside = placeLabel({ x: 60, y: 50, r: 4 }, size, area, [], [marker]);
   assert.ok(beside.x + beside.w <= marker.x || beside.y + beside.h <= marker.y || beside.y >= marker.y + marker.h,
     'clear of another point\'s marker');
+  // Markers all round the near places: the label goes a ring further out, and says so (a leader).
+  const crowd = [-20, 0, 20].flatMap((dx) => [-20, 0, 20].map((dy) => ({ x: 100 + dx - 3, y: 50 + dy - 3, w: 6, h: 6 })))
+    .filter((m) => m.x !== 97 || m.y !== 47);
+  const out = placeLabel({ x: 100, y: 50, r: 3 }, { w: 30, h: 12 }, area, [], crowd);
+  assert.ok(out.far, 'placed beyond the first ring');
+  assert.ok(crowd.every((m) => out.x + out.w <= m.x || m.x + m.w <= out.x || out.y + out.h <= m.y || m.y + m.h <= out.y), 'clear of every marker');
+  const near = placeLabel({ x: 20, y: 50, r: 4 }, size, area, []);
+  assert.equal(near.far, false, 'a label with room beside its point is not far');
+  // A leader is drawn when another marker is about as near the label as its own point.
+  const box = { x: 26, y: 44, w: 50, h: 12 }; // right of a point at (20, 50), radius 4
+  assert.equal(closerMarker({ x: 20, y: 50, r: 4 }, box, [{ x: 150, y: 46, w: 8, h: 8 }]), false, 'the other marker is far');
+  assert.equal(closerMarker({ x: 20, y: 50, r: 4 }, box, [{ x: 46, y: 58, w: 8, h: 8 }]), true, 'the other marker is just under the label');
   const corner = placeLabel({ x: 199, y: 1 }, { w: 300, h: 12 }, area, []);
   assert.ok(corner.x >= area.left && corner.y >= area.top, 'clamped into the area when nothing fits');
 });

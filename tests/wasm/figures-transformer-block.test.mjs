@@ -165,7 +165,10 @@ test('training-cost-6nd: days on a cluster, and the MFU each report implies', ()
   assert.ok(big.implied_mfu > 0.34 && big.implied_mfu < 0.35);
   const cfg = cost.draw(d, THEME);
   assertChartSubset('training-cost-6nd', cfg);
-  assert.match(labelsOf(cfg), /reported 1\.72M GPU-h/);
+  // Llama 2 70B: 1,720,320 reported GPU-hours over 2,048 GPUs are 35 days (the tooltip gives the hours).
+  assert.match(labelsOf(cfg), /, reported 35 d/);
+  const tip = cfg.options.plugins.tooltip.callbacks.label({ datasetIndex: 1, dataIndex: d.runs.indexOf(llama), raw: llama.reported_days, dataset: cfg.data.datasets[1] });
+  assert.match(tip, /35 days \(1\.72M GPU-h reported\)/);
   // The days axis holds still while the cluster changes.
   const axis = (over) => { const s = cost.draw(run(cost, { view: 'time', ...over }), THEME).options.scales.x; return [s.min, s.max]; };
   const ref = axis({});

@@ -3,6 +3,7 @@
 // - its parameters resolve against the engine's schemas: every default is an accepted value,
 //   and so is every option of a select, both states of a checkbox, a number's min and max;
 //   the permalink of the defaults is the bare id, and a permalink of moved settings restores them;
+//   a text box's samples (its sample select) are at least two distinct, distinctly named values;
 // - data(engine, params) is pure (frozen params, same result twice) and finite (no NaN or
 //   infinity anywhere in what it returns), and its table is rectangular;
 // - draw(data, theme) builds a config the runtime can render (a Chart.js config in the course's
@@ -23,7 +24,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as harness from './figure-harness.mjs';
-import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState, sameValue } from '../../web/src/runtime/params.js';
+import { resolveParams, defaults, coerce, encodeState, decodeHash, applyState, sameValue, sampleChoices, valueText } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
 import { textSamples } from '../../web/scripts/engine-plan.mjs';
@@ -79,6 +80,18 @@ for (const id of Object.keys(figureLoaders)) {
       }
     }
     assert.equal(encodeState(id, specs, start), id, 'the defaults make the bare permalink');
+    // A text box's samples make a select beside it (runtime/controls.js): two choices at least,
+    // each named differently, and each one's permalink restores it.
+    for (const s of specs.filter((t) => t.samples)) {
+      const choices = sampleChoices(s);
+      assert.ok(choices.length >= 2, `${s.key}: its samples offer ${choices.length} distinct choice`);
+      const names = choices.map((c) => c.label ?? valueText(c.value));
+      assert.equal(new Set(names).size, names.length, `${s.key}: sample names repeat: ${names}`);
+      for (const c of choices) {
+        const state = decodeHash(`#${encodeState(id, specs, { ...start, [s.key]: c.value })}`, id);
+        assert.ok(sameValue(applyState(specs, start, state).params[s.key], c.value), `${s.key}: the permalink of sample ${names[choices.indexOf(c)]}`);
+      }
+    }
 
     const data = fig.data(engine, start);
     assert.deepEqual(fig.data(engine, start), data, 'data() gives the same result twice');

@@ -12,6 +12,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { openPage, drawAll, paintedPixels, canvasImage, useSite } from '../../web/test/browser.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
+import { isNamedSample } from '../../web/src/runtime/params.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = process.env.MLSYS_CLI ?? path.join(root, 'build/native/bin/mlsys');
@@ -23,9 +24,9 @@ const LESSON = '/lessons/roofline/';
 const LESSONS = fs.readdirSync(path.join(root, 'content/lessons')).filter((f) => f.endsWith('.md'))
   .map((f) => `/lessons/${f.replace(/\.md$/, '')}/`);
 
-// Changes a figure's first select (to another option), first slider (one step) or, in a
-// figure of text boxes alone, its first box (to the figure's first sample), the way a reader
-// would.
+// Changes a figure's first select (to another option: in a figure of text boxes alone, the
+// first box's sample select, so its first sample), first slider (one step) or else its first
+// box (to the figure's first sample), the way a reader would.
 async function changeFirstControl(page, fig) {
   const select = await fig.$('select');
   if (select) {
@@ -39,7 +40,8 @@ async function changeFirstControl(page, fig) {
     const box = await fig.$('input[type=text]');
     const key = await box.getAttribute('name');
     const spec = (await figureLoaders[await fig.getAttribute('data-id')]()).default.params.find((p) => p.key === key);
-    const [sample] = spec.samples;
+    const [first] = spec.samples;
+    const sample = isNamedSample(first) ? first.value : first;
     await box.fill(Array.isArray(sample) ? sample.join(', ') : typeof sample === 'object' ? JSON.stringify(sample) : String(sample));
     await box.press('Enter');
     return;

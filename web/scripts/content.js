@@ -16,6 +16,7 @@ import { checkResources } from './resources.js';
 import { conceptGraph } from './concept-map.js';
 import { conceptMapSvg } from './concept-map-layout.js';
 import { buildOverview } from './overview.js';
+import { figureVocabulary, checkCaption, checkLessonProse } from './control-mentions.js';
 import { homePage } from './home.js';
 
 import { repoRoot } from './paths.js';
@@ -78,6 +79,10 @@ async function readContent() {
   }
 
   const figures = await loadFigures();
+  // Captions and lesson prose ask only for controls, options and samples their figures have
+  // (control-mentions.js); every such problem is reported at once, after the lessons are read.
+  const vocabs = new Map([...figures].map(([id, f]) => [id, figureVocabulary(f, engine)]));
+  const mentionProblems = [...figures.values()].flatMap((f) => checkCaption(f, vocabs.get(f.id)));
   const exerciseIds = new Set(engine.exerciseIds());
   const outline = new Map();
   for (const mod of course.modules) {
@@ -116,7 +121,9 @@ async function readContent() {
 
     const ctx = { engine, figures, exerciseIds, glossary, usedFigures: [], usedExercises: [], usedTerms: new Set(), where };
     const md = createMarkdown(ctx);
-    let html = md.render(calcValues(body, engine, where));
+    const source = calcValues(body, engine, where);
+    mentionProblems.push(...checkLessonProse(source, (id) => vocabs.get(id) ?? { id, names: [], controls: [], options: [], samples: [] }, where));
+    let html = md.render(source);
     // Wide display equations, code listings and tables scroll sideways on phones; the
     // scrollers must take keyboard focus.
     html = html.replaceAll('<p class="katex-block">', '<p class="katex-block" tabindex="0">').replaceAll('<pre>', '<pre tabindex="0">')
@@ -134,6 +141,10 @@ async function readContent() {
     for (const id of ctx.usedFigures) usedFigureIds.add(id);
     const words = body.replace(/\$\$[\s\S]*?\$\$/g, '').replace(/:::[^\n]*/g, '').split(/\s+/).filter((w) => /[A-Za-z]/.test(w)).length;
     lessons.push({ ...data, exercises: ctx.usedExercises, html, words, track: planned.track, summary: data.summary ?? '' });
+  }
+
+  if (mentionProblems.length) {
+    throw new Error(`${mentionProblems.length} instructions name what their figure lacks:\n  ${mentionProblems.join('\n  ')}`);
   }
 
   for (const g of only ? [] : glossary.values()) {

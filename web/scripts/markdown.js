@@ -37,9 +37,10 @@ export function calcValues(source, engine, where) {
 }
 
 // The page's placeholder of a figure: title, caption and boxes of the final sizes for the
-// controls, chart and toolbar (the runtime builds the same layout, so nothing moves).
+// controls, chart and toolbar (the runtime builds the same layout, so nothing moves): one
+// control per parameter, and one more for each text box with a sample select (controls.js).
 export function figureShell(id, fig, attrs = '') {
-  const rows = fig.params.length;
+  const rows = fig.params.length + fig.params.filter((p) => p.samples?.length).length;
   return `<mlsys-figure data-id="${esc(id)}"${attrs} style="--rows:${rows};--rows-wide:${Math.ceil(rows / 2)}">` +
     `<div class="fig-title">${esc(fig.title)}</div><div class="fig-controls fig-reserve"></div>` +
     '<div class="fig-chart"></div><div class="fig-toolbar"></div><p class="fig-status">Loading figure…</p>' +

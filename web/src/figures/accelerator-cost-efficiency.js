@@ -33,7 +33,11 @@ export default {
     { key: 'batch', label: 'Sequences (batch)', from: ['accelerator-compare', 'batch'], min: 1, max: 1024, default: 8, scale: 'log' },
     { key: 'price_per_hour', label: 'Assumed price per chip-hour ($, by id)', from: ['accelerator-compare', 'price_per_hour'],
       default: ASSUMED_PRICES, when: { metric: ['dollar'] },
-      samples: [ASSUMED_PRICES, { ...ASSUMED_PRICES, 'h100-sxm': 2 }, { 'tpu-v5e': 1.2, b200: 6 }, { z9000: 1 }] },
+      samplesLabel: 'Sample prices',
+      samples: [{ label: 'The assumed prices (the default)', value: ASSUMED_PRICES },
+        { label: 'The same, with the H100 at $2', value: { ...ASSUMED_PRICES, 'h100-sxm': 2 } },
+        { label: 'Only the TPU v5e ($1.20) and the B200 ($6)', value: { 'tpu-v5e': 1.2, b200: 6 } },
+        { label: '{"z9000":1}, rejected: no such chip', value: { z9000: 1 } }] },
   ],
 
   data(engine, p) {

@@ -32,10 +32,11 @@ export default {
   caption:
     'Each box is one node of the expression as the engine parses it: its operation, the value the forward pass computed and the gradient ∂f/∂node the reverse pass sent back. Arrows show the forward pass; gradients travel against them, starting from 1 at the output. Follow x: it feeds two nodes, and its gradient is the sum of what comes back along both arrows. Type your own expression (functions: exp log tanh sigmoid relu sin cos sqrt) or change the values; constants keep gradient 0 because the reverse pass never visits them.',
   params: [
-    { key: 'expression', label: 'Expression f', from: ['autograd', 'expression'],
-      samples: ['x*x + x', 'tanh(x*y) + relu(y - x)', 'log(x - 5)', '(x + 1'] },
-    { key: 'values', label: 'Values', from: ['autograd', 'values'],
-      samples: [{ x: -1, y: 0.5 }, { x: 0.5, y: 2 }, { y: 3 }] },
+    { key: 'expression', label: 'Expression f', from: ['autograd', 'expression'], samplesLabel: 'Sample expressions',
+      samples: ['x*x + x', 'tanh(x*y) + relu(y - x)', { label: 'log(x - 5), rejected: log of a negative number', value: 'log(x - 5)' },
+        { label: '(x + 1, rejected: a bracket never closed', value: '(x + 1' }] },
+    { key: 'values', label: 'Values', from: ['autograd', 'values'], samplesLabel: 'Sample values',
+      samples: [{ x: -1, y: 0.5 }, { x: 0.5, y: 2 }, { label: '{"y":3}, rejected: x has no value', value: { y: 3 } }] },
   ],
 
   data(engine, p) {

@@ -30,12 +30,13 @@ export default {
   id: 'bpe-merges',
   title: 'Byte-pair encoding, one merge at a time',
   caption:
-    'The engine learns BPE on the text in the box: it counts every adjacent pair of symbols over the words, merges the most frequent pair everywhere, and repeats. Each point is one merge, labelled with the new token and how often its pair occurred; the curve is the text’s token count, falling by that count at each step. Under the axis: every distinct word as the merges now cut it (| between tokens, </w> the end-of-word marker). The default is the toy vocabulary of Sennrich et al. (2016): e s, es t and est </w> come first. Step the merges from 0 to 10 and watch newest</w> become one token. Then choose the accented text at 0 merges: é, ï, ü, 🙂 and each Chinese character are one base symbol each, because the engine splits words into Unicode code points, not bytes.',
+    'The engine learns BPE on the text in the box: it counts every adjacent pair of symbols over the words, merges the most frequent pair everywhere, and repeats. Each point is one merge, labelled with the new token and how often its pair occurred; the curve is the text’s token count, falling by that count at each step. Under the axis: every distinct word as the merges now cut it (| between tokens, </w> the end-of-word marker). The default is the toy vocabulary of Sennrich et al. (2016): e s, es t and est </w> come first. Step the merges from 0 to 10 and watch newest</w> become one token. Then choose the sample “Accented words, emoji and Chinese” at 0 merges: é, ï, ü, 🙂 and each Chinese character are one base symbol each, because the engine splits words into Unicode code points, not bytes.',
   simulation: true,
   params: [
-    { key: 'text', label: 'Text (words split at spaces)', from: ['bpe', 'text'],
-      samples: [SENNRICH, 'the cat sat on the mat and the cat ate the rat that sat on the hat',
-        'café café naïve naïve über über 🙂🙂 🙂🙂 日本語 日本語'] },
+    { key: 'text', label: 'Text (words split at spaces)', from: ['bpe', 'text'], samplesLabel: 'Sample text',
+      samples: [{ label: 'Sennrich et al. (2016): low, lower, newest, widest', value: SENNRICH },
+        { label: 'English: the cat sat on the mat', value: 'the cat sat on the mat and the cat ate the rat that sat on the hat' },
+        { label: 'Accented words, emoji and Chinese', value: 'café café naïve naïve über über 🙂🙂 🙂🙂 日本語 日本語' }] },
     { key: 'merges', label: 'Merges learned', from: ['bpe', 'merges'], max: MAX_MERGES, default: 10 },
   ],
 

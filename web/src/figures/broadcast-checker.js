@@ -23,8 +23,8 @@ export default {
   caption:
     'Type two shapes as lists of sizes. They are aligned from the right; in each position the sizes must match or one must be 1 (a missing dimension counts as 1), and the result takes the larger. Highlighted tiles are the dimensions an operand is stretched along, without copying (stride 0). Try a = 3 and b = 3, 1: a vector and a column make a 3 × 3 matrix. Then a = 3, b = 4: the engine names the two sizes that clash.',
   params: [
-    { key: 'a', label: 'Shape of a', from: ['broadcast', 'a'], samples: [[3], [4, 1], [2, 3, 4]] },
-    { key: 'b', label: 'Shape of b', from: ['broadcast', 'b'], samples: [[3, 1], [5], [8, 1, 6, 1]] },
+    { key: 'a', label: 'Shape of a', from: ['broadcast', 'a'], samplesLabel: 'Sample shapes of a', samples: [[3], [4, 1], [2, 3, 4]] },
+    { key: 'b', label: 'Shape of b', from: ['broadcast', 'b'], samplesLabel: 'Sample shapes of b', samples: [[3, 1], [4], [5], [8, 1, 6, 1]] },
   ],
 
   data(engine, p) {

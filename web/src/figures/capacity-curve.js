@@ -109,7 +109,7 @@ export default {
     }
     if (data.atThreshold) {
       datasets.push(line(pick('text'), { label: `Interpolation threshold: degree n − 1 = ${data.threshold}`,
-        data: [{ x: data.threshold, y: lo }, { x: data.threshold, y: hi, label: `interpolation threshold (degree ${data.threshold})` }],
+        data: [{ x: data.threshold, y: lo }, { x: data.threshold, y: hi, label: `threshold: degree ${data.threshold}` }],
         borderDash: [2, 3], borderWidth: 1, pointLabels: (raw) => raw.label ?? '' }));
     }
     datasets.push(series(pick(), { label: `Best validation: degree ${data.best.degree} (${fmt(data.best.validation)})`,

@@ -61,7 +61,8 @@ export default {
     const c = data.chosen;
     const marker = v > 0 && v >= 1e-46 && v <= 1e40;
     const pick = colours(theme);
-    const range = { borderWidth: 1, grouped: false };
+    // The ranges are the backdrop of each row's value marker: its label may lie over them.
+    const range = { borderWidth: 1, grouped: false, labelBackdrop: true };
     const datasets = [
       series(pick(), { ...range, label: 'Subnormal range', data: data.ranges.map((r) => [r.min_subnormal, r.min_normal]), barPercentage: 0.35, order: 2 }),
       series(pick(), { ...range, label: 'Normal range (min normal to max)', data: data.ranges.map((r) => [r.min_normal, r.max]),

@@ -28,12 +28,12 @@ export default {
   caption:
     'The error |numeric − analytic| of a finite difference against the step h, both on log scales, for forward and central differences with f computed in fp64 (solid) or fp32 (dashed). Read each V from the right: at large h the error is truncation and falls with slope 1 (forward) or 2 (central); at small h rounding takes over and it rises again as h shrinks. The star on each curve is its best step. Compare the fp32 curves: their bottoms sit far higher and at larger h, and once h falls below about 10⁻⁸, x + h rounds to x in fp32, so the forward quotient is 0 and the error is the whole derivative. Try another function or point: sqrt(x) at x = 0.01, or tanh(x) at 3.',
   params: [
-    { key: 'expression', label: 'Function f', from: ['gradient-check', 'expression'],
-      samples: ['sqrt(x)', 'sin(x)*x^2', 'log(x - 2)'] },
-    { key: 'values', label: 'Point', from: ['gradient-check', 'values'],
-      samples: [{ x: 0.01 }, { x: 3 }, { y: 1 }] },
-    { key: 'variable', label: 'Differentiate by', from: ['gradient-check', 'variable'], default: 'x',
-      samples: ['y'] },
+    { key: 'expression', label: 'Function f', from: ['gradient-check', 'expression'], samplesLabel: 'Sample functions',
+      samples: ['sqrt(x)', 'tanh(x)', 'sin(x)*x^2', { label: 'log(x - 2), rejected at x = 1: log of a negative number', value: 'log(x - 2)' }] },
+    { key: 'values', label: 'Point', from: ['gradient-check', 'values'], samplesLabel: 'Sample points',
+      samples: [{ x: 0.01 }, { x: 3 }, { label: '{"y":1}, rejected: x has no value', value: { y: 1 } }] },
+    { key: 'variable', label: 'Differentiate by', from: ['gradient-check', 'variable'], default: 'x', samplesLabel: 'Sample variables',
+      samples: [{ label: 'y, rejected: f has no y', value: 'y' }] },
   ],
 
   data(engine, p) {

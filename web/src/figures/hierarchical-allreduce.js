@@ -19,7 +19,7 @@ export default {
       options: HARDWARE },
     { key: 'gpus_per_node', label: 'GPUs per node g', from: ['hierarchical-allreduce', 'gpus_per_node'], min: 2, max: 16 },
     { key: 'bytes', label: 'Buffer S', from: ['hierarchical-allreduce', 'bytes'], min: 1e5, max: 1e11, scale: 'log' },
-    { key: 'inter_bandwidth_Bps', label: 'InfiniBand per GPU (per direction)', from: ['hierarchical-allreduce', 'inter_bandwidth_Bps'], min: 1e9, max: 4e11, scale: 'log' },
+    { key: 'inter_bandwidth_Bps', label: 'InfiniBand bandwidth per GPU (per direction)', from: ['hierarchical-allreduce', 'inter_bandwidth_Bps'], min: 1e9, max: 4e11, scale: 'log' },
     { key: 'inter_latency_s', label: 'Inter-node latency', from: ['hierarchical-allreduce', 'inter_latency_s'], min: 0, max: 1e-4 },
   ],
 

@@ -13,7 +13,7 @@ export default {
   params: [
     { key: 'stack', label: 'Model', type: 'select', default: '1.3b',
       options: Object.entries(STACKS).map(([value, s]) => ({ value, label: s.label })) },
-    { key: 'micro_batch', label: 'Sequences per GPU (T = 2048)', type: 'select', default: 2,
+    { key: 'micro_batch', label: 'Batch: sequences per GPU (T = 2048)', type: 'select', default: 2,
       options: [1, 2, 4, 8, 16].map((v) => ({ value: v, label: String(v) })) },
     { key: 'hardware', label: 'Accelerator', from: ['mfu-waterfall', 'hardware'], options: ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'] },
     { key: 'fusion', label: 'Fuse elementwise ops', type: 'boolean', default: false },

@@ -17,7 +17,7 @@ export default {
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'waste', options: [{ value: 'waste', label: 'Waste against block size' }, { value: 'breakdown', label: 'Where the pool goes' }] },
-    { key: 'max_output', label: 'Max output (reserved)', type: 'select', default: 512, options: [256, 512, 1024, 2048].map((v) => ({ value: v, label: `${v} tokens` })) },
+    { key: 'max_output', label: 'Max output length (reserved)', type: 'select', default: 512, options: [256, 512, 1024, 2048].map((v) => ({ value: v, label: `${v} tokens` })) },
     { key: 'output_mean', label: 'Mean output length', type: 'integer', min: 8, max: 128, default: 128, scale: 'log' },
     { key: 'prompt_mean', label: 'Mean prompt length', type: 'integer', min: 16, max: 2048, default: 256, scale: 'log' },
     { key: 'pool_tokens', label: 'KV pool (token slots)', type: 'select', default: 16384, options: [8192, 16384, 32768, 65536].map((v) => ({ value: v, label: formatFixed(v, 0) })) },

@@ -28,6 +28,9 @@ export function countModel(engine, cfg) {
   return { ...r, layers_params: layers, rule };
 }
 
+// Below this width (px) the bars' totals move from beside the bars into their names.
+const NARROW_PX = 500;
+
 export default {
   id: 'param-breakdown',
   title: 'Where the parameters are: a transformer counted matrix by matrix',
@@ -111,17 +114,28 @@ export default {
     const pct = (x) => (Math.abs(x) < 5e-5 ? '±0.00%' : `${x >= 0 ? '+' : ''}${(100 * x).toFixed(2)}%`);
     const text = [
       `${billions(data.params)}${data.published === null ? '' : ` (${pct(data.params / data.published - 1)} against published)`}`,
-      `${billions(data.rule)}: ${pct(data.rule / data.layers_params - 1)} against the layers counted (${billions(data.layers_params)})`,
+      `${billions(data.rule)} (${pct(data.rule / data.layers_params - 1)} against the layers counted)`,
+      ...(data.published === null ? [] : [billions(data.published)]),
+    ];
+    // The same, short enough for a phone's axis (half its width).
+    const short = [
+      `${billions(data.params)}${data.published === null ? '' : ` (${pct(data.params / data.published - 1)} vs published)`}`,
+      `${billions(data.rule)} (${pct(data.rule / data.layers_params - 1)} vs layers)`,
       ...(data.published === null ? [] : [billions(data.published)]),
     ];
     const ends = [data.params, data.rule, ...(data.published === null ? [] : [data.published])].map((v) => v / B);
-    datasets.push({ ...series(pick('text'), { label: 'Totals', data: ends }),
-      type: 'line', stack: 'labels', showLine: false, pointRadius: 0, pointHoverRadius: 0, noLegend: true,
-      pointLabels: (_raw, j) => text[j] });
+    // Each bar's total right of it; on a phone, where a total does not fit there, it is a second
+    // line of the bar's name instead.
+    const narrow = theme.width !== undefined && theme.width < NARROW_PX;
+    if (!narrow) {
+      datasets.push({ ...series(pick('text'), { label: 'Totals', data: ends }),
+        type: 'line', stack: 'labels', showLine: false, pointRadius: 0, pointHoverRadius: 0, pointHitRadius: 0, noLegend: true,
+        pointLabels: (_raw, j) => text[j] });
+    }
     return chart(theme, {
-      type: 'bar', indexAxis: 'y', labels, datasets,
+      type: 'bar', indexAxis: 'y', labels: narrow ? labels.map((l, j) => [l, short[j]]) : labels, datasets,
       scales: {
-        x: linear(`${data.name}: parameters (billions)`, { stacked: true, min: 0, suggestedMax: 1.6 * Math.max(...ends) }),
+        x: linear(`${data.name}: parameters (billions)`, { stacked: true, min: 0, suggestedMax: 1.8 * Math.max(...ends) }),
         y: category({ stacked: true }),
       },
       legend: { usePointStyle: false, filter: (item, d) => !d.datasets[item.datasetIndex].noLegend },

@@ -22,7 +22,7 @@ export default {
   params: [
     { key: 'group', label: 'GRPO group size G', type: 'integer', min: 2, max: 64, default: 8 },
     { key: 'response_tokens', label: 'Response tokens', type: 'integer', min: 64, max: 8192, default: 512, scale: 'log' },
-    { key: 'gen_batch', label: 'Sequences each GPU decodes at once', type: 'integer', min: 1, max: 512, default: 64, scale: 'log' },
+    { key: 'gen_batch', label: 'Decode batch (sequences each GPU decodes at once)', type: 'integer', min: 1, max: 512, default: 64, scale: 'log' },
     { key: 'mfu', label: 'Training MFU', type: 'number', min: 0.1, max: 0.7, default: 0.4 },
   ],
 

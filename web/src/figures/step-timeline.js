@@ -49,7 +49,7 @@ export default {
       options: Object.entries(STACKS).map(([value, s]) => ({ value, label: s.label })) },
     { key: 'view', label: 'View', type: 'select', default: 'layer',
       options: [{ value: 'layer', label: 'first layer’s forward' }, { value: 'tail', label: 'end of the step' }, { value: 'step', label: 'whole step' }] },
-    { key: 'micro_batch', label: 'Sequences per GPU (T = 2048)', type: 'select', default: 1,
+    { key: 'micro_batch', label: 'Batch: sequences per GPU (T = 2048)', type: 'select', default: 1,
       options: [1, 2, 4, 8, 16].map((v) => ({ value: v, label: String(v) })) },
     { key: 'launch_us', label: 'CPU cost per kernel launch', type: 'number', unit: 'µs', min: 1, max: 50, default: 20 },
     { key: 'fusion', label: 'Fuse elementwise ops (torch.compile)', type: 'boolean', default: false },

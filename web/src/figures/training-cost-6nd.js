@@ -54,6 +54,8 @@ export function runOf(engine, id) {
 }
 
 const sci = (x) => x.toExponential(2).replace('e+', 'e');
+// Below this width (px) the runs' numbers move from the bars into the runs' names.
+const NARROW_PX = 500;
 
 export default {
   id: 'training-cost-6nd',
@@ -77,7 +79,7 @@ export default {
         columns: ['Run', 'N (published)', 'D (tokens)', 'C = 6·N·D (FLOP)', 'PaLM count with attention (FLOP)', 'Context T for attention (tokens)', 'Reported compute (FLOP)'],
         rows: runs.map((r) => [r.name, r.params, r.tokens, r.six, r.palm, r.seq, r.reported_flops ?? '']),
       };
-      return { view: 'compute', runs, range: [range[0] / 10, range[1] * 30], table };
+      return { view: 'compute', runs, range: [range[0] / 10, range[1] * 1000], table }; // room right of the bars for their numbers
     }
     const devices = Number(p.devices);
     const time = (id, hardware, g, mfu) => engine.calc('training-time', { model: id, hardware, devices: g, mfu });
@@ -95,43 +97,50 @@ export default {
       columns: ['Run', 'C = 6·N·D (FLOP)', `Days on ${devices} × ${p.hardware} at ${Math.round(100 * p.mfu)}% MFU`, 'Device-hours', 'Reported GPU-hours', 'Reported on', 'MFU the report implies (%)'],
       rows: timed.map((r) => [r.name, r.six, r.days, r.hours, r.reported_hours ?? '', r.reported_hardware ?? '', r.implied_mfu === null ? '' : 100 * r.implied_mfu]),
     };
-    return { view: 'time', runs: timed, devices, hardware: p.hardware, hardwareName: engine.calc('hardware', { id: p.hardware }).name, mfu: p.mfu, range: [range[0] / 2, range[1] * 10], table };
+    return { view: 'time', runs: timed, devices, hardware: p.hardware, hardwareName: engine.calc('hardware', { id: p.hardware }).name, mfu: p.mfu, range: [range[0] / 2, range[1] * 30], table }; // room right of the bars for their numbers
   },
 
   draw(data, theme) {
     const pick = colours(theme);
-    const labels = data.runs.map((r) => `${r.name} (N ${formatCount(r.params)}, D ${formatCount(r.tokens)})`);
-    if (data.view === 'compute') {
-      return chart(theme, {
-        type: 'bar', indexAxis: 'y', labels,
-        datasets: [
-          series(pick('compute'), { label: 'C = 6·N·D', data: data.runs.map((r) => r.six), pointLabels: (raw) => sci(raw) }),
-          series(pick(), { label: 'PaLM’s count: (6·N_matmul + 12·L·H·Q·T)·D', data: data.runs.map((r) => r.palm) }),
-          series(pick(), { label: 'Reported by the paper', data: data.runs.map((r) => r.reported_flops), pointLabels: (raw) => (raw ? `reported ${sci(raw)}` : '') }),
-        ],
-        scales: {
-          x: log('Training compute (FLOP)', { range: data.range, ticks: { callback: exponentTick } }),
-          y: category({}),
-        },
-        legend: { usePointStyle: false },
-        tooltip: (ctx) => `${ctx.dataset.label}: ${sci(ctx.raw)} FLOP`,
-      });
-    }
+    const names = data.runs.map((r) => `${r.name} (N ${formatCount(r.params)}, D ${formatCount(r.tokens)})`);
     const days = (d) => (d >= 10 ? d.toFixed(0) : String(Number(d.toPrecision(2))));
+    const compute = data.view === 'compute';
+    // Each run's numbers: one label per run, right of its longest bar, so that no label lies on
+    // a bar of the run below; on a phone, where the bars leave no room at their right, the
+    // numbers are a second line of the run's name instead (N and D are in the table).
+    const values = data.runs.map((r) => (compute
+      ? `${sci(r.six)}${r.reported_flops ? `, reported ${sci(r.reported_flops)}` : ''}`
+      : `${days(r.days)} d${r.reported_days ? `, reported ${days(r.reported_days)} d` : ''}`));
+    const narrow = theme.width !== undefined && theme.width < NARROW_PX;
+    // On a phone the axis has half the width: the run's name and its numbers, without N and D.
+    const labels = narrow ? data.runs.map((r, j) => [r.name, values[j]]) : names;
+    const bars = compute
+      ? [series(pick('compute'), { label: 'C = 6·N·D', data: data.runs.map((r) => r.six) }),
+        series(pick(), { label: 'PaLM’s count: (6·N_matmul + 12·L·H·Q·T)·D', data: data.runs.map((r) => r.palm) }),
+        series(pick(), { label: 'Reported by the paper', data: data.runs.map((r) => r.reported_flops) })]
+      : [series(pick('compute'), { label: `6ND on ${data.devices} × ${data.hardwareName} at ${Math.round(100 * data.mfu)}% MFU`, data: data.runs.map((r) => r.days) }),
+        series(pick(), { label: `Reported GPU-hours ÷ ${data.devices} GPUs (the paper’s GPUs)`, data: data.runs.map((r) => r.reported_days) })];
+    const ends = data.runs.map((_r, j) => Math.max(...bars.map((b) => b.data[j] ?? 0)));
+    const datasets = narrow ? bars : [...bars, {
+      ...series(pick('text'), { label: 'Values', data: ends }),
+      type: 'line', showLine: false, pointRadius: 0, pointHoverRadius: 0, pointHitRadius: 0, noLegend: true,
+      pointLabels: (_raw, j) => values[j],
+    }];
     return chart(theme, {
-      type: 'bar', indexAxis: 'y', labels,
-      datasets: [
-        series(pick('compute'), { label: `6ND on ${data.devices} × ${data.hardwareName} at ${Math.round(100 * data.mfu)}% MFU`, data: data.runs.map((r) => r.days),
-          pointLabels: (raw, j) => `${days(raw)} d, ${formatCount(data.runs[j].hours)} GPU-h` }),
-        series(pick(), { label: `Reported GPU-hours ÷ ${data.devices} GPUs (the paper’s GPUs)`, data: data.runs.map((r) => r.reported_days),
-          pointLabels: (raw, j) => (raw ? `reported ${formatCount(data.runs[j].reported_hours)} GPU-h` : '') }),
-      ],
+      type: 'bar', indexAxis: 'y', labels, datasets,
       scales: {
-        x: log('Wall-clock time (days)', { unit: '', range: data.range }),
+        x: compute ? log('Training compute (FLOP)', { range: data.range, ticks: { callback: exponentTick } })
+          : log('Wall-clock time (days)', { unit: '', range: data.range }),
         y: category({}),
       },
-      legend: { usePointStyle: false },
-      tooltip: (ctx) => `${ctx.dataset.label}: ${days(ctx.raw)} days`,
+      legend: { usePointStyle: false, filter: (item, d) => !d.datasets[item.datasetIndex].noLegend },
+      // The GPU-hours behind each bar of days: computed (6ND at the MFU) or reported by the paper.
+      tooltip: (ctx) => {
+        if (compute) return `${ctx.dataset.label}: ${sci(ctx.raw)} FLOP`;
+        const r = data.runs[ctx.dataIndex];
+        const hours = ctx.datasetIndex === 0 ? r.hours : r.reported_hours;
+        return `${ctx.dataset.label}: ${days(ctx.raw)} days (${formatCount(hours)} GPU-h${ctx.datasetIndex === 0 ? '' : ' reported'})`;
+      },
     });
   },
 };

@@ -24,7 +24,9 @@ export default {
   simulation: true,
   params: [
     { key: 'text', label: 'Text (words split at spaces)', from: ['bpe', 'text'],
-      samples: [SENNRICH, 'the cat sat on the mat and the cat ate the rat that sat on the hat'] },
+      samplesLabel: 'Sample text',
+      samples: [{ label: 'Sennrich et al. (2016): low, lower, newest, widest', value: SENNRICH },
+        { label: 'English: the cat sat on the mat', value: 'the cat sat on the mat and the cat ate the rat that sat on the hat' }] },
     { key: 'hidden', label: 'Model width h', type: 'select', default: 4096,
       options: [768, 2048, 4096, 8192, 16384].map((v) => ({ value: v, label: formatDecimal(v) })) },
     { key: 'dtype', label: 'Number format', from: ['embedding-table', 'dtype'], default: 'bf16' },

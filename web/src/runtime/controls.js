@@ -2,8 +2,13 @@
 // checkbox for booleans, a text box for lists ("2, 3, 4"),
 // objects ({"x": 2}) and expressions, a slider plus a number box for
 // numbers (log sliders for wide ranges). Every control is labelled with its unit and works by keyboard.
+// A text box whose spec names `samples` gets a second control beside it, a select of those
+// samples (sampleChoices in params.js: the default first, each by its name or its text): choosing
+// one puts it in the box. The select shows the sample the box holds, or "Your own" (an option
+// the reader cannot choose) when it holds none of them; so it needs no state of its own, and a
+// permalink restores it with the box.
 import { h, uid } from './dom.js';
-import { coerce } from './params.js';
+import { coerce, sampleChoices, sameValue } from './params.js';
 
 const LOG_STEPS = 1000;
 
@@ -28,6 +33,31 @@ function valueToSlider(spec, value) {
 function numberText(v) {
   const a = Math.abs(v);
   return a >= 1e6 || (a > 0 && a < 1e-3) ? v.toExponential().replace('e+', 'e') : String(v);
+}
+
+// The select of a text box's samples, or null when its spec names none: {row, select,
+// show(value): selects the sample equal to value or "Your own", value(): the chosen sample}.
+const YOUR_OWN = '';
+function sampleChooser(spec, shown) {
+  const choices = sampleChoices(spec);
+  if (choices.length < 2) return null;
+  const id = uid('ctl');
+  const select = h('select', { id, name: `${spec.key}-sample` });
+  const clip = (t) => (t.length > 48 ? `${t.slice(0, 47)}…` : t);
+  choices.forEach((c, i) => select.append(h('option', { value: String(i), text: c.label ?? clip(shown(c.value)) })));
+  const own = h('option', { value: YOUR_OWN, disabled: true, text: 'Your own (typed in the box)' });
+  select.append(own);
+  const row = h('div', { class: 'ctl ctl-select ctl-samples' },
+    h('label', { for: id, text: spec.samplesLabel ?? `Samples: ${spec.label ?? spec.key}` }), select);
+  return {
+    row,
+    select,
+    show(v) {
+      const i = choices.findIndex((c) => sameValue(c.value, v));
+      select.value = i >= 0 ? String(i) : YOUR_OWN;
+    },
+    value: () => (select.value === YOUR_OWN ? undefined : choices[Number(select.value)].value),
+  };
 }
 
 // Returns {root, set(params), setInvalid(key|null)}; calls onChange(key, value) on input.
@@ -75,9 +105,30 @@ export function buildControls(specs, params, onChange) {
         onChange(spec.key, r.value, r.error);
       });
       const shown = { list: (v) => v.join(', '), json: (v) => JSON.stringify(v), text: String }[kind];
-      setters.set(spec.key, (v) => { text.value = v === undefined || v === null ? '' : shown(v); });
+      const samples = sampleChooser(spec, shown);
+      setters.set(spec.key, (v) => {
+        text.value = v === undefined || v === null ? '' : shown(v);
+        samples?.show(v);
+      });
+      if (samples) {
+        samples.select.addEventListener('change', () => {
+          const v = samples.value();
+          if (v === undefined) return;
+          text.value = shown(v);
+          onChange(spec.key, v);
+        });
+        text.addEventListener('change', () => {
+          const r = coerce(spec, text.value);
+          samples.show(r.error ? undefined : r.value);
+        });
+      }
       inputs.set(spec.key, text);
       row = h('div', { class: `ctl ctl-${kind}` }, label, text);
+      if (samples) {
+        if (spec.when) conditional.push([spec, row]);
+        root.append(row);
+        row = samples.row;
+      }
     } else if (spec.type === 'boolean') {
       const box = h('input', { id, type: 'checkbox', name: spec.key });
       box.addEventListener('change', () => onChange(spec.key, box.checked));

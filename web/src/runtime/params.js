@@ -23,6 +23,10 @@ export function resolveParams(figure, engine) {
       if (field.type === 'array') Object.assign(base, { min: field.items?.min, max: field.items?.max, items: field.items?.type, item_options: field.items?.options, min_items: field.min_items, max_items: field.max_items });
     }
     const spec = { ...base, ...stripUndefined(p) };
+    if (p.samples) {
+      spec.samples = p.samples.map((x) => (isNamedSample(x) ? x.value : x));
+      spec.sampleLabels = p.samples.map((x) => (isNamedSample(x) ? x.label : null));
+    }
     if (spec.type === 'select') {
       // Accelerator ids are labelled with their full names.
       const names = new Map(p.from?.[1] === 'hardware' ? engine.acceleratorNames() : []);
@@ -31,6 +35,30 @@ export function resolveParams(figure, engine) {
     }
     return spec;
   });
+}
+
+// A text box's samples (other values for a list, an object or an expression) are written in a
+// figure as values, or as {label, value} for one the reader chooses by a name (the sample
+// select of controls.js): "Accented words, emoji and Chinese" rather than the text itself.
+// resolveParams keeps the values in `samples` (the build's plan and the tests try each) and the
+// names in `sampleLabels` (null: shown as its text). No control value is an object of exactly a
+// string `label` and a `value` (an object control holds numbers), so the two forms never clash.
+export const isNamedSample = (x) => Boolean(x) && typeof x === 'object' && !Array.isArray(x)
+  && typeof x.label === 'string' && Object.hasOwn(x, 'value') && Object.keys(x).length === 2;
+
+// The choices of a text box's sample select: its default first, then each sample, equal values
+// once (the first name given wins); [] when the spec names no samples.
+export function sampleChoices(spec) {
+  if (!Array.isArray(spec.samples) || spec.samples.length === 0) return [];
+  const all = [{ value: spec.default, label: null }, ...spec.samples.map((value, i) => ({ value, label: spec.sampleLabels?.[i] ?? null }))];
+  const out = [];
+  for (const c of all) {
+    if (c.value === undefined) continue;
+    const same = out.find((o) => sameValue(o.value, c.value));
+    if (!same) out.push({ ...c });
+    else same.label ??= c.label;
+  }
+  return out;
 }
 
 function stripUndefined(obj) {

@@ -27,7 +27,10 @@
 //     Datasets meant to share a colour (a quantity and its own limit, a dashed copy) give the
 //     same `group`; tests/wasm/figure-colours.test.mjs holds every other pair distinct.
 //   pointLabels: a dataset's `pointLabels: true` (each point's raw.label) or
-//     (raw, index) => text draws the text next to its points (runtime/chart.js plugin).
+//     (raw, index) => text draws the text next to its points (runtime/point-labels.js: clear of
+//     other labels and markers, further out with a thin leader line when the near places are
+//     taken; tests/web/point-labels.test.mjs holds every figure to that). A bar dataset marked
+//     `labelBackdrop: true` is a backdrop labels may cross.
 import { logTick } from '../../runtime/format.js';
 
 const isObject = (v) => v && typeof v === 'object' && !Array.isArray(v);
