@@ -3,7 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <initializer_list>
+#include <string_view>
 
 #include "generators.hpp"
 #include "mlsys/api/calc.hpp"
@@ -81,7 +82,9 @@ double half_asked_place(const Exercise& e) {
   } else if (e.asked_significant > 0 && e.answer != 0 && std::isfinite(e.answer)) {
     char buf[64];  // the answer rounded as asked: its exponent is that of its first digit
     std::snprintf(buf, sizeof buf, "%.*e", e.asked_significant - 1, std::fabs(e.answer));
-    last = std::atoi(std::strchr(buf, 'e') + 1) - e.asked_significant + 1;
+    const char* exponent = buf;
+    while (*exponent != 'e') ++exponent;
+    last = std::atoi(exponent + 1) - e.asked_significant + 1;
   } else {
     return 0;
   }
@@ -124,17 +127,18 @@ nlohmann::json exercise_json(const Exercise& e) {
 }
 
 namespace {
-// The scale a unit names, as a prompt says it: "billions", "units of 10^21 FLOP".
-std::string asked_in(const std::string& unit) {
-  if (unit.compare(0, 2, "10") == 0) return "units of " + unit;
-  return unit + "s";
+// The parts joined: one loop rather than a chain of operator+ at each message (smaller code).
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (auto p : parts) s += p;
+  return s;
 }
 
 // "±0.1%" or "±0.5 MB": how far from the answer the checker accepts.
 std::string tolerance_text(const Exercise& e) {
   const double rel = e.rel_tolerance * std::fabs(e.answer);
-  if (e.abs_tolerance > rel) return "\u00B1" + with_unit(format_number(e.abs_tolerance, 2), e.unit);
-  return "\u00B1" + format_number(100 * e.rel_tolerance, 2) + "%";
+  if (e.abs_tolerance > rel) return cat({"\u00B1", with_unit(format_number(e.abs_tolerance, 2), e.unit)});
+  return cat({"\u00B1", format_number(100 * e.rel_tolerance, 2), "%"});
 }
 }  // namespace
 
@@ -149,31 +153,30 @@ nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const s
   bool whole = false;
   const double value = reading_value(e, r, whole);
   const bool correct = within_tolerance(e, value);
-  const auto show = [&](double v) {
-    const bool count = e.integer && std::fabs(v) < 1e15;
-    return with_unit(count ? format_int(v) : format_number(v, 4), e.unit);
-  };
-  const std::string typed = quotable(trim_text(answer_text));
-  // How the answer was read, where it was converted: "1552M (millions) = 1.552 billion".
-  std::string read = show(value);
-  if (whole && typed != read) read = typed + " = " + read;
-  else if (!r.read_as.empty()) read = typed + " (read in " + r.read_as + ") = " + read;
-  std::string message = "Correct: " + read + ".";
+  const auto show = [&](double v) { return with_unit(e.integer && std::fabs(v) < 1e15 ? format_int(v) : format_number(v, 4), e.unit); };
+  const std::string typed = quotable(trim_text(answer_text)), shown = show(value);
+  // How the answer was read, where it was converted: "5158M (read in millions) = 5.158 billion".
+  std::string read = shown;
+  if (whole && typed != shown) read = cat({typed, " = ", shown});
+  else if (!r.read_as.empty()) read = cat({typed, " (read in ", r.read_as, ") = ", shown});
+  std::string message = cat({"Correct: ", read, "."});
+  const std::string v4 = format_number(value, 4);
   if (e.integer && value != std::floor(value)) {
-    message = "This answer is a whole number (a count); " + format_number(value, 4) + " is not one.";
+    message = cat({"This answer is a whole number (a count); ", v4, " is not one."});
   } else if (!correct && e.unit == "%" && within_tolerance(e, 100 * value)) {
-    message = "Not quite: " + format_number(value, 4) + " reads as " + format_number(value, 4) +
-              "%. This answer is a percent: type " + format_number(100 * value, 4) + " or " +
-              format_number(100 * value, 4) + "%.";
+    const std::string p = format_number(100 * value, 4);
+    message = cat({"Not quite: ", v4, " reads as ", v4, "%. This answer is a percent: type ", p, " or ", p, "%."});
   } else if (!correct && std::isfinite(r.comma_as_point) && within_tolerance(e, r.comma_as_point)) {
-    message = "Not quite: the comma in " + typed + " separates thousands, so it reads as " + show(value) +
-              ". For a decimal, use a point: " + format_number(r.comma_as_point, 6) + ".";
+    message = cat({"Not quite: the comma in ", typed, " separates thousands, so it reads as ", shown,
+                   ". For a decimal, use a point: ", format_number(r.comma_as_point, 6), "."});
   } else if (!correct) {
-    std::string scale;  // a bare number asked in a scale: say it was read in it
-    if (r.bare && std::isfinite(r.whole) && !whole) scale = " (a number without a unit is read in " + asked_in(e.unit) + ", as asked)";
-    message = "Not quite: " + read + scale +
-              (e.integer ? " is not the count." : " is off by more than the tolerance (" + tolerance_text(e) + ").") +
-              " Try the hint.";
+    // A bare number asked in a scale: say it was read in it ("billions", "units of 10^21 FLOP").
+    const bool scaled = r.bare && std::isfinite(r.whole) && !whole;
+    const bool power = e.unit.compare(0, 2, "10") == 0;
+    message = cat({"Not quite: ", read, scaled ? " (a number without a unit is read in " : "", scaled && power ? "units of " : "",
+                   scaled ? e.unit : "", scaled && !power ? "s" : "", scaled ? ", as asked)" : "",
+                   e.integer ? " is not the count." : " is off by more than the tolerance (",
+                   e.integer ? "" : tolerance_text(e), e.integer ? "" : ").", " Try the hint."});
   }
   return {{"correct", correct}, {"value", value}, {"message", message}};
 }

@@ -20,7 +20,6 @@ namespace mlsys {
 struct QuantityReading {
   double value = 0;         // in `unit`
   bool bare = true;         // typed without a unit: read in `unit`
-  std::string typed_unit;   // the unit as typed ("Gb/s", "B", "$"); empty when bare
   std::string read_as;      // the typed unit in words where it differs from `unit` ("billions",
                             // "gigabits per second (8 bits to a byte)"); else empty
   double whole = std::numeric_limits<double>::quiet_NaN();  // a bare number asked in a scale, read
