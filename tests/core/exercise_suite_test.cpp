@@ -67,8 +67,14 @@ struct OtherUnit {
 
 std::optional<OtherUnit> other_prefix(const std::string& unit, bool& known) {
   known = true;
-  if (unit.empty() || unit == "%" || unit == "FLOP/B") return std::nullopt;
+  if (unit.empty() || unit == "%" || unit == "FLOP/B" || unit == "$") return std::nullopt;
   if (unit == "days") return OtherUnit{"h", 24.0};
+  if (unit == "h") return OtherUnit{"min", 60.0};
+  // Scales the prompt asks in: the answer in another scale, or the whole quantity.
+  if (unit == "billion") return OtherUnit{"M", 1e3};
+  if (unit == "million") return OtherUnit{"k", 1e3};
+  if (unit == "10^21 FLOP") return OtherUnit{"FLOP", 1e21};
+  if (unit == "10\u207B\u2074") return OtherUnit{"", 1e-4};
   static const std::vector<std::string> time = {"n", "\xC2\xB5", "m", ""};
   static const std::vector<std::string> other = {"", "k", "M", "G", "T", "P"};
   for (const std::string base : {"FLOP/s", "B/s", "FLOP", "B", "s"}) {
@@ -122,7 +128,7 @@ TEST(ExerciseSuite, AnswerAcceptedAsAReaderTypesIt) {
         forms.push_back(*text + " %");
       } else if (!e.unit.empty()) {
         forms.push_back(*text + " " + e.unit);
-        forms.push_back(*text + e.unit);
+        if (!std::isdigit(static_cast<unsigned char>(e.unit[0]))) forms.push_back(*text + e.unit);  // not "11210^21 FLOP"
       }
       if (e.unit == "\xC2\xB5s") {
         forms.push_back(*text + " us");
@@ -130,7 +136,7 @@ TEST(ExerciseSuite, AnswerAcceptedAsAReaderTypesIt) {
       }
       if (other) {
         const double v = e.answer * other->factor;
-        forms.push_back(format_number(v, 8) + " " + other->unit);
+        forms.push_back(format_number(v, 8) + (other->unit.empty() ? "" : " " + other->unit));
       }
       for (const auto& f : forms) EXPECT_TRUE(accepted(e, f)) << where(e) << ": '" << f << "' (answer " << e.answer << ")";
     }
@@ -366,6 +372,10 @@ TEST(ExerciseSuite, PrintedNumbersAreReadFromProse) {
                                        "T_c = 8 passes with ZeRO-1; 2.5e+09 B is 59.3% of it, v1.5; 2 GPUs."))
     texts.push_back(p.text);
   EXPECT_EQ(texts, (std::vector<std::string>{"1,979", "1024", "1,024", "1", "1000000", "8", "2.5e+09", "59.3", "2"}));
+  // A mantissa times a power of ten: the mantissa and the product, not the 10.
+  std::vector<double> values;
+  for (const auto& p : mlsys::printed_numbers("a rate of 2.5 \u00D7 10\u207B\u2074, then 3\u00B710^6 steps")) values.push_back(p.value);
+  EXPECT_EQ(values, (std::vector<double>{2.5, 2.5e-4, 3, 3e6}));
 }
 
 }  // namespace

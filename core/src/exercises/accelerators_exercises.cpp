@@ -166,7 +166,7 @@ Exercise break_even_price(Rng& rng) {
                tflops(ra.peak_flops) + ", HBM " + tbps(ra.bandwidth_Bps) + "). The " + rb.name + " has " +
                tflops(rb.peak_flops) + " and " + tbps(rb.bandwidth_Bps) + ". Timing both by the roofline, at what "
                "price per chip-hour, in dollars, would the " + rb.name + " give exactly as many tokens per dollar?";
-    e.unit = "";
+    e.unit = "$";
     e.answer = rb.tokens_per_s * 3600 / (cmp.chips * *ra.tokens_per_dollar);
     e.rel_tolerance = 0.01;
     e.hint = "Both chips sit on the same side of their ridge points: compare the ceiling that binds (peak for a "

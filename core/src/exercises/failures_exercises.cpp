@@ -29,7 +29,7 @@ Exercise cluster_mtbf(Rng& rng) {
              "average once every " + format_number(years, 2) + " years (of 365.25 days), independently of the "
              "others. A synchronous job stops whenever any of its " + format_int(gpus) +
              " GPUs fails. What is the job's mean time between failures, in hours?";
-  e.unit = "";  // hours, as the prompt asks (the answer checker knows no hour unit)
+  e.unit = "h";
   e.answer = r.cluster_mtbf_h;
   e.rel_tolerance = 0.01;
   e.hint = "The minimum of N independent exponential failure times is exponential with N times the rate: "

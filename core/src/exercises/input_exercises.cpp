@@ -129,10 +129,11 @@ Exercise cross_document(Rng& rng) {
   e.prompt = counted(k, "document") + " of " + format_int(len) + " tokens each are packed into one sequence of " +
              format_int(seq) + " tokens and trained with a plain causal mask (every token attends to itself and every "
              "earlier token of the sequence). What percentage of the allowed query-key pairs connect tokens of "
-             "different documents?";
+             "different documents, to the nearest whole percent?";
   e.unit = "%";
   e.answer = 100 * (causal - doc) / causal;
-  e.rel_tolerance = 0.002;
+  e.rel_tolerance = 0;  // whole numbers in: only the rounding the prompt asks for
+  e.asked_decimals = 0;
   e.hint = "A causal mask over n tokens allows n(n+1)/2 pairs. A per-document mask allows L(L+1)/2 per document. "
            "The difference crosses documents.";
   e.solution = "Causal: " + format_int(seq) + " × " + format_int(seq + 1) + " / 2 = " + format_int(causal) +
@@ -172,7 +173,7 @@ Exercise sqrt_lr(Rng& rng) {
              "micro-batch of " + counted(per_device, "sequence") + " of " + format_int(seq) + " tokens and " +
              counted(accumulation, "accumulation step") + " per optimizer step. By the square-root rule, what "
              "learning rate should it use, in units of 10⁻⁴?";
-  e.unit = "";
+  e.unit = "10\u207B\u2074";
   e.answer = r.lr_sqrt / 1e-4;
   e.rel_tolerance = 0.005;
   e.hint = "Global batch in tokens = micro-batch × GPUs × accumulation × sequence length; lr = lr₀ · √(B / B₀).";

@@ -42,7 +42,7 @@ Exercise adapter_params(Rng& rng) {
              format_int(hidden) + ". LoRA of rank " + format_int(rank) + " is applied to " +
              (four ? "all four attention matrices" : "W_Q and W_V only") +
              " in every layer. How many parameters does training update, in millions?";
-  e.unit = "";
+  e.unit = "million";
   e.answer = r.trainable_params / 1e6;
   e.rel_tolerance = 0.002;
   e.hint = "Each adapted d_in × d_out matrix gains A (r × d_in) and B (d_out × r): r·(d_in + d_out) parameters.";

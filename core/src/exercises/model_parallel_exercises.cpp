@@ -50,10 +50,11 @@ Exercise bubble_fraction(Rng& rng) {
   e.unit = "";
   const double ratio = (d.p - 1.0) / (d.v * d.m);
   e.answer = ratio / (1 + ratio);
-  // Relative only: the bubble ratio (p − 1)/(v·m), idle over useful time, is (1 + ratio) times
-  // the answer, at least 1.6 % more (p = 2, v = 4, m = 16), and must be rejected. An absolute
-  // tolerance of 0.0005 accepted it for the smallest bubbles.
-  e.rel_tolerance = 0.005;
+  // Proportional to the answer: the bubble ratio (p − 1)/(v·m), idle over useful time, is
+  // (1 + ratio) times the answer, at least 1.6 % more (p = 2, v = 4, m = 16), and must be
+  // rejected. A fixed absolute tolerance of 0.0005 accepted it for the smallest bubbles.
+  e.rel_tolerance = 0.001;
+  e.asked_significant = 3;  // the prompt's three digits: ±0.5 in the third, at most 0.5 %
   e.hint = "The bubble adds (p − 1)/v micro-batch slots to the m slots of useful work on every stage. Idle share = "
            "bubble ÷ (work + bubble).";
   e.solution = "Bubble over ideal = (p − 1)/(v·m) = " + format_int(d.p - 1) + " / (" + format_int(d.v) + " × " +

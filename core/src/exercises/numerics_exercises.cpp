@@ -57,6 +57,7 @@ Exercise round_value_ex(Rng& rng) {
   // Six significant digits, as the prompt asks, are within 5e-6 of the value; the typed input
   // (at least q/8 away, see above) and the neighbouring codes (q/2 or q away) are farther.
   ex.rel_tolerance = 1e-5;
+  ex.asked_significant = 6;  // as the prompt asks
   ex.hint = "Find the power of two just below the number, 2^e. In that binade the representable values are "
             "spaced 2^(e − " + std::to_string(f.mantissa_bits) + ") apart: divide by the spacing, round to the "
             "nearest integer, multiply back.";
@@ -85,6 +86,7 @@ Exercise format_limit(Rng& rng) {
   // The answer is one exact value of the format: 6 significant digits (within 5e-6) pass, a
   // neighbouring value does not (fp16's 65472 is 5e-4 below its max, E4M3's 416 7 % below).
   ex.rel_tolerance = 1e-5;
+  ex.asked_significant = 6;  // as the prompt asks
   const std::string digits = " Give it exactly or to 6 significant digits.";
   std::string layout = name + " has 1 sign bit, " + std::to_string(f.exponent_bits) + " exponent bits with bias " +
                        std::to_string(f.bias) + " and " + m + " mantissa bits" +

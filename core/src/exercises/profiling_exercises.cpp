@@ -107,7 +107,7 @@ Exercise training_days(Rng& rng) {
              format_number(tokens / 1e12, 3) + "T tokens using " + format_int(devices) + " " + c.hw->name +
              " (dense bf16 peak " + format_number(c.peak_tflops, 4) + " TFLOP/s each) at an MFU of " +
              format_number(100 * mfu_shown, 3) + "%. Using C = 6·N·D, how many days will the run take (no failures)?";
-  e.unit = "";
+  e.unit = "days";
   e.answer = t.time_days;
   e.rel_tolerance = 0.02;
   e.hint = "Total FLOPs C = 6·N·D. The cluster sustains devices × peak × MFU FLOP/s. Divide, then divide the seconds "
@@ -165,7 +165,7 @@ Exercise chinchilla_tokens(Rng& rng) {
   e.prompt = "You have a training budget of C = " + prose(flops, 3) +
              " FLOP. Following the Chinchilla rule of thumb of 20 training tokens per parameter and C = 6·N·D, how "
              "many tokens should you train on? Answer in billions of tokens.";
-  e.unit = "";
+  e.unit = "billion";
   e.answer = 20 * n20 / 1e9;
   e.rel_tolerance = 0.02;
   e.hint = "With D = 20·N, C = 6·N·20·N = 120·N², so N = sqrt(C/120) and D = 20·N.";

@@ -70,7 +70,7 @@ Exercise optimal_params(Rng& rng) {
              format_number(s.a, 4) + " and G = (αA/(βB))^(1/(α+β)) = " + format_number(s.G, 4) +
              ". For a training budget of C = " + prose(flops, 2) +
              " FLOP, how many parameters should the model have, in billions?";
-  e.unit = "";
+  e.unit = "billion";
   e.answer = n / 1e9;
   e.hint = "C/6 first, then raise it to the power a (through logarithms: e^(a·ln(C/6))), then multiply by G.";
   e.solution = "C/6 = " + format_number(flops / 6, 4) + "; (C/6)^" + format_number(s.a, 4) + " = " +
@@ -119,7 +119,7 @@ Exercise overtraining_total(Rng& rng) {
              format_number(tokens / 1e12, 3) + "T tokens (C = 6·N·D) and then serves " + prose(inference, 2) +
              " tokens over its life at 2·N FLOPs per token. What is its total compute, training plus inference, in "
              "units of 10^21 FLOP?";
-  e.unit = "";
+  e.unit = "10^21 FLOP";
   e.answer = o.given.total_flops / 1e21;
   e.hint = "Training 6·N·D, inference 2·N per token times the tokens served; add them.";
   e.solution = "Training 6 × " + format_number(params, 3) + " × " + format_number(tokens, 3) + " = " +

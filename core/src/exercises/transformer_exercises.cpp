@@ -57,7 +57,7 @@ Exercise config_params(Rng& rng) {
   e.params = {{"layers", c.layers}, {"hidden", c.hidden}, {"heads", c.heads}, {"ffn_hidden", c.ffn_hidden},
               {"vocab", c.vocab}, {"gated_mlp", c.gated_mlp}, {"tied_embeddings", c.tied_embeddings}};
   e.prompt = describe(c) + " How many parameters does it have, in billions?";
-  e.unit = "";
+  e.unit = "billion";
   e.answer = n.params / 1e9;
   e.hint = "Per layer: attention 4·h², MLP " + std::string(c.gated_mlp ? "3" : "2") +
            "·h·f, norms 2·h. Multiply by the layers, add the final norm and V·h for the embedding (twice when untied).";

@@ -1,11 +1,19 @@
 // <mlsys-exercise data-id="..."> : an engine-generated exercise. The reader types a number
-// (units allowed), the engine checks it with the exercise's tolerance; hint, worked solution
+// (units allowed), the engine reads and checks it (check_exercise: notations, units and
+// scales, messages; nothing is parsed here) with the exercise's tolerance; hint, worked solution
 // and "new numbers" (a fresh seed) are one click away. The seed shown names the exercise.
 import { loadEngine, partFor } from './engine.js';
 import { h, uid, whenNear } from './dom.js';
 import { freshSeed } from './fresh-seed.js';
 
-const unitLabel = (u) => (u === 'us' ? 'µs' : u);
+// The unit as the label names it: "µs", "billions" (a count asked in billions), "units of
+// 10^21 FLOP" (a power of ten the prompt asks in).
+const unitLabel = (u) => {
+  if (u === 'us') return 'µs';
+  if (/^(thousand|million|billion|trillion)$/.test(u)) return `${u}s`;
+  if (/^10(\^|\u207B|[\u2070\u00B9\u00B2\u00B3\u2074-\u2079])/.test(u)) return `units of ${u}`;
+  return u;
+};
 
 class MlsysExercise extends HTMLElement {
   connectedCallback() {
@@ -39,7 +47,9 @@ class MlsysExercise extends HTMLElement {
     this.seen.add(ex.prompt);
     const inputId = uid('answer');
     const feedback = h('p', { class: 'ex-feedback', role: 'status', 'aria-live': 'polite' });
-    const input = h('input', { id: inputId, type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false' });
+    // A full keyboard: answers carry units, scales and exponents ("1.552B", "10.7 h", "1.6e-6"),
+    // and a phone's decimal pad gives a comma in many locales, which the engine refuses.
+    const input = h('input', { id: inputId, type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false' });
     const hint = h('p', { class: 'ex-hint', hidden: true, text: `Hint: ${ex.hint}` });
     const solution = h('p', { class: 'ex-solution', hidden: true, text: `Solution: ${ex.solution}` });
     const form = h('form', { class: 'ex-form' },

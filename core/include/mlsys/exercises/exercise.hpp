@@ -14,7 +14,9 @@ struct Exercise {
   std::uint32_t seed = 0;
   std::string title;     // short name shown above the prompt
   std::string prompt;    // the question, with its numbers
-  std::string unit;      // unit the answer is read in ("µs", "FLOP/B", "%", "" for a plain number)
+  std::string unit;      // unit the answer is read in ("µs", "FLOP/B", "%", "h", "$", "" for a plain
+                         // number); a scale the prompt asks in is part of it: "billion" ("in
+                         // billions"), "million", "thousand", "10^21 FLOP", "10⁻⁴" (read_quantity)
   std::string hint;
   std::string solution;  // worked solution ending with the answer
   double answer = 0;     // in `unit`
@@ -44,6 +46,14 @@ struct Exercise {
   };
   std::vector<Mistake> mistakes;
   nlohmann::json params = nlohmann::json::object();  // the drawn numbers, as calculator inputs
+
+  // The rounding the prompt asks for, if it asks for one: `asked_decimals` places after the
+  // point ("to the nearest unit", "as a whole percent": 0; "to one decimal": 1) or
+  // `asked_significant` significant digits ("to three significant digits": 3). make_exercise
+  // widens the absolute tolerance to the relative one plus half a unit of that last place, so
+  // the answer rounded as asked (from the prompt's printed numbers too) is accepted.
+  int asked_decimals = -1;
+  int asked_significant = 0;
 };
 
 // Ids of every generator, sorted.
@@ -57,8 +67,13 @@ nlohmann::json exercise_json(const Exercise& e);
 
 // Checks a typed answer: {correct, value (in the exercise's unit), message}. A malformed
 // answer is not an error here: it gives correct=false, and the message says what is wrong.
-// A percent answer (unit "%") is read in percent points: "59.3%", "59.3 %" and "59.3"; a
-// fraction such as 0.593 is wrong, and the message says to type it as a percent.
+// The answer is read by read_quantity (foundations/units.hpp): notations such as 1.6 × 10^-6
+// and $2.87, any unit of the asked dimension (converted), scales (1552M asked in billions),
+// nouns of the prompt ("96 elements"); a decimal comma is refused. A bare number asked in a
+// scale is read in it, or as the whole quantity where that is the answer (1,552,000,000 asked
+// in billions). The message says how a converted answer was read, and a wrong one's tolerance.
+// A percent answer (unit "%") is read in percent points: "59.3%", "59.3 %", "59.3" and "59.3
+// points"; a fraction such as 0.593 is wrong, and the message says to type it as a percent.
 nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const std::string& answer_text);
 
 }  // namespace mlsys
