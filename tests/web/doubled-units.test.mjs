@@ -91,3 +91,25 @@ test('no page of the built site prints a unit twice', () => {
   });
   assert.deepEqual(found, []);
 });
+
+// A whole number printed with more significant digits than a double holds (about 16): the
+// binary expansion of a measured value (3.0074e20 as 300,741,337,391,586,017,280). Exact
+// powers of two (2^58 = 288,230,376,151,711,744) are what they say.
+function noisyIntegers(text) {
+  return [...text.matchAll(/\d{1,3}(?:,\d{3}){5,}(?![\d,]*\.\d)/g)].map((m) => m[0]).filter((n) => {
+    const digits = n.replace(/,/g, '');
+    const value = BigInt(digits);
+    const powerOfTwo = (value & (value - 1n)) === 0n;
+    return digits.replace(/0+$/, '').length > 17 && !powerOfTwo;
+  });
+}
+
+test('rendered text: a whole number with digits a double does not hold is found', () => {
+  assert.deepEqual(noisyIntegers('explodes to 300,741,337,391,586,017,280.'), ['300,741,337,391,586,017,280']);
+  assert.deepEqual(noisyIntegers('2^58 is 288,230,376,151,711,744; 314,000,000,000,000,000,000,000 FLOP; 3.0 × 10²⁰'), []);
+});
+
+test('no page of the built site prints a whole number with digits a double does not hold', () => {
+  const found = htmlFiles(siteDir).flatMap((f) => noisyIntegers(pageText(fs.readFileSync(f, 'utf8'))).map((n) => `${path.relative(siteDir, f)}: ${n}`));
+  assert.deepEqual(found, []);
+});

@@ -36,7 +36,7 @@ export function unitsAfterCalc(text) {
   const found = [];
   for (const m of text.matchAll(calcShortcodes())) {
     const printed = quantityLabel(m[4].split(':')[0]);
-    if (!printed) continue;  // 'x', 'int' print no unit; an unknown one fails in calcValues
+    if (!printed) continue;  // 'x', 'int', 'sci' print no unit; an unknown one fails in calcValues
     const end = m.index + m[0].length;
     const after = AFTER.exec(text.slice(end, end + 80));
     if (!after || !twice(printed, after[1])) continue;

@@ -8,12 +8,23 @@ const UNITS = {
   GiB: [1024 ** 3, 'GiB'], 'GB/s': [1e9, 'GB/s'], 'TB/s': [1e12, 'TB/s'], 'FLOP/B': [1, 'FLOP/B'],
   s: [1, 's'], ms: [1e-3, 'ms'], us: [1e-6, 'µs'], ns: [1e-9, 'ns'], W: [1, 'W'],
   days: [86400, 'days'], years: [365.25 * 86400, 'years'],
-  '%': [0.01, '%'], x: [1, ''], int: [1, ''],
+  '%': [0.01, '%'], x: [1, ''], int: [1, ''], sci: [1, ''],
 };
+
+const SUPERSCRIPT = { '-': '\u207B', 0: '\u2070', 1: '\u00B9', 2: '\u00B2', 3: '\u00B3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
+
+// Scientific notation as prose writes it, `decimals` digits after the point: 3.0074e20 with
+// 1 -> "3.0 × 10²⁰" (a measured value far beyond 2^53, whose full digits would be noise).
+export function formatScientific(x, decimals = 1) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return NONE;
+  const [mantissa, exponent] = x.toExponential(decimals).split('e');
+  const power = String(Number(exponent)).replace(/./g, (c) => SUPERSCRIPT[c]);
+  return exponent === '+0' ? mantissa : `${mantissa} \u00D7 10${power}`;
+}
 
 export const unitNames = Object.keys(UNITS);
 
-// What formatQuantity writes after the number for `unit` ('' for 'x' and 'int', which print
+// What formatQuantity writes after the number for `unit` ('' for 'x', 'int' and 'sci', which print
 // none; undefined for a unit it does not know).
 export const quantityLabel = (unit) => UNITS[unit]?.[1];
 
@@ -101,7 +112,7 @@ export const isScaledUnit = (unit) => Boolean(unit) && familyOf(unit) !== null;
 export function unitSymbols() {
   const families = [TIME, DECIMAL_BYTES, BINARY_BYTES, ...['FLOP/s', 'FLOP', 'B/s', 'W', 'Hz', 'bit'].map(prefixed)];
   const names = [...Object.entries(UNITS).flatMap(([name, [, label]]) => [name, label]), ...families.flat().map(([, label]) => label)];
-  return [...new Set(names.filter((n) => n && !['x', 'int'].includes(n)))];
+  return [...new Set(names.filter((n) => n && !['x', 'int', 'sci'].includes(n)))];
 }
 
 // `value` in its family's base unit, in the step where it reads best, with `digits`
@@ -158,6 +169,7 @@ export function formatQuantity(value, unit, decimals = 0) {
   if (!u) throw new Error(`unknown unit "${unit}"; known: ${unitNames.join(', ')}`);
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
   const [scale, label] = u;
+  if (unit === 'sci') return formatScientific(value, decimals);
   const text = formatDecimal(unit === 'int' ? Math.round(value) : value / scale, unit === 'int' ? 0 : decimals);
   if (!label) return text;
   return unit === '%' ? `${text}%` : `${text} ${label}`;
