@@ -12,6 +12,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { openPage, drawAll, paintedPixels, canvasImage, useSite } from '../../web/test/browser.js';
 import { figureLoaders } from '../../web/src/figures/index.js';
+import { tableText } from '../../web/src/runtime/table-text.js';
 import { isNamedSample } from '../../web/src/runtime/params.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -52,11 +53,16 @@ async function changeFirstControl(page, fig) {
 }
 
 // The rows of a figure's screen-reader table, and its data's rows as the table writes them.
-const tableRows = (fig) => fig.evaluate((el) => [
-  [...el.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
-  // Integers exact with separators (format.js), other numbers with four significant digits.
-  el.data.table.rows.map((r) => r.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? BigInt(v).toString().replace(/\B(?=(\d{3})+$)/g, ',') : v.toPrecision(4)) : String(v)))),
-]);
+// The table the page shows, and the figure's data table printed by the page's own rules
+// (web/src/runtime/table-text.js: counts exact with separators, other columns with four
+// significant digits).
+const tableRows = async (fig) => {
+  const [shown, table] = await fig.evaluate((el) => [
+    [...el.querySelectorAll('.sr-only tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
+    el.data.table,
+  ]);
+  return [shown, tableText(table)];
+};
 
 test('home page: outline, published lesson, progress line, no errors', async () => {
   const { context, page, problems } = await openPage(browser);
