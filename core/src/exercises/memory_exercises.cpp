@@ -25,6 +25,18 @@ const std::vector<Shape>& shapes() {
   return s;
 }
 
+// The model of a shape: multi-head attention and an ungated 4·h MLP, as the GPT-3 family.
+ModelConfig config_of(const Shape& sh, int seq) {
+  ModelConfig c;
+  c.layers = sh.layers;
+  c.hidden = sh.hidden;
+  c.heads = c.kv_heads = sh.heads;
+  c.head_dim = 1.0 * sh.hidden / sh.heads;
+  c.ffn_hidden = 4.0 * sh.hidden;
+  c.seq = seq;
+  return c;
+}
+
 // The largest HBM of the hardware table, bytes: no GPU holds more.
 double largest_hbm() {
   double m = 0;
@@ -151,14 +163,8 @@ Exercise max_micro_batch(Rng& rng) {
   for (;;) {
     hw = find_accelerator(rng.pick(ids));
     const Shape sh = rng.pick(std::vector<Shape>{{24, 2048, 16}, {32, 2560, 32}, {32, 4096, 32}, {24, 1024, 16}, {40, 5120, 40}});
-    c = ModelConfig{};
-    c.layers = sh.layers;
-    c.hidden = sh.hidden;
-    c.heads = c.kv_heads = sh.heads;
-    c.head_dim = 1.0 * sh.hidden / sh.heads;
-    c.ffn_hidden = 4.0 * sh.hidden;
+    c = config_of(sh, rng.pick(std::vector<int>{1024, 2048, 4096}));
     c.vocab = 32000;
-    c.seq = rng.pick(std::vector<int>{1024, 2048, 4096});
     c.tied_embeddings = true;
     st = TrainingSetup{};
     st.zero_stage = 3;
@@ -246,14 +252,8 @@ Exercise training_flops(Rng& rng) {
   e.solution = "6N = " + format_number(6 * n / 1e9, 5) + " GFLOP; 12·L·h·T = 12 × " + format_int(sh.layers) + " × " +
                format_int(sh.hidden) + " × " + format_int(s) + " = " + format_number(attn / 1e9, 5) + " GFLOP; total " +
                format_number(e.answer, 5) + " GFLOP per token.";
-  ModelConfig c;
-  c.layers = sh.layers;
-  c.hidden = h;
-  c.heads = c.kv_heads = sh.heads;
-  c.head_dim = h / sh.heads;
-  c.ffn_hidden = 4 * h;
+  ModelConfig c = config_of(sh, s);
   c.vocab = vocab;
-  c.seq = s;
   const ModelCounts counts = model_counts(c);
   require(e, std::fabs(counts.params_flops - n) <= 1e-9 * n, "N is the transformer calculator's params_flops");
   require(e, std::fabs(counts.flops_per_token_training / 1e9 - e.answer) <= 1e-9 * e.answer,
@@ -272,13 +272,7 @@ Exercise recompute_flops(Rng& rng) {
     sh = rng.pick(shapes());
     s = rng.pick(std::vector<int>{1024, 2048, 4096});
     b = rng.pick(std::vector<int>{1, 2, 4});
-    c = ModelConfig{};
-    c.layers = sh.layers;
-    c.hidden = sh.hidden;
-    c.heads = c.kv_heads = sh.heads;
-    c.head_dim = 1.0 * sh.hidden / sh.heads;
-    c.ffn_hidden = 4.0 * sh.hidden;
-    c.seq = s;
+    c = config_of(sh, s);
     ck = checkpointing(c, b, 1, false, false, "full", 1);
   } while (ck.peak_bytes > hbm_of("h100-sxm"));
   const double h = sh.hidden;
