@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { THEME, run, assertChartSubset } from './figure-harness.mjs';
 import { chart, linear, log, category, span, colours, series, line } from '../../web/src/figures/shared/chart-config.js';
-import { placeLabel, labelText, closerMarker } from '../../web/src/runtime/point-labels.js';
+import { placeLabel, labelText, closerMarker, segmentMeetsBox } from '../../web/src/runtime/point-labels.js';
 import rooflinePlot from '../../web/src/figures/roofline-plot.js';
 import matmulIntensity from '../../web/src/figures/matmul-intensity.js';
 import modelStateBytes from '../../web/src/figures/model-state-bytes.js';
@@ -82,6 +82,18 @@ test('point labels: text from raw.label or a function; placed inside the plot, n
   const box = { x: 26, y: 44, w: 50, h: 12 }; // right of a point at (20, 50), radius 4
   assert.equal(closerMarker({ x: 20, y: 50, r: 4 }, box, [{ x: 150, y: 46, w: 8, h: 8 }]), false, 'the other marker is far');
   assert.equal(closerMarker({ x: 20, y: 50, r: 4 }, box, [{ x: 46, y: 58, w: 8, h: 8 }]), true, 'the other marker is just under the label');
+  // A line running right of the point (another series): the label moves off it, near its point.
+  const flat = [{ x1: 0, y1: 50, x2: 200, y2: 50 }];
+  const offLine = placeLabel({ x: 60, y: 50, r: 4 }, size, area, [], [], flat);
+  assert.ok(!segmentMeetsBox(flat[0], offLine), 'crosses no line');
+  assert.equal(offLine.far, false, 'still beside its point');
+  // Lines everywhere near the point: it stays near and crosses one rather than wander off.
+  const grid = [20, 35, 50, 65, 80].map((y) => ({ x1: 0, y1: y, x2: 200, y2: y }));
+  const dense = placeLabel({ x: 60, y: 50, r: 4 }, size, area, [], [], grid);
+  assert.ok(Math.abs(dense.y + dense.h / 2 - 50) < 40, 'stays within a few rings');
+  assert.equal(segmentMeetsBox({ x1: 0, y1: 0, x2: 10, y2: 10 }, { x: 4, y: 4, w: 2, h: 2 }), true, 'a diagonal through the box');
+  assert.equal(segmentMeetsBox({ x1: 0, y1: 0, x2: 3, y2: 3 }, { x: 4, y: 4, w: 2, h: 2 }), false, 'ends short of it');
+  assert.equal(segmentMeetsBox({ x1: 0, y1: 10, x2: 10, y2: 0 }, { x: 0, y: 0, w: 2, h: 2 }), false, 'passes its corner');
   const corner = placeLabel({ x: 199, y: 1 }, { w: 300, h: 12 }, area, []);
   assert.ok(corner.x >= area.left && corner.y >= area.top, 'clamped into the area when nothing fits');
 });
