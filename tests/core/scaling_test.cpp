@@ -328,3 +328,23 @@ TEST(ScalingExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
     EXPECT_DOUBLE_EQ(e.answer, num(mlsys::calc("scaling-law", e.params), "total_flops") / 1e21) << seed;
   }
 }
+
+TEST(TransformerExercises, PublishedRunsLastWeeksToMonths) {
+  // A cluster sized for the run: no 13B model spread over 16,384 GPUs for minutes, no 405B model
+  // on 1,024 GPUs for years.
+  for (std::uint32_t seed = 0; seed < 400; ++seed) {
+    const auto e = mlsys::make_exercise("tb-published-run-days", seed);
+    EXPECT_GE(e.answer, 14.0) << e.prompt;
+    EXPECT_LE(e.answer, 120.0) << e.prompt;
+  }
+}
+
+TEST(TransformerExercises, ConfigParamsAcceptsTheExactCount) {
+  // The count asked in billions, typed as the exact integer the lesson teaches to compute, or with
+  // a B or M suffix: all one answer. Seed 1 counts 536,814,336 parameters.
+  const auto e = mlsys::make_exercise("tb-config-params", 1);
+  EXPECT_DOUBLE_EQ(e.answer * 1e9, 536814336.0) << e.prompt;
+  for (const char* typed : {"536,814,336", "536814336", "0.5368", "0.537B", "537M", "0.5368 billion"})
+    EXPECT_TRUE(mlsys::check_exercise("tb-config-params", 1, typed)["correct"]) << typed;
+  EXPECT_FALSE(mlsys::check_exercise("tb-config-params", 1, "600,000,000")["correct"]);
+}

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { THEME, run, assertChartSubset } from './figure-harness.mjs';
 import { chart, linear, log, category, span, colours, series, line } from '../../web/src/figures/shared/chart-config.js';
-import { placeLabel, labelText, closerMarker } from '../../web/src/runtime/point-labels.js';
+import { placeLabel, labelText, closerMarker, segmentMeetsBox } from '../../web/src/runtime/point-labels.js';
 import rooflinePlot from '../../web/src/figures/roofline-plot.js';
 import matmulIntensity from '../../web/src/figures/matmul-intensity.js';
 import modelStateBytes from '../../web/src/figures/model-state-bytes.js';
@@ -124,4 +124,18 @@ test('flash-hbm-traffic: the y axis stays put when the SRAM size changes, and ho
     const ys = run(flashHbm, { sram_bytes }).points.flatMap((q) => [q.standard, q.flash, q.scores]);
     assert.ok(Math.min(...ys) >= start[0] && Math.max(...ys) <= start[1], `M = ${sram_bytes}: inside the axis`);
   }
+});
+
+test('point labels keep off drawn lines when a place clear of them exists', () => {
+  assert.equal(segmentMeetsBox([0, 50, 200, 50], { x: 10, y: 44, w: 50, h: 12 }), true);
+  assert.equal(segmentMeetsBox([0, 50, 200, 50], { x: 10, y: 60, w: 50, h: 12 }), false);
+  assert.equal(segmentMeetsBox([0, 0, 100, 100], { x: 60, y: 0, w: 30, h: 20 }), false);
+  const area = { left: 0, top: 0, right: 200, bottom: 100 };
+  const size = { w: 50, h: 12 };
+  // A flat line through the point: right of the point would strike the text through.
+  const flat = [[0, 50, 200, 50]];
+  const b = placeLabel({ x: 20, y: 50, r: 4 }, size, area, [], [], flat);
+  assert.ok(!segmentMeetsBox(flat[0], b), 'above or below the line, not across it');
+  // Without lines it stays right of the point, as before.
+  assert.equal(placeLabel({ x: 20, y: 50, r: 4 }, size, area, []).y, 44);
 });

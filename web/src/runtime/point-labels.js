@@ -12,7 +12,8 @@
 // above and below again but ending or starting at the point, then the same twelve places a
 // text height further out, and so on for RINGS rings. It takes the first
 // place whose box lies inside the plot area and overlaps neither a label placed before nor
-// another point's marker (`markers`, boxes). Failing that, the place inside the area that
+// another point's marker (`markers`, boxes) nor crosses a drawn line (`lines`, segments
+// [x1, y1, x2, y2]); then the first that only crosses a line. Failing that, the place inside the area that
 // overlaps no label and covers the fewest markers (the nearest among equals); failing that,
 // the first of them moved into the area that overlaps no label; failing that, the right-hand
 // one moved into the area. A label placed beyond the first ring says so (`far`); the plugin
@@ -22,7 +23,7 @@ const GAP = 6; // px between the point and its text
 const RINGS = 8;
 const PER_RING = 12;
 
-export function placeLabel(pt, size, area, placed, markers = []) {
+export function placeLabel(pt, size, area, placed, markers = [], lines = []) {
   const { w, h } = size;
   const near = GAP + (pt.r ?? 0); // clear of the marker
   const candidates = [];
@@ -50,6 +51,7 @@ export function placeLabel(pt, size, area, placed, markers = []) {
   const meets = (b) => (p) => b.x < p.x + p.w && p.x < b.x + w && b.y < p.y + p.h && p.y < b.y + h;
   const overlaps = (b) => placed.some(meets(b));
   const covered = (b) => markers.filter(meets(b)).length;
+  const crosses = (b) => lines.some((l) => segmentMeetsBox(l, { x: b.x, y: b.y, w, h }));
   // Moved into the area (the left/top edge wins when the text is wider than the area).
   const clamp = (b) => ({
     x: Math.max(area.left, Math.min(b.x, area.right - w)),
@@ -57,7 +59,7 @@ export function placeLabel(pt, size, area, placed, markers = []) {
     far: b.far,
   });
   const free = candidates.filter((b) => inside(b) && !overlaps(b));
-  let best = free.find((b) => covered(b) === 0);
+  let best = free.find((b) => covered(b) === 0 && !crosses(b)) ?? free.find((b) => covered(b) === 0);
   if (!best && free.length) {
     const counts = free.map(covered);
     best = free[counts.indexOf(Math.min(...counts))];
@@ -66,6 +68,20 @@ export function placeLabel(pt, size, area, placed, markers = []) {
     ?? candidates.slice(0, PER_RING).map(clamp).find((b) => !overlaps(b))
     ?? clamp(candidates[0]);
   return { x: box.x, y: box.y, w, h, far: Boolean(box.far) };
+}
+
+// Whether the segment [x1, y1, x2, y2] passes through the box (Liang–Barsky clipping).
+export function segmentMeetsBox([x1, y1, x2, y2], box) {
+  let t0 = 0, t1 = 1;
+  const dx = x2 - x1, dy = y2 - y1;
+  const edges = [[-dx, x1 - box.x], [dx, box.x + box.w - x1], [-dy, y1 - box.y], [dy, box.y + box.h - y1]];
+  for (const [p, q] of edges) {
+    if (p === 0) { if (q < 0) return false; continue; }
+    const t = q / p;
+    if (p < 0) t0 = Math.max(t0, t); else t1 = Math.min(t1, t);
+    if (t0 > t1) return false;
+  }
+  return true;
 }
 
 // The text of each point of a dataset that asked for labels ('' or null: no label).
@@ -134,10 +150,15 @@ export const pointLabelsPlugin = {
     const labelled = [];
     const points = []; // every drawn marker: [point, its box]
     const bars = []; // every drawn bar's box
+    const lines = []; // every drawn line's segments
     const markerOf = (pt) => ({ x: pt.x - pt.r, y: pt.y - pt.r, w: 2 * pt.r, h: 2 * pt.r });
     chart.data.datasets.forEach((ds, di) => {
       if (!chart.isDatasetVisible(di)) return;
       const meta = chart.getDatasetMeta(di);
+      if (ds.showLine || meta.type === 'line') {
+        const drawn = meta.data.filter((el) => !el.skip && Number.isFinite(el.x) && Number.isFinite(el.y));
+        for (let i = 1; i < drawn.length; i += 1) lines.push([drawn[i - 1].x, drawn[i - 1].y, drawn[i].x, drawn[i].y]);
+      }
       meta.data.forEach((el, i) => {
         if (el.skip || !Number.isFinite(el.x) || !Number.isFinite(el.y)) return;
         const r = meta.type === 'bar' ? 0 : el.options?.radius ?? 0; // a bar is no marker: its box is below
@@ -155,7 +176,7 @@ export const pointLabelsPlugin = {
     for (const item of labelled) {
       // Every other point's marker and every bar (its own too), which this label should not cover.
       const markers = points.filter(([p]) => p !== item.pt).map(([, b]) => b);
-      const box = placeLabel(item.pt, { w: ctx.measureText(item.text).width, h: size + 2 }, chartArea, placed, [...markers, ...bars]);
+      const box = placeLabel(item.pt, { w: ctx.measureText(item.text).width, h: size + 2 }, chartArea, placed, [...markers, ...bars], lines);
       placed.push(box);
       shown.push({ text: item.text, ...box, marker: points.findIndex(([p]) => p === item.pt) });
       if (box.far || closerMarker(item.pt, box, markers)) leader(ctx, item.pt, box, opts.color ?? '#000');
