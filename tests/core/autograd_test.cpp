@@ -251,7 +251,9 @@ TEST(BackpropMemory, CheckpointingNeverCostsMoreThanKeepingEverything) {
   for (const auto& c : r.curve) {
     EXPECT_LE(c.every_k_bytes, c.none_bytes) << "L = " << c.layers;
     EXPECT_LE(c.sqrt_bytes, c.none_bytes) << "L = " << c.layers;
-    if (c.layers <= 16) EXPECT_EQ(c.every_k_bytes, c.none_bytes) << "L = " << c.layers;
+    if (c.layers <= 16) {
+      EXPECT_EQ(c.every_k_bytes, c.none_bytes) << "L = " << c.layers;
+    }
   }
   EXPECT_EQ(r.curve.front().every_k_bytes, 2 * 32 * 4096 * 2.0);
 }

@@ -340,11 +340,23 @@ TEST(TransformerExercises, PublishedRunsLastWeeksToMonths) {
 }
 
 TEST(TransformerExercises, ConfigParamsAcceptsTheExactCount) {
-  // The count asked in billions, typed as the exact integer the lesson teaches to compute, or with
-  // a B or M suffix: all one answer. Seed 1 counts 536,814,336 parameters.
+  // The count asked in billions, typed as the exact integer the lesson teaches to compute (with or
+  // without thousands separators), or with a B or M suffix: all one answer. Seed 1 counts
+  // 9,104,068,608 parameters.
   const auto e = mlsys::make_exercise("tb-config-params", 1);
-  EXPECT_DOUBLE_EQ(e.answer * 1e9, 536814336.0) << e.prompt;
-  for (const char* typed : {"536,814,336", "536814336", "0.5368", "0.537B", "537M", "0.5368 billion"})
+  EXPECT_DOUBLE_EQ(e.answer * 1e9, 9104068608.0) << e.prompt;
+  for (const char* typed : {"9,104,068,608", "9104068608", "9.104", "9.104B", "9104M", "9.104 billion", "9.104e9"})
     EXPECT_TRUE(mlsys::check_exercise("tb-config-params", 1, typed)["correct"]) << typed;
-  EXPECT_FALSE(mlsys::check_exercise("tb-config-params", 1, "600,000,000")["correct"]);
+  EXPECT_FALSE(mlsys::check_exercise("tb-config-params", 1, "9,500,000,000")["correct"]);
+  // Every draw: the exact count, written out with separators, is accepted.
+  for (std::uint32_t seed = 0; seed < 50; ++seed) {
+    const auto d = mlsys::make_exercise("tb-config-params", seed);
+    const auto count = static_cast<long long>(std::llround(d.answer * 1e9));
+    std::string digits = std::to_string(count), grouped;
+    for (std::size_t k = 0; k < digits.size(); ++k) {
+      if (k > 0 && (digits.size() - k) % 3 == 0) grouped += ',';
+      grouped += digits[k];
+    }
+    EXPECT_TRUE(mlsys::check_exercise("tb-config-params", seed, grouped)["correct"]) << seed << ": " << grouped;
+  }
 }

@@ -109,8 +109,14 @@ test('flops-per-token-context: Llama 2 7B, 6N flat, 12·L·H·Q·T linear, equal
   close(d.trained.share, (12 * 32 * 4096 * 4096) / (6 * N + 12 * 32 * 4096 * 4096), 1e-12);
   const cfg = context.draw(d, THEME);
   assertChartSubset('flops-per-token-context', cfg);
-  assert.match(labelsOf(cfg), /equal at T = 25\.2K/);
-  assert.match(labelsOf(cfg), /trained at 4\.1K: attention 14\.0%/);
+  // Contexts named as the lesson names them (4K = 4,096), the crossing written out.
+  assert.match(labelsOf(cfg), /equal at T = 25,205/);
+  assert.match(labelsOf(cfg), /trained at 4K: attention 14\.0%/);
+  const big = run(context, { model: 'llama-3-405b' });
+  assert.match(labelsOf(context.draw(big, THEME)), /trained at 128K: attention 57\.\d%/);
+  // The trained context is one of the drawn ones: the data table lists it once.
+  const seqs = big.table.rows.map((r) => r[0]);
+  assert.equal(new Set(seqs).size, seqs.length);
 });
 
 test('flops-per-token-context: forward is a third, with the same crossing; axes fixed over models', () => {

@@ -132,7 +132,7 @@ Exercise difference_error(Rng& rng) {
     e.prompt = "A gradient check of f(x) = " + f.expression + " at x = " + format_number(x, 3) + " uses the " + method +
                " difference " + (central ? "(f(x+h) \u2212 f(x\u2212h))/(2h)" : "(f(x+h) \u2212 f(x))/h") +
                " in fp64. With h = " + format_number(h1, 3) + " its error |numeric \u2212 analytic| is " +
-               prose(e1, 3) + ". Assuming the error is pure truncation, scaling exactly as h^p, what error do you predict with h = " +
+               prose(e1, 3) + ". Assuming the error is pure truncation, scaling exactly as h\u1D56, what error do you predict with h = " +
                format_number(h2, 3) + "? (Computing it directly at that step gives the same within 1%.)";
     e.unit = "";
     e.answer = e1 / std::pow(static_cast<double>(m), order);
@@ -146,8 +146,8 @@ Exercise difference_error(Rng& rng) {
     require(e, 1e-16 / h2 < 0.01 * e.answer, "rounding (about 1e-16/h) is under 1% of the predicted error");
     reject_mistake(e, e1 / std::pow(static_cast<double>(m), central ? 1 : 2),
                    std::string("took the ") + (central ? "forward" : "central") + " difference's order");
-    e.hint = std::string("Truncation error is proportional to h^p, with p = 1 for the forward difference and p = 2 for "
-                         "the central one (Taylor's theorem); rounding (~eps/h) is still negligible at these steps.");
+    e.hint = std::string("Truncation error is proportional to h\u1D56, with p = 1 for the forward difference and p = 2 "
+                         "for the central one (Taylor's theorem); rounding, about \u03B5/h, is still negligible at these steps.");
     const std::string factor = std::to_string(static_cast<int>(std::pow(m, order)));
     e.solution = "The step shrinks " + std::to_string(m) + " times and the " + method + " difference's error goes as " +
                  (central ? "h\u00B2, so it shrinks " + std::to_string(m) + "\u00B2 = " + factor : "h, so it shrinks " + factor) +
