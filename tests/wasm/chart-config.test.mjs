@@ -82,6 +82,18 @@ test('point labels: text from raw.label or a function; placed inside the plot, n
   const box = { x: 26, y: 44, w: 50, h: 12 }; // right of a point at (20, 50), radius 4
   assert.equal(closerMarker({ x: 20, y: 50, r: 4 }, box, [{ x: 150, y: 46, w: 8, h: 8 }]), false, 'the other marker is far');
   assert.equal(closerMarker({ x: 20, y: 50, r: 4 }, box, [{ x: 46, y: 58, w: 8, h: 8 }]), true, 'the other marker is just under the label');
+  // A line running right of the point (another series): the label moves off it, near its point.
+  const flat = [{ x1: 0, y1: 50, x2: 200, y2: 50 }];
+  const offLine = placeLabel({ x: 60, y: 50, r: 4 }, size, area, [], [], flat);
+  assert.ok(!segmentMeetsBox(flat[0], offLine), 'crosses no line');
+  assert.equal(offLine.far, false, 'still beside its point');
+  // Lines everywhere near the point: it stays near and crosses one rather than wander off.
+  const grid = [20, 35, 50, 65, 80].map((y) => ({ x1: 0, y1: y, x2: 200, y2: y }));
+  const dense = placeLabel({ x: 60, y: 50, r: 4 }, size, area, [], [], grid);
+  assert.ok(Math.abs(dense.y + dense.h / 2 - 50) < 40, 'stays within a few rings');
+  assert.equal(segmentMeetsBox({ x1: 0, y1: 0, x2: 10, y2: 10 }, { x: 4, y: 4, w: 2, h: 2 }), true, 'a diagonal through the box');
+  assert.equal(segmentMeetsBox({ x1: 0, y1: 0, x2: 3, y2: 3 }, { x: 4, y: 4, w: 2, h: 2 }), false, 'ends short of it');
+  assert.equal(segmentMeetsBox({ x1: 0, y1: 10, x2: 10, y2: 0 }, { x: 0, y: 0, w: 2, h: 2 }), false, 'passes its corner');
   const corner = placeLabel({ x: 199, y: 1 }, { w: 300, h: 12 }, area, []);
   assert.ok(corner.x >= area.left && corner.y >= area.top, 'clamped into the area when nothing fits');
 });
@@ -124,18 +136,4 @@ test('flash-hbm-traffic: the y axis stays put when the SRAM size changes, and ho
     const ys = run(flashHbm, { sram_bytes }).points.flatMap((q) => [q.standard, q.flash, q.scores]);
     assert.ok(Math.min(...ys) >= start[0] && Math.max(...ys) <= start[1], `M = ${sram_bytes}: inside the axis`);
   }
-});
-
-test('point labels keep off drawn lines when a place clear of them exists', () => {
-  assert.equal(segmentMeetsBox([0, 50, 200, 50], { x: 10, y: 44, w: 50, h: 12 }), true);
-  assert.equal(segmentMeetsBox([0, 50, 200, 50], { x: 10, y: 60, w: 50, h: 12 }), false);
-  assert.equal(segmentMeetsBox([0, 0, 100, 100], { x: 60, y: 0, w: 30, h: 20 }), false);
-  const area = { left: 0, top: 0, right: 200, bottom: 100 };
-  const size = { w: 50, h: 12 };
-  // A flat line through the point: right of the point would strike the text through.
-  const flat = [[0, 50, 200, 50]];
-  const b = placeLabel({ x: 20, y: 50, r: 4 }, size, area, [], [], flat);
-  assert.ok(!segmentMeetsBox(flat[0], b), 'above or below the line, not across it');
-  // Without lines it stays right of the point, as before.
-  assert.equal(placeLabel({ x: 20, y: 50, r: 4 }, size, area, []).y, 44);
 });

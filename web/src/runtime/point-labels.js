@@ -11,10 +11,12 @@
 // left, above and below it (clear of its marker, radius pt.r), then the four corners, then
 // above and below again but ending or starting at the point, then the same twelve places a
 // text height further out, and so on for RINGS rings. It takes the first
-// place whose box lies inside the plot area and overlaps neither a label placed before nor
-// another point's marker (`markers`, boxes) nor crosses a drawn line (`lines`, segments
-// [x1, y1, x2, y2]); then the first that only crosses a line. Failing that, the place inside the area that
-// overlaps no label and covers the fewest markers (the nearest among equals); failing that,
+// place whose box lies inside the plot area, overlaps neither a label placed before nor
+// another point's marker (`markers`, boxes) and crosses no drawn line (`lines`, segments
+// {x1, y1, x2, y2}). Otherwise the place inside the area that overlaps no label and costs
+// least: a covered marker costs more than any other place, a crossed line as much as going
+// LINE_COST rings further out (a label that stays by its point may cross a line under its
+// halo rather than wander far off); among equals the nearest. Failing that,
 // the first of them moved into the area that overlaps no label; failing that, the right-hand
 // one moved into the area. A label placed beyond the first ring says so (`far`); the plugin
 // draws a thin leader from its point to such a label, and to one that another point's marker
@@ -22,6 +24,7 @@
 const GAP = 6; // px between the point and its text
 const RINGS = 8;
 const PER_RING = 12;
+const LINE_COST = 4; // rings a label may move out to keep off a line
 
 export function placeLabel(pt, size, area, placed, markers = [], lines = []) {
   const { w, h } = size;
@@ -45,24 +48,26 @@ export function placeLabel(pt, size, area, placed, markers = [], lines = []) {
       { x: pt.x - w, y: pt.y + d },
       { x: pt.x, y: pt.y + d },
     );
-    candidates.slice(-PER_RING).forEach((b) => { b.far = ring > 0; });
+    candidates.slice(-PER_RING).forEach((b) => { b.far = ring > 0; b.ring = ring; });
   }
   const inside = (b) => b.x >= area.left && b.x + w <= area.right && b.y >= area.top && b.y + h <= area.bottom;
   const meets = (b) => (p) => b.x < p.x + p.w && p.x < b.x + w && b.y < p.y + p.h && p.y < b.y + h;
   const overlaps = (b) => placed.some(meets(b));
   const covered = (b) => markers.filter(meets(b)).length;
-  const crosses = (b) => lines.some((l) => segmentMeetsBox(l, { x: b.x, y: b.y, w, h }));
   // Moved into the area (the left/top edge wins when the text is wider than the area).
   const clamp = (b) => ({
     x: Math.max(area.left, Math.min(b.x, area.right - w)),
     y: Math.max(area.top, Math.min(b.y, area.bottom - h)),
     far: b.far,
   });
-  const free = candidates.filter((b) => inside(b) && !overlaps(b));
-  let best = free.find((b) => covered(b) === 0 && !crosses(b)) ?? free.find((b) => covered(b) === 0);
-  if (!best && free.length) {
-    const counts = free.map(covered);
-    best = free[counts.indexOf(Math.min(...counts))];
+  const crossed = (b) => lines.filter((l) => segmentMeetsBox(l, { x: b.x, y: b.y, w, h })).length;
+  const cost = (b) => covered(b) * RINGS * PER_RING + crossed(b) * LINE_COST + b.ring;
+  let best;
+  for (const b of candidates) {
+    if (!inside(b) || overlaps(b)) continue;
+    const c = cost(b);
+    if (c === 0) { best = b; break; }
+    if (!best || c < best.cost) best = { ...b, cost: c };
   }
   const box = best
     ?? candidates.slice(0, PER_RING).map(clamp).find((b) => !overlaps(b))
@@ -70,16 +75,22 @@ export function placeLabel(pt, size, area, placed, markers = [], lines = []) {
   return { x: box.x, y: box.y, w, h, far: Boolean(box.far) };
 }
 
-// Whether the segment [x1, y1, x2, y2] passes through the box (Liang–Barsky clipping).
-export function segmentMeetsBox([x1, y1, x2, y2], box) {
-  let t0 = 0, t1 = 1;
-  const dx = x2 - x1, dy = y2 - y1;
-  const edges = [[-dx, x1 - box.x], [dx, box.x + box.w - x1], [-dy, y1 - box.y], [dy, box.y + box.h - y1]];
-  for (const [p, q] of edges) {
-    if (p === 0) { if (q < 0) return false; continue; }
-    const t = q / p;
-    if (p < 0) t0 = Math.max(t0, t); else t1 = Math.min(t1, t);
-    if (t0 > t1) return false;
+// Whether a segment {x1, y1, x2, y2} passes through a box {x, y, w, h} (Liang–Barsky clipping).
+export function segmentMeetsBox(l, box) {
+  const dx = l.x2 - l.x1;
+  const dy = l.y2 - l.y1;
+  let t0 = 0;
+  let t1 = 1;
+  const sides = [[-dx, l.x1 - box.x], [dx, box.x + box.w - l.x1], [-dy, l.y1 - box.y], [dy, box.y + box.h - l.y1]];
+  for (const [p, q] of sides) {
+    if (p === 0) {
+      if (q < 0) return false;
+    } else {
+      const t = q / p;
+      if (p < 0) t0 = Math.max(t0, t);
+      else t1 = Math.min(t1, t);
+      if (t0 > t1) return false;
+    }
   }
   return true;
 }
@@ -122,6 +133,25 @@ function leader(ctx, pt, box, colour) {
   ctx.restore();
 }
 
+// The segments a line dataset draws between its consecutive drawn points (a stepped line
+// through its corner as Chart.js draws it; a curved one as its chords).
+function segmentsOf(elements, stepped) {
+  const pts = elements.filter((el) => !el.skip && Number.isFinite(el.x) && Number.isFinite(el.y));
+  const out = [];
+  for (let i = 1; i < pts.length; i += 1) {
+    const a = pts[i - 1];
+    const b = pts[i];
+    if (!stepped) { out.push({ x1: a.x, y1: a.y, x2: b.x, y2: b.y }); continue; }
+    const corner = stepped === 'middle' ? null : stepped === 'after' ? { x: a.x, y: b.y } : { x: b.x, y: a.y };
+    if (corner) out.push({ x1: a.x, y1: a.y, x2: corner.x, y2: corner.y }, { x1: corner.x, y1: corner.y, x2: b.x, y2: b.y });
+    else {
+      const mid = (a.x + b.x) / 2;
+      out.push({ x1: a.x, y1: a.y, x2: mid, y2: a.y }, { x1: mid, y1: a.y, x2: mid, y2: b.y }, { x1: mid, y1: b.y, x2: b.x, y2: b.y });
+    }
+  }
+  return out;
+}
+
 // The box a bar covers (Chart.js BarElement: x, y its value's end, base its start, width or
 // height its thickness), or null for a bar of no length.
 function barBox(el) {
@@ -155,10 +185,7 @@ export const pointLabelsPlugin = {
     chart.data.datasets.forEach((ds, di) => {
       if (!chart.isDatasetVisible(di)) return;
       const meta = chart.getDatasetMeta(di);
-      if (ds.showLine || meta.type === 'line') {
-        const drawn = meta.data.filter((el) => !el.skip && Number.isFinite(el.x) && Number.isFinite(el.y));
-        for (let i = 1; i < drawn.length; i += 1) lines.push([drawn[i - 1].x, drawn[i - 1].y, drawn[i].x, drawn[i].y]);
-      }
+      if (ds.showLine ?? chart.options.showLine ?? meta.type === 'line') lines.push(...segmentsOf(meta.data, ds.stepped));
       meta.data.forEach((el, i) => {
         if (el.skip || !Number.isFinite(el.x) || !Number.isFinite(el.y)) return;
         const r = meta.type === 'bar' ? 0 : el.options?.radius ?? 0; // a bar is no marker: its box is below
@@ -186,7 +213,7 @@ export const pointLabelsPlugin = {
       ctx.strokeText(item.text, box.x, box.y);
       ctx.fillText(item.text, box.x, box.y);
     }
-    chart.$pointLabels = { labels: shown, markers: points.map(([, b]) => b), bars };
+    chart.$pointLabels = { labels: shown, markers: points.map(([, b]) => b), bars, lines };
     ctx.restore();
   },
 };
