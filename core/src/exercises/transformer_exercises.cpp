@@ -189,8 +189,8 @@ Exercise published_run_days(Rng& rng) {
                                                               : format_number(m.training_tokens / 1e9, 4) + "B";
   e.prompt = m.name + " (" + format_number(n_shown / 1e9, 4) + "B parameters) was pre-trained on " + tokens_shown +
              " tokens. How many days would that run take on " +
-             format_int(devices) + " " + chip.hw->name + " (dense bf16 peak " + format_number(chip.peak_tflops, 4) +
-             " TFLOP/s each) at an MFU of " + format_number(100 * mfu_shown, 3) +
+             format_int(devices) + " \u00D7 " + chip.hw->name + ", each with a dense bf16 peak of " +
+             format_number(chip.peak_tflops, 4) + " TFLOP/s, at an MFU of " + format_number(100 * mfu_shown, 3) +
              "%, counting C = 6·N·D and no failures?";
   e.unit = "days";
   e.answer = t.time_days;
