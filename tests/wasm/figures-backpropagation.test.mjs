@@ -35,8 +35,14 @@ test('autograd-graph: f = x²y + sin x at (2, 3), its gradient by hand, and the 
   assert.ok(t.some((s) => s.includes('∂f/∂x = 11.58')), 'the gradient is stated under the graph');
   assert.equal(scene.nodes.filter((n) => n.kind === 'polygon').length, 7, 'one arrow per operand edge (x feeds two)');
   // The two shares that add up at x are on its arrows and spelled out under the graph.
-  for (const s of ['←12', '←-0.4161', '←1', '←4']) assert.ok(t.includes(s), `an arrow carries ${s}`);
-  assert.ok(t.some((s) => s.includes('12 from ^ + -0.4161 from sin = 11.58')), 'the sum at x is stated');
+  for (const s of ['12', '-0.4161', '1', '4']) assert.ok(t.includes(s), `an arrow carries ${s}`);
+  // Each share sits in a gap of its arrow: a patch of the page's colour under the text.
+  const patches = scene.nodes.filter((n) => n.kind === 'rect' && n.fill === THEME.background);
+  for (const s of ['12', '-0.4161']) {
+    const label = scene.nodes.find((n) => n.kind === 'text' && n.text === s);
+    assert.ok(patches.some((r) => label.x > r.x && label.x < r.x + r.w && label.y > r.y && label.y < r.y + r.h + 2), `${s} has its patch`);
+  }
+  assert.ok(t.join(' ').includes('12 from ^ + -0.4161 from sin = 11.58'), 'the sum at x is stated (the note may wrap)');
   assert.deepEqual(d.sums.map((v) => v.parts.map((p) => sig4(p.share))), [['12', '-0.4161']]);
 });
 
@@ -130,6 +136,9 @@ test('backprop-memory-depth: Chen et al.\'s count at the defaults, the y axis fi
   const cfg = memoryDepth.draw(d, THEME);
   assertChartSubset('backprop-memory-depth', cfg);
   assert.ok(cfg.data.datasets.slice(0, 3).every((ds) => ds.data.at(-1).label), 'each curve labelled at depth L');
+  // The star at depth L lies inside the plot, not on its right edge (half cut off there).
+  assert.ok(cfg.options.scales.x.max >= 1.3 * d.layers, 'room right of depth L');
+  assert.ok(cfg.data.datasets.every((ds) => ds.clip === undefined), 'nothing drawn outside the plot');
   // Where every-k and √L coincide (k = 8 = ⌈√64⌉), one label names both.
   const same = memoryDepth.draw(run(memoryDepth, { k: 8 }), THEME).data.datasets;
   assert.match(same[1].data.at(-1).label, /and k = ⌈√L⌉/);

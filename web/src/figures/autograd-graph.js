@@ -30,7 +30,7 @@ export default {
   id: 'autograd-graph',
   title: 'The computational graph: forward values and backward gradients',
   caption:
-    'Each box is one node of the expression as the engine parses it: its operation, the value the forward pass computed and the gradient ∂f/∂node the reverse pass sent back. Arrows show the forward pass; gradients travel against them, starting from 1 at the output, and the number on each arrow (← …) is the share the reverse pass sent back along it. Follow x: it feeds two nodes, and its gradient is the sum of the two shares on its arrows, spelled out under the graph. Type your own expression (functions: exp log tanh sigmoid relu sin cos sqrt) or change the values; constants keep gradient 0 because the reverse pass never visits them.',
+    'Each box is one node of the expression as the engine parses it: its operation, the value the forward pass computed and the gradient ∂f/∂node the reverse pass sent back. Arrows show the forward pass; gradients travel against them, starting from 1 at the output, and the orange number on each arrow is the share the reverse pass sent back along it. Follow x: it feeds two nodes, and its gradient is the sum of the two shares on its arrows, spelled out under the graph. Type your own expression (functions: exp log tanh sigmoid relu sin cos sqrt) or change the values; constants keep gradient 0 because the reverse pass never visits them.',
   params: [
     { key: 'expression', label: 'Expression f', from: ['autograd', 'expression'], samplesLabel: 'Sample expressions',
       samples: ['x*x + x', 'tanh(x*y) + relu(y - x)', { label: 'log(x - 5), rejected: log of a negative number', value: 'log(x - 5)' },
@@ -93,12 +93,12 @@ export default {
       }),
       // Each arrow into a visited operand carries the share sent back along it.
       edges: data.nodes.flatMap((n) => n.inputs.map((i, j) => ({ from: `n${i}`, to: `n${n.id}`,
-        ...(data.nodes[i].visited ? { label: `←${sig4(n.shares[j])}`, labelColor: theme.compute } : {}) }))),
+        ...(data.nodes[i].visited ? { label: sig4(n.shares[j]), labelColor: theme.compute } : {}) }))),
       legend: [
         { label: 'Variable (an input)', fill: theme.palette[0], opacity: 0.25, stroke: theme.text },
         { label: 'Constant part (not visited backward)', fill: 'none', stroke: theme.muted },
         { label: 'Output f', fill: 'none', stroke: theme.compute },
-        { label: 'Forward: operand → operation; ←: share sent back', stroke: theme.muted },
+        { label: 'Forward: operand → operation; orange number: share sent back', stroke: theme.muted },
       ],
     };
     const scene = graphScene(theme, spec);

@@ -8,6 +8,8 @@
 import { formatSI } from '../runtime/format.js';
 import { chart, log, colours, series, line } from './shared/chart-config.js';
 
+// The x axis ends this factor beyond depth L (room for the star at L and the end labels).
+const X_ROOM = 1.4;
 const pct = (f) => `${Math.round(100 * f)}%`;
 
 export default {
@@ -76,13 +78,14 @@ export default {
       series(pick(), {
         label: `Best k at L = ${data.layers}: k = ${data.best_k}, ${formatSI(data.best_peak_bytes, 'B')}`,
         data: [{ x: data.layers, y: data.best_peak_bytes, label: `best k = ${data.best_k}` }],
-        pointStyle: 'star', pointRadius: 9, pointLabels: true, clip: false, // drawn whole at the axis's right end
+        pointStyle: 'star', pointRadius: 9, pointLabels: true,
       }),
     ];
     return chart(theme, {
       datasets,
       scales: {
-        x: log('Depth L (layers, log scale)', { unit: '', range: [data.curve[0].layers, data.layers] }),
+        // A little room right of depth L: the star and the curves' end labels stay inside the plot.
+        x: log('Depth L (layers, log scale)', { unit: '', range: [data.curve[0].layers, data.layers * X_ROOM] }),
         y: log('Peak activation memory (B, log scale)', { unit: 'B', range: [Math.min(data.layer_bytes, data.perLayerWeight) / 1.5, data.yMax * 1.5] }),
       },
       tooltip: (ctx) => `${ctx.dataset.label.split(':')[0]}: ${formatSI(ctx.raw.y, 'B')} at L = ${ctx.raw.x}`,

@@ -76,7 +76,7 @@ export function layoutGraph(spec, size) {
 }
 
 // spec: {label, nodes: [{id, label, tip?, fill?, opacity?, stroke?}], edges: [{from, to, stroke?,
-//   dash?, label?, labelColor?}], groups?, rankdir?, legend?}. An edge's label sits on its route. Node fills default to none (the page) with a theme border.
+//   dash?, label?, labelColor?}], groups?, rankdir?, legend?}. An edge's label sits on its route, in a gap of its line. Node fills default to none (the page) with a theme border.
 export function graphScene(theme, spec) {
   const box = sizeOf(theme);
   const size = fontFor(box.width);
@@ -111,7 +111,12 @@ export function graphScene(theme, spec) {
     nodes.push({ kind: 'polyline', points: pts, stroke, strokeWidth: 1.5, ...(e.dash ? { dash: e.dash } : {}) });
     nodes.push(arrowhead(...pts.at(-2), ...pts.at(-1), size * 0.7, stroke));
     if (e.labelAt) {
-      nodes.push(text(e.labelAt[0] + dx, e.labelAt[1] + dy + size * 0.35, e.label, size, e.labelColor ?? theme.text, { anchor: 'middle' }));
+      // The label interrupts its arrow (a patch of the page's colour under it), so the line does
+      // not strike through the text.
+      const [lx, ly] = [e.labelAt[0] + dx, e.labelAt[1] + dy];
+      const w = textWidth(e.label, size) + 4;
+      nodes.push({ kind: 'rect', x: lx - w / 2, y: ly - size * 0.6, w, h: size * 1.2, fill: theme.background ?? '#ffffff', stroke: 'none' });
+      nodes.push(text(lx, ly + size * 0.35, e.label, size, e.labelColor ?? theme.text, { anchor: 'middle' }));
     }
   }
   const lineH = size * 1.3;
