@@ -360,3 +360,19 @@ TEST(TransformerExercises, ConfigParamsAcceptsTheExactCount) {
     EXPECT_TRUE(mlsys::check_exercise("tb-config-params", seed, grouped)["correct"]) << seed << ": " << grouped;
   }
 }
+
+TEST(TransformerFlops, CrossingIsTheScalingBooksEightD) {
+  // Austin et al., "How to Scale Your Model", chapter 4: with a gated MLP of F = 4D, D = N·H and
+  // N = K, attention's FLOPs equal the matmuls' at T = 8D. The lesson's T* = N/(2·L·H·Q) gives the
+  // same crossing: 16D² parameters a layer, 6·16D² = 12·D·T. (A one-row vocabulary and the norms
+  // move it by about one token.)
+  for (double h : {1024.0, 4096.0, 8192.0}) {
+    const json r = mlsys::calc("transformer", {{"layers", 16}, {"hidden", h}, {"heads", h / 128}, {"ffn_hidden", 4 * h},
+                                               {"gated_mlp", true}, {"vocab", 1}, {"tied_embeddings", true}, {"seq", 2048}});
+    EXPECT_NEAR(num(r, "attention_equals_matmul_seq"), 8 * h, 2.0) << h;
+  }
+  // A classic 4h MLP (two matrices): 12D² a layer, the crossing at 6D.
+  const json classic = mlsys::calc("transformer", {{"layers", 16}, {"hidden", 4096}, {"heads", 32}, {"ffn_hidden", 16384},
+                                                   {"gated_mlp", false}, {"vocab", 1}, {"tied_embeddings", true}, {"seq", 2048}});
+  EXPECT_NEAR(num(classic, "attention_equals_matmul_seq"), 6 * 4096.0, 2.0);
+}
