@@ -90,6 +90,15 @@ test('gradient-check-error: truncation ~h and ~h², rounding ~ε/h, best steps n
   for (const ds of cfg.data.datasets) assert.equal(ds.pointStyle.filter((s) => s === 'star').length, 1, 'one best step per curve');
 });
 
+test('gradient-check-error: the caption\'s sqrt(x) at 0.01 moves every best step to a smaller h', () => {
+  const best = (d) => Object.fromEntries(d.curves.map((c) => [`${c.method} ${c.dtype}`, c.best_step]));
+  const ref = best(run(gradientCheck, {}));
+  const d = run(gradientCheck, { expression: 'sqrt(x)', values: { x: 0.01 } });
+  for (const [name, step] of Object.entries(best(d))) assert.ok(step < ref[name], `${name}: ${step} < ${ref[name]}`);
+  // h = 0.1 takes x − h below 0: the central curves have no point there, the forward ones do.
+  for (const c of d.curves) assert.equal(c.sweep.some((q) => q.step === 0.1), c.method === 'forward', `${c.method} ${c.dtype}`);
+});
+
 test('gradient-check-error: a kink, other points, and rejected inputs', () => {
   // relu(x - 1) at x = 1: reverse mode says 0, the central difference the mean slope 1/2 at
   // every h (to rounding: (1 + h) − 1 is h to about ε/h relative).
