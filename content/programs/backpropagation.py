@@ -12,12 +12,7 @@ Run:  python3 backpropagation.py                       the lesson's worked examp
       python3 backpropagation.py --expression "tanh(x*y) + x" --values x=0.5,y=2
       python3 backpropagation.py --layers 256 --k 16 --json
 """
-import argparse
-import json
-import math
-import re
-import struct
-import sys
+import argparse, json, math, re, struct, sys
 
 # Local derivatives d(op)/d(operand), from the operand values a, b and the node's value v.
 UNARY = {
@@ -179,12 +174,14 @@ BYTES = {"fp64": 8, "fp32": 4, "bf16": 2, "fp16": 2}
 
 
 def backprop_memory(layers, width, batch, element_bytes, k):
-    """Peak activation bytes of an MLP: each layer keeps input and pre-activation (2·b·w values)."""
+    """Peak activation bytes of an MLP: each layer keeps input and pre-activation (2·b·w values);
+    with checkpoints, they + one segment re-run from its checkpoint (its first input, counted once)."""
     layer, checkpoint = 2 * batch * width * element_bytes, batch * width * element_bytes
-    peak = lambda kk: math.ceil(layers / kk) * checkpoint + kk * layer  # checkpoints + one re-run segment
+    peak = lambda kk: math.ceil(layers / kk) * checkpoint + min(kk, layers) * layer - checkpoint
     forward_flops = 2 * batch * width * width * layers
     sqrt_k = math.ceil(math.sqrt(layers))
-    return {"layer_bytes": layer, "none_peak_bytes": layers * layer, "every_k_peak_bytes": peak(k),
+    return {"layer_bytes": layer, "weight_bytes": layers * width * width * element_bytes, "none_peak_bytes": layers * layer,
+            "every_k_peak_bytes": peak(k),
             "sqrt_k": sqrt_k, "sqrt_peak_bytes": peak(sqrt_k), "best_k": min(range(1, layers + 1), key=peak),
             "forward_flops": forward_flops, "training_flops": 3 * forward_flops,
             "recompute_fraction": forward_flops / (3 * forward_flops)}  # one extra forward pass
@@ -242,7 +239,7 @@ def main(argv=None):
     print(f"\nMLP of {a.layers} layers, width {a.width}, batch {a.batch}, {a.dtype}:")
     print(f"  peak: {mem['none_peak_bytes'] / 1e6:.2f} MB without checkpoints, {mem['every_k_peak_bytes'] / 1e6:.2f} MB "
           f"every {a.k} layers, {mem['sqrt_peak_bytes'] / 1e6:.2f} MB every ceil(sqrt L) = {mem['sqrt_k']} (best k = {mem['best_k']})")
-    print(f"  recomputation: one extra forward, {mem['forward_flops'] / 1e9:.1f} GFLOP = "
+    print(f"  weights: {mem['weight_bytes'] / 1e6:.2f} MB; recomputation: one extra forward, {mem['forward_flops'] / 1e9:.1f} GFLOP = "
           f"{100 * mem['recompute_fraction']:.0f}% of {mem['training_flops'] / 1e9:.1f} GFLOP")
 
 

@@ -15,6 +15,7 @@
 #include "mlsys/autograd/expression.hpp"
 #include "mlsys/autograd/gradient_check.hpp"
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/foundations/units.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "test_support.hpp"
 
@@ -220,25 +221,41 @@ TEST(BackpropMemory, ClosedForms) {
   // L = 16, w = 1024, b = 8, bf16: a layer keeps 2·8·1024·2 = 32 KiB, a checkpoint 16 KiB.
   const auto r = mlsys::backprop_memory(16, 1024, 8, 2, 2);
   EXPECT_EQ(r.layer_bytes, 32768.0);
+  EXPECT_EQ(r.weight_bytes, 16 * 1024.0 * 1024 * 2);
   EXPECT_EQ(r.none.peak_bytes, 16 * 32768.0);
   EXPECT_EQ(r.every_k.checkpoints, 8);
-  EXPECT_EQ(r.every_k.peak_bytes, 8 * 16384.0 + 2 * 32768.0);
+  // A re-run segment starts from its checkpoint: (2k − 1) more b·w values, not 2k.
+  EXPECT_EQ(r.every_k.peak_bytes, 8 * 16384.0 + 3 * 16384.0);
   EXPECT_EQ(r.sqrt_l.k, 4);  // sqrt(16)
-  EXPECT_EQ(r.sqrt_l.peak_bytes, 4 * 16384.0 + 4 * 32768.0);
+  EXPECT_EQ(r.sqrt_l.peak_bytes, 4 * 16384.0 + 7 * 16384.0);
   EXPECT_EQ(r.sqrt_l.recomputed_layers, 16);
   EXPECT_DOUBLE_EQ(r.sqrt_l.recompute_fraction, 1.0 / 3);  // one more forward of fwd + bwd = 3 forwards
   EXPECT_EQ(r.none.recompute_flops, 0.0);
-  // peak(k) = ceil(16/k)·c + 2k·c with c = 16 KiB: 12c at k = 2, 3 and 4; the smallest k is kept.
+  // peak(k) = (ceil(16/k) + 2k − 1)·c with c = 16 KiB: 11c at k = 2, 3 and 4; the smallest k is kept.
   EXPECT_EQ(r.best_k, 2);
-  EXPECT_EQ(r.best_peak_bytes, 12 * 16384.0);
+  EXPECT_EQ(r.best_peak_bytes, 11 * 16384.0);
   EXPECT_EQ(r.curve.size(), 16u);
   EXPECT_EQ(r.curve.back().none_bytes, r.none.peak_bytes);
-  // Sublinear: at L = 4096 the sqrt plan keeps 64 checkpoints + 64 layers, 192c against 8192c.
+  // Sublinear: at L = 4096 the sqrt plan keeps 64 checkpoints + 127 more values, 191c against 8192c.
   const auto deep = mlsys::backprop_memory(4096, 1, 1, 1, 1);
-  EXPECT_EQ(deep.sqrt_l.peak_bytes, 192.0);
+  EXPECT_EQ(deep.sqrt_l.peak_bytes, 191.0);
   EXPECT_EQ(deep.none.peak_bytes, 8192.0);
   EXPECT_EQ(deep.curve.size(), 256u);
   EXPECT_EQ(deep.curve.back().layers, 4096);
+}
+
+TEST(BackpropMemory, CheckpointingNeverCostsMoreThanKeepingEverything) {
+  // A network no deeper than k is one segment: its checkpoint is its first input, so the peak
+  // is the 2L values of no checkpointing, never more (it was 2L + 1 before).
+  const auto r = mlsys::backprop_memory(64, 4096, 32, 2, 16);
+  for (const auto& c : r.curve) {
+    EXPECT_LE(c.every_k_bytes, c.none_bytes) << "L = " << c.layers;
+    EXPECT_LE(c.sqrt_bytes, c.none_bytes) << "L = " << c.layers;
+    if (c.layers <= 16) {
+      EXPECT_EQ(c.every_k_bytes, c.none_bytes) << "L = " << c.layers;
+    }
+  }
+  EXPECT_EQ(r.curve.front().every_k_bytes, 2 * 32 * 4096 * 2.0);
 }
 
 TEST(BackpropMemory, MatchesActivationCheckpointingSegments) {
@@ -270,5 +287,30 @@ TEST(AutogradExercises, AnswersMatchTheCalculators) {
     const auto d = mlsys::make_exercise("finite-difference-error", seed);
     const double measured = calc("gradient-check", d.params)["abs_error"].get<double>();
     EXPECT_NEAR(measured / d.answer, 1.0, 0.15) << d.prompt;
+  }
+}
+
+TEST(AutogradExercises, FiniteDifferenceAcceptsTheErrorComputedDirectly) {
+  // A reader may compute the error at the smaller step instead of scaling the given one by m^p:
+  // both must pass, over many draws, and the scaling with the wrong order must not.
+  for (std::uint32_t seed = 0; seed < 300; ++seed) {
+    const auto d = mlsys::make_exercise("finite-difference-error", seed);
+    const double measured = calc("gradient-check", d.params)["abs_error"].get<double>();
+    EXPECT_TRUE(mlsys::check_exercise("finite-difference-error", seed, mlsys::format_number(measured, 4))["correct"])
+        << seed << ": " << d.prompt << " measured " << measured << " predicted " << d.answer;
+    EXPECT_TRUE(mlsys::check_exercise("finite-difference-error", seed, mlsys::format_number(d.answer, 4))["correct"])
+        << seed;
+  }
+}
+
+TEST(AutogradExercises, SqrtCheckpointCountsTheCheckpointOnce) {
+  for (std::uint32_t seed = 0; seed < 50; ++seed) {
+    const auto s = mlsys::make_exercise("sqrt-checkpoint-memory", seed);
+    const double k = s.params["k"].get<double>();
+    const double c = s.params["batch"].get<double>() * s.params["width"].get<double>() *
+                     (s.params["dtype"] == "fp32" ? 4 : 2);
+    EXPECT_DOUBLE_EQ(s.answer, (3 * k - 1) * c / 1e6) << s.prompt;
+    // The old count, 3k matrices, is off by 1/(3k − 1) > 1% and rejected.
+    EXPECT_FALSE(mlsys::check_exercise("sqrt-checkpoint-memory", seed, mlsys::format_number(3 * k * c / 1e6, 6))["correct"]);
   }
 }

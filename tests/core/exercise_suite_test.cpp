@@ -290,7 +290,7 @@ const std::map<std::string, int>& prompt_space() {
       {"sf-young-interval", 968}, {"sg-mig-busy-sms", 198}, {"sg-time-slicing-makespan", 3587},
       {"sl-chinchilla-loss", 1877}, {"sl-optimal-params", 33}, {"sl-overtraining-total", 210},
       {"sl-tokens-per-param", 35}, {"sqrt-checkpoint-memory", 1648}, {"tb-config-params", 1120},
-      {"tb-embedding-share", 1116}, {"tb-flops-at-context", 52}, {"tb-published-run-days", 800},
+      {"tb-embedding-share", 1116}, {"tb-flops-at-context", 52}, {"tb-published-run-days", 435},
       {"tensor-logits-bytes", 238}, {"tp-allreduce-bytes", 144}};
   return space;
 }

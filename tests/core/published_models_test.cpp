@@ -218,3 +218,18 @@ TEST(ModelInputs, TransformerCalculatorTakesModelOnceItUsesTheSharedFields) {
   EXPECT_EQ(mlsys::calc("transformer", {{"model", "llama-2-7b"}})["params"].get<double>(), m->params);
   EXPECT_EQ(mlsys::test::error_of("transformer", R"({"model": "llama-9"})")["field"], "model");
 }
+
+TEST(PublishedModels, LlamaFfnWidthsFollowTheReferenceMultipliers) {
+  // Meta's reference arguments (meta-llama/llama-models, models/sku_list.py): the FFN width is
+  // ⌊ffn_dim_multiplier · ⌊8h/3⌋⌋ rounded up to a multiple of multiple_of, with the multiplier 1.3
+  // for Llama 3 8B and 70B and 1.2 for Llama 3.1 405B (1.3 would give 57,344 there, not 53,248).
+  const auto ffn = [](double hidden, double multiplier, double multiple_of) {
+    const double base = std::floor(multiplier * std::floor(2 * 4 * hidden / 3));
+    return multiple_of * std::ceil(base / multiple_of);
+  };
+  const auto width = [](const char* id) { return mlsys::calc("models", {{"id", id}})["ffn_hidden"].get<double>(); };
+  EXPECT_EQ(width("llama-3-8b"), ffn(4096, 1.3, 1024));
+  EXPECT_EQ(width("llama-3-70b"), ffn(8192, 1.3, 4096));
+  EXPECT_EQ(width("llama-3-405b"), ffn(16384, 1.2, 4096));
+  EXPECT_NE(width("llama-3-405b"), ffn(16384, 1.3, 4096));
+}

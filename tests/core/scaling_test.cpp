@@ -328,3 +328,51 @@ TEST(ScalingExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
     EXPECT_DOUBLE_EQ(e.answer, num(mlsys::calc("scaling-law", e.params), "total_flops") / 1e21) << seed;
   }
 }
+
+TEST(TransformerExercises, PublishedRunsLastWeeksToMonths) {
+  // A cluster sized for the run: no 13B model spread over 16,384 GPUs for minutes, no 405B model
+  // on 1,024 GPUs for years.
+  for (std::uint32_t seed = 0; seed < 400; ++seed) {
+    const auto e = mlsys::make_exercise("tb-published-run-days", seed);
+    EXPECT_GE(e.answer, 14.0) << e.prompt;
+    EXPECT_LE(e.answer, 120.0) << e.prompt;
+  }
+}
+
+TEST(TransformerExercises, ConfigParamsAcceptsTheExactCount) {
+  // The count asked in billions, typed as the exact integer the lesson teaches to compute (with or
+  // without thousands separators), or with a B or M suffix: all one answer. Seed 1 counts
+  // 9,104,068,608 parameters.
+  const auto e = mlsys::make_exercise("tb-config-params", 1);
+  EXPECT_DOUBLE_EQ(e.answer * 1e9, 9104068608.0) << e.prompt;
+  for (const char* typed : {"9,104,068,608", "9104068608", "9.104", "9.104B", "9104M", "9.104 billion", "9.104e9"})
+    EXPECT_TRUE(mlsys::check_exercise("tb-config-params", 1, typed)["correct"]) << typed;
+  EXPECT_FALSE(mlsys::check_exercise("tb-config-params", 1, "9,500,000,000")["correct"]);
+  // Every draw: the exact count, written out with separators, is accepted.
+  for (std::uint32_t seed = 0; seed < 50; ++seed) {
+    const auto d = mlsys::make_exercise("tb-config-params", seed);
+    const auto count = static_cast<long long>(std::llround(d.answer * 1e9));
+    std::string digits = std::to_string(count), grouped;
+    for (std::size_t k = 0; k < digits.size(); ++k) {
+      if (k > 0 && (digits.size() - k) % 3 == 0) grouped += ',';
+      grouped += digits[k];
+    }
+    EXPECT_TRUE(mlsys::check_exercise("tb-config-params", seed, grouped)["correct"]) << seed << ": " << grouped;
+  }
+}
+
+TEST(TransformerFlops, CrossingIsTheScalingBooksEightD) {
+  // Austin et al., "How to Scale Your Model", chapter 4: with a gated MLP of F = 4D, D = N·H and
+  // N = K, attention's FLOPs equal the matmuls' at T = 8D. The lesson's T* = N/(2·L·H·Q) gives the
+  // same crossing: 16D² parameters a layer, 6·16D² = 12·D·T. (A one-row vocabulary and the norms
+  // move it by about one token.)
+  for (double h : {1024.0, 4096.0, 8192.0}) {
+    const json r = mlsys::calc("transformer", {{"layers", 16}, {"hidden", h}, {"heads", h / 128}, {"ffn_hidden", 4 * h},
+                                               {"gated_mlp", true}, {"vocab", 1}, {"tied_embeddings", true}, {"seq", 2048}});
+    EXPECT_NEAR(num(r, "attention_equals_matmul_seq"), 8 * h, 2.0) << h;
+  }
+  // A classic 4h MLP (two matrices): 12D² a layer, the crossing at 6D.
+  const json classic = mlsys::calc("transformer", {{"layers", 16}, {"hidden", 4096}, {"heads", 32}, {"ffn_hidden", 16384},
+                                                   {"gated_mlp", false}, {"vocab", 1}, {"tied_embeddings", true}, {"seq", 2048}});
+  EXPECT_NEAR(num(classic, "attention_equals_matmul_seq"), 6 * 4096.0, 2.0);
+}

@@ -2,8 +2,8 @@
 // derivatives by hand (the chain rule, and the sum over uses at a fan-out), Taylor's truncation
 // errors of forward and central differences with the rounding floor ε/h (Baydin et al. 2018,
 // arXiv:1502.05767, section 2; Higham 2002, section 1.14), and the activation count of
-// Chen et al. 2016 (arXiv:1604.06174): ceil(L/k) checkpoints of b·w values plus one re-run
-// segment of k layers of 2·b·w values, one extra forward pass of 2·b·w²·L FLOPs.
+// Chen et al. 2016 (arXiv:1604.06174): ceil(L/k) checkpoints of b·w values plus one segment
+// re-run from its checkpoint, 2k − 1 more b·w values, one extra forward pass of 2·b·w²·L FLOPs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engine, THEME, run, close, isEngineError, assertSceneSubset, assertChartSubset } from './figure-harness.mjs';
@@ -34,6 +34,16 @@ test('autograd-graph: f = x²y + sin x at (2, 3), its gradient by hand, and the 
   for (const s of ['value=0.9093', 'grad=11.58', 'grad=4', 'value=12.91']) assert.ok(t.includes(s), `the graph shows ${s}`);
   assert.ok(t.some((s) => s.includes('∂f/∂x = 11.58')), 'the gradient is stated under the graph');
   assert.equal(scene.nodes.filter((n) => n.kind === 'polygon').length, 7, 'one arrow per operand edge (x feeds two)');
+  // The two shares that add up at x are on its arrows and spelled out under the graph.
+  for (const s of ['12', '-0.4161', '1', '4']) assert.ok(t.includes(s), `an arrow carries ${s}`);
+  // Each share sits in a gap of its arrow: a patch of the page's colour under the text.
+  const patches = scene.nodes.filter((n) => n.kind === 'rect' && n.fill === THEME.background);
+  for (const s of ['12', '-0.4161']) {
+    const label = scene.nodes.find((n) => n.kind === 'text' && n.text === s);
+    assert.ok(patches.some((r) => label.x > r.x && label.x < r.x + r.w && label.y > r.y && label.y < r.y + r.h + 2), `${s} has its patch`);
+  }
+  assert.ok(t.join(' ').includes('12 from ^ + -0.4161 from sin = 11.58'), 'the sum at x is stated (the note may wrap)');
+  assert.deepEqual(d.sums.map((v) => v.parts.map((p) => sig4(p.share))), [['12', '-0.4161']]);
 });
 
 test('autograd-graph: fan-out adds, errors name the expression and its position', () => {
@@ -80,6 +90,15 @@ test('gradient-check-error: truncation ~h and ~h², rounding ~ε/h, best steps n
   for (const ds of cfg.data.datasets) assert.equal(ds.pointStyle.filter((s) => s === 'star').length, 1, 'one best step per curve');
 });
 
+test('gradient-check-error: the caption\'s sqrt(x) at 0.01 moves every best step to a smaller h', () => {
+  const best = (d) => Object.fromEntries(d.curves.map((c) => [`${c.method} ${c.dtype}`, c.best_step]));
+  const ref = best(run(gradientCheck, {}));
+  const d = run(gradientCheck, { expression: 'sqrt(x)', values: { x: 0.01 } });
+  for (const [name, step] of Object.entries(best(d))) assert.ok(step < ref[name], `${name}: ${step} < ${ref[name]}`);
+  // h = 0.1 takes x − h below 0: the central curves have no point there, the forward ones do.
+  for (const c of d.curves) assert.equal(c.sweep.some((q) => q.step === 0.1), c.method === 'forward', `${c.method} ${c.dtype}`);
+});
+
 test('gradient-check-error: a kink, other points, and rejected inputs', () => {
   // relu(x - 1) at x = 1: reverse mode says 0, the central difference the mean slope 1/2 at
   // every h (to rounding: (1 + h) − 1 is h to about ε/h relative).
@@ -95,11 +114,19 @@ test('gradient-check-error: a kink, other points, and rejected inputs', () => {
 });
 
 test('backprop-memory-depth: Chen et al.\'s count at the defaults, the y axis fixed over k', () => {
-  const d = run(memoryDepth); // L = 64, w = 4096, b = 32, bf16, k = 16
-  const [L, w, b, s, k] = [64, 4096, 32, 2, 16];
+  const d = run(memoryDepth); // L = 64, w = 4096, b = 32 × 4,096 token rows, bf16, k = 16
+  const [L, w, b, s, k] = [64, 4096, 32 * 4096, 2, 16];
   const layer = 2 * b * w * s, cp = b * w * s;
-  const peak = (kk) => Math.ceil(L / kk) * cp + kk * layer;
+  const peak = (kk) => Math.ceil(L / kk) * cp + Math.min(kk, L) * layer - cp;
   const by = (key) => d.strategies.find((q) => q.key === key);
+  assert.equal(d.weight_bytes, L * w * w * s);
+  close(by('none').peak_bytes / 1e9, 137.4, 1e-3); // the lesson's 137 GB, 64 times the 2.15 GB of weights
+  assert.equal(by('none').peak_bytes, 64 * d.weight_bytes);
+  // Up to depth k the network is one segment: the dashed curve lies on the solid one, never above.
+  for (const c of d.curve) {
+    assert.ok(c.every_k_bytes <= c.none_bytes && c.sqrt_bytes <= c.none_bytes, `L = ${c.layers}`);
+    if (c.layers <= k) assert.equal(c.every_k_bytes, c.none_bytes);
+  }
   assert.equal(d.layer_bytes, layer);
   assert.equal(by('none').peak_bytes, L * layer);
   assert.equal(by('every_k').peak_bytes, peak(k));
@@ -118,6 +145,9 @@ test('backprop-memory-depth: Chen et al.\'s count at the defaults, the y axis fi
   const cfg = memoryDepth.draw(d, THEME);
   assertChartSubset('backprop-memory-depth', cfg);
   assert.ok(cfg.data.datasets.slice(0, 3).every((ds) => ds.data.at(-1).label), 'each curve labelled at depth L');
+  // The star at depth L lies inside the plot, not on its right edge (half cut off there).
+  assert.ok(cfg.options.scales.x.max >= 1.3 * d.layers, 'room right of depth L');
+  assert.ok(cfg.data.datasets.every((ds) => ds.clip === undefined), 'nothing drawn outside the plot');
   // Where every-k and √L coincide (k = 8 = ⌈√64⌉), one label names both.
   const same = memoryDepth.draw(run(memoryDepth, { k: 8 }), THEME).data.datasets;
   assert.match(same[1].data.at(-1).label, /and k = ⌈√L⌉/);

@@ -109,8 +109,14 @@ test('flops-per-token-context: Llama 2 7B, 6N flat, 12·L·H·Q·T linear, equal
   close(d.trained.share, (12 * 32 * 4096 * 4096) / (6 * N + 12 * 32 * 4096 * 4096), 1e-12);
   const cfg = context.draw(d, THEME);
   assertChartSubset('flops-per-token-context', cfg);
-  assert.match(labelsOf(cfg), /equal at T = 25\.2K/);
-  assert.match(labelsOf(cfg), /trained at 4\.1K: attention 14\.0%/);
+  // Contexts named as the lesson names them (4K = 4,096), the crossing written out.
+  assert.match(labelsOf(cfg), /equal at T = 25,205/);
+  assert.match(labelsOf(cfg), /trained at 4K: attention 14\.0%/);
+  const big = run(context, { model: 'llama-3-405b' });
+  assert.match(labelsOf(context.draw(big, THEME)), /trained at 128K: attention 57\.\d%/);
+  // The trained context is one of the drawn ones: the data table lists it once.
+  const seqs = big.table.rows.map((r) => r[0]);
+  assert.equal(new Set(seqs).size, seqs.length);
 });
 
 test('flops-per-token-context: forward is a third, with the same crossing; axes fixed over models', () => {
@@ -173,4 +179,20 @@ test('training-cost-6nd: days on a cluster, and the MFU each report implies', ()
   const axis = (over) => { const s = cost.draw(run(cost, { view: 'time', ...over }), THEME).options.scales.x; return [s.min, s.max]; };
   const ref = axis({});
   for (const over of [{ hardware: 'b200' }, { hardware: 'tpu-v4' }, { devices: 16384 }, { mfu: 0.2 }, { mfu: 0.7 }]) assert.deepEqual(axis(over), ref);
+  // The table: the accelerator by name, device-hours in one format (whole hours, four digits).
+  assert.match(d.table.columns[2], /A100/);
+  const hoursCol = d.table.rows.map((r) => r[3]);
+  assert.ok(hoursCol.every((h) => Number.isSafeInteger(h) && String(h).replace(/0+$/, '').length <= 4), hoursCol.join(' '));
+});
+
+test('training-cost-6nd: on a phone the axis ends near the longest bar (the numbers are in the names)', () => {
+  for (const view of ['compute', 'time']) {
+    const d = run(cost, { view });
+    const wide = cost.draw(d, THEME).options.scales.x;
+    const phone = cost.draw(d, { ...THEME, width: 390 }).options.scales.x;
+    const longest = Math.max(...d.runs.flatMap((r) => (view === 'time' ? [r.days, r.reported_days ?? 0] : [r.six, r.palm, r.reported_flops ?? 0])));
+    assert.equal(phone.min, wide.min, view);
+    assert.ok(phone.max < wide.max / 10, `${view}: fewer decades on a phone`);
+    assert.ok(phone.max > longest, `${view}: every bar inside the axis`);
+  }
 });

@@ -12,7 +12,8 @@ MLSYS_DESCRIBE(AutogradNode, MLSYS_OUT(id, "", "Index of the node (topological o
                MLSYS_OUT(op, "", "var, const, add, sub, mul, div, pow, neg, or a function: exp log tanh sigmoid relu sin cos sqrt"),
                MLSYS_OUT(label, "", "The variable's name, the number as written, or the operator's symbol"),
                MLSYS_OUT(inputs, "", "Ids of the operands"), MLSYS_OUT(value, "", "Value computed by the forward pass"),
-               MLSYS_OUT(grad, "", "d expression / d node from the reverse pass (0 for a constant subexpression)"));
+               MLSYS_OUT(grad, "", "d expression / d node from the reverse pass (0 for a constant subexpression)"),
+               MLSYS_OUT(shares, "", "Per input: grad × d node / d input, the share the reverse pass sent that input (0 when none)"));
 MLSYS_DESCRIBE(AutogradResult, MLSYS_OUT(value, "", "The expression's value"),
                MLSYS_OUT(gradients, "", "d expression / d variable, for every variable of the expression"),
                MLSYS_OUT(nodes, "", "The graph in topological order, the root last"),
@@ -33,7 +34,7 @@ MLSYS_DESCRIBE(GradientCheck, MLSYS_OUT(variable, "", "The variable differentiat
 MLSYS_DESCRIBE(CheckpointPlan, MLSYS_OUT(k, "", "Layers per segment (0: no checkpointing)"),
                MLSYS_OUT(checkpoints, "", "Layer inputs kept: ceil(layers / k)"),
                MLSYS_OUT(stored_bytes, "B", "Activation bytes held at the end of the forward pass"),
-               MLSYS_OUT(peak_bytes, "B", "Peak activation bytes: stored + one segment re-run in full (k · layer_bytes)"),
+               MLSYS_OUT(peak_bytes, "B", "Peak activation bytes: stored + one segment re-run from its checkpoint (k · layer_bytes − checkpoint_bytes)"),
                MLSYS_OUT(recomputed_layers, "", "Layer forwards run again during backward (all of them with checkpoints)"),
                MLSYS_OUT(recompute_flops, "FLOP", "Extra forward FLOPs: recomputed_layers · 2·b·w²"),
                MLSYS_OUT(recompute_fraction, "", "recompute_flops / training_flops"));
@@ -44,6 +45,7 @@ MLSYS_DESCRIBE(DepthPoint, MLSYS_OUT(layers, "", "Depth L"),
 MLSYS_DESCRIBE(BackpropMemory, MLSYS_OUT(bytes_per_element, "B", "Size of one activation value"),
                MLSYS_OUT(layer_bytes, "B", "One layer keeps 2·b·w values: its input and its pre-activation"),
                MLSYS_OUT(checkpoint_bytes, "B", "One checkpoint: a layer input, b·w values"),
+               MLSYS_OUT(weight_bytes, "B", "The L weight matrices, L·w² values, for comparison"),
                MLSYS_OUT(forward_flops, "FLOP", "Forward matmuls: 2·b·w²·L"),
                MLSYS_OUT(training_flops, "FLOP", "Forward + backward: 3 × forward_flops"),
                MLSYS_OUT(none, "", "No checkpointing: every layer's activations kept"),

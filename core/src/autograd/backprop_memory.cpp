@@ -18,7 +18,8 @@ CheckpointPlan checkpoint_plan(long long layers, long long k, double layer_bytes
   p.k = std::min(k, layers);
   p.checkpoints = (layers + p.k - 1) / p.k;
   p.stored_bytes = static_cast<double>(p.checkpoints) * checkpoint_bytes;
-  p.peak_bytes = p.stored_bytes + static_cast<double>(p.k) * layer_bytes;
+  // The segment's first input is its checkpoint, already counted in stored_bytes.
+  p.peak_bytes = p.stored_bytes + static_cast<double>(p.k) * layer_bytes - checkpoint_bytes;
   p.recomputed_layers = layers;
   p.recompute_flops = static_cast<double>(layers) * layer_flops;
   p.recompute_fraction = p.recompute_flops / training_flops;
@@ -42,6 +43,7 @@ BackpropMemory backprop_memory(long long layers, double width, double batch, dou
   r.bytes_per_element = bytes_per_element;
   r.layer_bytes = 2 * batch * width * bytes_per_element;
   r.checkpoint_bytes = batch * width * bytes_per_element;
+  r.weight_bytes = static_cast<double>(layers) * width * width * bytes_per_element;
   const double layer_flops = 2 * batch * width * width;
   r.forward_flops = static_cast<double>(layers) * layer_flops;
   r.training_flops = 3 * r.forward_flops;

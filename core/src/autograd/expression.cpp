@@ -293,6 +293,8 @@ AutogradResult autograd(const Expression& e, const std::map<std::string, double>
   const std::vector<double> v = evaluate_nodes<double>(e, values);
   const std::vector<bool> dep = depends_on_variable(e);
   std::vector<double> g(e.nodes.size(), 0.0);
+  std::vector<std::vector<double>> shares(e.nodes.size());
+  for (std::size_t i = 0; i < e.nodes.size(); ++i) shares[i].assign(e.nodes[i].inputs.size(), 0.0);
   const std::size_t root = static_cast<std::size_t>(e.root);
   AutogradResult r{v[root], {}, {}, 0};
   if (dep[root]) g[root] = 1.0;
@@ -306,7 +308,7 @@ AutogradResult autograd(const Expression& e, const std::map<std::string, double>
     if (!std::isfinite(up)) domain_error(e, k, "its derivative is not finite");
     auto send = [&](std::size_t which, double local) {
       const auto in = static_cast<std::size_t>(n.inputs[which]);
-      if (dep[in]) g[in] += up * local;
+      if (dep[in]) g[in] += up * local, shares[k][which] = up * local;
     };
     const double a = n.inputs.empty() ? 0 : v[static_cast<std::size_t>(n.inputs[0])];
     const double b = n.inputs.size() > 1 ? v[static_cast<std::size_t>(n.inputs[1])] : 0;
@@ -351,7 +353,7 @@ AutogradResult autograd(const Expression& e, const std::map<std::string, double>
   }
   for (std::size_t i = 0; i < e.nodes.size(); ++i) {
     if (!std::isfinite(g[i])) domain_error(e, i, "its derivative overflows fp64");
-    r.nodes.push_back({static_cast<int>(i), e.nodes[i].op, e.nodes[i].label, e.nodes[i].inputs, v[i], g[i]});
+    r.nodes.push_back({static_cast<int>(i), e.nodes[i].op, e.nodes[i].label, e.nodes[i].inputs, v[i], g[i], shares[i]});
   }
   for (const auto& name : e.variables) {
     for (std::size_t i = 0; i < e.nodes.size(); ++i)

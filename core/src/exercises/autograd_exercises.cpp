@@ -130,10 +130,10 @@ Exercise difference_error(Rng& rng) {
     e.title = "Predict a finite difference's error";
     e.params = {{"expression", f.expression}, {"values", {{"x", x}}}, {"step", h2}, {"method", method}, {"dtype", "fp64"}};
     e.prompt = "A gradient check of f(x) = " + f.expression + " at x = " + format_number(x, 3) + " uses the " + method +
-               " difference " + (central ? "(f(x+h) \u2212 f(x\u2212h))/2h" : "(f(x+h) \u2212 f(x))/h") +
+               " difference " + (central ? "(f(x+h) \u2212 f(x\u2212h))/(2h)" : "(f(x+h) \u2212 f(x))/h") +
                " in fp64. With h = " + format_number(h1, 3) + " its error |numeric \u2212 analytic| is " +
-               prose(e1, 3) + ". Still in the truncation regime, what error do you predict with h = " +
-               format_number(h2, 3) + "?";
+               prose(e1, 3) + ". Assuming the error is pure truncation, scaling exactly as h\u1D56, what error do you predict with h = " +
+               format_number(h2, 3) + "? (Computing it directly at that step gives the same within 1%.)";
     e.unit = "";
     e.answer = e1 / std::pow(static_cast<double>(m), order);
     if (e1 <= 0 || clashes(e.answer, e.prompt)) continue;
@@ -146,8 +146,8 @@ Exercise difference_error(Rng& rng) {
     require(e, 1e-16 / h2 < 0.01 * e.answer, "rounding (about 1e-16/h) is under 1% of the predicted error");
     reject_mistake(e, e1 / std::pow(static_cast<double>(m), central ? 1 : 2),
                    std::string("took the ") + (central ? "forward" : "central") + " difference's order");
-    e.hint = std::string("Truncation error is proportional to h^p, with p = 1 for the forward difference and p = 2 for "
-                         "the central one (Taylor's theorem); rounding (~eps/h) is still negligible at these steps.");
+    e.hint = std::string("Truncation error is proportional to h\u1D56, with p = 1 for the forward difference and p = 2 "
+                         "for the central one (Taylor's theorem); rounding, about \u03B5/h, is still negligible at these steps.");
     const std::string factor = std::to_string(static_cast<int>(std::pow(m, order)));
     e.solution = "The step shrinks " + std::to_string(m) + " times and the " + method + " difference's error goes as " +
                  (central ? "h\u00B2, so it shrinks " + std::to_string(m) + "\u00B2 = " + factor : "h, so it shrinks " + factor) +
@@ -211,18 +211,19 @@ Exercise sqrt_checkpointing(Rng& rng) {
     e.params = {{"layers", n.layers}, {"width", n.width}, {"batch", n.batch}, {"dtype", n.dtype}, {"k", k}};
     e.prompt = mlp_text(n) + " Without checkpointing every layer keeps its input and its pre-activation (each a "
                "batch \u00D7 width matrix). With checkpointing it keeps only the input of every k-th layer, k = "
-               "\u221AL, and during backward re-runs one segment of k layers at a time, which holds those layers' "
-               "activations until its backward is done. What is the peak activation memory in megabytes (1 MB = "
-               "10^6 bytes)?";
+               "\u221AL, and during backward re-runs one segment of k layers at a time from its checkpoint; the re-run "
+               "holds that segment's other k \u2212 1 layer inputs and its k pre-activations until its backward is "
+               "done. What is the peak activation memory in megabytes (1 MB = 10^6 bytes)?";
     e.unit = "MB";
     e.answer = m.sqrt_l.peak_bytes / 1e6;
     if (clashes(e.answer, e.prompt)) continue;
-    e.hint = "Peak = the checkpoints (L/k layer inputs) + one segment re-run in full (k layers of two matrices each).";
+    e.hint = "Peak = the checkpoints (L/k layer inputs) + one segment re-run from its checkpoint (k layers of two "
+             "matrices each, less the checkpoint already counted).";
     const double c = static_cast<double>(n.batch) * n.width * s;
     e.solution = "k = \u221A" + format_int(static_cast<double>(n.layers)) + " = " + std::to_string(k) + ". One batch "
                  "\u00D7 width matrix is " + format_int(c) + " bytes. Checkpoints: " + std::to_string(k) + " \u00D7 " +
-                 format_int(c) + "; one segment: " + std::to_string(k) + " \u00D7 2 \u00D7 " + format_int(c) +
-                 "; together 3 \u00D7 " + std::to_string(k) + " \u00D7 " + format_int(c) + " = " +
+                 format_int(c) + "; one segment: (2 \u00D7 " + std::to_string(k) + " \u2212 1) \u00D7 " + format_int(c) +
+                 "; together (3 \u00D7 " + std::to_string(k) + " \u2212 1) \u00D7 " + format_int(c) + " = " +
                  format_int(m.sqrt_l.peak_bytes) + " bytes = " + format_number(e.answer, 4) + " MB (against " +
                  format_number(m.none.peak_bytes / 1e6, 4) + " MB without checkpointing): " +
                  format_number(e.answer, 4) + " MB.";
@@ -230,7 +231,8 @@ Exercise sqrt_checkpointing(Rng& rng) {
     require(e, m.sqrt_l.peak_bytes < m.none.peak_bytes, "checkpointing lowers the peak");
     require_fits(e, m.none.peak_bytes, find_accelerator("h100-sxm")->hbm_bytes,
                  "the activations without checkpointing in one H100 SXM");
-    reject_mistake(e, e.answer / 3, "counted the checkpoints and forgot the segment re-run during backward");
+    reject_mistake(e, k * c / 1e6, "counted the checkpoints and forgot the segment re-run during backward");
+    reject_mistake(e, 3 * k * c / 1e6, "counted the segment's checkpoint twice (2k more matrices instead of 2k \u2212 1)");
     reject_mistake(e, m.none.peak_bytes / 1e6, "gave the peak without checkpointing");
     return e;
   }

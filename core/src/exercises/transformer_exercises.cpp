@@ -162,18 +162,20 @@ Chip pick_chip(Rng& rng) {
   }
 }
 
-// A pre-training run someone would plan: between a day and a year of wall-clock time.
-constexpr double kShortestRunDays = 1, kLongestRunDays = 365;
+// A pre-training run someone would plan: a cluster sized so that the run takes two weeks to four
+// months of wall-clock time, not a 13B model spread over 16,384 GPUs for an hour or a 405B model
+// on 1,024 GPUs for years.
+constexpr double kShortestRunDays = 14, kLongestRunDays = 120;
 
 Exercise published_run_days(Rng& rng) {
   const PublishedModel* pm = nullptr;
   Chip chip{};
   double devices = 0, mfu_shown = 0, n_shown = 0;
   TrainingTime t{};
-  do {  // redraw runs of minutes (a 13B model on 16,384 GPUs) or of years
+  do {  // redraw clusters far too large or too small for the run
     pm = &pick_dense(rng, true);
     chip = pick_chip(rng);
-    devices = rng.pick(std::vector<double>{1024, 2048, 4096, 8192, 16384});
+    devices = rng.pick(std::vector<double>{256, 512, 1024, 2048, 4096, 8192, 16384});
     mfu_shown = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
     n_shown = round_sig(pm->params, 4);
     t = training_time(n_shown, pm->training_tokens, devices, chip.peak_tflops * 1e12, mfu_shown, 0);
@@ -187,8 +189,8 @@ Exercise published_run_days(Rng& rng) {
                                                               : format_number(m.training_tokens / 1e9, 4) + "B";
   e.prompt = m.name + " (" + format_number(n_shown / 1e9, 4) + "B parameters) was pre-trained on " + tokens_shown +
              " tokens. How many days would that run take on " +
-             format_int(devices) + " " + chip.hw->name + " (dense bf16 peak " + format_number(chip.peak_tflops, 4) +
-             " TFLOP/s each) at an MFU of " + format_number(100 * mfu_shown, 3) +
+             format_int(devices) + " \u00D7 " + chip.hw->name + ", each with a dense bf16 peak of " +
+             format_number(chip.peak_tflops, 4) + " TFLOP/s, at an MFU of " + format_number(100 * mfu_shown, 3) +
              "%, counting C = 6·N·D and no failures?";
   e.unit = "days";
   e.answer = t.time_days;

@@ -30,7 +30,7 @@ export default {
   id: 'autograd-graph',
   title: 'The computational graph: forward values and backward gradients',
   caption:
-    'Each box is one node of the expression as the engine parses it: its operation, the value the forward pass computed and the gradient ∂f/∂node the reverse pass sent back. Arrows show the forward pass; gradients travel against them, starting from 1 at the output. Follow x: it feeds two nodes, and its gradient is the sum of what comes back along both arrows. Type your own expression (functions: exp log tanh sigmoid relu sin cos sqrt) or change the values; constants keep gradient 0 because the reverse pass never visits them.',
+    'Each box is one node of the expression as the engine parses it: its operation, the value the forward pass computed and the gradient ∂f/∂node the reverse pass sent back. Arrows show the forward pass; gradients travel against them, starting from 1 at the output, and the orange number on each arrow is the share the reverse pass sent back along it. Follow x: it feeds two nodes, and its gradient is the sum of the two shares on its arrows, spelled out under the graph. Type your own expression (functions: exp log tanh sigmoid relu sin cos sqrt) or change the values; constants keep gradient 0 because the reverse pass never visits them.',
   params: [
     { key: 'expression', label: 'Expression f', from: ['autograd', 'expression'], samplesLabel: 'Sample expressions',
       samples: ['x*x + x', 'tanh(x*y) + relu(y - x)', { label: 'log(x - 5), rejected: log of a negative number', value: 'log(x - 5)' },
@@ -50,16 +50,23 @@ export default {
     const uses = new Map(nodes.map((n) => [n.id, 0]));
     for (const n of nodes) for (const i of n.inputs) uses.set(i, uses.get(i) + 1);
     // The reverse pass visits the nodes that depend on a variable (the engine's reverse_visits).
-    const visited = new Map();
-    for (const n of nodes) visited.set(n.id, n.op === 'var' || n.inputs.some((i) => visited.get(i)));
+    const visit = new Map();
+    for (const n of nodes) visit.set(n.id, n.op === 'var' || n.inputs.some((i) => visit.get(i)));
+    const visited = (id) => visit.get(id);
     const gradients = Object.entries(r.gradients).map(([name, g]) => ({ name, grad: g }));
+    // What each node received along each of its outgoing arrows: the users' shares for it.
+    const received = new Map(nodes.map((n) => [n.id, []]));
+    for (const n of nodes) n.inputs.forEach((i, j) => { if (visited(i)) received.get(i).push({ from: n, share: n.shares[j] }); });
+    const sums = nodes.filter((n) => n.op === 'var' && received.get(n.id).length > 1).map((n) => ({ name: n.label, grad: n.grad,
+      parts: received.get(n.id).map((x) => ({ op: SYMBOL[x.from.op] ?? x.from.label, share: x.share })) }));
     const table = {
-      columns: ['Node', 'Operation', 'Label', 'Inputs (node ids)', 'Uses', 'Visited backward', 'Forward value', 'Gradient ∂f/∂node'],
-      rows: nodes.map((n) => [n.id, n.op, n.label, n.inputs.join(', ') || '–', uses.get(n.id), visited.get(n.id) ? 'yes' : 'no', sig4(n.value), sig4(n.grad)]),
+      columns: ['Node', 'Operation', 'Label', 'Inputs (node ids)', 'Uses', 'Visited backward', 'Forward value', 'Gradient ∂f/∂node', 'Shares received'],
+      rows: nodes.map((n) => [n.id, n.op, n.label, n.inputs.join(', ') || '–', uses.get(n.id), visited(n.id) ? 'yes' : 'no', sig4(n.value), sig4(n.grad),
+        received.get(n.id).map((x) => `${sig4(x.share)} from node ${x.from.id}`).join(' + ') || '–']),
     };
     return {
-      expression: p.expression, value: r.value, gradients, reverse_visits: r.reverse_visits,
-      nodes: nodes.map((n) => ({ ...n, uses: uses.get(n.id), visited: visited.get(n.id), root: n.id === root })), table,
+      expression: p.expression, value: r.value, gradients, reverse_visits: r.reverse_visits, sums,
+      nodes: nodes.map((n) => ({ ...n, uses: uses.get(n.id), visited: visited(n.id), root: n.id === root })), table,
     };
   },
 
@@ -84,12 +91,14 @@ export default {
             (n.uses > 1 ? `; used by ${n.uses} nodes, so its gradient is the sum of ${n.uses} contributions` : ''),
         };
       }),
-      edges: data.nodes.flatMap((n) => n.inputs.map((i) => ({ from: `n${i}`, to: `n${n.id}` }))),
+      // Each arrow into a visited operand carries the share sent back along it.
+      edges: data.nodes.flatMap((n) => n.inputs.map((i, j) => ({ from: `n${i}`, to: `n${n.id}`,
+        ...(data.nodes[i].visited ? { label: sig4(n.shares[j]), labelColor: theme.compute } : {}) }))),
       legend: [
         { label: 'Variable (an input)', fill: theme.palette[0], opacity: 0.25, stroke: theme.text },
         { label: 'Constant part (not visited backward)', fill: 'none', stroke: theme.muted },
         { label: 'Output f', fill: 'none', stroke: theme.compute },
-        { label: 'Forward: operand → operation', stroke: theme.muted },
+        { label: 'Forward: operand → operation; orange number: share sent back', stroke: theme.muted },
       ],
     };
     const scene = graphScene(theme, spec);
@@ -97,7 +106,9 @@ export default {
     const size = fontFor(sizeOf(theme).width);
     const lines = wrap(`Output f = ${sig4(data.value)}. ` +
       data.gradients.map((g) => `∂f/∂${g.name} = ${sig4(g.grad)}`).join(', ') +
-      `. The reverse pass visits ${data.reverse_visits} of ${data.nodes.length} nodes.`, Math.floor(scene.width / (0.56 * size)) - 2);
+      `. ` + data.sums.map((v) => `${v.name} is used ${v.parts.length} times: ` +
+        v.parts.map((x) => `${sig4(x.share)} from ${x.op}`).join(' + ') + ` = ${sig4(v.grad)}. `).join('') +
+      `The reverse pass visits ${data.reverse_visits} of ${data.nodes.length} nodes.`, Math.floor(scene.width / (0.56 * size)) - 2);
     const lineH = size * 1.4;
     const y0 = scene.height + size * 0.6;
     lines.forEach((s, i) => scene.nodes.push(text(6, y0 + (i + 1) * lineH - size * 0.3, s, size, theme.text)));

@@ -8,18 +8,20 @@
 import { formatSI } from '../runtime/format.js';
 import { chart, log, colours, series, line } from './shared/chart-config.js';
 
+// The x axis ends this factor beyond depth L (room for the star at L and the end labels).
+const X_ROOM = 1.4;
 const pct = (f) => `${Math.round(100 * f)}%`;
 
 export default {
   id: 'backprop-memory-depth',
   title: 'Activation memory kept for backward against depth',
   caption:
-    'Peak activation memory of one training step of an MLP (each layer keeps its input and its pre-activation, b × w values each) as the network gets deeper, on log-log axes. Without checkpointing it grows in proportion to depth (slope 1). Keeping only every k-th layer input and re-running one k-layer segment at a time grows far more slowly, and k = ⌈√L⌉ grows as √L (half the slope); both cost one extra forward pass, a third more training FLOPs, whatever k is. Move k: a small k stores many checkpoints, a large one re-runs long segments, and the star marks the best k at depth L. Width, batch and data type shift every curve alike.',
+    'Peak activation memory of one training step of an MLP (each layer keeps its input and its pre-activation, b × w values each) as the network gets deeper, on log-log axes. The batch counts rows, as a language model does: 32 sequences of 4,096 tokens are b = 131,072. Without checkpointing memory grows in proportion to depth (slope 1); the grey line, the weights themselves, shows how far the activations outgrow them. Keeping only every k-th layer input and re-running one k-layer segment at a time grows far more slowly, and k = ⌈√L⌉ grows as √L (half the slope); both cost one extra forward pass, a third more training FLOPs, whatever k is. Up to depth k the network is a single segment and the dashed curve equals storing everything. Move k: a small k stores many checkpoints, a large one re-runs long segments, and the star marks the best k at depth L. Width, batch and data type shift the activation curves alike.',
   params: [
     { key: 'layers', label: 'Depth L', from: ['backprop-memory', 'layers'], min: 2, max: 1024, default: 64, scale: 'log' },
     { key: 'k', label: 'Checkpoint every k layers', from: ['backprop-memory', 'k'], max: 256, default: 16, scale: 'log' },
     { key: 'width', label: 'Width w', from: ['backprop-memory', 'width'], min: 64, max: 65536, scale: 'log' },
-    { key: 'batch', label: 'Batch b', from: ['backprop-memory', 'batch'], max: 4096, scale: 'log' },
+    { key: 'batch', label: 'Batch b (rows: sequences × tokens)', from: ['backprop-memory', 'batch'], max: 1048576, default: 131072, scale: 'log' },
     { key: 'dtype', label: 'Activation data type', from: ['backprop-memory', 'dtype'] },
   ],
 
@@ -33,13 +35,14 @@ export default {
       { key: 'sqrt', name: `k = ⌈√L⌉ = ${r.sqrt.k}`, ...r.sqrt },
     ];
     const table = {
-      columns: ['Depth L', 'No checkpointing (B)', `Every ${r.every_k.k} layers (B)`, `k = ⌈√L⌉ (B)`],
-      rows: r.curve.map((c) => [c.layers, c.none_bytes, c.every_k_bytes, c.sqrt_bytes]),
+      columns: ['Depth L', 'No checkpointing (B)', `Every ${r.every_k.k} layers (B)`, `k = ⌈√L⌉ (B)`, 'Weights (B)'],
+      rows: r.curve.map((c) => [c.layers, c.none_bytes, c.every_k_bytes, c.sqrt_bytes, c.layers * (r.weight_bytes / p.layers)]),
     };
     return {
       layers: p.layers, k: p.k, layer_bytes: r.layer_bytes, checkpoint_bytes: r.checkpoint_bytes,
       forward_flops: r.forward_flops, training_flops: r.training_flops, best_k: r.best_k, best_peak_bytes: r.best_peak_bytes,
-      curve: r.curve, strategies, yMax: Math.max(worst, r.none.peak_bytes), table,
+      weight_bytes: r.weight_bytes, perLayerWeight: r.weight_bytes / p.layers,
+      curve: r.curve, strategies, yMax: Math.max(worst, r.none.peak_bytes, r.weight_bytes), table,
     };
   },
 
@@ -67,17 +70,23 @@ export default {
       curve('none', 'none_bytes', pick()),
       curve('every_k', 'every_k_bytes', pick(), { borderDash: [6, 3] }),
       curve('sqrt', 'sqrt_bytes', pick(), { borderDash: [2, 2] }),
+      line(pick('muted'), {
+        label: `Weights (L·w² values): ${formatSI(data.weight_bytes, 'B')} at L = ${data.layers}`,
+        data: data.curve.map((c) => ({ x: c.layers, y: c.layers * data.perLayerWeight })),
+        borderWidth: 1,
+      }),
       series(pick(), {
         label: `Best k at L = ${data.layers}: k = ${data.best_k}, ${formatSI(data.best_peak_bytes, 'B')}`,
         data: [{ x: data.layers, y: data.best_peak_bytes, label: `best k = ${data.best_k}` }],
-        pointStyle: 'star', pointRadius: 9, pointLabels: true, clip: false, // drawn whole at the axis's right end
+        pointStyle: 'star', pointRadius: 9, pointLabels: true,
       }),
     ];
     return chart(theme, {
       datasets,
       scales: {
-        x: log('Depth L (layers, log scale)', { unit: '', range: [data.curve[0].layers, data.layers] }),
-        y: log('Peak activation memory (B, log scale)', { unit: 'B', range: [data.layer_bytes / 1.5, data.yMax * 1.5] }),
+        // A little room right of depth L: the star and the curves' end labels stay inside the plot.
+        x: log('Depth L (layers, log scale)', { unit: '', range: [data.curve[0].layers, data.layers * X_ROOM] }),
+        y: log('Peak activation memory (B, log scale)', { unit: 'B', range: [Math.min(data.layer_bytes, data.perLayerWeight) / 1.5, data.yMax * 1.5] }),
       },
       tooltip: (ctx) => `${ctx.dataset.label.split(':')[0]}: ${formatSI(ctx.raw.y, 'B')} at L = ${ctx.raw.x}`,
     });

@@ -2,7 +2,7 @@
 // forward) do not depend on T, attention over the context (12·L·H·Q·T, a third of it forward)
 // grows linearly with it; the two are equal at T = N / (2·L·H·Q). One `transformer` call per
 // context length, PaLM's accounting (N = params_flops, the output head included).
-import { formatSI, formatCount } from '../runtime/format.js';
+import { formatSI } from '../runtime/format.js';
 import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 import { modelOptions, publishedModel, publishedConfig } from './shared/published-models.js';
 
@@ -19,7 +19,12 @@ function at(engine, cfg, seq, factor) {
     total: factor * r.flops_per_token_training, share: r.attention_flops_share, equal: r.attention_equals_matmul_seq };
 }
 
-const tokens = (t) => (t >= 1024 ? formatCount(t) : String(Math.round(t)));
+// Contexts are powers of two, named as the text names them (4K = 4,096, 128K = 131,072); any
+// other length (the crossing) is written out in full.
+const tokens = (t) => {
+  const n = Math.round(t);
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024}K` : n.toLocaleString('en-US');
+};
 
 export default {
   id: 'flops-per-token-context',
@@ -48,7 +53,7 @@ export default {
     }), { log: true, pad: 2 });
     const table = {
       columns: ['Context T (tokens)', 'Weight matmuls (FLOP/token)', 'Attention (FLOP/token)', 'Total (FLOP/token)', 'Attention share (%)'],
-      rows: [...points, trained].sort((a, b) => a.seq - b.seq).map((q) => [q.seq, q.matmul, q.attention, q.total, 100 * q.share]),
+      rows: [...points, ...(points.some((q) => q.seq === trained.seq) ? [] : [trained])].sort((a, b) => a.seq - b.seq).map((q) => [q.seq, q.matmul, q.attention, q.total, 100 * q.share]),
     };
     return { name: m.name, pass: p.pass, points, trained, equal, crossing, range, table };
   },

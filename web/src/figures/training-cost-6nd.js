@@ -79,7 +79,8 @@ export default {
         columns: ['Run', 'N (published)', 'D (tokens)', 'C = 6·N·D (FLOP)', 'PaLM count with attention (FLOP)', 'Context T for attention (tokens)', 'Reported compute (FLOP)'],
         rows: runs.map((r) => [r.name, r.params, r.tokens, r.six, r.palm, r.seq, r.reported_flops ?? '']),
       };
-      return { view: 'compute', runs, range: [range[0] / 10, range[1] * 1000], table }; // room right of the bars for their numbers
+      // Room right of the bars for their numbers; a phone, with the numbers in the names, needs none.
+      return { view: 'compute', runs, range: [range[0] / 10, range[1] * 1000], barRange: [range[0] / 10, range[1] * 3], table };
     }
     const devices = Number(p.devices);
     const time = (id, hardware, g, mfu) => engine.calc('training-time', { model: id, hardware, devices: g, mfu });
@@ -93,11 +94,14 @@ export default {
     const ends = HARDWARE.flatMap((hw) => [time(RUN_IDS[0], hw, DEVICES.at(-1), MFU[1]).time_days, time('llama-3-405b', hw, DEVICES[0], MFU[0]).time_days]);
     const reports = runs.filter((r) => r.reported_hours).flatMap((r) => [r.reported_hours / DEVICES[0] / 24, r.reported_hours / DEVICES.at(-1) / 24]);
     const range = span([...ends, ...reports], { log: true, pad: 1 });
+    const hardwareName = engine.calc('hardware', { id: p.hardware }).name;
+    // Device-hours to four significant digits, as whole hours (one format for the column).
+    const hours4 = (h) => Math.round(Number(h.toPrecision(4)));
     const table = {
-      columns: ['Run', 'C = 6·N·D (FLOP)', `Days on ${devices} × ${p.hardware} at ${Math.round(100 * p.mfu)}% MFU`, 'Device-hours', 'Reported GPU-hours', 'Reported on', 'MFU the report implies (%)'],
-      rows: timed.map((r) => [r.name, r.six, r.days, r.hours, r.reported_hours ?? '', r.reported_hardware ?? '', r.implied_mfu === null ? '' : 100 * r.implied_mfu]),
+      columns: ['Run', 'C = 6·N·D (FLOP)', `Days on ${devices} × ${hardwareName} at ${Math.round(100 * p.mfu)}% MFU`, 'Device-hours', 'Reported GPU-hours', 'Reported on', 'MFU the report implies (%)'],
+      rows: timed.map((r) => [r.name, r.six, r.days, hours4(r.hours), r.reported_hours ?? '', r.reported_hardware ?? '', r.implied_mfu === null ? '' : 100 * r.implied_mfu]),
     };
-    return { view: 'time', runs: timed, devices, hardware: p.hardware, hardwareName: engine.calc('hardware', { id: p.hardware }).name, mfu: p.mfu, range: [range[0] / 2, range[1] * 30], table }; // room right of the bars for their numbers
+    return { view: 'time', runs: timed, devices, hardware: p.hardware, hardwareName, mfu: p.mfu, range: [range[0] / 2, range[1] * 30], barRange: [range[0] / 2, range[1] * 2], table };
   },
 
   draw(data, theme) {
@@ -129,8 +133,8 @@ export default {
     return chart(theme, {
       type: 'bar', indexAxis: 'y', labels, datasets,
       scales: {
-        x: compute ? log('Training compute (FLOP)', { range: data.range, ticks: { callback: exponentTick } })
-          : log('Wall-clock time (days)', { unit: '', range: data.range }),
+        x: compute ? log('Training compute (FLOP)', { range: narrow ? data.barRange : data.range, ticks: { callback: exponentTick } })
+          : log('Wall-clock time (days)', { unit: '', range: narrow ? data.barRange : data.range }),
         y: category({}),
       },
       legend: { usePointStyle: false, filter: (item, d) => !d.datasets[item.datasetIndex].noLegend },

@@ -3,9 +3,11 @@
 // (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost", arXiv:1604.06174).
 // Each layer y = act(x·W) keeps 2·b·w values for backward: its input x (for the weight
 // gradient x^T·dy) and its pre-activation x·W (for the activation's derivative). A checkpoint
-// is one layer input, b·w values. The segment accounting is the activation-checkpointing
-// calculator's (memory/training_memory.hpp): peak = checkpoints + one segment re-run in full,
-// and with checkpoints every layer's forward runs twice.
+// is one layer input, b·w values. Peak = the checkpoints + one segment re-run from its
+// checkpoint: the segment's first input is that checkpoint, so the re-run adds its other k − 1
+// inputs and its k pre-activations, (2k − 1)·b·w values. With L ≤ k this is the 2L of no
+// checkpointing. With checkpoints every layer's forward is charged twice (Chen et al.'s one
+// extra forward pass, an upper bound: the last segment could keep its activations).
 #pragma once
 #include <string>
 #include <vector>
@@ -18,7 +20,7 @@ struct CheckpointPlan {
   long long k;                 // layers per segment (0: no checkpointing)
   long long checkpoints;       // layer inputs kept
   double stored_bytes;         // held at the end of the forward pass
-  double peak_bytes;           // stored + the largest segment re-materialized during backward
+  double peak_bytes;           // stored + the largest segment re-run during backward, less its checkpoint
   long long recomputed_layers; // layer forwards run again in the backward pass
   double recompute_flops;
   double recompute_fraction;   // recompute_flops / training_flops
@@ -33,6 +35,7 @@ struct BackpropMemory {
   double bytes_per_element;
   double layer_bytes;       // 2·b·w·size: what one layer keeps for backward
   double checkpoint_bytes;  // b·w·size: one layer input
+  double weight_bytes;      // L·w²·size: the weights, for comparison
   double forward_flops;     // 2·b·w²·L (the matmuls)
   double training_flops;    // forward + backward = 3 × forward
   CheckpointPlan none, every_k, sqrt_l;

@@ -63,6 +63,7 @@ struct AutogradNode {
   std::vector<int> inputs;
   double value;
   double grad;  // d root / d node; 0 for a constant subexpression (not differentiated)
+  std::vector<double> shares;  // per input: grad · d node / d input, what the reverse pass sent it (0: not sent)
 };
 
 struct AutogradResult {

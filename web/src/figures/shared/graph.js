@@ -54,7 +54,9 @@ export function layoutGraph(spec, size) {
   for (const n of spec.nodes) if (n.group !== undefined) g.setParent(n.id, n.group);
   spec.edges.forEach((e, k) => {
     for (const end of [e.from, e.to]) if (!ids.has(end)) throw new Error(`graph: edge to unknown node "${end}"`);
-    g.setEdge(e.from, e.to, {}, String(k));
+    // A labelled edge gets room for its label on its route (dagre lays it out as a dummy node).
+    const label = e.label ? { width: textWidth(e.label, size) + 6, height: size * 1.2, labelpos: 'c' } : {};
+    g.setEdge(e.from, e.to, label, String(k));
   });
   dagre.layout(g);
   const box = (id) => {
@@ -64,14 +66,17 @@ export function layoutGraph(spec, size) {
   return {
     nodes: new Map(spec.nodes.map((n) => [n.id, { ...box(n.id), lines: g.node(n.id).lines }])),
     groups: new Map(groups.map((grp) => [grp.id, box(grp.id)])),
-    edges: spec.edges.map((e, k) => ({ ...e, points: g.edge({ v: e.from, w: e.to, name: String(k) }).points.map((p) => [p.x, p.y]) })),
+    edges: spec.edges.map((e, k) => {
+      const d = g.edge({ v: e.from, w: e.to, name: String(k) });
+      return { ...e, points: d.points.map((p) => [p.x, p.y]), ...(e.label ? { labelAt: [d.x, d.y] } : {}) };
+    }),
     width: g.graph().width,
     height: g.graph().height,
   };
 }
 
 // spec: {label, nodes: [{id, label, tip?, fill?, opacity?, stroke?}], edges: [{from, to, stroke?,
-//   dash?}], groups?, rankdir?, legend?}. Node fills default to none (the page) with a theme border.
+//   dash?, label?, labelColor?}], groups?, rankdir?, legend?}. An edge's label sits on its route, in a gap of its line. Node fills default to none (the page) with a theme border.
 export function graphScene(theme, spec) {
   const box = sizeOf(theme);
   const size = fontFor(box.width);
@@ -105,6 +110,14 @@ export function graphScene(theme, spec) {
     const stroke = e.stroke ?? theme.muted;
     nodes.push({ kind: 'polyline', points: pts, stroke, strokeWidth: 1.5, ...(e.dash ? { dash: e.dash } : {}) });
     nodes.push(arrowhead(...pts.at(-2), ...pts.at(-1), size * 0.7, stroke));
+    if (e.labelAt) {
+      // The label interrupts its arrow (a patch of the page's colour under it), so the line does
+      // not strike through the text.
+      const [lx, ly] = [e.labelAt[0] + dx, e.labelAt[1] + dy];
+      const w = textWidth(e.label, size) + 4;
+      nodes.push({ kind: 'rect', x: lx - w / 2, y: ly - size * 0.6, w, h: size * 1.2, fill: theme.background ?? '#ffffff', stroke: 'none' });
+      nodes.push(text(lx, ly + size * 0.35, e.label, size, e.labelColor ?? theme.text, { anchor: 'middle' }));
+    }
   }
   const lineH = size * 1.3;
   for (const n of spec.nodes) {
