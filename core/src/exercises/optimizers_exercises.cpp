@@ -80,12 +80,11 @@ Exercise max_stable_lr(Rng& rng) {
                       "a = lr\u00B7\u03BA. It diverges once a root of z\u00B2 \u2212 (1 + \u03BC \u2212 a)z + \u03BC passes \u22121.";
   e.solution = nesterov
                    ? "At z = \u22121 the characteristic polynomial is 1 + (1 + 2\u03BC)(1 \u2212 a) = 0, so a = (2 + 2\u03BC)/(1 + 2\u03BC) = " +
-                         format_number((2 + 2 * mu) / (1 + 2 * mu), 4) + " and lr = that \u00F7 " + k + " = " + typed(e.answer, 4) +
-                         ", below the heavy ball's 2(1 + \u03BC)/\u03BA = " + typed(heavy, 4) + " and even below plain gradient descent's 2/\u03BA = " +
-                         typed(2 / kappa, 4) + "."
+                         format_number((2 + 2 * mu) / (1 + 2 * mu), 4) + ", below plain gradient descent's 2 and the heavy ball's 2(1 + \u03BC) = " +
+                         format_number(2 * (1 + mu), 4) + "; the limit is lr = that \u00F7 " + k + " = " + typed(e.answer, 4) + "."
                    : "At z = \u22121 the characteristic polynomial is 1 + (1 + \u03BC \u2212 a) + \u03BC = 0, so a = 2(1 + \u03BC) = " +
-                         format_number(2 * (1 + mu), 4) + " and lr = that \u00F7 " + k + " = " + typed(e.answer, 4) +
-                         ": momentum widens plain gradient descent's limit 2/\u03BA = " + typed(2 / kappa, 4) + " by 1 + \u03BC.";
+                         format_number(2 * (1 + mu), 4) + ", 1 + \u03BC times plain gradient descent's 2; the limit is lr = that \u00F7 " + k +
+                         " = " + typed(e.answer, 4) + ".";
   require_between(e, kappa, 3, 5000, "the condition number \u03BA (y is the stiff direction)");
   require_between(e, mu, 0.5, 0.99, "the momentum \u03BC");
   reject_mistake(e, 2 / kappa, "gave plain gradient descent's limit 2/\u03BA");
