@@ -45,6 +45,7 @@ MLSYS_DESCRIBE(TrajectoryPoint, MLSYS_OUT(step, "", "Updates done (0: the start)
                MLSYS_OUT(y, "", "y after the step"), MLSYS_OUT(loss, "", "f(x, y) = ½(x² + κ·y²)"));
 MLSYS_DESCRIBE(Trajectory, MLSYS_OUT(path, "", "The iterates, step 0 (the start) first; ends early when diverged"),
                MLSYS_OUT(final_loss, "", "Loss at the path's last point"),
+               MLSYS_OUT(late_mean_loss, "", "Mean loss over the path's last tenth of points (at least the last one)"),
                MLSYS_OUT(diverged, "", "The loss exceeded 10⁶ × the start loss (that step ends the path) or was not finite (the path ends before it)"),
                MLSYS_OUT_NULLABLE(diverged_step, "", "The step that diverged (null when none did)"));
 MLSYS_DESCRIBE(ScheduleReport, MLSYS_OUT(steps, "", "The step t of each entry of lr: every step, or 100,000 evenly spaced with the first and last"),

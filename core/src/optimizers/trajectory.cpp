@@ -1,5 +1,6 @@
 #include "mlsys/optimizers/trajectory.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -108,7 +109,7 @@ Trajectory optimizer_trajectory(const OptimizerSettings& s, double condition, do
   }
 
   const Rotation rot(problem.rotation_deg);
-  Trajectory out{{}, 0, false, std::nullopt};
+  Trajectory out{{}, 0, 0, false, std::nullopt};
   Vec p = rot.from_valley({x0, y0});
   const double start_loss = loss_at(p, condition, rot);
   out.path.push_back({0, p[0], p[1], start_loss});
@@ -137,6 +138,10 @@ Trajectory optimizer_trajectory(const OptimizerSettings& s, double condition, do
     }
   }
   out.final_loss = out.path.back().loss;
+  const std::size_t n = out.path.size(), tail = std::max<std::size_t>(1, (n - 1) / 10);
+  double sum = 0;
+  for (std::size_t i = n - tail; i < n; ++i) sum += out.path[i].loss;
+  out.late_mean_loss = sum / static_cast<double>(tail);
   return out;
 }
 

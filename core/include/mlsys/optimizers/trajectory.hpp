@@ -47,6 +47,9 @@ struct TrajectoryPoint {
 struct Trajectory {
   std::vector<TrajectoryPoint> path;  // step 0 (the start) first
   double final_loss;
+  // The mean loss over the path's last tenth (at least its last point): with gradient noise, the
+  // level the loss settles at rather than one draw of it.
+  double late_mean_loss;
   bool diverged;
   std::optional<long long> diverged_step;  // the step whose loss crossed the threshold
 };
