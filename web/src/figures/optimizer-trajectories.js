@@ -43,6 +43,8 @@ function planeAxes(theme, legendItems) {
   const h = Math.max(150, (theme.height ?? 400) - 70 - 22 * rows);
   return w >= h ? { x: [-PLANE * w / h, PLANE * w / h], y: [-PLANE, PLANE] } : { x: [-PLANE, PLANE], y: [-PLANE * h / w, PLANE * h / w] };
 }
+// Two final losses equal to six significant digits, what the legend can show.
+const sameLoss = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(Math.abs(a), Math.abs(b));
 const LEVELS = [1, 0.25, 0.05]; // loss values of the level sets drawn
 const DIRECTIONS = 96;
 
@@ -75,8 +77,9 @@ export default {
       };
       const r = engine.calc('optimizer-trajectory', input);
       // Adam's L2 decay on this loss: the same run without it, to say when the decay changed nothing.
+      // Adam's ε and rounding leave a difference near 1e-9 of the loss; a real effect is far larger.
       const l2NoOp = optimizer === 'adam' && p.weight_decay > 0
-        && engine.calc('optimizer-trajectory', { ...input, weight_decay: 0 }).final_loss === r.final_loss;
+        && sameLoss(engine.calc('optimizer-trajectory', { ...input, weight_decay: 0 }).final_loss, r.final_loss);
       return { optimizer, name: names[optimizer], path: r.path, final_loss: r.final_loss, diverged: r.diverged, diverged_step: r.diverged_step, l2NoOp };
     });
     // Level sets from the engine's own loss: its value at unit direction u (a zero-step path
@@ -127,7 +130,7 @@ export default {
         if (plane) while (mark > 0 && !inside(r.path[mark])) mark--;
         else while (mark > 0 && !(r.path[mark].loss <= LOSS_RANGE[1])) mark--;
       }
-      const same = r.optimizer === 'adamw' && data.runs.some((o) => o.optimizer === 'adam' && o.final_loss === r.final_loss);
+      const same = r.optimizer === 'adamw' && data.runs.some((o) => o.optimizer === 'adam' && sameLoss(o.final_loss, r.final_loss));
       const note = r.l2NoOp ? ' (L2 decay changes nothing here)' : same ? ' (same path as Adam)' : '';
       const end = r.diverged ? `diverges at step ${r.diverged_step}` : `loss ${formatShort(r.final_loss)} at step ${r.path.at(-1).step}${note}`;
       datasets.push(series(colour[r.optimizer], {
@@ -154,7 +157,7 @@ export default {
           ? { x: linear('x, the gentle direction (curvature 1)', { range: axes.x }),
             y: linear(`y, the steep direction (curvature κ = ${fmt(data.condition)})`, { range: axes.y }) }
           : { x: linear(`Parameter x (valley turned ${fmt(data.rotation)}°)`, { range: axes.x }),
-            y: linear('Parameter y', { range: axes.y }) }
+            y: linear('Parameter y (dimensionless)', { range: axes.y }) }
         : { x: linear('Step (updates)', { range: [0, data.steps] }),
           y: log('Loss ½(x² + κ·y²) (dimensionless)', { range: LOSS_RANGE, ticks: { callback: decade, autoSkip: false },
             afterBuildTicks: (axis) => { axis.ticks = DECADES.map((value) => ({ value })); } }) },
