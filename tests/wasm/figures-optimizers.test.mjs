@@ -199,5 +199,11 @@ test('lr-schedules: the loss view runs noisy gradient descent; a decayed rate en
   const cfg = schedules.draw(d, THEME);
   assertChartSubset('lr-schedules', cfg);
   assert.deepEqual([cfg.options.scales.y.min, cfg.options.scales.y.max], [1e-6, 10]);
+  // The legend gives the mean over the last tenth (the lesson's number), not one noisy window;
+  // a short WSD decay leaves more of the floor than the cosine's long one.
+  const late = Object.fromEntries(d.curves.map((c) => [c.schedule, c.late]));
+  assert.ok(late.constant > 0.005 && late.constant < 0.03, `constant ${late.constant}`);
+  assert.ok(late['warmup-cosine'] < late.wsd && late.wsd < 0.5 * late.constant, `cosine ${late['warmup-cosine']} wsd ${late.wsd}`);
+  assert.match(cfg.data.datasets[0].label, /^Constant: mean loss 0\.0153 over the last tenth$/);
 });
 

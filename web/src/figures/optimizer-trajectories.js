@@ -45,7 +45,7 @@ function planeAxes(theme, legendItems) {
 }
 // Two final losses equal to six significant digits, what the legend can show.
 const sameLoss = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(Math.abs(a), Math.abs(b));
-const LEVELS = [1, 0.25, 0.05]; // loss values of the level sets drawn
+const LEVELS = [1, 0.25]; // loss values of the level sets drawn (two, so the centre stays readable)
 const DIRECTIONS = 96;
 
 export default {
@@ -58,7 +58,7 @@ export default {
     { key: 'show', label: 'Optimizers', type: 'select', options: SET_OPTIONS, default: 'compare' },
     { key: 'view', label: 'View', type: 'select', options: [{ value: 'plane', label: 'paths in the (x, y) plane' }, { value: 'loss', label: 'loss against step (log)' }], default: 'plane' },
     { key: 'condition', label: 'Condition number κ', from: ['optimizer-trajectory', 'condition'], max: 100, default: 50, scale: 'log' },
-    { key: 'rotation', label: 'Valley turned by (degrees)', from: ['optimizer-trajectory', 'rotation'], min: 0, max: 90, default: 0 },
+    { key: 'rotation', label: 'Valley turned by', from: ['optimizer-trajectory', 'rotation'], min: 0, max: 90, default: 0 },
     { key: 'lr', label: 'Learning rate', from: ['optimizer-trajectory', 'lr'], min: 0.001, max: 1, default: 0.025, scale: 'log' },
     { key: 'momentum', label: 'Momentum μ', from: ['optimizer-trajectory', 'momentum'], max: 0.99, when: { show: WITH_MOMENTUM } },
     { key: 'beta1', label: 'Adam β₁', from: ['optimizer-trajectory', 'beta1'], max: 0.99, when: { show: WITH_ADAM } },
@@ -116,7 +116,7 @@ export default {
       const muted = pick('muted');
       data.levels.forEach((lv, i) => datasets.push(line(muted, {
         label: `Level set: loss ${lv.c}`, group: 'level', borderWidth: 1, noLegend: true,
-        // Labels on alternate sides of the minimum (loss 1 and 0.05 left, 0.25 right), apart.
+        // Labels on opposite sides of the minimum (loss 1 left, 0.25 right), apart.
         data: lv.points.map((q, k) => ({ ...q, label: k === (i === 1 ? 0 : DIRECTIONS / 2) ? `loss ${lv.c}` : '' })),
         pointLabels: (raw) => raw.label,
       })));
