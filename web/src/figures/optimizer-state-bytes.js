@@ -64,9 +64,11 @@ export default {
     const perParam = data.view === 'param';
     const scale = perParam ? 1 : data.params / 1e9;
     const patterns = [[], [6, 3], [2, 2], [], [1, 1]];
-    // Adafactor's state is a few thousandths of a byte: its total says so rather than round it away.
-    const tiny = (b) => (b.parts.states > 0 && b.parts.states < 0.01 ? ` (state ${formatShort(b.parts.states * scale)})` : '');
-    const total = (b) => (perParam ? `${formatShort(b.bytes_per_param)} B/param${tiny(b)}` : `${formatShort(b.total_bytes / 1e9)} GB${tiny(b)}`);
+    // Adafactor's state is a few thousandths of a byte: its total keeps four digits (8.002, not
+    // 8) rather than round the state away, and stays short enough to sit over its own bar.
+    const tiny = (b) => b.parts.states > 0 && b.parts.states < 0.01;
+    const digits = (b, v) => (tiny(b) ? Number(v.toPrecision(4)).toString() : formatShort(v));
+    const total = (b) => (perParam ? `${digits(b, b.bytes_per_param)} B` : `${digits(b, b.total_bytes / 1e9)} GB`);
     const datasets = PARTS.map(([key, label], i) => series(pick(), {
       label, stack: 'states', borderColor: theme.text, borderWidth: 1, borderDash: patterns[i],
       data: data.bars.map((b) => b.parts[key] * scale),
