@@ -267,7 +267,7 @@ const std::map<std::string, int>& prompt_space() {
       {"ev-questions-needed", 72}, {"ev-wilson-low", 71}, {"fd-cross-document", 120},
       {"fd-pack-efficiency", 2298}, {"fd-sqrt-lr", 1676}, {"fd-workers-needed", 858},
       {"finite-difference-error", 3183}, {"fl-adapter-params", 630}, {"fl-lora-states", 48},
-      {"fl-qlora-base", 26}, {"fl-rank-error", 3860}, {"fl-step-time", 942}, {"gd-max-stable-lr", 291},
+      {"fl-qlora-base", 26}, {"fl-rank-error", 3860}, {"fl-step-time", 942}, {"gd-max-stable-lr", 4366},
       {"gpu-bytes-in-flight", 24}, {"gpu-max-registers", 87}, {"gpu-occupancy", 3461},
       {"gpu-tensor-core-speedup", 160}, {"gpu-warps-to-hide-latency", 31}, {"gpu-wave-utilization", 2404},
       {"ic-bisection", 141}, {"ic-hierarchical-time", 4014}, {"ic-no-rails", 30}, {"ic-one-direction", 450},

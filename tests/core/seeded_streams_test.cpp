@@ -46,12 +46,13 @@ TEST(SeededStreams, NoSeedIsAnotherShiftedByUpTo64Draws) {
 }
 
 // Inputs under which a seeded calculator draws at all (at its defaults some draw nothing: a
-// constant summand, a size too large to execute, jobs that all arrive at once).
+// constant summand, a size too large to execute, jobs that all arrive at once, exact gradients).
 const std::map<std::string, mlsys::json>& drawing_inputs() {
   static const std::map<std::string, mlsys::json> m = {
       {"attention-backward-memory", {{"seq", 64}, {"head_dim", 64}}},
       {"flash-attention", {{"seq", 128}}},
       {"gpu-sharing", {{"jobs", 200}, {"arrival_rate_per_s", 60}, {"job_time_cv", 2}}},
+      {"optimizer-trajectory", {{"noise", 1}}},
       {"summation", {{"distribution", "uniform"}}}};
   return m;
 }

@@ -66,9 +66,9 @@ test('optimizer-trajectories: momentum at μ = 0 is gradient descent; Nesterov\'
 });
 
 test('optimizer-trajectories: AdamW equals Adam without weight decay, and differs with it', () => {
-  const zero = run(trajectories, { weight_decay: 0 });
+  const zero = run(trajectories, { show: 'all', weight_decay: 0 });
   assert.deepEqual(runOf(zero, 'adamw').path, runOf(zero, 'adam').path);
-  const decayed = run(trajectories, { weight_decay: 0.1 });
+  const decayed = run(trajectories, { show: 'all', weight_decay: 0.1 });
   // AdamW's first step: x ← x − lr·wd·x, then the Adam step of lr: 1 − 0.025·0.1 − 0.025.
   close(runOf(decayed, 'adamw').path[1].x, 1 - 0.025 * 0.1 - 0.025, 1e-6);
   assert.notDeepEqual(runOf(decayed, 'adamw').path, runOf(decayed, 'adam').path);
@@ -127,23 +127,83 @@ test('optimizer-state-bytes: mixed precision 8, 12, 16 (ZeRO: 2 + 2 + 12), 10 an
   assert.equal(per.sgd.bytes_per_param, 2 + 2 + 4 + 0);
   assert.equal(per.momentum.bytes_per_param, 2 + 2 + 4 + 4);
   assert.equal(per.adam.bytes_per_param, 16);
-  assert.deepEqual(per.adam.parts, { weights: 2, grads: 2, master: 4, states: 8, scales: 0 });
+  assert.deepEqual(per.adam.parts, { weights: 2, grads: 2, master: 4, states: 8, scales: 0, grad_buffer: 0 });
   // 8-bit Adam: 1 + 1 bytes of m and v, one fp32 scale of each per 2,048-value block.
   close(per['adam-8bit'].bytes_per_param, 10 + 8 / 2048, 1e-12);
   // Adafactor: 4·(r + c)/(r·c) for a 4,096 × 4,096 matrix.
   close(per.adafactor.parts.states, (4 * 8192) / 4096 ** 2, 1e-12);
   const fp32 = Object.fromEntries(run(stateBytes, { precision: 'fp32' }).bars.map((b) => [b.optimizer, b]));
-  assert.deepEqual(fp32.adam.parts, { weights: 4, grads: 4, master: 0, states: 8, scales: 0 });
+  assert.deepEqual(fp32.adam.parts, { weights: 4, grads: 4, master: 0, states: 8, scales: 0, grad_buffer: 0 });
 });
 
 test('optimizer-state-bytes: the GB view is bytes per parameter × parameters, on an axis fixed across formats', () => {
-  const d = run(stateBytes, { view: 'total', params: 7e9 });
+  const d = run(stateBytes, { view: 'total', billions: 7 });
   const adam = d.bars.find((b) => b.optimizer === 'adam');
   close(adam.total_bytes, 16 * 7e9, 1e-12);
   const cfg = stateBytes.draw(d, THEME);
   assertChartSubset('optimizer-state-bytes', cfg);
   assert.match(drawnText(cfg), /"112 GB"/);
+  // One H100's memory (80 GiB, the hardware table) is drawn across the bars, below Adam's 112 GB.
+  const hbm = cfg.data.datasets.find((ds) => /H100's memory/.test(ds.label));
+  close(hbm.data[0], 80 * 2 ** 30 / 1e9, 1e-12);
+  assert.ok(adam.total_bytes / 1e9 > hbm.data[0]);
+  // The axis ends on a round number above every bar and the line.
+  assert.ok([1, 2, 2.5, 5].some((m) => Number.isInteger(cfg.options.scales.y.max / m / 10 ** Math.floor(Math.log10(cfg.options.scales.y.max)))));
   const top = (precision) => stateBytes.draw(run(stateBytes, { precision }), THEME).options.scales.y.max;
   assert.equal(top('mixed'), top('bf16'));
   assert.equal(top('mixed'), top('fp32'));
 });
+
+test('optimizer-trajectories: turning the valley leaves gradient descent and Nesterov alone, not Adam', () => {
+  const flat = run(trajectories, { rotation: 0 }), turned = run(trajectories, { rotation: 45 });
+  for (const o of ['sgd', 'nesterov']) close(runOf(turned, o).final_loss, runOf(flat, o).final_loss, 1e-9);
+  // Adam's per-coordinate scaling matches only the unturned valley: 7.3e-4 against 0.388 at step 100.
+  close(runOf(flat, 'adam').final_loss, 7.3194e-4, 1e-4);
+  close(runOf(turned, 'adam').final_loss, 0.3780, 1e-3);
+  // The start turns with the valley: (1, 1) by 45° is (0, √2), and the level sets turn with it.
+  close(turned.start[1], Math.SQRT2, 1e-12);
+  for (const lv of turned.levels) for (const q of lv.points) {
+    const a = (q.x + q.y) / Math.SQRT2, b = (q.y - q.x) / Math.SQRT2;
+    close(0.5 * (a ** 2 + 50 * b ** 2), lv.c, 1e-9);
+  }
+});
+
+test('optimizer-trajectories: Adam\'s L2 decay changes nothing on the unturned valley, and the legend says so', () => {
+  const d = run(trajectories, { show: 'adam-family', weight_decay: 0.1 });
+  assert.equal(runOf(d, 'adam').l2NoOp, true);
+  close(runOf(d, 'adam').final_loss, runOf(run(trajectories, { show: 'adam', weight_decay: 0 }), 'adam').final_loss, 1e-6);
+  const labels = trajectories.draw(d, THEME).data.datasets.map((ds) => ds.label).join(' | ');
+  assert.match(labels, /Adam: loss [^|]*L2 decay changes nothing here/);
+  assert.equal(runOf(run(trajectories, { show: 'adam-family', weight_decay: 0.1, rotation: 45 }), 'adam').l2NoOp, false);
+});
+
+test('optimizer-trajectories: the plane view has one scale on both axes, at desktop and phone sizes', () => {
+  const d = run(trajectories);
+  for (const [width, height] of [[1180, 460], [350, 420]]) {
+    const cfg = trajectories.draw(d, { ...THEME, width, height });
+    const { x, y } = cfg.options.scales;
+    close((x.max - x.min) / (y.max - y.min), (width - 70) / (height - 70 - 22 * Math.ceil(4 * 230 / width)), 1e-9);
+    assert.ok(Math.min(x.max, y.max) >= 1.6 && x.min === -x.max && y.min === -y.max);
+  }
+});
+
+test('lr-schedules: the loss view runs noisy gradient descent; a decayed rate ends below the constant one\'s floor', () => {
+  const d = run(schedules, { view: 'loss', schedule: 'all', warmup_steps: 1000, total_steps: 10000, decay_fraction: 0.2 });
+  const last = Object.fromEntries(d.curves.map((c) => [c.schedule, c.windows.at(-1).loss]));
+  // SGD's stationary loss is about lr·σ²·2/4 = 0.01 under the constant rate.
+  assert.ok(last.constant > 0.003 && last.constant < 0.05, `constant ${last.constant}`);
+  for (const s of ['step', 'linear', 'warmup-cosine', 'wsd']) assert.ok(last[s] < 0.1 * last.constant, `${s} ${last[s]}`);
+  // The same seed gives the same run; another seed another one.
+  assert.deepEqual(run(schedules, { view: 'loss', seed: 1 }).curves[0].windows, run(schedules, { view: 'loss', seed: 1 }).curves[0].windows);
+  assert.notDeepEqual(run(schedules, { view: 'loss', seed: 2 }).curves[0].windows, run(schedules, { view: 'loss', seed: 1 }).curves[0].windows);
+  const cfg = schedules.draw(d, THEME);
+  assertChartSubset('lr-schedules', cfg);
+  assert.deepEqual([cfg.options.scales.y.min, cfg.options.scales.y.max], [1e-6, 10]);
+  // The legend gives the mean over the last tenth (the lesson's number), not one noisy window;
+  // a short WSD decay leaves more of the floor than the cosine's long one.
+  const late = Object.fromEntries(d.curves.map((c) => [c.schedule, c.late]));
+  assert.ok(late.constant > 0.005 && late.constant < 0.03, `constant ${late.constant}`);
+  assert.ok(late['warmup-cosine'] < late.wsd && late.wsd < 0.5 * late.constant, `cosine ${late['warmup-cosine']} wsd ${late.wsd}`);
+  assert.match(cfg.data.datasets[0].label, /^Constant: mean loss 0\.0153 over the last tenth$/);
+});
+

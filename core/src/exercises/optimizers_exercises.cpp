@@ -1,5 +1,5 @@
 // Exercises of the optimizers lesson: y after k gradient-descent steps, the largest stable
-// learning rate, the loss after Adam's first step, the learning rate at a step of a
+// learning rate with momentum or Nesterov, the loss after Adam's first step, the learning rate at a step of a
 // warm-up-cosine schedule, and the memory of training with an optimizer. Answers come from the
 // engine's models (core/src/optimizers/) on the numbers shown.
 #include <cmath>
@@ -53,23 +53,44 @@ Exercise gd_iterate(Rng& rng) {
   return e;
 }
 
+// The stability limit of momentum in PyTorch's two forms. Along a curvature λ the heavy ball
+// follows θ_{k+1} = (1 + μ − a)·θ_k − μ·θ_{k−1}, a = lr·λ, whose root −1 sets the limit
+// a < 2(1 + μ); PyTorch's Nesterov, θ_{k+1} = (1 + μ)(1 − a)·θ_k − μ(1 − a)·θ_{k−1}, reaches
+// −1 at a = (2 + 2μ)/(1 + 2μ) (Goh 2017 for the heavy ball; the Nesterov recurrence is derived
+// from torch.optim.SGD's update). The steepest curvature is κ.
 Exercise max_stable_lr(Rng& rng) {
+  static const std::vector<double> momenta = {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99};
   const double kappa = round_sig(log_uniform(rng, 3, 5000), 2);
+  const double mu = rng.pick(momenta);
+  const bool nesterov = rng.uniform() < 0.5;
+  const double heavy = 2 * (1 + mu) / kappa, look_ahead = (2 + 2 * mu) / ((1 + 2 * mu) * kappa);
+  const std::string k = format_number(kappa, 4), m = format_number(mu, 3);
   Exercise e;
-  e.title = "The largest stable learning rate";
-  e.params = {{"optimizer", "sgd"}, {"condition", kappa}};
-  e.prompt = "Plain gradient descent minimises " + loss_text(kappa) +
+  e.title = "The largest stable learning rate with momentum";
+  e.params = {{"optimizer", nesterov ? "nesterov" : "momentum"}, {"condition", kappa}, {"momentum", mu}};
+  e.prompt = std::string(nesterov ? "SGD with Nesterov momentum (torch.optim.SGD, nesterov=True)" : "SGD with heavy-ball momentum (torch.optim.SGD)") +
+             ", momentum \u03BC = " + m + ", minimises " + loss_text(kappa) +
              ". Above which learning rate does it diverge from almost every starting point?";
   e.unit = "";
-  e.answer = 2 / kappa;
-  e.hint = "Each step multiplies x by (1 \u2212 lr) and y by (1 \u2212 lr\u00B7\u03BA). A coordinate shrinks only while "
-           "that factor lies between \u22121 and 1.";
-  e.solution = "Along x the factor 1 \u2212 lr stays inside (\u22121, 1) up to lr = 2, but along y the factor 1 \u2212 lr\u00B7" +
-               format_number(kappa, 4) + " leaves it first, when lr\u00B7" + format_number(kappa, 4) +
-               " exceeds 2: the limit is 2 \u00F7 " + format_number(kappa, 4) + " = " + typed(e.answer, 4) + ".";
+  e.answer = nesterov ? look_ahead : heavy;
+  e.hint = nesterov ? "Write one step along y as a recurrence in y alone: with a = lr\u00B7\u03BA, Nesterov gives "
+                      "y_{k+1} = (1 + \u03BC)(1 \u2212 a)\u00B7y_k \u2212 \u03BC(1 \u2212 a)\u00B7y_{k\u22121}. It diverges once a root of "
+                      "z\u00B2 \u2212 (1 + \u03BC)(1 \u2212 a)z + \u03BC(1 \u2212 a) passes \u22121."
+                    : "Along y the heavy ball follows y_{k+1} = (1 + \u03BC \u2212 a)\u00B7y_k \u2212 \u03BC\u00B7y_{k\u22121}, "
+                      "a = lr\u00B7\u03BA. It diverges once a root of z\u00B2 \u2212 (1 + \u03BC \u2212 a)z + \u03BC passes \u22121.";
+  e.solution = nesterov
+                   ? "At z = \u22121 the characteristic polynomial is 1 + (1 + 2\u03BC)(1 \u2212 a) = 0, so a = (2 + 2\u03BC)/(1 + 2\u03BC) = " +
+                         format_number((2 + 2 * mu) / (1 + 2 * mu), 4) + ", below plain gradient descent's 2 and the heavy ball's 2(1 + \u03BC) = " +
+                         format_number(2 * (1 + mu), 4) + "; the limit is lr = that \u00F7 " + k + " = " + typed(e.answer, 4) + "."
+                   : "At z = \u22121 the characteristic polynomial is 1 + (1 + \u03BC \u2212 a) + \u03BC = 0, so a = 2(1 + \u03BC) = " +
+                         format_number(2 * (1 + mu), 4) + ", 1 + \u03BC times plain gradient descent's 2; the limit is lr = that \u00F7 " + k +
+                         " = " + typed(e.answer, 4) + ".";
   require_between(e, kappa, 3, 5000, "the condition number \u03BA (y is the stiff direction)");
-  reject_mistake(e, 1 / kappa, "dropped the factor 2 of the limit 2/\u03BB_max");
-  reject_mistake(e, 2, "took the limit along x, the flat direction");
+  require_between(e, mu, 0.5, 0.99, "the momentum \u03BC");
+  reject_mistake(e, 2 / kappa, "gave plain gradient descent's limit 2/\u03BA");
+  reject_mistake(e, nesterov ? heavy : look_ahead, nesterov ? "gave the heavy ball's limit" : "gave Nesterov's limit");
+  reject_mistake(e, 2 * (1 + mu), "left out \u03BA, the steepest curvature");
+  reject_mistake_where_distinct(e, (1 + mu) / kappa, "dropped the factor 2");
   return e;
 }
 
@@ -119,8 +140,15 @@ Exercise cosine_lr(Rng& rng) {
   s.warmup_steps = 100 * rng.integer(1, 20);
   s.total_steps = s.warmup_steps + 1000 * rng.integer(5, 100);
   const bool in_warmup = rng.uniform() < 0.25;
-  const long long t = in_warmup ? rng.integer(1, static_cast<int>(s.warmup_steps) - 1)
-                                : s.warmup_steps + rng.integer(1, static_cast<int>(s.total_steps - s.warmup_steps) - 1);
+  // A step whose rate differs from the peak and the floor the prompt prints by more than 3 %
+  // (ten times the checker's tolerance): just after the warm-up the cosine is still at the peak,
+  // and near the end at the floor. The warm-up's own first and last 3 % are left out the same way.
+  long long t = 0;
+  for (double r = 0; t == 0 || r > 0.97 * s.peak_lr || r < 1.03 * s.min_lr || r < 0.03 * s.peak_lr;) {
+    t = in_warmup ? rng.integer(1, static_cast<int>(s.warmup_steps) - 1)
+                  : s.warmup_steps + rng.integer(1, static_cast<int>(s.total_steps - s.warmup_steps) - 1);
+    r = lr_at_step(s, t);
+  }
   Exercise e;
   e.title = "Learning rate on a warm-up-cosine schedule";
   e.params = {{"schedule", "warmup-cosine"}, {"peak_lr", s.peak_lr}, {"min_lr", s.min_lr},
@@ -152,6 +180,8 @@ Exercise cosine_lr(Rng& rng) {
           "step " + std::to_string(t) + " lies inside the run of " + std::to_string(s.total_steps) + " steps");
   require_between(e, s.peak_lr, 1e-4, 1e-2, "the peak learning rate (a transformer pre-training range)");
   require(e, e.answer > 0 && e.answer <= s.peak_lr, "the learning rate is positive and at most the peak");
+  reject_mistake(e, s.peak_lr, "gave the peak learning rate of the prompt");
+  if (s.min_lr > 0) reject_mistake(e, s.min_lr, "gave the floor of the prompt");
   return e;
 }
 

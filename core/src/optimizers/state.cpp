@@ -25,4 +25,11 @@ OptimizerStateBytes optimizer_state_bytes(const std::string& optimizer, const st
   return b;
 }
 
+double optimizer_step_bytes(const OptimizerStateBytes& b, bool fp32_grad_buffer) {
+  const double grad = fp32_grad_buffer ? 4.0 : b.grads;
+  const double updated = b.master > 0 ? b.master : b.weights;
+  const double copy = b.master > 0 ? b.weights : 0.0;
+  return grad + 2 * updated + 2 * b.states + copy;
+}
+
 }  // namespace mlsys

@@ -1,5 +1,6 @@
 #include "mlsys/optimizers/trajectory.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -14,6 +15,33 @@ namespace {
 
 using Vec = std::array<double, 2>;
 
+// The rotation R by `deg` degrees, exact (the identity) at 0 so that an unturned valley keeps
+// its iterates bit for bit.
+struct Rotation {
+  double c = 1, s = 0;
+  explicit Rotation(double deg) {
+    if (deg != 0) {
+      c = cos_pi_det(deg / 180);
+      s = sin_pi_det(deg / 180);
+    }
+  }
+  Vec to_valley(const Vec& p) const { return {c * p[0] + s * p[1], -s * p[0] + c * p[1]}; }  // Rᵀ·p
+  Vec from_valley(const Vec& q) const { return {c * q[0] - s * q[1], s * q[0] + c * q[1]}; }  // R·q
+};
+
+// ∇f at p: R·diag(1, κ)·Rᵀ·p; (x, κ·y) exactly when unturned.
+Vec gradient(const Vec& p, double condition, const Rotation& r) {
+  if (r.s == 0 && r.c == 1) return {p[0], condition * p[1]};
+  const Vec q = r.to_valley(p);
+  return r.from_valley({q[0], condition * q[1]});
+}
+
+double loss_at(const Vec& p, double condition, const Rotation& r) {
+  if (r.s == 0 && r.c == 1) return quadratic_loss(p[0], p[1], condition);
+  const Vec q = r.to_valley(p);
+  return quadratic_loss(q[0], q[1], condition);
+}
+
 // One optimizer's state over the two coordinates, updated in place as torch.optim does.
 struct Stepper {
   OptimizerSettings s;
@@ -21,7 +49,8 @@ struct Stepper {
   Vec v{0, 0};         // Adam's second moment
   long long t = 0;     // steps taken
 
-  void step(Vec& p, Vec g) {
+  void step(Vec& p, Vec g, double lr) {
+    s.lr = lr;
     ++t;
     const bool adamw = s.optimizer == "adamw";
     if (!adamw && s.weight_decay != 0)
@@ -55,7 +84,12 @@ struct Stepper {
 
 }  // namespace
 
-Trajectory optimizer_trajectory(const OptimizerSettings& s, double condition, double x0, double y0, long long steps) {
+double rotated_loss(double x, double y, double condition, double rotation_deg) {
+  return loss_at({x, y}, condition, Rotation(rotation_deg));
+}
+
+Trajectory optimizer_trajectory(const OptimizerSettings& s, double condition, double x0, double y0, long long steps,
+                                const ProblemSettings& problem) {
   static const std::array<const char*, 5> kNames = {"sgd", "momentum", "nesterov", "adam", "adamw"};
   bool known = false;
   for (const char* n : kNames) known = known || s.optimizer == n;
@@ -65,15 +99,32 @@ Trajectory optimizer_trajectory(const OptimizerSettings& s, double condition, do
   if (steps < 0 || steps > kMaxOptimizerSteps)
     throw InputError("steps", "Give 0 to " + std::to_string(kMaxOptimizerSteps) + " steps.");
   if (!(condition >= 1)) throw InputError("condition", "The condition number must be at least 1.");
+  if (!(std::fabs(problem.rotation_deg) <= 180)) throw InputError("rotation", "The rotation must be from -180 to 180 degrees.");
+  if (!(problem.noise >= 0) || !std::isfinite(problem.noise)) throw InputError("noise", "The gradient noise must be 0 or more.");
+  if (problem.schedule && steps >= 1) {
+    ScheduleSettings sched = *problem.schedule;
+    sched.peak_lr = s.lr;
+    sched.total_steps = steps;
+    check_schedule(sched);
+  }
 
-  Trajectory out{{}, 0, false, std::nullopt};
-  Vec p{x0, y0};
-  const double start_loss = quadratic_loss(x0, y0, condition);
-  out.path.push_back({0, x0, y0, start_loss});
+  const Rotation rot(problem.rotation_deg);
+  Trajectory out{{}, 0, 0, false, std::nullopt};
+  Vec p = rot.from_valley({x0, y0});
+  const double start_loss = loss_at(p, condition, rot);
+  out.path.push_back({0, p[0], p[1], start_loss});
   Stepper stepper{s};
+  SeededStream noise(mix_seed(problem.seed, salt_of("optimizer-trajectory")));
+  const double spread = std::sqrt(3.0) * problem.noise;  // uniform on [−√3σ, √3σ): variance σ²
+  ScheduleSettings sched = problem.schedule.value_or(ScheduleSettings{});
+  sched.peak_lr = s.lr;
+  sched.total_steps = steps;
   for (long long k = 1; k <= steps; ++k) {
-    stepper.step(p, {p[0], condition * p[1]});  // ∇f = (x, κ·y)
-    const double loss = quadratic_loss(p[0], p[1], condition);
+    Vec g = gradient(p, condition, rot);
+    if (problem.noise > 0)
+      for (double& gi : g) gi += spread * (2 * noise.uniform() - 1);
+    stepper.step(p, g, problem.schedule ? lr_at_step(sched, k - 1) : s.lr);
+    const double loss = loss_at(p, condition, rot);
     if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(loss)) {
       out.diverged = true;
       out.diverged_step = k;
@@ -87,6 +138,10 @@ Trajectory optimizer_trajectory(const OptimizerSettings& s, double condition, do
     }
   }
   out.final_loss = out.path.back().loss;
+  const std::size_t n = out.path.size(), tail = std::max<std::size_t>(1, (n - 1) / 10);
+  double sum = 0;
+  for (std::size_t i = n - tail; i < n; ++i) sum += out.path[i].loss;
+  out.late_mean_loss = sum / static_cast<double>(tail);
   return out;
 }
 

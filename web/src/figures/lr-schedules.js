@@ -6,7 +6,16 @@
 // steps stop at 20,000: the engine lists every step, and five lists of 100,000 take ~0.5 s.
 import { formatShort } from '../runtime/format.js';
 import { EngineError } from '../runtime/engine-api.js';
-import { chart, linear, colours, series, line } from './shared/chart-config.js';
+import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
+import { decadeTicks } from './capacity-curve.js';
+
+// The loss view: gradient descent with seeded gradient noise on the lesson's valley
+// ½(x² + κ·y²), κ = 10, from (1, 1), every schedule peaking at the same learning rate. Its
+// stationary loss under a constant rate is about lr·σ²·2/4 (two coordinates), so it falls with
+// the rate: the floor the decay removes.
+const NOISY = { optimizer: 'sgd', condition: 10, lr: 0.02, start: [1, 1] };
+const LOSS_RANGE = [1e-6, 10];
+const WINDOWS = 100; // the loss view plots the mean loss over each hundredth of the run
 
 const SCHEDULES = [
   ['constant', 'Constant'],
@@ -20,13 +29,16 @@ export default {
   id: 'lr-schedules',
   title: 'Learning-rate schedules: warm-up, cosine, step and WSD',
   caption:
-    'The learning rate at every step of a run, as the engine computes it. Every schedule starts with the same linear warm-up from 0 (the first labelled point is its end, at the peak); the cosine passes half the peak exactly halfway through the steps after the warm-up. Compare all schedules at once, set the warm-up to 0 and see every curve start at the peak, or shrink WSD’s decay fraction and watch it hold the peak longer and drop more steeply at the end.',
+    'The learning rate at every step of a run, as the engine computes it. Every schedule starts with the same linear warm-up from 0 (the first labelled point is its end, at the peak); the cosine passes half the peak exactly halfway through the steps after the warm-up; WSD’s decay is linear here (MiniCPM used an exponential one). Compare all schedules at once, set the warm-up to 0 and see every curve start at the peak, or shrink WSD’s decay fraction and watch it hold the peak longer and drop more steeply at the end. Switch to the loss view: the engine runs gradient descent with seeded gradient noise on the valley ½(x² + 10·y²), every schedule peaking at lr 0.02, and plots the mean loss over each hundredth of the run. Under the constant rate the loss stops at a noise floor; each decay lowers it, and WSD drops from the constant curve only when its decay starts. Raise the noise and every floor rises; change the seed to see which wiggles are one draw.',
   params: [
+    { key: 'view', label: 'View', type: 'select', options: [{ value: 'lr', label: 'learning rate' }, { value: 'loss', label: 'loss of a noisy run (log)' }], default: 'lr' },
     { key: 'schedule', label: 'Schedule', type: 'select', options: [{ value: 'all', label: 'all, compared' }, ...SCHEDULES.map(([value, label]) => ({ value, label: label.split(' (')[0] }))], default: 'warmup-cosine' },
-    { key: 'peak_lr', label: 'Peak learning rate', from: ['lr-schedule', 'peak_lr'], min: 1e-5, max: 1e-2, default: 3e-4, scale: 'log' },
+    { key: 'peak_lr', label: 'Peak learning rate', from: ['lr-schedule', 'peak_lr'], min: 1e-5, max: 1e-2, default: 3e-4, scale: 'log', when: { view: ['lr'] } },
     { key: 'warmup_steps', label: 'Warm-up steps', from: ['lr-schedule', 'warmup_steps'], max: 5000, default: 1000 },
     { key: 'total_steps', label: 'Total steps', from: ['lr-schedule', 'total_steps'], min: 1000, max: 20000, default: 10000, scale: 'log' },
     { key: 'decay_fraction', label: 'WSD decay fraction of the run', type: 'number', unit: '', min: 0.01, max: 0.5, default: 0.2, when: { schedule: ['all', 'wsd'] } },
+    { key: 'noise', label: 'Gradient noise σ', from: ['optimizer-trajectory', 'noise'], max: 3, default: 1, when: { view: ['loss'] } },
+    { key: 'seed', label: 'Noise seed', from: ['optimizer-trajectory', 'seed'], max: 1000, default: 1, when: { view: ['loss'] } },
   ],
 
   data(engine, p) {
@@ -46,6 +58,7 @@ export default {
         throw e;
       }
     };
+    if (p.view === 'loss') return lossData(engine, p, shown, decaySteps, stepSize);
     const curves = shown.map(([schedule, name]) => {
       const r = calc(schedule);
       // A marked step's rate: the engine's entry for that step (every step is listed up to
@@ -66,12 +79,13 @@ export default {
       columns: ['Schedule', 'Step', 'Learning rate'],
       rows: curves.flatMap((c) => [...c.steps.map((t, i) => [c.name, t, c.lr[i]]), ...c.marks.map((m) => [`${c.name}: ${m.label}`, m.step, m.lr])]),
     };
-    return { schedule: p.schedule, peak_lr: p.peak_lr, total_steps: p.total_steps, warmup_steps: p.warmup_steps, decay_steps: decaySteps, step_size: stepSize, curves, table };
+    return { view: 'lr', schedule: p.schedule, peak_lr: p.peak_lr, total_steps: p.total_steps, warmup_steps: p.warmup_steps, decay_steps: decaySteps, step_size: stepSize, curves, table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
     const dashes = { constant: [2, 3], step: [], linear: [6, 3], 'warmup-cosine': [], wsd: [8, 3, 2, 3] };
+    if (data.view === 'loss') return drawLoss(data, theme, pick, dashes);
     const datasets = [];
     const marked = [];
     for (const c of data.curves) {
@@ -100,3 +114,48 @@ export default {
     });
   },
 };
+
+// The noisy runs of the loss view: one engine run per schedule, the same seed for all.
+function lossData(engine, p, shown, decaySteps, stepSize) {
+  const curves = shown.map(([schedule, name]) => {
+    let r;
+    try {
+      r = engine.calc('optimizer-trajectory', { ...NOISY, steps: p.total_steps, noise: p.noise, seed: p.seed,
+        lr_schedule: schedule, warmup_steps: p.warmup_steps,
+        ...(schedule === 'wsd' ? { decay_steps: decaySteps } : {}), ...(schedule === 'step' ? { step_size: stepSize, gamma: 0.1 } : {}) });
+    } catch (e) {
+      if (e?.field === 'decay_steps') {
+        throw new EngineError('decay_fraction', `WSD's decay (${decaySteps} steps) must fit after the warm-up: lower the decay fraction or the warm-up steps.`);
+      }
+      throw e;
+    }
+    // Mean loss over each window of the run (steps 1 … total; step 0 is the start).
+    const size = Math.max(1, Math.floor(p.total_steps / WINDOWS));
+    const windows = [];
+    for (let lo = 1; lo + size - 1 <= r.path.length - 1; lo += size) {
+      let sum = 0;
+      for (let i = lo; i < lo + size; i++) sum += r.path[i].loss;
+      windows.push({ step: lo + size - 1, loss: sum / size });
+    }
+    return { schedule, name, windows, final: windows.at(-1).loss, late: r.late_mean_loss, diverged: r.diverged };
+  });
+  const table = { columns: ['Schedule', 'Last step of the window', 'Mean loss over the window'],
+    rows: curves.flatMap((c) => c.windows.map((w) => [c.name, w.step, w.loss])) };
+  return { view: 'loss', schedule: p.schedule, total_steps: p.total_steps, decay_steps: decaySteps, step_size: stepSize, noise: p.noise, curves, table };
+}
+
+function drawLoss(data, theme, pick, dashes) {
+  const datasets = data.curves.map((c) => line(pick(), {
+    // The engine's mean over the last tenth of the run: one window's mean is still a noisy draw.
+    label: `${c.name.split(' (')[0].split(':')[0]}: mean loss ${formatShort(c.late)} over the last tenth`,
+    data: c.windows.map((w) => ({ x: w.step, y: w.loss })), borderDash: dashes[c.schedule], group: c.schedule,
+  }));
+  return chart(theme, {
+    datasets,
+    scales: {
+      x: linear('Training step (steps)', { range: [0, data.total_steps] }),
+      y: log('Mean loss over the window (dimensionless)', { range: LOSS_RANGE, ticks: decadeTicks(LOSS_RANGE) }),
+    },
+    tooltip: (ctx) => `${ctx.dataset.label.split(':')[0]}: steps to ${ctx.raw.x}, mean loss ${formatShort(ctx.raw.y)}`,
+  });
+}

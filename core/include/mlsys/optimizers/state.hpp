@@ -22,4 +22,11 @@ struct OptimizerStateBytes {
 OptimizerStateBytes optimizer_state_bytes(const std::string& optimizer, const std::string& weight_dtype,
                                           bool master_weights, double matrix_rows, double matrix_cols);
 
+// HBM bytes one optimizer step moves per parameter, every byte read or written once (a fused,
+// element-wise update): it reads the gradient (4 B from an fp32 accumulation buffer when
+// `fp32_grad_buffer`, else b.grads), the weights it updates (the fp32 master when there is one)
+// and the state, then writes those weights and the state back, plus the 16-bit working copy
+// when a master is kept. Mixed-precision AdamW: (2 + 4 + 8) read + (4 + 8 + 2) written = 28 B.
+double optimizer_step_bytes(const OptimizerStateBytes& b, bool fp32_grad_buffer);
+
 }  // namespace mlsys
