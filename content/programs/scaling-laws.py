@@ -5,13 +5,15 @@ A companion to the lesson "Scaling laws". It evaluates L(N, D) = E + A/N^alpha +
 (Hoffmann et al. 2022, eq. 10), samples the iso-FLOP curve of a budget C (D = C / 6N) and
 checks its lowest sampled point against the closed form N_opt = G (C/6)^(beta/(alpha+beta)),
 prints the 20-tokens-per-parameter rule beside it, places published runs at C = 6ND, and
-searches the curve of equal loss for the model with the least 6ND + 2NI (Sardar et al. 2023),
-by the same scan and golden-section search as the course's scaling-law calculator. Model
+searches the curve of equal loss for the model with the least 6ND + 2NI (Sardana et al. 2024),
+by the same scan and golden-section search as the course's scaling-law calculator. With
+--fit besiroglu-2024 it uses Besiroglu et al.'s 2024 refit of the same law instead. Model
 sizes and token counts are the course's table, written into this file when the course was built.
 
 Run:  python3 scaling-laws.py                                   the lesson's worked example
       python3 scaling-laws.py --compute 1e22
       python3 scaling-laws.py --model llama-3-8b --inference-tokens 1e14
+      python3 scaling-laws.py --fit besiroglu-2024                the refit constants
       python3 scaling-laws.py --json                            the same numbers as JSON
 """
 import argparse
@@ -22,7 +24,11 @@ from course_data import table  # the tables of content/data; the download has th
 
 MODELS = table("models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-70b, gemma-7b, palm-540b | name, params, training_tokens")
 
-E, A, B, ALPHA, BETA = 1.69, 406.4, 410.7, 0.34, 0.28  # Hoffmann et al. 2022, eq. 10
+FITS = {
+    "hoffmann-2022": (1.69, 406.4, 410.7, 0.34, 0.28),  # Hoffmann et al. 2022, eq. 10 as printed
+    "besiroglu-2024": (1.8172, 482.01, 2085.43, 0.3478, 0.3658),  # Besiroglu et al. 2024, Table 1
+}
+E, A, B, ALPHA, BETA = FITS["hoffmann-2022"]
 
 
 def loss(n, d):
@@ -94,8 +100,11 @@ def main(argv=None):
     p.add_argument("--compute", type=float, default=5.76e23, help="training budget C in FLOP, 1e6 to 1e32 (default 5.76e23, Gopher's)")
     p.add_argument("--model", default="llama-3-8b", choices=sorted(MODELS), help="published run for the over-training example (default llama-3-8b)")
     p.add_argument("--inference-tokens", type=float, default=1e13, help="tokens served over the model's life, 0 to 1e20 (default 1e13)")
+    p.add_argument("--fit", default="hoffmann-2022", choices=sorted(FITS), help="constants of the law (default hoffmann-2022)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     a = p.parse_args(argv)
+    global E, A, B, ALPHA, BETA
+    E, A, B, ALPHA, BETA = FITS[a.fit]
     if not (math.isfinite(a.compute) and 1e6 <= a.compute <= 1e32):
         p.error("--compute must be from 1e6 to 1e32 FLOP")
     if not (math.isfinite(a.inference_tokens) and 0 <= a.inference_tokens <= 1e20):
@@ -111,7 +120,7 @@ def main(argv=None):
     runs = {k: {"name": v["name"], "compute_flops": 6 * v["params"] * v["training_tokens"],
                 "tokens_per_param": v["training_tokens"] / v["params"], "loss": loss(v["params"], v["training_tokens"])}
             for k, v in MODELS.items()}
-    out = {"compute_flops": a.compute, "optimal": opt, "tokens_per_param": opt["tokens"] / opt["params"],
+    out = {"fit": a.fit, "compute_flops": a.compute, "optimal": opt, "tokens_per_param": opt["tokens"] / opt["params"],
            "exponent_params": BETA / (ALPHA + BETA), "lowest_sampled": lowest,
            "params_20_tokens_per_param": n20, "loss_20_tokens_per_param": loss(n20, 20 * n20),
            "chinchilla_loss": loss(70e9, 1.4e12), "gopher_loss": loss(280e9, 300e9),
@@ -119,7 +128,7 @@ def main(argv=None):
     if a.json:
         print(json.dumps(out, indent=1))
         return
-    print(f"L(N, D) = {E} + {A}/N^{ALPHA} + {B}/D^{BETA}   (Hoffmann et al. 2022, approach 3)")
+    print(f"L(N, D) = {E} + {A}/N^{ALPHA} + {B}/D^{BETA}   ({a.fit})")
     print(f"Chinchilla 70B on 1.4T tokens: L = {out['chinchilla_loss']:.3f}; Gopher 280B on 300B: L = {out['gopher_loss']:.3f}")
     print(f"\nIso-FLOP curve at C = {a.compute:.3g} FLOP (41 sizes, D = C / 6N):")
     for q in curve[::5]:

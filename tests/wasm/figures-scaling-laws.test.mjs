@@ -121,7 +121,7 @@ test('overtraining: every point has Llama 3 8B\'s loss, and totals are 6ND + 2NI
 test('overtraining: more inference moves the cheapest model toward smaller N and more tokens', () => {
   const d = run(overtraining);
   const [none, , tenT, hundredT] = d.curves;
-  // With no inference the cheapest model is the compute-optimal one of that loss (Sardar et al. 2023).
+  // With no inference the cheapest model is the compute-optimal one of that loss (Sardana et al. 2024).
   close(none.cheapest.params, nOpt(none.cheapest.training_flops), 1e-6);
   assert.ok(tenT.cheapest.params < none.cheapest.params && hundredT.cheapest.params < tenT.cheapest.params);
   assert.ok(hundredT.cheapest.tokens / hundredT.cheapest.params > 2000);
