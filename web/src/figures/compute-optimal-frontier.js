@@ -42,7 +42,7 @@ export default {
   draw(data, theme) {
     const pick = colours(theme);
     const datasets = [];
-    const tip = (ctx) => `${ctx.dataset.label}: C ${ctx.raw.x.toExponential(2)} FLOP, ${formatSI(ctx.raw.y, '')}`;
+    const tip = (ctx) => `${ctx.dataset.label}${ctx.raw.name ? ` (${ctx.raw.name})` : ''}: C ${ctx.raw.x.toExponential(2)} FLOP, ${formatSI(ctx.raw.y, '')}`;
     if (data.view === 'ratio') {
       datasets.push(line(pick(), { label: 'Approach 3: D_opt / N_opt', data: data.frontier.map((f) => ({ x: f.compute, y: f.ratio })) }));
       datasets.push(line(pick(), { label: 'Besiroglu et al. 2024 refit: D_opt / N_opt', data: data.frontier.map((f) => ({ x: f.compute, y: f.refitRatio })), borderDash: [2, 3] }));
@@ -59,7 +59,7 @@ export default {
     datasets.push(series(pick(), { label: 'Published models: N', pointStyle: 'triangle', pointRadius: 7, pointLabels: true,
       data: data.models.map((m) => ({ x: m.compute, y: m.params, label: m.name })) }));
     datasets.push(series(pick(), { label: 'Published models: D', pointStyle: 'rect', pointRadius: 6,
-      data: data.models.map((m) => ({ x: m.compute, y: m.tokens, label: m.name })) }));
+      data: data.models.map((m) => ({ x: m.compute, y: m.tokens, name: m.name })) }));
     return chart(theme, { datasets, tooltip: tip,
       scales: { x: log('Training compute C (FLOP)', { range: X_RANGE, ticks: { callback: exponentTick } }), y: log('Parameters N (count) or tokens D (tokens)', { unit: '', range: Y_RANGE }) } });
   },

@@ -60,7 +60,7 @@ export default {
       borderWidth: c.compute === GOPHER_BUDGET ? 4 : 1.5,
     }));
     const ratio = (c) => Math.round(c.optimal.tokens / c.optimal.params);
-    datasets.push(series(pick('text'), { label: 'Minimum of each curve (closed form)',
+    datasets.push(series(pick('text'), { label: `Minimum of each curve (${data.fitLabel})`,
       data: data.curves.map((c) => ({ x: c.optimal.params, y: c.optimal.loss, D: c.optimal.tokens,
         label: closeUp ? `minimum: ${formatSI(c.optimal.params, '')}, ${ratio(c)} tokens/param, L ${c.optimal.loss.toFixed(3)}` : formatSI(c.optimal.params, '') })),
       pointStyle: 'star', pointRadius: 9, borderWidth: 2, pointLabels: true }));
@@ -75,7 +75,7 @@ export default {
       datasets,
       scales: {
         x: log('Parameters N (log)', { unit: '', range: r.x }),
-        y: linear(`Predicted loss L(N, C/6N), nats per token (${data.fitLabel})`, { range: r.y }),
+        y: linear('Predicted loss L(N, C/6N) (nats per token)', { range: r.y }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: N ${formatSI(ctx.raw.x, '')}, D ${formatSI(ctx.raw.D, '')} tokens, loss ${ctx.raw.y.toFixed(3)}`,
     });
