@@ -19,6 +19,7 @@ Run:  python3 scaling-laws.py                                   the lesson's wor
 import argparse
 import json
 import math
+import re
 import sys
 from course_data import table  # the tables of content/data; the download has them written in
 
@@ -29,6 +30,11 @@ FITS = {
     "besiroglu-2024": (1.8172, 482.01, 2085.43, 0.3478, 0.3658),  # Besiroglu et al. 2024, Table 1
 }
 E, A, B, ALPHA, BETA = FITS["hoffmann-2022"]
+
+
+def g(x, digits):
+    """x to `digits` significant digits, exponents written 3.2e10 rather than 3.2e+10."""
+    return re.sub(r"e\+?(-?)0*(\d)", r"e\1\2", f"{x:.{digits}g}")
 
 
 def loss(n, d):
@@ -130,20 +136,20 @@ def main(argv=None):
         return
     print(f"L(N, D) = {E} + {A}/N^{ALPHA} + {B}/D^{BETA}   ({a.fit})")
     print(f"Chinchilla 70B on 1.4T tokens: L = {out['chinchilla_loss']:.3f}; Gopher 280B on 300B: L = {out['gopher_loss']:.3f}")
-    print(f"\nIso-FLOP curve at C = {a.compute:.3g} FLOP (41 sizes, D = C / 6N):")
+    print(f"\nIso-FLOP curve at C = {g(a.compute, 3)} FLOP (41 sizes, D = C / 6N):")
     for q in curve[::5]:
-        print(f"  N = {q['params']:10.3g}  D = {q['tokens']:10.3g}  L = {q['loss']:.4f}")
-    print(f"  lowest sampled: N = {lowest['params']:.4g}, L = {lowest['loss']:.4f}")
-    print(f"  closed form:    N_opt = {opt['params']:.4g} on D_opt = {opt['tokens']:.4g} tokens "
+        print(f"  N = {g(q['params'], 3):>10}  D = {g(q['tokens'], 3):>10}  L = {q['loss']:.4f}")
+    print(f"  lowest sampled: N = {g(lowest['params'], 4)}, L = {lowest['loss']:.4f}")
+    print(f"  closed form:    N_opt = {g(opt['params'], 4)} on D_opt = {g(opt['tokens'], 4)} tokens "
           f"({out['tokens_per_param']:.0f} tokens per parameter), L = {opt['loss']:.4f}")
-    print(f"  20-token rule:  N = sqrt(C/120) = {n20:.4g}, L = {out['loss_20_tokens_per_param']:.4f}")
+    print(f"  20-token rule:  N = sqrt(C/120) = {g(n20, 4)}, L = {out['loss_20_tokens_per_param']:.4f}")
     print("\nPublished runs at C = 6ND:")
     for r in runs.values():
-        print(f"  {r['name']:16s} C = {r['compute_flops']:9.3g} FLOP  {r['tokens_per_param']:7.1f} tokens/param  L = {r['loss']:.3f}")
-    print(f"\n{m['name']} on {d:.3g} tokens (L = {out['model_loss']:.3f}), serving {a.inference_tokens:.3g} tokens:")
-    print(f"  as trained: total {over['given_total_flops']:.4g} FLOP")
-    print(f"  cheapest of the same loss: N = {over['params']:.4g} on D = {over['tokens']:.4g} tokens, "
-          f"total {over['total_flops']:.4g} FLOP, {100 * over['savings_fraction']:.1f}% less")
+        print(f"  {r['name']:16s} C = {g(r['compute_flops'], 3):>8} FLOP  {r['tokens_per_param']:7.1f} tokens/param  L = {r['loss']:.3f}")
+    print(f"\n{m['name']} on {g(d, 3)} tokens (L = {out['model_loss']:.3f}), serving {g(a.inference_tokens, 3)} tokens:")
+    print(f"  as trained: total {g(over['given_total_flops'], 4)} FLOP")
+    print(f"  cheapest of the same loss: N = {g(over['params'], 4)} on D = {g(over['tokens'], 4)} tokens, "
+          f"total {g(over['total_flops'], 4)} FLOP, {100 * over['savings_fraction']:.1f}% less")
 
 
 if __name__ == "__main__":

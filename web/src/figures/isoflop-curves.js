@@ -16,7 +16,7 @@ export const FITS = {
 // Fixed per view, whichever fit is shown: every budget, or Gopher's budget close up.
 export const RANGES = {
   all: { x: [1e7, 1e13], y: [1.6, 4.5] },
-  gopher: { x: [1e10, 1e12], y: [1.9, 2.1] },
+  gopher: { x: [1e10, 1e12], y: [1.92, 2.08] },
 };
 
 export default {
@@ -62,7 +62,7 @@ export default {
     const ratio = (c) => Math.round(c.optimal.tokens / c.optimal.params);
     datasets.push(series(pick('text'), { label: `Minimum of each curve (${data.fitLabel})`,
       data: data.curves.map((c) => ({ x: c.optimal.params, y: c.optimal.loss, D: c.optimal.tokens,
-        label: closeUp ? `minimum: ${formatSI(c.optimal.params, '')}, ${ratio(c)} tokens/param, L ${c.optimal.loss.toFixed(3)}` : formatSI(c.optimal.params, '') })),
+        label: closeUp ? `min ${formatSI(c.optimal.params, '')}, ${ratio(c)} tokens/param, L ${c.optimal.loss.toFixed(3)}` : formatSI(c.optimal.params, '') })),
       pointStyle: 'star', pointRadius: 9, borderWidth: 2, pointLabels: true }));
     // Named in the close-up only: in the full view they share a few pixels with the minimum.
     const [gopher, chin] = data.gopherBudget;
