@@ -235,7 +235,7 @@ TEST(ScalingLaw, WithoutInferenceTheCheapestIsComputeOptimal) {
 }
 
 TEST(ScalingLaw, InferenceFavoursSmallerModelsOnMoreTokens) {
-  // Sardar et al. 2023 (arXiv:2401.00448): with enough inference demand the cheapest model of
+  // Sardana et al. 2024 (arXiv:2401.00448): with enough inference demand the cheapest model of
   // a loss is smaller than the compute-optimal one and trained on more tokens.
   const auto opt = mlsys::chinchilla_optimal(1e23);
   const json none = mlsys::calc("scaling-law", {{"params", opt.params}, {"tokens", opt.tokens}});
@@ -326,6 +326,9 @@ TEST(ScalingExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
     EXPECT_NEAR(e.answer, num(opt2, "tokens") / num(opt2, "params"), e.answer * 5e-3) << seed;
     e = at("sl-overtraining-total");
     EXPECT_DOUBLE_EQ(e.answer, num(mlsys::calc("scaling-law", e.params), "total_flops") / 1e21) << seed;
+    e = at("sl-allocation-gap");  // the two plans' losses on the refit, B minus A
+    const json plans = mlsys::calc("scaling-law", e.params)["curve"];
+    EXPECT_NEAR(e.answer, num(plans[1], "loss") - num(plans[0], "loss"), 1e-12) << seed;
   }
 }
 
@@ -375,4 +378,58 @@ TEST(TransformerFlops, CrossingIsTheScalingBooksEightD) {
   const json classic = mlsys::calc("transformer", {{"layers", 16}, {"hidden", 4096}, {"heads", 32}, {"ffn_hidden", 16384},
                                                    {"gated_mlp", false}, {"vocab", 1}, {"tied_embeddings", true}, {"seq", 2048}});
   EXPECT_NEAR(num(classic, "attention_equals_matmul_seq"), 6 * 4096.0, 2.0);
+}
+
+// ---- the refit of Besiroglu et al. 2024 -----------------------------------------------------
+
+TEST(ScalingLaw, RefitConstantsAndTheirOptimum) {
+  // Besiroglu et al. 2024 (arXiv:2404.10102), Table 1: E 1.8172, A 482.01, B 2085.43, α 0.3478,
+  // β 0.3658, so a = β/(α+β) = 0.5126, close to approaches 1 and 2 (0.50, 0.49), not 0.452.
+  const json r = mlsys::calc("chinchilla", {{"compute_flops", 5.76e23}, {"fit", "besiroglu-2024"}});
+  EXPECT_NEAR(num(r, "exponent_params"), 0.3658 / (0.3478 + 0.3658), 1e-12);
+  EXPECT_NEAR(num(mlsys::calc("chinchilla", {{"params", 1e9}, {"tokens", 1e11}, {"fit", "besiroglu-2024"}}), "loss"),
+              1.8172 + 482.01 / std::pow(1e9, 0.3478) + 2085.43 / std::pow(1e11, 0.3658), 1e-12);
+  // At Gopher's budget the refit's optimum is Chinchilla's size, about 18 tokens per parameter;
+  // the printed constants give 32B at 93 (Table 3 of Hoffmann et al.: 67B).
+  EXPECT_NEAR(num(r, "params"), 72.2e9, 0.1e9);
+  EXPECT_GT(num(r, "tokens_per_param"), 15);
+  EXPECT_LT(num(r, "tokens_per_param"), 25);
+  // Across Table 3's budgets the refit stays within 10% of the table (400M at 1.92e19, 1T at 1.27e26).
+  EXPECT_LT(rel(num(mlsys::calc("chinchilla", {{"compute_flops", 1.92e19}, {"fit", "besiroglu-2024"}}), "params"), 400e6), 0.1);
+  EXPECT_LT(rel(num(mlsys::calc("chinchilla", {{"compute_flops", 1.27e26}, {"fit", "besiroglu-2024"}}), "params"), 1e12), 0.15);
+  // The default is the printed fit, and scaling-law takes the same 'fit'.
+  EXPECT_EQ(mlsys::calc("chinchilla", {{"compute_flops", 1e22}}),
+            mlsys::calc("chinchilla", {{"compute_flops", 1e22}, {"fit", "hoffmann-2022"}}));
+  EXPECT_NEAR(num(mlsys::calc("scaling-law", {{"compute_flops", 5.76e23}, {"fit", "besiroglu-2024"}})["optimal"], "params"),
+              num(r, "params"), 1.0);
+  const json over = mlsys::calc("scaling-law", {{"params", 8e9}, {"tokens", 15e12}, {"fit", "besiroglu-2024"}});
+  EXPECT_NEAR(num(over["cheapest"], "loss"), num(over, "loss"), 1e-9);
+  EXPECT_EQ(mlsys::test::error_of("chinchilla", R"({"compute_flops": 1e22, "fit": "kaplan"})")["field"], "fit");
+}
+
+TEST(ScalingLaw, SameLossCurveReachesThePublishedModel) {
+  // GPT-3 175B on 300B tokens is about 12 times the compute-optimal size of its loss: the curve,
+  // a decade either side of that size by default, widens to reach twice the given model.
+  const json r = mlsys::calc("scaling-law", {{"params", 175e9}, {"tokens", 300e9}});
+  const double optimal = num(r["cheapest"], "params");
+  EXPECT_GT(175e9 / optimal, 10);
+  EXPECT_NEAR(num(r["same_loss"].back(), "params"), 350e9, 350e9 * 1e-9);
+  // Its small end starts at a tenth of that size, less the sizes that would need over 10^18 tokens.
+  EXPECT_GE(num(r["same_loss"].front(), "params"), optimal / 10 * (1 - 1e-9));
+  EXPECT_LT(num(r["same_loss"].front(), "params"), optimal);
+}
+
+TEST(ScalingExercises, OverTrainedRunsAndAllocationGaps) {
+  for (std::uint32_t seed = 0; seed < 300; ++seed) {
+    const auto o = mlsys::make_exercise("sl-overtraining-total", seed);
+    EXPECT_GE(num(o.params, "tokens") / num(o.params, "params"), 20) << seed;
+    const auto g = mlsys::make_exercise("sl-allocation-gap", seed);
+    EXPECT_GT(g.answer, 0) << seed;  // the rule-of-20 plan wins on the refit
+    EXPECT_EQ(g.params["fit"], "besiroglu-2024") << seed;
+  }
+  // Seed 1: C = 5e22, plan A 2e10 parameters, plan B five times larger: 2.1002 − 2.0603 nats.
+  const auto g = mlsys::make_exercise("sl-allocation-gap", 1);
+  EXPECT_NEAR(g.answer, 0.0399, 1e-4);
+  EXPECT_TRUE(mlsys::check_exercise("sl-allocation-gap", 1, "0.0399")["correct"].get<bool>());
+  EXPECT_FALSE(mlsys::check_exercise("sl-allocation-gap", 1, "2.1002")["correct"].get<bool>());  // plan B's loss
 }

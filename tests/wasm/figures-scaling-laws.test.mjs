@@ -46,10 +46,34 @@ test('isoflop-curves: at Gopher\'s budget Chinchilla (70B) beats Gopher (280B), 
   // below Table 3's approach-1 67B: the caveat of Besiroglu et al. 2024 (arXiv:2404.10102).
   assert.ok(g.params > 30e9 && g.params < 35e9, `${g.params}`);
   assert.ok(g.loss < chin.loss);
-  const cfg = isoflop.draw(d, THEME);
-  assertChartSubset('isoflop-curves', cfg);
-  assert.match(labels(cfg), /Chinchilla 70B/);
-  assert.match(labels(cfg), /min: 32\.2 G params/);
+  assertChartSubset('isoflop-curves', isoflop.draw(d, THEME));
+  // Named in the close-up of that budget; in the view of six budgets the two triangles and the
+  // minimum share a few pixels, so only the minima's sizes are written there.
+  const close_up = isoflop.draw(run(isoflop, { view: 'gopher' }), THEME);
+  assertChartSubset('isoflop-curves', close_up);
+  assert.match(labels(close_up), /Chinchilla 70B, L 1\.938/);
+  assert.match(labels(close_up), /min 32\.2 G, 93 tokens\/param, L 1\.931/);
+  assert.doesNotMatch(labels(isoflop.draw(d, THEME)), /Chinchilla|Gopher|min /);
+});
+
+test('isoflop-curves: on Besiroglu et al.\'s refit the minimum at Gopher\'s budget is Chinchilla\'s size', () => {
+  // Besiroglu et al. 2024 (arXiv:2404.10102), Table 1: E 1.8172, A 482.01, B 2085.43, α 0.3478, β 0.3658.
+  const [e, a, b, al, be] = [1.8172, 482.01, 2085.43, 0.3478, 0.3658];
+  const refit = (n, dd) => e + a / n ** al + b / dd ** be;
+  const g = ((al * a) / (be * b)) ** (1 / (al + be));
+  const d = run(isoflop, { view: 'gopher', fit: 'besiroglu-2024' });
+  assert.equal(d.curves.length, 1);
+  const [c] = d.curves;
+  for (const q of c.curve) close(q.loss, refit(q.params, q.tokens), 1e-12);
+  close(c.optimal.params, g * (5.76e23 / 6) ** (be / (al + be)), 1e-9);
+  // About 72B on 18 tokens per parameter, against the printed constants' 32B on 93.
+  assert.ok(Math.abs(c.optimal.params / 70e9 - 1) < 0.05, `${c.optimal.params}`);
+  const ratio = c.optimal.tokens / c.optimal.params;
+  assert.ok(ratio > 15 && ratio < 25, `${ratio}`);
+  const [gopher, chin] = d.gopherBudget;
+  assert.ok(chin.loss < gopher.loss);
+  close(chin.loss, refit(70e9, 5.76e23 / (6 * 70e9)), 1e-12);
+  assert.match(labels(isoflop.draw(d, THEME)), /min 72\.2 G, 18 tokens\/param/);
 });
 
 test('isoflop-curves: against the paper\'s Table 3 (approach 1), approach 3 picks smaller models, by a factor that grows with C', () => {
@@ -64,10 +88,20 @@ test('isoflop-curves: against the paper\'s Table 3 (approach 1), approach 3 pick
   }
 });
 
-test('isoflop-curves: the axes stay fixed as the highlight and resolution change', () => {
-  const base = axes(isoflop.draw(run(isoflop), THEME));
-  for (const over of [{ highlight: 1e19 }, { highlight: 1e25 }, { points: 11 }, { points: 81 }]) {
-    assert.deepEqual(axes(isoflop.draw(run(isoflop, over), THEME)), base);
+test('isoflop-curves: each view keeps its axes whichever constants it shows, and the close-up zooms in', () => {
+  for (const view of ['all', 'gopher']) {
+    const base = axes(isoflop.draw(run(isoflop, { view }), THEME));
+    assert.deepEqual(axes(isoflop.draw(run(isoflop, { view, fit: 'besiroglu-2024' }), THEME)), base, view);
+  }
+  const [all, gopher] = ['all', 'gopher'].map((view) => axes(isoflop.draw(run(isoflop, { view }), THEME)));
+  // The 0.05-nat gap between Gopher and Chinchilla spans a third of the close-up's height.
+  assert.ok(gopher[3] - gopher[2] < 0.25 && all[3] - all[2] > 2, `${gopher} ${all}`);
+  // Every point of the close-up lies inside its axes, on both fits.
+  for (const fit of ['hoffmann-2022', 'besiroglu-2024']) {
+    const d = run(isoflop, { view: 'gopher', fit });
+    for (const q of [...d.curves[0].curve, ...d.gopherBudget, d.curves[0].optimal]) {
+      assert.ok(q.params >= gopher[0] && q.params <= gopher[1] && q.loss >= gopher[2] && q.loss <= gopher[3], `${fit}: ${q.params} ${q.loss}`);
+    }
   }
 });
 
@@ -100,6 +134,16 @@ test('compute-optimal-frontier: published runs placed at C = 6ND; GPT-3 under-tr
   assert.match(labels(cfg), /GPT-3 175B/);
   assert.match(labels(frontier.draw(run(frontier, { view: 'ratio' }), THEME)), /Llama 3 8B: 1868/);
   assert.equal(d.table.rows.length, d.models.length);
+  // GPT-3 (1.7) and PaLM (1.4) keep their decimal, which rounding to whole numbers would lose.
+  assert.match(labels(frontier.draw(run(frontier, { view: 'ratio' }), THEME)), /GPT-3 175B: 1\.7.*PaLM 540B: 1\.4/);
+});
+
+test('compute-optimal-frontier: the refit\'s tokens per parameter stays near 20 while the printed fit\'s climbs', () => {
+  const d = run(frontier);
+  // Besiroglu et al. 2024: a = 0.3658 / (0.3478 + 0.3658) = 0.513, so D/N falls slowly with C.
+  for (const f of d.frontier) assert.ok(f.refitRatio > 14 && f.refitRatio < 30, `${f.compute}: ${f.refitRatio}`);
+  assert.ok(d.frontier.at(-1).refitRatio < d.frontier[0].refitRatio);
+  assert.ok(d.frontier.at(-1).ratio > 7 * d.frontier.at(-1).refitRatio);
 });
 
 // --- overtraining ------------------------------------------------------------------------
@@ -121,7 +165,7 @@ test('overtraining: every point has Llama 3 8B\'s loss, and totals are 6ND + 2NI
 test('overtraining: more inference moves the cheapest model toward smaller N and more tokens', () => {
   const d = run(overtraining);
   const [none, , tenT, hundredT] = d.curves;
-  // With no inference the cheapest model is the compute-optimal one of that loss (Sardar et al. 2023).
+  // With no inference the cheapest model is the compute-optimal one of that loss (Sardana et al. 2024).
   close(none.cheapest.params, nOpt(none.cheapest.training_flops), 1e-6);
   assert.ok(tenT.cheapest.params < none.cheapest.params && hundredT.cheapest.params < tenT.cheapest.params);
   assert.ok(hundredT.cheapest.tokens / hundredT.cheapest.params > 2000);
@@ -134,6 +178,18 @@ test('overtraining: more inference moves the cheapest model toward smaller N and
   assert.match(labels(cfg), /Llama 3 8B \(15 T tokens\)/);
   // The axes depend on the run, not on the highlighted volume.
   assert.deepEqual(axes(overtraining.draw(run(overtraining, { highlight: 0 }), THEME)), axes(cfg));
+});
+
+test('overtraining: the published model lies inside the plot, GPT-3 175B included', () => {
+  // GPT-3 is over ten times the compute-optimal size of its loss: its triangle was off a plot
+  // spanning a decade either side of that size.
+  for (const model of ['gpt-3-175b', 'llama-3-8b', 'palm-540b']) {
+    const d = run(overtraining, { model });
+    const [lo, hi] = axes(overtraining.draw(d, THEME));
+    const params = { 'gpt-3-175b': 175e9, 'llama-3-8b': 8030261248, 'palm-540b': 540e9 }[model];
+    assert.ok(lo < params && params < hi, `${model}: ${lo} … ${hi}`);
+    assert.ok(d.curves.every((c) => c.points.at(-1).params >= params), model);
+  }
 });
 
 test('overtraining: every published run in the menu gives a finite curve', () => {

@@ -41,6 +41,14 @@ std::vector<std::string> published_runs() {
   return ids;
 }
 
+// 'fit': which constants of L(N, D) = E + A/N^α + B/D^β (training_compute.hpp).
+Field chinchilla_fit_field() {
+  return string_field("fit",
+                      "Constants of the law: 'hoffmann-2022' (eq. 10 as printed, E 1.69, A 406.4, B 410.7, α 0.34, β "
+                      "0.28) or 'besiroglu-2024' (their refit: E 1.8172, A 482.01, B 2085.43, α 0.3478, β 0.3658)",
+                      "hoffmann-2022", {"hoffmann-2022", "besiroglu-2024"});
+}
+
 }  // namespace
 
 MLSYS_DESCRIBE(TrainingTimeOut, MLSYS_FLAT(time), MLSYS_OUT(params, "", "Parameters N used (the model's published count with 'model')"),
@@ -221,18 +229,21 @@ void add_profiling_calculators(Calculators& out) {
   out.add("chinchilla",
           "Hoffmann et al. 2022, approach 3: L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28. Given compute_flops: the "
           "compute-optimal N and D under C = 6·N·D and their loss (with the 20-tokens-per-parameter rule beside it); "
-          "given params and tokens: the loss and C.",
+          "given params and tokens: the loss and C. fit 'besiroglu-2024': the same law refitted by Besiroglu et al. "
+          "2024 (arXiv:2404.10102), L = 1.8172 + 482.01/N^0.3478 + 2085.43/D^0.3658.",
           {optional(number_field("compute_flops", "FLOP", "Training compute budget C", json(), 1e6, 1e32)),
            optional(number_field("params", "", "Parameters N", json(), 1.0, 1e16)),
-           optional(number_field("tokens", "tokens", "Training tokens D", json(), 1.0, 1e18))},
+           optional(number_field("tokens", "tokens", "Training tokens D", json(), 1.0, 1e18)),
+           chinchilla_fit_field()},
           [](const Inputs& in) {
             const bool c = in.has("compute_flops"), n = in.has("params"), d = in.has("tokens");
             if (c && (n || d))
               throw InputError(n ? "params" : "tokens", "Give either 'compute_flops' alone or 'params' and 'tokens'.");
-            if (c) return chinchilla_budget(in.num("compute_flops"));
+            const ChinchillaConstants k = chinchilla_fit(in.str("fit"));
+            if (c) return chinchilla_budget(in.num("compute_flops"), k);
             if (!n) throw InputError("params", "Give 'params' and 'tokens', or 'compute_flops'.");
             if (!d) throw InputError("tokens", "Give 'tokens' with 'params', or 'compute_flops' alone.");
-            return chinchilla_at(in.num("params"), in.num("tokens"));
+            return chinchilla_at(in.num("params"), in.num("tokens"), k);
           });
 
   out.add("checkpoint-interval",

@@ -1,7 +1,8 @@
 // Exercises of the scaling-laws lesson, on the approach-3 fit of Hoffmann et al. 2022
 // (L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28, the `chinchilla` and `scaling-law` model):
 // the loss at a drawn N and D, the compute-optimal N of a budget, the tokens per parameter of
-// that optimum, and the lifetime compute (training + inference) of an over-trained model.
+// that optimum, the lifetime compute (training + inference) of an over-trained model, and the
+// loss two allocations of one budget reach on Besiroglu et al.'s 2024 refit of the same law.
 #include <cmath>
 #include <string>
 
@@ -109,7 +110,11 @@ Exercise tokens_per_param(Rng& rng) {
 
 Exercise overtraining_total(Rng& rng) {
   const double params = rng.pick(std::vector<double>{1e9, 3e9, 7e9, 8e9, 13e9, 34e9, 70e9});
-  const double tokens = rng.pick(std::vector<double>{1e12, 2e12, 4e12, 8e12, 15e12});
+  // Over-trained: at least the 20 tokens per parameter of the rule (70B draws 2T tokens or more).
+  std::vector<double> token_counts;
+  for (double t : {1e12, 2e12, 4e12, 8e12, 15e12})
+    if (t >= 20 * params) token_counts.push_back(t);
+  const double tokens = rng.pick(token_counts);
   const double inference = rng.pick(std::vector<double>{1e12, 5e12, 1e13, 5e13, 1e14, 5e14});
   const OverTraining o = cheapest_same_loss(params, tokens, inference);
   Exercise e;
@@ -128,14 +133,69 @@ Exercise overtraining_total(Rng& rng) {
                " FLOP. On the same fit the cheapest model of the same loss over both has " +
                format_number(o.cheapest.params / 1e9, 3) + "B parameters on " +
                format_number(o.cheapest.tokens / 1e12, 3) + "T tokens and costs " +
-               format_number(100 * o.savings_fraction, 3) + "% less. Total " + format_number(e.answer, 4) +
+               format_number(100 * o.savings_fraction, 3) + "% less" +
+               (o.cheapest.tokens / o.cheapest.params > 1000
+                    ? " (at " + format_number(o.cheapest.tokens / o.cheapest.params, 2) +
+                          " tokens per parameter, far outside the runs the fit was made from: a forecast)"
+                    : "") +
+               ". Total " + format_number(e.answer, 4) +
                " × 10^21 FLOP, so the answer is " + format_number(e.answer, 4) + ".";
   require(e, std::fabs(o.given.total_flops - 6 * params * tokens - 2 * params * inference) <= 1e-9 * o.given.total_flops,
           "the total is 6\u00B7N\u00B7D + 2\u00B7N per token served");
-  require_between(e, tokens / params, 10, 20000, "the tokens per parameter of training");
+  require_between(e, tokens / params, 20, 20000, "the tokens per parameter of an over-trained run");
   reject_mistake_where_distinct(e, 6 * params * tokens / 1e21, "left out inference");
   reject_mistake_where_distinct(e, (6 * params * tokens + 6 * params * inference) / 1e21,
                                 "charged inference 6\u00B7N per token, as in training");
+  return e;
+}
+
+
+// Besiroglu et al. 2024 (arXiv:2404.10102), Table 1: the law refitted to Hoffmann et al.'s runs.
+const char* kRefit = "Besiroglu et al.'s refit of the Chinchilla law, L(N, D) = 1.8172 + 482.01/N^0.3478 + 2085.43/D^0.3658";
+
+// Two plans for one budget: the 20-tokens-per-parameter size (rounded to 2 digits) and a model
+// k times larger or smaller, each trained on C / (6N) tokens; how much more loss the second has.
+Exercise allocation_gap(Rng& rng) {
+  // Up to 7 × 10^24 FLOP, so that plan B, ten times the 20-token size, stays under 3 × 10^12.
+  const double flops = rng.pick(std::vector<double>{1, 2, 3, 5, 7}) * pow_int_det(10.0, rng.integer(20, 24));
+  const double k = rng.pick(std::vector<double>{3, 5, 10, 1.0 / 3, 1.0 / 5, 1.0 / 10});
+  const ChinchillaConstants& f = kBesiroglu2024;
+  const double n_a = round_sig(std::sqrt(flops / 120), 2), n_b = k * n_a;
+  const double d_a = flops / (6 * n_a), d_b = flops / (6 * n_b);
+  const double l_a = chinchilla_loss(n_a, d_a, f), l_b = chinchilla_loss(n_b, d_b, f);
+  const bool bigger = k > 1;
+  const std::string factor = format_number(bigger ? k : 1 / k, 2);
+  Exercise e;
+  e.title = "Two allocations of one budget";
+  e.params = {{"compute_flops", flops}, {"params", std::vector<double>{n_a, n_b}}, {"fit", "besiroglu-2024"}};
+  e.prompt = std::string("With ") + kRefit + ", a training budget of C = " + prose(flops, 2) +
+             " FLOP is planned two ways, each model trained on D = C/(6N) tokens: plan A follows the rule of 20 tokens "
+             "per parameter, N = " + prose(n_a, 2) + "; plan B uses a model " + factor + " times " +
+             (bigger ? "larger" : "smaller") + ", N = " + prose(n_b, 3) +
+             ". By how much is plan B's predicted loss higher than plan A's, in nats per token?";
+  e.unit = "";
+  e.answer = l_b - l_a;
+  // 2%, and at least 2 × 10⁻⁴ nats: the two losses rounded to four decimals before subtracting.
+  e.rel_tolerance = 0.02;
+  e.abs_tolerance = 2e-4;
+  e.hint = "Work out D for each plan first (a " + std::string(bigger ? "larger" : "smaller") +
+           " model gets " + (bigger ? "fewer" : "more") +
+           " tokens), then both terms of the law for each; the 1.8172 cancels in the difference.";
+  e.solution = "Plan A: D = " + prose(d_a, 3) + " tokens, 482.01/N^0.3478 = " +
+               format_number(f.A / pow_pos(n_a, f.alpha), 4) + ", 2085.43/D^0.3658 = " +
+               format_number(f.B / pow_pos(d_a, f.beta), 4) + ", L = " + format_number(l_a, 6) + ". Plan B: D = " +
+               prose(d_b, 3) + " tokens, " + format_number(f.A / pow_pos(n_b, f.alpha), 4) + " and " +
+               format_number(f.B / pow_pos(d_b, f.beta), 4) + ", L = " + format_number(l_b, 6) +
+               ". A factor of " + factor + " off the 20-token size costs, at this budget, " +
+               format_number(l_b, 6) + " \u2212 " + format_number(l_a, 6) + " = " + format_number(e.answer, 3) +
+               " nats.";
+  require(e, e.answer > 0, "the rule-of-20 plan is the better one on the refit");
+  require_between(e, d_b / n_b, 0.15, 2500, "plan B's tokens per parameter");
+  require_between(e, n_a, 1e8, 2.5e11, "plan A's size");
+  require_between(e, n_b, 1e7, 3e12, "plan B's size");
+  reject_mistake_where_distinct(e, l_b, "gave plan B's loss, not the difference");
+  reject_mistake_where_distinct(e, std::fabs(f.A / pow_pos(n_b, f.alpha) - f.A / pow_pos(n_a, f.alpha)),
+                                "changed N but kept D the same");
   return e;
 }
 
@@ -146,6 +206,7 @@ void add_scaling_exercises(std::vector<Generator>& out) {
   out.push_back({"sl-optimal-params", optimal_params});
   out.push_back({"sl-tokens-per-param", tokens_per_param});
   out.push_back({"sl-overtraining-total", overtraining_total});
+  out.push_back({"sl-allocation-gap", allocation_gap});
 }
 
 }  // namespace mlsys::exercises

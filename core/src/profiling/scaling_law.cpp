@@ -15,19 +15,20 @@ double pow_pos(double x, double y) { return exp_det(y * log_det(x)); }
 
 }  // namespace
 
-IsoFlopCurve iso_flop_curve(double compute_flops, const std::vector<double>& params) {
+IsoFlopCurve iso_flop_curve(double compute_flops, const std::vector<double>& params,
+                            const ChinchillaConstants& k) {
   IsoFlopCurve r;
   for (double n : params) {
     const double d = compute_flops / (6 * n);
-    r.curve.push_back({n, d, chinchilla_loss(n, d)});
+    r.curve.push_back({n, d, chinchilla_loss(n, d, k)});
   }
-  const ComputeOptimal o = chinchilla_optimal(compute_flops);
+  const ComputeOptimal o = chinchilla_optimal(compute_flops, k);
   r.optimal = {o.params, o.tokens, o.loss};
   return r;
 }
 
-std::vector<double> iso_flop_params(double compute_flops, int count) {
-  const double n_opt = chinchilla_optimal(compute_flops).params;
+std::vector<double> iso_flop_params(double compute_flops, int count, const ChinchillaConstants& k) {
+  const double n_opt = chinchilla_optimal(compute_flops, k).params;
   std::vector<double> out;
   for (int i = 0; i < count; ++i) {
     const double decades = count == 1 ? 0 : -2 + 4.0 * i / (count - 1);
@@ -36,14 +37,15 @@ std::vector<double> iso_flop_params(double compute_flops, int count) {
   return out;
 }
 
-LifetimeCompute lifetime_compute(double params, double tokens, double inference_tokens) {
+LifetimeCompute lifetime_compute(double params, double tokens, double inference_tokens,
+                                 const ChinchillaConstants& k) {
   const double train = 6 * params * tokens, infer = 2 * params * inference_tokens;
-  return {params, tokens, chinchilla_loss(params, tokens), train, infer, train + infer};
+  return {params, tokens, chinchilla_loss(params, tokens, k), train, infer, train + infer};
 }
 
-OverTraining cheapest_same_loss(double params, double tokens, double inference_tokens) {
-  const ChinchillaConstants k;
-  const LifetimeCompute given = lifetime_compute(params, tokens, inference_tokens);
+OverTraining cheapest_same_loss(double params, double tokens, double inference_tokens,
+                                const ChinchillaConstants& k) {
+  const LifetimeCompute given = lifetime_compute(params, tokens, inference_tokens, k);
   // The reducible loss of the given model, as its two terms (summed this way, not as
   // loss − E, so that no cancellation loses digits when both terms are small).
   const double reducible = k.A / pow_pos(params, k.alpha) + k.B / pow_pos(tokens, k.beta);
@@ -90,7 +92,7 @@ OverTraining cheapest_same_loss(double params, double tokens, double inference_t
     }
   }
   const auto [n, dd] = point((a + b) / 2);
-  OverTraining r{given, lifetime_compute(n, dd, inference_tokens), 0};
+  OverTraining r{given, lifetime_compute(n, dd, inference_tokens, k), 0};
   // When the search does not beat the given model (it is the optimum, up to rounding), the
   // given model is the answer rather than a point a few ulps away from it.
   if (r.cheapest.total_flops >= given.total_flops) r.cheapest = given;
@@ -98,18 +100,21 @@ OverTraining cheapest_same_loss(double params, double tokens, double inference_t
   return r;
 }
 
-std::vector<LifetimeCompute> same_loss_curve(double params, double tokens, double inference_tokens, int count) {
-  const ChinchillaConstants k;
+std::vector<LifetimeCompute> same_loss_curve(double params, double tokens, double inference_tokens, int count,
+                                             const ChinchillaConstants& k) {
   const double reducible = k.A / pow_pos(params, k.alpha) + k.B / pow_pos(tokens, k.beta);
-  const double center = cheapest_same_loss(params, tokens, 0).cheapest.params;
+  const double center = cheapest_same_loss(params, tokens, 0, k).cheapest.params;
+  // A decade either side of N*, widened to reach a factor of two beyond the given model.
+  const double lo = std::min(center / 10, params / 2), hi = std::max(center * 10, params * 2);
+  const double span = log_det(hi / lo);
   std::vector<LifetimeCompute> out;
   for (int i = 0; i < count; ++i) {
-    const double n = center * pow_pos(10.0, count > 1 ? -1 + 2.0 * i / (count - 1) : 0.0);
+    const double n = count > 1 ? lo * exp_det(span * i / (count - 1)) : center;
     const double left = reducible - k.A / pow_pos(n, k.alpha);  // what B/D^β must supply
     if (!(left > 0)) continue;
     const double d = pow_pos(k.B / left, 1 / k.beta);
     if (d < 1 || d > 1e18) continue;
-    out.push_back(lifetime_compute(n, d, inference_tokens));
+    out.push_back(lifetime_compute(n, d, inference_tokens, k));
   }
   return out;
 }

@@ -88,15 +88,15 @@ ModelMfu model_mfu(const ModelConfig& c, std::optional<double> params, double to
           peak_flops};
 }
 
-Chinchilla chinchilla_at(double params, double tokens) {
-  return {chinchilla_loss(params, tokens), 6 * params * tokens, tokens / params, std::nullopt};
+Chinchilla chinchilla_at(double params, double tokens, const ChinchillaConstants& k) {
+  return {chinchilla_loss(params, tokens, k), 6 * params * tokens, tokens / params, std::nullopt};
 }
 
-Chinchilla chinchilla_budget(double compute_flops) {
-  const ComputeOptimal o = chinchilla_optimal(compute_flops);
+Chinchilla chinchilla_budget(double compute_flops, const ChinchillaConstants& k) {
+  const ComputeOptimal o = chinchilla_optimal(compute_flops, k);
   const double n20 = std::sqrt(compute_flops / 120);  // 6·N·(20·N) = C
   return {o.loss, compute_flops, o.tokens / o.params,
-          ChinchillaOptimum{o.params, o.tokens, o.a, o.b, n20, 20 * n20, chinchilla_loss(n20, 20 * n20)}};
+          ChinchillaOptimum{o.params, o.tokens, o.a, o.b, n20, 20 * n20, chinchilla_loss(n20, 20 * n20, k)}};
 }
 
 }  // namespace mlsys

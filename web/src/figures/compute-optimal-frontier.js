@@ -13,7 +13,7 @@ export default {
   id: 'compute-optimal-frontier',
   title: 'Compute-optimal model size and data against the budget',
   caption:
-    'For each training budget C, the model size N and token count D that minimise the approach-3 loss fit under C = 6·N·D (solid), beside the rule of thumb of 20 tokens per parameter (dashed). Published models sit at their own C = 6·N·D: a model point above the N line (and its data point below the D line) was made bigger than the fit would choose and trained on less data, one below it the reverse. Switch the view to tokens per parameter: GPT-3 and PaLM sit below 2, Llama 3 8B near 1,900. The fit\'s published constants are rounded, and its optimum drifts from about 25 to over 100 tokens per parameter across this range instead of holding near 20; Besiroglu et al. (2024) refit the same data and find about 20 throughout.',
+    'For each training budget C, the model size N and token count D that minimise the approach-3 loss fit under C = 6·N·D (solid), beside the rule of thumb of 20 tokens per parameter (dashed). Published models sit at their own C = 6·N·D: a model point above the N line (and its data point below the D line) was made bigger than the fit would choose and trained on less data, one below it the reverse. Switch the view to tokens per parameter: GPT-3 and PaLM sit below 2, Llama 3 8B near 1,900. The printed constants put the optimum at about 25 tokens per parameter at 1e18 FLOP and over 150 at 1e27, instead of near 20; Besiroglu et al.\'s refit of the same law (dotted) stays between about 15 and 30 across the whole range.',
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'sizes',
       options: [{ value: 'sizes', label: 'N and D against C' }, { value: 'ratio', label: 'Tokens per parameter against C' }] },
@@ -22,7 +22,9 @@ export default {
   data(engine, p) {
     const frontier = BUDGETS.map((c) => {
       const r = engine.calc('chinchilla', { compute_flops: c });
-      return { compute: c, params: r.params, tokens: r.tokens, params20: r.params_20_tokens_per_param, tokens20: r.tokens_20_tokens_per_param, ratio: r.tokens / r.params };
+      const refit = engine.calc('chinchilla', { compute_flops: c, fit: 'besiroglu-2024' });
+      return { compute: c, params: r.params, tokens: r.tokens, params20: r.params_20_tokens_per_param, tokens20: r.tokens_20_tokens_per_param, ratio: r.tokens / r.params,
+        refitRatio: refit.tokens / refit.params };
     });
     const models = engine.calc('models', {}).models.filter((m) => m.training_tokens > 0).map((m) => {
       const r = engine.calc('chinchilla', { params: m.params, tokens: m.training_tokens });
@@ -40,12 +42,13 @@ export default {
   draw(data, theme) {
     const pick = colours(theme);
     const datasets = [];
-    const tip = (ctx) => `${ctx.dataset.label}: C ${ctx.raw.x.toExponential(2)} FLOP, ${formatSI(ctx.raw.y, '')}`;
+    const tip = (ctx) => `${ctx.dataset.label}${ctx.raw.name ? ` (${ctx.raw.name})` : ''}: C ${ctx.raw.x.toExponential(2)} FLOP, ${formatSI(ctx.raw.y, '')}`;
     if (data.view === 'ratio') {
       datasets.push(line(pick(), { label: 'Approach 3: D_opt / N_opt', data: data.frontier.map((f) => ({ x: f.compute, y: f.ratio })) }));
+      datasets.push(line(pick(), { label: 'Besiroglu et al. 2024 refit: D_opt / N_opt', data: data.frontier.map((f) => ({ x: f.compute, y: f.refitRatio })), borderDash: [2, 3] }));
       datasets.push(line(pick(), { label: '20 tokens per parameter', data: data.frontier.map((f) => ({ x: f.compute, y: 20 })), borderDash: [6, 4] }));
       datasets.push(series(pick(), { label: 'Published models (D / N)', pointStyle: 'triangle', pointRadius: 7, pointLabels: true,
-        data: data.models.map((m) => ({ x: m.compute, y: m.ratio, label: `${m.name}: ${Math.round(m.ratio)}` })) }));
+        data: data.models.map((m) => ({ x: m.compute, y: m.ratio, label: `${m.name}: ${m.ratio < 10 ? m.ratio.toFixed(1) : Math.round(m.ratio)}` })) }));
       return chart(theme, { datasets, tooltip: tip,
         scales: { x: log('Training compute C (FLOP)', { range: X_RANGE, ticks: { callback: exponentTick } }), y: log('Tokens per parameter D / N (ratio)', { unit: '', range: [0.5, 5e3] }) } });
     }
@@ -56,7 +59,7 @@ export default {
     datasets.push(series(pick(), { label: 'Published models: N', pointStyle: 'triangle', pointRadius: 7, pointLabels: true,
       data: data.models.map((m) => ({ x: m.compute, y: m.params, label: m.name })) }));
     datasets.push(series(pick(), { label: 'Published models: D', pointStyle: 'rect', pointRadius: 6,
-      data: data.models.map((m) => ({ x: m.compute, y: m.tokens, label: m.name })) }));
+      data: data.models.map((m) => ({ x: m.compute, y: m.tokens, name: m.name })) }));
     return chart(theme, { datasets, tooltip: tip,
       scales: { x: log('Training compute C (FLOP)', { range: X_RANGE, ticks: { callback: exponentTick } }), y: log('Parameters N (count) or tokens D (tokens)', { unit: '', range: Y_RANGE }) } });
   },

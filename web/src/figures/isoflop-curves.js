@@ -1,65 +1,81 @@
-// Iso-FLOP curves of Hoffmann et al.'s approach-3 fit: for each budget C, the loss of every
-// model size N trained on D = C / (6N) tokens (one `scaling-law` call per budget), with the
-// closed-form minimum the engine returns as `optimal`.
+// Iso-FLOP curves of the Chinchilla law L(N, D) = E + A/N^α + B/D^β: for each budget C, the
+// loss of every model size N trained on D = C / (6N) tokens (one `scaling-law` call per budget),
+// with the closed-form minimum the engine returns as `optimal`. The constants are Hoffmann et
+// al.'s printed approach-3 fit or Besiroglu et al.'s 2024 refit (the calculators' `fit`); the
+// close-up view shows Gopher's budget alone, with Gopher and Chinchilla on it.
 import { formatSI } from '../runtime/format.js';
-import { chart, log, linear, colours, series, line } from './shared/chart-config.js';
+import { chart, log, linear, colours, series } from './shared/chart-config.js';
 
 export const BUDGETS = [1e19, 1e20, 1e21, 1e22, 5.76e23, 1e25];
-const LABEL = (c) => (c === 5.76e23 ? '5.76e23 (Gopher, Chinchilla)' : c.toExponential(0).replace('+', ''));
-export const X_RANGE = [1e7, 1e13];
-export const Y_RANGE = [1.6, 4.5];
+export const GOPHER_BUDGET = 5.76e23;
+const LABEL = (c) => (c === GOPHER_BUDGET ? '5.76e23 (Gopher, Chinchilla)' : c.toExponential(0).replace('+', ''));
+export const FITS = {
+  'hoffmann-2022': 'Hoffmann et al. 2022, as printed',
+  'besiroglu-2024': 'Besiroglu et al. 2024 refit',
+};
+// Fixed per view, whichever fit is shown: every budget, or Gopher's budget close up.
+export const RANGES = {
+  all: { x: [1e7, 1e13], y: [1.6, 4.5] },
+  gopher: { x: [1e10, 1e12], y: [1.92, 2.08] },
+};
 
 export default {
   id: 'isoflop-curves',
   title: 'Iso-FLOP curves: loss against model size at a fixed budget',
   caption:
-    'Each curve spends one training budget C = 6·N·D: a model of N parameters gets D = C / (6N) tokens, and the approach-3 fit L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28 gives its loss. Too small a model (left) is starved of parameters, too large a one (right) of tokens; the star marks the minimum. Highlight the Gopher budget, 5.76e23 FLOP: its minimum sits well left of Gopher (280B) and left of Chinchilla (70B) too. Compare the minima across budgets: they move right by about 10^0.45 per decade of compute.',
+    'Each curve spends one training budget C = 6·N·D: a model of N parameters gets D = C / (6N) tokens, and the law L(N, D) = E + A/N^α + B/D^β gives its loss. Too small a model (left) is starved of parameters, too large a one (right) of tokens; the star marks the minimum, and the minima move right by the same factor per decade of compute. Switch the view to Gopher\'s budget close up: with the printed constants the minimum sits at about 32B parameters, well left of Chinchilla (70B) and far left of Gopher (280B). Then switch the constants to Besiroglu et al.\'s refit: the minimum moves onto Chinchilla, about 20 tokens per parameter, as approaches 1 and 2 of the paper found.',
   params: [
-    { key: 'highlight', label: 'Highlighted budget (FLOP)', type: 'select', default: 5.76e23,
-      options: BUDGETS.map((c) => ({ value: c, label: LABEL(c) })) },
-    { key: 'points', label: 'Points per curve', type: 'select', default: 41,
-      options: [11, 21, 41, 81].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'view', label: 'View', type: 'select', default: 'all',
+      options: [{ value: 'all', label: 'Six budgets, 1e19 to 1e25 FLOP' }, { value: 'gopher', label: "Gopher's budget close up" }] },
+    { key: 'fit', label: 'Constants of the law', type: 'select', default: 'hoffmann-2022',
+      options: Object.entries(FITS).map(([value, label]) => ({ value, label })) },
   ],
 
   data(engine, p) {
-    const n = Number(p.points);
-    const curves = BUDGETS.map((c) => {
-      const opt = engine.calc('chinchilla', { compute_flops: c });
-      const params = Array.from({ length: n }, (_, i) => opt.params * 10 ** (-2 + (4 * i) / (n - 1)));
-      const r = engine.calc('scaling-law', { compute_flops: c, params });
+    const fit = p.fit;
+    const budgets = p.view === 'gopher' ? [GOPHER_BUDGET] : BUDGETS;
+    const [lo, hi] = RANGES.gopher.x;
+    // Close up, 81 sizes across the view evenly in log N; otherwise the engine's 41 from
+    // N_opt / 100 to 100·N_opt.
+    const closeUp = p.view === 'gopher' ? { params: Array.from({ length: 81 }, (_, i) => lo * (hi / lo) ** (i / 80)) } : {};
+    const curves = budgets.map((c) => {
+      const r = engine.calc('scaling-law', { compute_flops: c, fit, ...closeUp });
       return { compute: c, label: LABEL(c), curve: r.curve, optimal: r.optimal };
     });
-    const hi = curves.find((c) => c.compute === Number(p.highlight)) ?? curves[4];
     // Gopher and Chinchilla at their shared budget: N trained on C / (6N) tokens.
-    const gopherBudget = engine.calc('scaling-law', { compute_flops: 5.76e23, params: [280e9, 70e9] }).curve;
+    const gopherBudget = engine.calc('scaling-law', { compute_flops: GOPHER_BUDGET, params: [280e9, 70e9], fit }).curve;
     const table = {
       columns: ['Budget C (FLOP)', 'N_opt (params)', 'D_opt (tokens)', 'Tokens per parameter', 'Minimum loss (nats/token)'],
       rows: curves.map((c) => [c.compute, c.optimal.params, c.optimal.tokens, c.optimal.tokens / c.optimal.params, c.optimal.loss]),
     };
-    return { curves, highlight: hi.compute, gopherBudget, table };
+    return { view: p.view, fit, fitLabel: FITS[fit], curves, gopherBudget, table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
+    const closeUp = data.view === 'gopher';
     const datasets = data.curves.map((c) => series(pick(), {
       label: `C = ${c.label}: N_opt ${formatSI(c.optimal.params, '')}`,
       data: c.curve.map((q) => ({ x: q.params, y: q.loss, D: q.tokens })), showLine: true, pointRadius: 0,
-      borderWidth: c.compute === data.highlight ? 4 : 1.5,
+      borderWidth: c.compute === GOPHER_BUDGET ? 4 : 1.5,
     }));
-    datasets.push(series(pick('text'), { label: 'Minimum of each curve (closed form)',
+    const ratio = (c) => Math.round(c.optimal.tokens / c.optimal.params);
+    datasets.push(series(pick('text'), { label: `Minimum of each curve (${data.fitLabel})`,
       data: data.curves.map((c) => ({ x: c.optimal.params, y: c.optimal.loss, D: c.optimal.tokens,
-        label: c.compute === data.highlight ? `min: ${formatSI(c.optimal.params, '')} params, L ${c.optimal.loss.toFixed(3)}` : `${formatSI(c.optimal.params, '')}` })),
+        label: closeUp ? `min ${formatSI(c.optimal.params, '')}, ${ratio(c)} tokens/param, L ${c.optimal.loss.toFixed(3)}` : formatSI(c.optimal.params, '') })),
       pointStyle: 'star', pointRadius: 9, borderWidth: 2, pointLabels: true }));
+    // Named in the close-up only: in the full view they share a few pixels with the minimum.
     const [gopher, chin] = data.gopherBudget;
-    datasets.push(series(pick('compute'), { label: 'Gopher and Chinchilla at 5.76e23 FLOP',
-      data: [{ x: gopher.params, y: gopher.loss, D: gopher.tokens, label: `Gopher 280B (L ${gopher.loss.toFixed(3)})` },
-        { x: chin.params, y: chin.loss, D: chin.tokens, label: `Chinchilla 70B (L ${chin.loss.toFixed(3)})` }],
+    datasets.push(series(pick('compute'), { label: 'Gopher (280B) and Chinchilla (70B) at 5.76e23 FLOP',
+      data: [{ x: gopher.params, y: gopher.loss, D: gopher.tokens, label: closeUp ? `Gopher 280B, L ${gopher.loss.toFixed(3)}` : '' },
+        { x: chin.params, y: chin.loss, D: chin.tokens, label: closeUp ? `Chinchilla 70B, L ${chin.loss.toFixed(3)}` : '' }],
       pointStyle: 'triangle', pointRadius: 8, pointLabels: true }));
+    const r = RANGES[closeUp ? 'gopher' : 'all'];
     return chart(theme, {
       datasets,
       scales: {
-        x: log('Parameters N (log)', { unit: '', range: X_RANGE }),
-        y: linear('Predicted loss L(N, C/6N) (nats per token)', { range: Y_RANGE }),
+        x: log('Parameters N (log)', { unit: '', range: r.x }),
+        y: linear('Predicted loss L(N, C/6N) (nats per token)', { range: r.y }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: N ${formatSI(ctx.raw.x, '')}, D ${formatSI(ctx.raw.D, '')} tokens, loss ${ctx.raw.y.toFixed(3)}`,
     });

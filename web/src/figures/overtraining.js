@@ -1,4 +1,4 @@
-// Over-training for cheaper inference (Sardar et al. 2023, arXiv:2401.00448): every (N, D) of
+// Over-training for cheaper inference (Sardana et al. 2024, arXiv:2401.00448): every (N, D) of
 // the same approach-3 loss as a published run, and its total compute 6·N·D + 2·N·I for several
 // lifetime inference volumes I, with each volume's cheapest point: one `scaling-law` call per
 // volume (its `same_loss` curve and `cheapest`).
@@ -14,7 +14,7 @@ export default {
   id: 'overtraining',
   title: 'Over-training: total compute at equal loss, training plus inference',
   caption:
-    'Every point reaches the same predicted loss as the chosen published run (Llama 3 8B on 15T tokens by default): a smaller model needs more tokens, a larger one fewer. Each curve adds the inference the model does over its life, 2·N FLOPs per token served, to its training compute 6·N·D; the star is its cheapest model. With no inference the cheapest is the compute-optimal model; as the tokens served grow the star slides left, toward smaller models trained far past 20 tokens per parameter. At 10T tokens served the cheapest model is larger than Llama 3 8B; highlight 100T tokens served and the star lands almost on the triangle, the published model.',
+    'Every point reaches the same predicted loss as the chosen published run: a smaller model needs more tokens, a larger one fewer. Each curve adds the inference the model does over its life, 2·N FLOPs per token served, to its training compute 6·N·D; the star is its cheapest model. With no inference the cheapest is the compute-optimal model; as the tokens served grow the star slides left, toward smaller models trained far past 20 tokens per parameter. For Llama 3 8B on 15T tokens (the default), highlight 100T tokens served and the star lands almost on the triangle, the published model. Choose GPT-3 175B: the triangle sits right of every star, a model larger than any volume of inference makes worthwhile for its loss.',
   params: [
     { key: 'model', label: 'Published run (sets the loss)', type: 'select', default: 'llama-3-8b', options: modelOptions(MODELS) },
     { key: 'highlight', label: 'Highlighted inference volume', type: 'select', default: 1e13,
@@ -35,8 +35,10 @@ export default {
     const { loss } = curves[0];
     const all = curves.flatMap((c) => [c.cheapest.total_flops, c.reference.total]);
     const range = [Math.min(...all) / 2, Math.max(...all) * 4];
-    // The same_loss sizes span a decade either side of the compute-optimal one (no inference).
-    const xRange = [curves[0].cheapest.params / 10, curves[0].cheapest.params * 10];
+    // The same_loss sizes span a decade either side of the compute-optimal one (no inference),
+    // widened to a factor of two beyond the published model, so its triangle is always inside.
+    const star = curves[0].cheapest.params;
+    const xRange = [Math.min(star / 10, m.params / 2), Math.max(star * 10, m.params * 2)];
     const table = {
       columns: ['Tokens served', 'Cheapest N', 'Its D (tokens)', 'Its total (FLOP)', `${m.name} total (FLOP)`, 'Saving'],
       rows: curves.map((c) => [c.volume, c.cheapest.params, c.cheapest.tokens, c.cheapest.total_flops, c.reference.total, c.savings]),

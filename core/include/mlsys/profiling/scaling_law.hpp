@@ -2,7 +2,8 @@
 // eq. 10; chinchilla_loss in training_compute.hpp, the one loss model): the iso-FLOP curve
 // (every N trained on D = C / (6N) tokens) and its minimum, and the cost of a model over its
 // life, training 6·N·D plus inference 2·N per token, with the cheapest model of the same loss
-// (the inference-aware optimum of Sardar et al. 2023, arXiv:2401.00448, on the same fit).
+// (the inference-aware optimum of Sardana et al. 2024, arXiv:2401.00448, on the same fit).
+// Each function takes the law's constants: the printed ones by default, or kBesiroglu2024.
 #pragma once
 #include <vector>
 
@@ -22,11 +23,12 @@ struct IsoFlopCurve {
   std::vector<LossPoint> curve;
   LossPoint optimal;
 };
-IsoFlopCurve iso_flop_curve(double compute_flops, const std::vector<double>& params);
+IsoFlopCurve iso_flop_curve(double compute_flops, const std::vector<double>& params,
+                            const ChinchillaConstants& k = {});
 
 // `count` values of N evenly spaced in log N from N_opt / 100 to N_opt · 100 (N_opt of the
 // budget in the middle when count is odd), the default grid of an iso-FLOP curve.
-std::vector<double> iso_flop_params(double compute_flops, int count);
+std::vector<double> iso_flop_params(double compute_flops, int count, const ChinchillaConstants& k = {});
 
 // Training and inference compute of N parameters trained on D tokens and then serving
 // inference_tokens tokens (2·N FLOPs each, the forward pass).
@@ -36,7 +38,8 @@ struct LifetimeCompute {
   double inference_flops;  // 2·N·inference_tokens
   double total_flops;
 };
-LifetimeCompute lifetime_compute(double params, double tokens, double inference_tokens);
+LifetimeCompute lifetime_compute(double params, double tokens, double inference_tokens,
+                                 const ChinchillaConstants& k = {});
 
 // The N and D of the same loss as (params, tokens) with the least total compute, found on the
 // iso-loss curve: with x the share of the reducible loss L − E spent on A/N^α, N =
@@ -48,12 +51,15 @@ struct OverTraining {
   LifetimeCompute cheapest;
   double savings_fraction;  // 1 − cheapest.total_flops / given.total_flops (≥ 0)
 };
-OverTraining cheapest_same_loss(double params, double tokens, double inference_tokens);
+OverTraining cheapest_same_loss(double params, double tokens, double inference_tokens,
+                                const ChinchillaConstants& k = {});
 
-// The curve of that loss: `count` values of N evenly spaced in log N from N*/10 to 10·N*, N*
-// the compute-optimal size of the loss (cheapest_same_loss with no inference), each with the D
+// The curve of that loss: `count` values of N evenly spaced in log N from N*/10 to 10·N*
+// (widened to reach params/2 and 2·params), N* the compute-optimal size of the loss
+// (cheapest_same_loss with no inference), each with the D
 // that reaches the loss, D = (B / (L − E − A/N^α))^(1/β), and its lifetime compute. An N whose
 // A/N^α alone reaches the loss, or whose D would pass 10^18 tokens, is left out.
-std::vector<LifetimeCompute> same_loss_curve(double params, double tokens, double inference_tokens, int count);
+std::vector<LifetimeCompute> same_loss_curve(double params, double tokens, double inference_tokens, int count,
+                                             const ChinchillaConstants& k = {});
 
 }  // namespace mlsys

@@ -5,6 +5,7 @@
 // interval of Young (1974) and Daly (2006, FGCS 22(3)). All quantities in SI units: FLOP,
 // FLOP/s, seconds, tokens and parameters as plain counts.
 #pragma once
+#include <string>
 #include <optional>
 
 #include "mlsys/transformer/model_config.hpp"
@@ -58,6 +59,14 @@ TrainingTime training_time(double params, double tokens, double devices, double 
 struct ChinchillaConstants {
   double E = 1.69, A = 406.4, B = 410.7, alpha = 0.34, beta = 0.28;  // Hoffmann et al. eq. 10
 };
+// The same law refitted by Besiroglu et al. 2024 (arXiv:2404.10102, their Table 1) to data
+// reconstructed from Hoffmann et al.'s figure: a = β/(α+β) = 0.513, near approaches 1 and 2.
+constexpr ChinchillaConstants kBesiroglu2024{1.8172, 482.01, 2085.43, 0.3478, 0.3658};
+// The constants of a fit by name, as the calculators' 'fit' input takes it: "hoffmann-2022"
+// (the printed eq. 10) or "besiroglu-2024".
+inline ChinchillaConstants chinchilla_fit(const std::string& name) {
+  return name == "besiroglu-2024" ? kBesiroglu2024 : ChinchillaConstants{};
+}
 
 double chinchilla_loss(double params, double tokens, const ChinchillaConstants& k = {});
 
@@ -85,8 +94,8 @@ struct Chinchilla {
   double loss, compute_flops, tokens_per_param;
   std::optional<ChinchillaOptimum> optimum;  // given a budget
 };
-Chinchilla chinchilla_at(double params, double tokens);  // loss, C = 6·N·D, D / N
-Chinchilla chinchilla_budget(double compute_flops);      // at N_opt, D_opt
+Chinchilla chinchilla_at(double params, double tokens, const ChinchillaConstants& k = {});  // loss, C = 6·N·D, D / N
+Chinchilla chinchilla_budget(double compute_flops, const ChinchillaConstants& k = {});      // at N_opt, D_opt
 
 struct CheckpointInterval {
   double young_interval_s = 0;  // sqrt(2·δ·M)
