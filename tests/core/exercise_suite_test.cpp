@@ -291,7 +291,7 @@ const std::map<std::string, int>& prompt_space() {
       {"sl-chinchilla-loss", 1877}, {"sl-optimal-params", 33}, {"sl-overtraining-total", 210},
       {"sl-tokens-per-param", 35}, {"sqrt-checkpoint-memory", 1648}, {"tb-config-params", 1120},
       {"tb-embedding-share", 1116}, {"tb-flops-at-context", 52}, {"tb-published-run-days", 800},
-      {"tensor-logits-bytes", 238}, {"tp-allreduce-bytes", 144}};
+      {"tensor-logits-bytes", 238}, {"tensor-slice-traffic", 525}, {"tp-allreduce-bytes", 144}};
   return space;
 }
 
