@@ -15,7 +15,7 @@ export default {
   id: 'tensor-bytes',
   title: 'Bytes of a logits tensor in each number format',
   caption:
-    'The logits a language model produces for one batch, a tensor of shape [batch, sequence, vocabulary], stored in each format: elements × bytes per element. On the linear axis (from 0 to a little past the fp64 bar of the current setting) each halving of the element size halves the bar: int4 is a sixteenth of fp64. Switch the axis to logarithmic to compare settings: it stays fixed over every setting, so doubling the batch or the sequence doubles every value and moves every bar end right by the same step, and each halving of the element size is one equal step left. Switch to a 128k vocabulary and see why the logits of long sequences are measured in gigabytes.',
+    'The logits a language model produces for one batch, a tensor of shape [batch, sequence, vocabulary], stored in each format: elements × bytes per element. On the linear axis (from 0 to a round number past the fp64 bar of the current setting) each halving of the element size halves the bar: int4 is a sixteenth of fp64. Switch the axis to logarithmic to compare settings: it stays fixed over every setting, so doubling the batch or the sequence doubles every value and moves every bar end right by the same step, and each halving of the element size is one equal step left. Switch to a 128k vocabulary and see why the logits of long sequences are measured in gigabytes.',
   params: [
     { key: 'batch', label: 'Batch (sequences)', type: 'integer', min: LIMITS.batch[0], max: LIMITS.batch[1], default: 8, scale: 'log' },
     { key: 'seq', label: 'Sequence length (tokens)', type: 'integer', min: LIMITS.seq[0], max: LIMITS.seq[1], default: 2048, scale: 'log' },
@@ -38,8 +38,11 @@ export default {
       columns: ['Format', 'Elements', 'Bytes per element (B)', 'Tensor (B)'],
       rows: bars.map((b) => [b.dtype, b.elements, b.element_bytes, b.bytes]),
     };
-    // Linear: from 0 to the widest bar (fp64) and a margin for its label; it follows the setting.
-    const linearRange = [0, bars[0].bytes * 1.25];
+    // Linear: from 0 to a round number past the widest bar (fp64), with room for its label; it
+    // follows the setting.
+    const need = bars[0].bytes * 1.2;
+    const decade = 10 ** Math.floor(Math.log10(need));
+    const linearRange = [0, [1, 2, 2.5, 5, 10].find((m) => m * decade >= need) * decade];
     return { shape, highlight: p.highlight, axis: p.axis, bars, elements: bars[0].elements,
       range: p.axis === 'log' ? range : linearRange, table };
   },
