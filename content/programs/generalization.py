@@ -5,11 +5,11 @@ sin(pi x) on [-1, 1] with the same seeded generator as the course's engine (Spli
 Marsaglia's polar method for the Gaussian noise), fits polynomials in the orthonormal Legendre
 basis by Householder QR least squares (ridge: QR of the matrix stacked on sqrt(n*lambda)*I;
 more coefficients than samples: the minimum-norm interpolant, by the QR of A transposed), and
-prints train and validation errors against the degree, the effect of weight decay, and early
-stopping of gradient descent. Small sizes, plain Python: the maths, not speed.
+prints train, validation and leave-one-out errors against the degree, the effect of weight
+decay (with its effective number of parameters), and early stopping of gradient descent. Small sizes, plain Python: the maths, not speed.
 
 Run:  python3 generalization.py                  the lesson's worked example
-      python3 generalization.py --samples 30 --noise 0.3 --seed 4
+      python3 generalization.py --samples 6 --seed 1   a second descent below the best small fit
       python3 generalization.py --json           the same numbers as JSON
 """
 import argparse
@@ -143,6 +143,18 @@ def mse(xs, ys, c):
     return sum((sum(a * b for a, b in zip(legendre_row(x, degree), c)) - y) ** 2 for x, y in zip(xs, ys)) / len(xs)
 
 
+def loo_cv(xs, ys, degree, weight_decay=0.0):
+    """Leave-one-out cross-validation: each sample predicted by the fit to the other n - 1."""
+    n = len(xs)
+    return sum(mse([xs[i]], [ys[i]], fit(xs[:i] + xs[i + 1:], ys[:i] + ys[i + 1:], degree, weight_decay)) for i in range(n)) / n
+
+
+def effective_parameters(xs, degree, weight_decay=0.0):
+    """tr(H) of the hat matrix: H_jj is the fit to the j-th unit vector of labels, at x_j."""
+    unit = lambda j: [1.0 if i == j else 0.0 for i in range(len(xs))]  # noqa: E731
+    return sum(sum(a * b for a, b in zip(legendre_row(x, degree), fit(xs, unit(j), degree, weight_decay))) for j, x in enumerate(xs))
+
+
 def gradient_descent(train, val, degree, steps):
     """Gradient descent from c = 0 on (1/n)||Ac - y||^2 with step 1/lambda_max of its Hessian
     (2/n) A^T A; returns the learning rate, 2/lambda_max and (step, train, validation) rows."""
@@ -191,7 +203,8 @@ def main(argv=None):
     sweep = []
     for d in range(args.max_degree + 1):
         c = fit(*train, d)
-        sweep.append({"degree": d, "train_mse": mse(*train, c), "validation_mse": mse(*val, c)})
+        row = {"degree": d, "train_mse": mse(*train, c), "validation_mse": mse(*val, c)}
+        sweep.append({**row, "loo_cv_mse": loo_cv(*train, d)} if d < n - 1 else row)
     best = min(sweep, key=lambda r: r["validation_mse"])
 
     # Weight decay and early stopping on a degree-15 polynomial, 20 samples, sigma = 0.2.
@@ -208,7 +221,8 @@ def main(argv=None):
         "best_validation_mse": best["validation_mse"],
         "ridge": {"plain_train_mse": mse(*rtrain, plain), "plain_validation_mse": mse(*rval, plain),
                   "train_mse": mse(*rtrain, ridge), "validation_mse": mse(*rval, ridge),
-                  "coefficient_norm": math.sqrt(sum(t * t for t in ridge))},
+                  "coefficient_norm": math.sqrt(sum(t * t for t in ridge)),
+                  "effective_parameters": effective_parameters(rtrain[0], 15, 0.1)},
         "early_stopping": {"gd_lr": lr, "gd_lr_max_stable": lr_max, "best_step": stop[0],
                            "best_validation_mse": stop[2], "validation_mse_at_200": steps[-1][2]},
     }
@@ -216,13 +230,14 @@ def main(argv=None):
         print(json.dumps(out, indent=1))
         return
     print(f"{n} samples of sin(pi x) + noise (sigma = {sigma}, seed {seed}); noise floor sigma^2 = {sigma**2:.4g}")
-    print("degree  coefficients  train MSE     validation MSE")
+    print("degree  coefficients  train MSE     validation MSE  leave-one-out CV")
     for r in sweep:
         mark = "  <- best" if r is best else ("  <- interpolation threshold" if r["degree"] == n - 1 else "")
-        print(f"{r['degree']:6d}  {r['degree'] + 1:12d}  {r['train_mse']:.4e}    {r['validation_mse']:.4e}{mark}")
+        print(f"{r['degree']:6d}  {r['degree'] + 1:12d}  {r['train_mse']:.4e}    {r['validation_mse']:.4e}      {format(r['loo_cv_mse'], '10.4e') if 'loo_cv_mse' in r else '-':>10}{mark}")
     rd = out["ridge"]
     print(f"\ndegree 15, 20 samples, sigma = 0.2: least squares validation MSE {rd['plain_validation_mse']:.4g}")
-    print(f"weight decay lambda = 0.1: train MSE {rd['train_mse']:.4g}, validation MSE {rd['validation_mse']:.4g}")
+    print(f"weight decay lambda = 0.1: train MSE {rd['train_mse']:.4g}, validation MSE {rd['validation_mse']:.4g}, "
+          f"{rd['effective_parameters']:.3g} effective parameters of 16")
     es = out["early_stopping"]
     print(f"early stopping (lr = 1/lambda_max = {es['gd_lr']:.4g}): best step {es['best_step']}, "
           f"validation MSE {es['best_validation_mse']:.4g} (step 200: {es['validation_mse_at_200']:.4g})")

@@ -8,6 +8,7 @@ a tensor's bytes in each number format and applies NumPy's broadcasting rule to 
 
 Run:  python3 tensors-and-layout.py                  the lesson's worked examples
       python3 tensors-and-layout.py --shape 2,3,4 --permute 2,0,1
+      python3 tensors-and-layout.py --shape 2,5,3,4 --transpose 1,2 --view 2,3,20
       python3 tensors-and-layout.py --a 3 --b 3,1    the (n,) + (n, 1) pitfall
       python3 tensors-and-layout.py --json           the same numbers as JSON
 """
@@ -25,7 +26,7 @@ def row_major_strides(shape):
     """s[d] = product of the sizes to the right of d (the last dimension has stride 1)."""
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
+        strides[d] = strides[d + 1] * max(shape[d + 1], 1)  # an empty dimension steps as size 1
     return strides
 
 
@@ -77,6 +78,30 @@ class Tensor:
         return Tensor(copy, self.shape), len(copy)
 
 
+def view_strides(shape, strides, new):
+    """Strides of y.view(new), or None where PyTorch's rule fails: old dimensions fall into runs
+    laid out one after the other (stride[i] = stride[i+1] * size[i+1]; size 1 joins any run), and
+    the new sizes must group into the same element counts, run by run, from the right."""
+    out, nxt, end = [1] * len(new), len(new), len(shape)
+    while end > 0:
+        base, begin = strides[end - 1], end - 1
+        run = shape[begin]
+        while begin > 0 and (shape[begin - 1] == 1 or strides[begin - 1] == run * base):
+            begin -= 1
+            run *= shape[begin]
+        held = 1
+        while nxt > 0 and (held < run or new[nxt - 1] == 1):
+            out[nxt - 1] = held * base
+            nxt -= 1
+            held *= new[nxt]
+        if held != run:
+            return None
+        end = begin
+    while nxt > 0 and new[nxt - 1] == 1:
+        nxt -= 1
+    return out if nxt == 0 else None
+
+
 def broadcast(a, b):
     """NumPy broadcasting: align from the right, sizes equal or 1; strides 0 where stretched."""
     rank = max(len(a), len(b))
@@ -87,7 +112,7 @@ def broadcast(a, b):
         nb = b[db] if db >= 0 else 1
         if na != nb and na != 1 and nb != 1:
             raise ValueError(f"a's dimension {da} (size {na}) and b's dimension {db} (size {nb}) differ and neither is 1")
-        shape.append(max(na, nb))
+        shape.append(nb if na == 1 else na)  # 1 against 0 gives 0: empty tensors broadcast
 
     def strides_over(x):
         own = row_major_strides(x)
@@ -117,6 +142,7 @@ def main(argv=None):
     p.add_argument("--shape", default="3,4", help="shape of the contiguous tensor x (default 3,4)")
     p.add_argument("--transpose", default=None, help="two dims to swap, e.g. 0,1 (default 0,1 when --permute is not given)")
     p.add_argument("--permute", default=None, help="a permutation of x's dims, e.g. 2,0,1")
+    p.add_argument("--view", default=None, help="a new shape for y.view(...), e.g. 12 (default: all of y's elements in one dimension)")
     p.add_argument("--dtype", default="fp32", choices=list(DTYPE_BYTES), help="element format (default fp32)")
     p.add_argument("--batch", type=int, default=8, help="logits batch (default 8)")
     p.add_argument("--seq", type=int, default=2048, help="logits sequence length (default 2048)")
@@ -155,7 +181,11 @@ def main(argv=None):
     logits_shape = [args.batch, args.seq, args.vocab]
     logits_elements = math.prod(logits_shape)
     logits = {d: logits_elements * DTYPE_BYTES[d] for d in ("fp64", "fp32", "bf16", "fp8-e4m3", "int4")}
-    a, b = ints(args.a, "a", 1), ints(args.b, "b", 1)
+    new = ints(args.view, "view", 1) if args.view is not None else [len(offsets)]
+    if math.prod(new) != len(offsets):
+        p.error(f"--view must hold y's {len(offsets)} elements")
+    vs = view_strides(y.shape, y.strides, new)
+    a, b = ints(args.a, "a", 0), ints(args.b, "b", 0)
     try:
         out, sa, sb = broadcast(a, b)
         bc = {"shape": out, "elements": math.prod(out), "a_strides_broadcast": sa, "b_strides_broadcast": sb}
@@ -166,7 +196,8 @@ def main(argv=None):
         "x": {"shape": x.shape, "strides": x.strides},
         "view": {"shape": y.shape, "strides": y.strides, "contiguous": is_contiguous(y.shape, y.strides),
                  "elements": len(offsets), "bytes": len(offsets) * size, "contiguous_copy_bytes": copied * size,
-                 "contiguous_strides": packed.strides, "storage_offsets": offsets},
+                 "contiguous_strides": packed.strides, "storage_offsets": offsets,
+                 "view_possible": vs is not None, "view_strides": vs, "reshape_copy_bytes": 0 if vs else len(offsets) * size},
         "logits": {"shape": logits_shape, "elements": logits_elements, "bytes": logits},
         "broadcast": bc,
     }
@@ -177,6 +208,7 @@ def main(argv=None):
     print(f"{view}: shape {y.shape}, strides {y.strides}, contiguous: {result['view']['contiguous']}")
     print(f"  storage offsets in row-major order of the view: {offsets}")
     print(f"  .contiguous() copies {copied * size:g} B ({copied} elements of {args.dtype})")
+    print(f"  y.view({new}): " + (f"a view, strides {vs}" if vs else f"fails; .reshape copies {len(offsets) * size:g} B"))
     print()
     print(f"logits {logits_shape}: {logits_elements:,} elements")
     for d, n in logits.items():
@@ -185,7 +217,7 @@ def main(argv=None):
     if "error" in bc:
         print(f"a {a} + b {b}: {bc['error']}")
     else:
-        print(f"a {a} + b {b} -> {bc['shape']}: {bc['elements']:,} elements")
+        print(f"a {a} + b {b} -> {bc['shape']}: {bc['elements']:,} elements" + (" (empty)" if not bc["elements"] else ""))
         print(f"  strides over the result: a {sa}, b {sb} (0 = stretched, nothing copied)")
 
 

@@ -97,7 +97,7 @@ TEST(AnswerNotations, EveryCommonNotationIsReadAsWritten) {
       // A whole count stays exact, and 2.345678M is exactly 2,345,678.
       {"exact count as M", "masks-causal-pairs", [](const Exercise& e) { return shifted(e.answer, 6) + "M"; }, true, "", a},
       {"exact count as k", "masks-causal-pairs", [](const Exercise& e) { return shifted(e.answer, 3) + "k"; }, true, "", a},
-      {"exact count, one off as M", "masks-causal-pairs", [](const Exercise& e) { return shifted(e.answer + 1, 6) + "M"; }, false, "not the count", nullptr},
+      {"exact count, one off as M", "masks-causal-pairs", [](const Exercise& e) { return shifted(e.answer + 1, 6) + "M"; }, false, "not the answer", nullptr},
       // Scientific notation, the prompt's own included.
       {"1.6e-6", "finite-difference-error", [](const Exercise& e) { return sci(e.answer).first + "e" + sci(e.answer).second; }, true, "", nullptr},
       {"1.6E-6", "finite-difference-error", [](const Exercise& e) { return sci(e.answer).first + "E" + sci(e.answer).second; }, true, "", nullptr},

@@ -271,7 +271,7 @@ const std::map<std::string, int>& prompt_space() {
       {"gpu-bytes-in-flight", 24}, {"gpu-max-registers", 87}, {"gpu-occupancy", 3461},
       {"gpu-tensor-core-speedup", 160}, {"gpu-warps-to-hide-latency", 31}, {"gpu-wave-utilization", 2404},
       {"ic-bisection", 141}, {"ic-hierarchical-time", 4014}, {"ic-no-rails", 30}, {"ic-one-direction", 450},
-      {"interpolation-threshold-2d", 24}, {"kernels-coalescing-bandwidth", 776},
+      {"interpolation-threshold-2d", 58}, {"kernels-coalescing-bandwidth", 776},
       {"kernels-launch-fraction", 733}, {"kernels-smem-tile", 960}, {"kernels-tiled-traffic", 2870},
       {"masks-causal-pairs", 4057}, {"masks-gqa-kv-bytes", 4353}, {"masks-gqa-reduction", 1315},
       {"masks-score-bytes", 2286}, {"matmul-crossover-batch", 70}, {"matmul-intensity", 1299},
@@ -291,7 +291,7 @@ const std::map<std::string, int>& prompt_space() {
       {"sl-allocation-gap", 150}, {"sl-chinchilla-loss", 1877}, {"sl-optimal-params", 33}, {"sl-overtraining-total", 204},
       {"sl-tokens-per-param", 35}, {"sqrt-checkpoint-memory", 1648}, {"tb-config-params", 1120},
       {"tb-embedding-share", 1116}, {"tb-flops-at-context", 52}, {"tb-published-run-days", 435},
-      {"tensor-logits-bytes", 238}, {"tp-allreduce-bytes", 144}};
+      {"tensor-logits-bytes", 238}, {"tensor-slice-traffic", 525}, {"tp-allreduce-bytes", 144}};
   return space;
 }
 

@@ -259,3 +259,75 @@ TEST(Polyfit, ValidationErrorPeaksAtTheInterpolationThreshold) {
     EXPECT_EQ(calc("polyfit", {{"samples", 20}, {"degree", 25}, {"seed", seed}})["solver"], "min-norm");
   }
 }
+
+// Effective parameters tr(H) (ESL §7.6): p for least squares below the threshold, n at and past
+// it (H is then the identity on the training inputs), and under weight decay less than p,
+// falling as λ grows (ESL §3.4.1: Σ d_j²/(d_j² + nλ)).
+TEST(Polyfit, EffectiveParametersAreTheTraceOfTheHatMatrix) {
+  EXPECT_NEAR(calc("polyfit", {{"samples", 20}, {"degree", 5}})["effective_parameters"].get<double>(), 6, 1e-9);
+  EXPECT_NEAR(calc("polyfit", {{"samples", 20}, {"degree", 19}})["effective_parameters"].get<double>(), 20, 1e-3);  // rounding
+  EXPECT_NEAR(calc("polyfit", {{"samples", 20}, {"degree", 30}})["effective_parameters"].get<double>(), 20, 1e-3);
+  double last = 16;
+  for (const double lambda : {1e-4, 1e-2, 0.1, 1.0}) {
+    const double p = calc("polyfit", {{"samples", 20}, {"degree", 15}, {"weight_decay", lambda}})["effective_parameters"].get<double>();
+    EXPECT_LT(p, last) << lambda;
+    EXPECT_GT(p, 0) << lambda;
+    last = p;
+  }
+  EXPECT_TRUE(calc("polyfit", {{"samples", 200}, {"degree", 3}})["effective_parameters"].is_null());
+}
+
+// Leave-one-out cross-validation (ESL §7.10) against a closed form: for the constant fit
+// (degree 0) each left-out sample is predicted by the mean of the others, so its error is
+// n/(n − 1) times its residual from the full mean and the LOO MSE is (n/(n − 1))² times the
+// training MSE.
+TEST(Polyfit, LeaveOneOutMatchesTheConstantFitsClosedForm) {
+  for (int n : {5, 20, 60}) {
+    const json r = calc("polyfit", {{"samples", n}, {"degree", 0}, {"noise", 0.3}});
+    const double k = n / (n - 1.0);
+    EXPECT_NEAR(r["loo_cv_mse"].get<double>(), k * k * r["train_mse"].get<double>(), 1e-12) << n;
+  }
+  // It ranks underfit and overfit above a good degree at the capacity figure's defaults.
+  const auto loo = [](int d) { return calc("polyfit", {{"samples", 20}, {"noise", 0.1}, {"degree", d}})["loo_cv_mse"].get<double>(); };
+  EXPECT_GT(loo(1), loo(3));
+  EXPECT_GT(loo(9), loo(3));
+  EXPECT_TRUE(calc("polyfit", {{"samples", 1}, {"degree", 0}})["loo_cv_mse"].is_null());
+}
+
+// Without noise the minimum-norm interpolant is biased, not better: past the threshold the
+// validation error rises from its near-zero value at the threshold (it does not fall again).
+TEST(Polyfit, NoiseFreeValidationErrorRisesPastTheThreshold) {
+  for (int seed : {0, 1, 6}) {
+    const json r = calc("polyfit", {{"samples", 20}, {"noise", 0}, {"max_degree", 40}, {"seed", seed}});
+    const auto v = [&](int d) { return r["by_degree"][static_cast<std::size_t>(d)]["validation_mse"].get<double>(); };
+    EXPECT_LT(v(17), 1e-12) << seed;
+    EXPECT_GT(v(25), 1e-4) << seed;
+    EXPECT_GT(v(40), v(25)) << seed;
+  }
+  // With few samples the second descent can beat the best small model (seed 1, n = 6).
+  const json r = calc("polyfit", {{"samples", 6}, {"noise", 0.1}, {"max_degree", 40}, {"seed", 1}});
+  EXPECT_LT(r["by_degree"][12]["validation_mse"].get<double>(), r["by_degree"][3]["validation_mse"].get<double>());
+}
+
+// The threshold exercise counts terms of total degree ≤ d in two or three inputs, C(d + k, k);
+// the split of a validation error is asked to two significant digits, so its rounding
+// (0.046 for 0.0455) is accepted while σ² and v − σ, kept more than a tenth away, are not.
+TEST(Polyfit, GeneralizationExercisesCountTermsAndAcceptTheAskedRounding) {
+  int three = 0;
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    const mlsys::Exercise t = mlsys::make_exercise("interpolation-threshold-2d", seed);
+    const double d = t.params["degree"].get<double>();
+    const bool k3 = t.params["inputs"].get<int>() == 3;
+    three += k3;
+    EXPECT_EQ(t.answer, k3 ? (d + 1) * (d + 2) * (d + 3) / 6 : (d + 1) * (d + 2) / 2) << seed;
+    const mlsys::Exercise r = mlsys::make_exercise("reducible-error", seed);
+    char two[32];
+    std::snprintf(two, sizeof two, "%.2g", r.answer);
+    EXPECT_TRUE(mlsys::check_exercise(r.id, r.seed, two)["correct"].get<bool>()) << seed << " " << two;
+    const double sigma = r.params["noise"].get<double>();
+    std::snprintf(two, sizeof two, "%.4g", sigma * sigma);
+    EXPECT_FALSE(mlsys::check_exercise(r.id, r.seed, two)["correct"].get<bool>()) << seed << " " << two;
+  }
+  EXPECT_GT(three, 40);
+  EXPECT_LT(three, 120);
+}

@@ -183,6 +183,23 @@ TEST(Broadcast, StridesAreZeroWhereStretchedOrAdded) {
   EXPECT_EQ(dims(s["b_strides_broadcast"]), (Dims{0, 1}));
 }
 
+// Empty tensors broadcast too (NumPy user guide: sizes equal or one of them 1, so 0 with 1 gives
+// 0 and 0 with 5 fails; torch.broadcast_shapes((0, 3), (1, 3)) is (0, 3)). Strides as PyTorch
+// gives an empty tensor: an empty dimension steps as size 1.
+TEST(Broadcast, EmptyDimensionsAreLegal) {
+  const json r = calc("broadcast", {{"a", {0, 3}}, {"b", {1, 3}}});
+  EXPECT_EQ(dims(r["shape"]), (Dims{0, 3}));
+  EXPECT_EQ(r["elements"], 0);
+  EXPECT_EQ(r["a_elements"], 0);
+  EXPECT_EQ(dims(r["a_strides_broadcast"]), (Dims{3, 1}));
+  EXPECT_EQ(dims(r["b_strides_broadcast"]), (Dims{0, 1}));
+  EXPECT_EQ(dims(r["b_broadcast_dims"]), (Dims{0}));
+  EXPECT_EQ(dims(calc("broadcast", {{"a", {0}}, {"b", {5, 1}}})["shape"]), (Dims{5, 0}));
+  EXPECT_EQ(dims(calc("broadcast", {{"a", {2, 0, 4}}, {"b", {4}}})["a_strides_broadcast"]), (Dims{4, 4, 1}));
+  EXPECT_EQ(error_of("broadcast", R"({"a": [0], "b": [5]})")["message"],
+            "Shapes do not broadcast: a's dimension 0 (size 0) and b's dimension 0 (size 5) differ and neither is 1.");
+}
+
 TEST(Broadcast, IncompatibleShapesNameBothDimensions) {
   // The user guide's 3 vs 4, its 2×1 vs 8×4×3, and (4, 3) vs (4,).
   EXPECT_EQ(error_of("broadcast", R"({"a": [3], "b": [4]})")["message"],
@@ -194,7 +211,7 @@ TEST(Broadcast, IncompatibleShapesNameBothDimensions) {
   // The error names an input: b, aligned against a.
   EXPECT_EQ(error_of("broadcast", R"({"a": [3], "b": [4]})")["field"], "b");
   EXPECT_EQ(error_of("broadcast", R"({"a": [1099511627776, 1], "b": [8193]})")["field"], "b");
-  for (const char* text : {R"({"a": [2, 2]})", R"({"a": [0], "b": [1]})", R"({"a": [2], "b": [1, 1, 1, 1, 1, 1, 1, 1, 1]})",
+  for (const char* text : {R"({"a": [2, 2]})", R"({"a": [-1], "b": [1]})", R"({"a": [0], "b": [5]})", R"({"a": [2], "b": [1, 1, 1, 1, 1, 1, 1, 1, 1]})",
                            R"({"a": [1099511627776, 8193], "b": [1]})", R"({"a": [2], "b": {"x": 1}})"})
     error_of("broadcast", text);
 }
@@ -224,4 +241,55 @@ TEST(TensorExercises, AnswersMatchTheCalculators) {
     EXPECT_GE(std::round(copies), 1) << seed;
     EXPECT_LE(std::round(copies), 3) << seed;
   }
+}
+
+// .view() as the documentation of torch.Tensor.view states it: a new dimension lies inside one
+// old dimension or spans old dimensions d … d+k with stride[i] = stride[i+1] × size[i+1]. Its
+// examples: a 4×4 tensor views as 16 and as (2, 8). A transposed 3×4 matrix cannot be viewed
+// as 12 elements (reshape copies it), but splits and size-1 dimensions always work.
+TEST(TensorLayout, ViewFollowsPyTorchsContiguityCondition) {
+  json r = layout({{"shape", {4, 4}}, {"view", {16}}});
+  EXPECT_TRUE(r["view_possible"].get<bool>());
+  EXPECT_EQ(dims(r["view_strides"]), (Dims{1}));
+  EXPECT_EQ(r["reshape_copy_bytes"], 0);
+  EXPECT_EQ(dims(layout({{"shape", {4, 4}}, {"view", {2, 8}}})["view_strides"]), (Dims{8, 1}));
+  r = layout({{"shape", {3, 4}}, {"transpose", {0, 1}}, {"view", {12}}});
+  EXPECT_FALSE(r["view_possible"].get<bool>());
+  EXPECT_TRUE(r["view_strides"].is_null());
+  EXPECT_EQ(r["reshape_copy_bytes"], 48);  // 12 fp32 elements
+  // Splitting a dimension of the transposed view works: [4, 3] strides [1, 4] → [2, 2, 3].
+  EXPECT_EQ(dims(layout({{"shape", {3, 4}}, {"transpose", {0, 1}}, {"view", {2, 2, 3}}})["view_strides"]), (Dims{2, 1, 4}));
+  // [B, S, H, D] transposed to [B, H, S, D]: merging S and D fails, merging B and H only
+  // works for S = 1; with H = 1 every merge works.
+  EXPECT_FALSE(layout({{"shape", {2, 5, 3, 4}}, {"transpose", {1, 2}}, {"view", {2, 3, 20}}})["view_possible"].get<bool>());
+  EXPECT_FALSE(layout({{"shape", {2, 5, 3, 4}}, {"transpose", {1, 2}}, {"view", {6, 5, 4}}})["view_possible"].get<bool>());
+  EXPECT_TRUE(layout({{"shape", {2, 1, 3, 4}}, {"transpose", {1, 2}}, {"view", {6, 1, 4}}})["view_possible"].get<bool>());
+  EXPECT_TRUE(layout({{"shape", {2, 5, 1, 4}}, {"transpose", {1, 2}}, {"view", {2, 20}}})["view_possible"].get<bool>());
+  // Size-1 dimensions come and go; a 0-d tensor views as [1, 1].
+  EXPECT_EQ(dims(layout({{"shape", {4}}, {"view", {1, 4, 1}}})["view_strides"]), (Dims{4, 1, 1}));
+  EXPECT_TRUE(layout({{"shape", json::array()}, {"view", {1, 1}}})["view_possible"].get<bool>());
+  // Without a view the fields are absent; a view of another element count is an error.
+  EXPECT_FALSE(layout({{"shape", {4, 4}}}).contains("view_possible"));
+  EXPECT_EQ(error_of("tensor-layout", R"({"shape": [4, 4], "view": [15]})")["field"], "view");
+  EXPECT_EQ(error_of("tensor-layout", R"({"shape": [4, 4], "view": [0, 16]})")["field"], "view");
+}
+
+// The new exercises against the calculators: the reshape copies are tensor-layout's
+// reshape_copy_bytes; the slice's traffic is the coalescing calculator's sectors per warp.
+TEST(TensorExercises, ViewAndSliceExercisesMatchTheCalculators) {
+  for (std::uint32_t seed = 0; seed < 50; ++seed) {
+    const auto v = mlsys::make_exercise("tensor-view-or-copy", seed);
+    const double whole = layout(v.params)["bytes"].get<double>();
+    const double copies = v.answer * 1e3 / whole;
+    EXPECT_NEAR(copies, std::round(copies), 1e-9) << seed;
+    EXPECT_GE(std::round(copies), 1) << seed;  // some calls copy …
+    EXPECT_LE(std::round(copies), 2) << seed;  // … and some are views
+    const auto t = mlsys::make_exercise("tensor-slice-traffic", seed);
+    const json w = calc("coalescing", {{"element_bytes", t.params["element_bytes"]}, {"stride", t.params["stride"]}});
+    const double warps = t.params["rows"].get<double>() * t.params["cols"].get<double>() / t.params["stride"].get<double>() / 32;
+    EXPECT_DOUBLE_EQ(t.answer, warps * w["sectors"].get<double>() * 32 / 1e6) << seed;
+  }
+  // Seed-independent worked case: fp32, stride 8: 32 sectors a warp, 8× the bytes used.
+  const json w = calc("coalescing", {{"element_bytes", 4}, {"stride", 8}});
+  EXPECT_EQ(w["sectors"], 32);
 }

@@ -65,6 +65,48 @@ test('capacity-curve: weight decay cannot interpolate, and it flattens the peak 
   assert.equal(ridge.secondDescent, null); // what is left past the threshold is no bump
 });
 
+// Noise-free samples of sin(πx): the validation error falls by many decades up to the
+// threshold, then rises past it (the minimum-norm interpolant is biased towards small
+// functions, not towards the truth). The 1e-20 floor shows both; the 1e-4 one would pin the
+// falling part to its edge.
+test('capacity-curve: without noise the error axis from 1e-20 shows the fall to the threshold and the rise past it', () => {
+  const d = run(capacityCurve, { noise: 0, floor: 1e-20 });
+  assert.deepEqual(d.range, [1e-20, 1e12]);
+  const v = (k) => d.rows[k].validation;
+  assert.ok(v(17) < 1e-12 && v(17) > 1e-20, `degree 17: ${v(17)}`);
+  assert.ok(v(25) > 1e-4 && v(40) > v(25), `degrees 25, 40: ${v(25)}, ${v(40)}`);
+  const cfg = capacityCurve.draw(d, THEME);
+  assertChartSubset('capacity-curve', cfg);
+  assert.equal(cfg.options.scales.y.min, 1e-20);
+  const validation = cfg.data.datasets[1].data;
+  assert.ok(!validation[17].clipped, 'degree 17 is drawn on the axis, not on its edge');
+  assert.ok(run(capacityCurve, { noise: 0 }).rows.length && capacityCurve.draw(run(capacityCurve, { noise: 0 }), THEME).data.datasets[1].data[17].clipped);
+});
+
+// A reference line's name is its own unmarked point beside the line, not a point on it, and
+// stays out of the legend (the line has its entry there).
+test('generalization figures: reference-line labels sit off their lines', () => {
+  const cfgs = [capacityCurve.draw(run(capacityCurve), THEME), errorVsSamples.draw(run(errorVsSamples), THEME),
+    regularization.draw(run(regularization), THEME)];
+  for (const cfg of cfgs) {
+    const labels = cfg.data.datasets.filter((ds) => ds.labelOnly);
+    assert.ok(labels.length >= 1);
+    for (const lab of labels) {
+      const line = cfg.data.datasets.find((ds) => !ds.labelOnly && ds.group === lab.group);
+      assert.ok(line, `a line for ${lab.label}`);
+      const [p] = lab.data;
+      // A horizontal line: the label is off its y; a vertical one: the label is not at its ends.
+      const horizontal = line.data[0].y === line.data[line.data.length - 1].y;
+      if (horizontal) assert.notEqual(p.y, line.data[0].y, lab.label);
+      else assert.ok(line.data.every((q) => q.y !== p.y), lab.label);
+      assert.ok(line.data.every((q) => !q.label), `${lab.label}: the line itself carries no label`);
+    }
+    const legend = cfg.options.plugins.legend.labels.filter;
+    assert.equal(typeof legend, 'function');
+    cfg.data.datasets.forEach((ds, i) => assert.equal(legend({ datasetIndex: i }, cfg.data), !ds.labelOnly));
+  }
+});
+
 // --- error-vs-samples -------------------------------------------------------------------
 
 test('error-vs-samples: zero train error up to n = p, and E[train MSE] = σ²(n − p)/n for a model that contains the truth', () => {

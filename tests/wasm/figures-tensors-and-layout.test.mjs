@@ -107,16 +107,37 @@ test('tensor-bytes: bytes = batch × sequence × vocabulary × bytes per element
   assert.equal(d.bars.find((b) => b.dtype === 'fp32').bytes, 3293642752);
 });
 
-test('tensor-bytes: the bytes axis is the same at every setting, the highlighted bar moves', () => {
+test('tensor-bytes: the log axis is the same at every setting, the highlighted bar moves', () => {
   const axis = (over) => {
-    const cfg = bytes.draw(run(bytes, over), THEME);
+    const cfg = bytes.draw(run(bytes, { axis: 'log', ...over }), THEME);
     assertChartSubset('tensor-bytes', cfg);
+    assert.equal(cfg.options.scales.x.type, 'logarithmic');
     return [cfg.options.scales.x.min, cfg.options.scales.x.max];
   };
   const at = axis({});
   for (const over of [{ batch: 64 }, { seq: 256 }, { vocab: 262144 }, { highlight: 'int4' }]) assert.deepEqual(axis(over), at);
   const cfg = bytes.draw(run(bytes, { highlight: 'bf16' }), THEME);
   assert.deepEqual(cfg.data.datasets[1].data.map((v) => v !== null), cfg.data.labels.map((l) => l.startsWith('bf16 ')));
+});
+
+// The default axis is linear from 0, so bar lengths are in the ratio of the element sizes: each
+// halving of the element size halves the bar, int4 is a sixteenth of fp64 (on the log axis it
+// is not: there a halving is a fixed step).
+test('tensor-bytes: on the default linear axis bar lengths are proportional to the bytes', () => {
+  for (const over of [{}, { batch: 64, vocab: 262144 }]) {
+    const d = run(bytes, over);
+    const cfg = bytes.draw(d, THEME);
+    assertChartSubset('tensor-bytes', cfg);
+    const x = cfg.options.scales.x;
+    assert.equal(x.type, 'linear');
+    assert.equal(x.min, 0);
+    const by = Object.fromEntries(d.bars.map((b) => [b.dtype, b.bytes]));
+    // A round end (1, 2, 2.5 or 5 times a power of ten) past the fp64 bar and room for its label.
+    assert.ok(x.max >= 1.2 * by.fp64 && x.max <= 2.4 * by.fp64, `${x.max} for ${by.fp64}`);
+    assert.ok([1, 2, 2.5, 5, 10].some((m) => Math.abs(x.max / 10 ** Math.floor(Math.log10(x.max)) - m) < 1e-9));
+    assert.equal(by.int4 / by.fp64, 1 / 16);
+    assert.equal(by.fp32 / by.fp64, 1 / 2);
+  }
 });
 
 // --- broadcast-checker ---------------------------------------------------------------
@@ -174,5 +195,20 @@ test('broadcast-checker: the (n,) + (n, 1) pitfall makes an n × n tensor', () =
 });
 
 test('broadcast-checker: a size out of range is the control’s message', () => {
-  assert.throws(() => checker.data(engine, { a: [0], b: [3] }), isEngineError('a'));
+  assert.throws(() => checker.data(engine, { a: [-1], b: [3] }), isEngineError('a'));
+});
+
+// Size 0 is legal in NumPy and PyTorch: it broadcasts against 0 or 1 (to 0) and clashes with
+// any other size. The status line says the result is empty (no 0/0 ratio).
+test('broadcast-checker: empty dimensions broadcast, and the status names the empty result', () => {
+  const d = run(checker, { a: [0, 3], b: [1, 3] });
+  assert.deepEqual(d.shape, [0, 3]);
+  assert.equal(d.elements, 0);
+  const scene = checker.draw(d, THEME);
+  assertSceneSubset('broadcast-checker', scene);
+  const texts = scene.nodes.filter((n) => n.kind === 'text').map((n) => n.text).join(' ');
+  assert.match(texts, /empty tensor/);
+  assert.doesNotMatch(texts, /NaN|undefined|Infinity/);
+  const clash = run(checker, { a: [0], b: [5] });
+  assert.match(clash.error, /size 0\).*size 5\)/);
 });

@@ -257,3 +257,27 @@ test('axe: no violations with the data table shown and a tile focused (its toolt
   assert.deepEqual(await axeViolations(page, axePath), []);
   await context.close();
 });
+
+// A rejected typed value stays flagged while another control changes: the broadcast checker
+// with a = "x" and then b = 5 keeps a's message and marks a, instead of silently drawing the
+// old a; a = "0" (an empty dimension) is accepted and drawn as the engine's answer.
+test('a rejected list stays flagged with its message while another control changes', async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/lessons/tensors-and-layout/`);
+  const fig = await drawn(page, 'mlsys-figure[data-id="broadcast-checker"]');
+  const [a, b] = [fig.locator('input[name="a"]'), fig.locator('input[name="b"]')];
+  await a.fill('x');
+  await a.press('Enter');
+  await b.fill('5');
+  await b.press('Enter');
+  await page.waitForTimeout(200);
+  assert.match(await fig.locator('.fig-message').textContent(), /Shape of a: item 1, "x", is not a number\. The figure uses its last accepted value\./);
+  assert.equal(await a.getAttribute('aria-invalid'), 'true');
+  await a.fill('0');
+  await a.press('Enter');
+  await page.waitForFunction(() => /a \[0\] and b \[5\] do not broadcast/.test(document.querySelector('mlsys-figure[data-id="broadcast-checker"]').svgView.scene.nodes.filter((n) => n.kind === 'text').map((n) => n.text).join(' ')));
+  assert.equal(await fig.locator('.fig-message').isVisible(), false);
+  assert.equal(await a.getAttribute('aria-invalid'), null);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

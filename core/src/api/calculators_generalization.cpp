@@ -35,6 +35,12 @@ MLSYS_DESCRIBE(
     MLSYS_OUT(coefficients, "",
               "Coefficients c_0 … c_degree in the orthonormal Legendre basis φ_k = √(2k+1)·P_k(x) on [−1, 1]"),
     MLSYS_OUT(coefficient_norm, "", "‖c‖₂: the root mean square of the fitted polynomial over [−1, 1]"),
+    MLSYS_OUT(effective_parameters, "",
+              "Effective number of parameters tr(H), H the hat matrix of the fit on the training inputs: degree + 1 "
+              "for least squares below the threshold, n past it, fewer under weight decay (null for samples > 100)"),
+    MLSYS_OUT(loo_cv_mse, "",
+              "Leave-one-out cross-validation MSE: each training sample predicted by the same fit to the other "
+              "n − 1 samples (null for n = 1 and for samples > 100)"),
     MLSYS_OUT(curve, "", "The fit and the true function on 201 evenly spaced points of [−1, 1]"),
     MLSYS_OUT(by_degree, "", "With max_degree: train and validation MSE for degree 0 … max_degree, same samples and weight decay"),
     MLSYS_OUT(by_samples, "",

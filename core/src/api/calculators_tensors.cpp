@@ -25,7 +25,12 @@ MLSYS_DESCRIBE(TensorLayout, MLSYS_OUT(shape, "", "Sizes after the view (permute
                MLSYS_OUT(storage_bytes, "B", "storage_elements × element_bytes"),
                MLSYS_OUT(storage_offsets, "",
                          "Storage offset (elements) of each element in logical row-major order, the last index "
-                         "fastest; only when elements ≤ 4096"));
+                         "fastest; only when elements ≤ 4096"),
+               MLSYS_OUT(view_possible, "", "With view: whether .view(view) succeeds without a copy"),
+               MLSYS_OUT(view_strides, "",
+                         "With view: the strides (elements) of the result of .view(view); null when it fails"),
+               MLSYS_OUT(reshape_copy_bytes, "B",
+                         "With view: bytes .reshape(view) copies: 0 when it is a view, else the whole tensor"));
 
 MLSYS_DESCRIBE(Broadcast, MLSYS_OUT(shape, "", "Broadcast result: the shapes aligned from the right, each size the larger"),
                MLSYS_OUT(a_strides_broadcast, "",
@@ -43,9 +48,12 @@ constexpr long long kMaxDims = static_cast<long long>(kMaxTensorDims);
 
 // Shapes have defaults (the API's [2, 3, 4]; NumPy's 8×1×6×1 with 7×1×5) so that a form or a
 // seed built from the schema alone starts on a meaningful example.
-Field shape_field(const std::string& name, const std::string& what, const std::vector<long long>& example) {
-  return integer_list_field(name, "", what + ": a list of at most 8 positive sizes ([] is a 0-d tensor)", json(example),
-                            1, kMaxTensorExtent, kMaxTensorDims);
+Field shape_field(const std::string& name, const std::string& what, const std::vector<long long>& example,
+                  long long min_size = 1) {
+  return integer_list_field(name, "",
+                            what + ": a list of at most 8 " + (min_size == 0 ? "sizes, 0 (empty) allowed" : "positive sizes") +
+                                " ([] is a 0-d tensor)",
+                            json(example), min_size, kMaxTensorExtent, kMaxTensorDims);
 }
 
 std::optional<std::vector<long long>> list_if(const Inputs& in, const std::string& name) {
@@ -72,17 +80,23 @@ void add_tensors_calculators(Calculators& out) {
            optional(integer_list_field("transpose", "",
                                        "Two dimensions [i, j] to swap, as tensor.transpose(i, j), after strides or "
                                        "permute (negative dims count from the end)",
-                                       json(), -kMaxDims, kMaxDims - 1, 2))},
+                                       json(), -kMaxDims, kMaxDims - 1, 2)),
+           optional(integer_list_field("view", "",
+                                       "A new shape with the same number of elements, as tensor.view(...) of the "
+                                       "result (PyTorch's rule: it fails where it would merge dimensions that are not "
+                                       "laid out one after the other)",
+                                       json(), 1, kMaxTensorExtent, kMaxTensorDims))},
           [](const Inputs& in) {
-            TensorView v{in.integers("shape"), list_if(in, "strides"), list_if(in, "permute"), list_if(in, "transpose")};
+            TensorView v{in.integers("shape"), list_if(in, "strides"), list_if(in, "permute"), list_if(in, "transpose"),
+                         list_if(in, "view")};
             return tensor_layout(v, dtype_bytes(in.str("dtype")));
           });
 
   out.add("broadcast",
           "NumPy broadcasting of two shapes: the result shape and each input's strides (elements) over it, 0 where "
           "the input is stretched or the dimension added; incompatible shapes are an error naming both dimensions.",
-          {shape_field("a", "Shape of the first operand", {8, 1, 6, 1}),
-           shape_field("b", "Shape of the second operand", {7, 1, 5})},
+          {shape_field("a", "Shape of the first operand", {8, 1, 6, 1}, 0),
+           shape_field("b", "Shape of the second operand", {7, 1, 5}, 0)},
           [](const Inputs& in) { return broadcast_shapes(in.integers("a"), in.integers("b")); });
 }
 

@@ -25,26 +25,35 @@ std::string list_text(const std::vector<double>& v, int sig) {
 }
 
 // Terms x^i·z^j with i + j ≤ d: for each total degree k = 0 … d there are k + 1, so
-// (d + 1)(d + 2)/2 in all.
+// (d + 1)(d + 2)/2 in all. With a third input w, total degree k has (k + 1)(k + 2)/2 terms,
+// (d + 1)(d + 2)(d + 3)/6 in all.
 Exercise threshold_2d(Rng& rng) {
-  const int d = rng.integer(2, 25);
-  const double p = (d + 1.0) * (d + 2.0) / 2;
+  const bool three = rng.integer(0, 2) == 2;
+  const int d = three ? rng.integer(2, 20) : rng.integer(2, 40);
+  const double p = three ? (d + 1.0) * (d + 2.0) * (d + 3.0) / 6 : (d + 1.0) * (d + 2.0) / 2;
+  const std::string D = std::to_string(d);
   Exercise e;
-  e.title = "Find the interpolation threshold of a two-input polynomial";
-  e.params = {{"degree", d}};
-  e.prompt = "A model predicts y from two inputs x and z with a polynomial of total degree " + std::to_string(d) +
-             ": every term x^i·z^j with i + j at most " + std::to_string(d) +
-             ", the constant included, has its own coefficient. With as many training samples as coefficients, "
-             "least squares can fit any labels exactly. How many samples is that?";
+  e.title = "Find the interpolation threshold of a polynomial in several inputs";
+  e.params = {{"degree", d}, {"inputs", three ? 3 : 2}};
+  e.prompt = "A model predicts y from " + std::string(three ? "three inputs x, z and w" : "two inputs x and z") +
+             " with a polynomial of total degree " + D + ": every term " + (three ? "x^i·z^j·w^k with i + j + k" : "x^i·z^j with i + j") +
+             " at most " + D + ", the constant included, has its own coefficient. With as many training samples as "
+             "coefficients, least squares can fit any labels exactly. How many samples is that?";
   e.unit = "";
   e.integer = true;
   e.answer = p;
-  e.hint = "Count the terms of each total degree k: x^k, x^(k−1)·z, …, z^k. Then add over k.";
-  e.solution = "Total degree k has k + 1 terms, so the count is 1 + 2 + … + (d + 1) = (d + 1)(d + 2)/2 = " +
-               std::to_string(d + 1) + " × " + std::to_string(d + 2) + " / 2 = " + format_int(p) + ".";
+  e.hint = three ? "Count the terms of each total degree m: those of two inputs of degree m, m − 1, …, 0 (times w^0, "
+                   "w^1, …, w^m), (m + 1)(m + 2)/2 in all. Then add over m."
+                 : "Count the terms of each total degree k: x^k, x^(k−1)·z, …, z^k. Then add over k.";
+  e.solution = three ? "Total degree m has (m + 1)(m + 2)/2 terms, and adding these for m = 0 … d gives (d + 1)(d + 2)(d + 3)/6 = " +
+                           std::to_string(d + 1) + " × " + std::to_string(d + 2) + " × " + std::to_string(d + 3) +
+                           " / 6 = " + format_int(p) + "."
+                     : "Total degree k has k + 1 terms, so the count is 1 + 2 + … + (d + 1) = (d + 1)(d + 2)/2 = " +
+                           std::to_string(d + 1) + " × " + std::to_string(d + 2) + " / 2 = " + format_int(p) + ".";
   require_whole(e, p, "the coefficient count");
   reject_mistake(e, d + 1.0, "counted the coefficients of a one-input polynomial (degrees, not terms)");
-  reject_mistake(e, (d + 1.0) * (d + 1.0), "counted every x^i·z^j with i, j \u2264 d (a tensor-product grid)");
+  reject_mistake(e, std::pow(d + 1.0, three ? 3 : 2), "counted every power combination with each exponent \u2264 d (a tensor-product grid)");
+  if (three) reject_mistake(e, (d + 1.0) * (d + 2.0) / 2, "counted the terms of two inputs only");
   return e;
 }
 
@@ -55,15 +64,20 @@ Exercise reducible_error(Rng& rng) {
     sigma = round_sig(0.05 + 0.45 * rng.uniform(), 2);
     v = round_sig(sigma * sigma * (1.2 + 3 * rng.uniform()), 3);
     answer = v - sigma * sigma;
-  } while (near_any(answer, {sigma, v}));
+    // The answer is asked to two significant digits, so it must stay well clear (more than a
+    // tenth) of the numbers a reader could give by mistake: the prompt's, σ² and v − σ.
+  } while (std::abs(answer - sigma * sigma) <= 0.1 * std::max(answer, sigma * sigma) ||
+           std::abs(answer - (v - sigma)) <= 0.1 * std::max(answer, std::abs(v - sigma)) || near_any(answer, {sigma, v}));
   Exercise e;
   e.title = "Split a validation error";
   e.params = {{"noise", sigma}};
   e.prompt = "Labels are y = f(x) + ε with Gaussian noise ε of standard deviation " + format_number(sigma, 2) +
              ". A fitted model has a validation mean squared error of " + format_number(v, 3) +
-             " on fresh noisy samples. How much of that error could a better model remove?";
+             " on fresh noisy samples. How much of that error could a better model remove (to two significant "
+             "digits)?";
   e.unit = "";
   e.answer = answer;
+  e.asked_significant = 2;
   e.hint = "Even the true f scores the noise variance σ² on noisy labels; no model can go below it on average.";
   e.solution = "The floor is σ² = " + format_number(sigma, 2) + "² = " + format_number(sigma * sigma, 4) +
                ", so the reducible part (bias² + variance) is " + format_number(v, 3) + " − " +

@@ -175,7 +175,7 @@ nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const s
     const bool power = e.unit.compare(0, 2, "10") == 0;
     message = cat({"Not quite: ", read, scaled ? " (a number without a unit is read in " : "", scaled && power ? "units of " : "",
                    scaled ? e.unit : "", scaled && !power ? "s" : "", scaled ? ", as asked)" : "",
-                   e.integer ? " is not the count." : " is off by more than the tolerance (",
+                   e.integer ? " is not the answer." : " is off by more than the tolerance (",
                    e.integer ? "" : tolerance_text(e), e.integer ? "" : ").", " Try the hint."});
   }
   return {{"correct", correct}, {"value", value}, {"message", message}};

@@ -1,7 +1,8 @@
 // Exercises of the lesson tensors-and-layout: the stride of a dimension after a permute, the
 // storage offset of an element of a transposed view, the bytes of a logits tensor, the
 // element count of a broadcast result, and the bytes .contiguous() copies for a few views
-// (which of them are contiguous already). Answers come from the models of `tensor-layout`
+// (which of them are contiguous already), the bytes .reshape() copies where .view() fails, and
+// the bytes a warp-by-warp read of a strided slice moves. Answers come from the models of `tensor-layout`
 // and `broadcast` (core/src/tensors/), so the calculators and the exercises agree.
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/foundations/units.hpp"
 #include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/kernels/coalescing.hpp"
 #include "mlsys/tensors/broadcast.hpp"
 #include "mlsys/tensors/layout.hpp"
 
@@ -91,7 +93,7 @@ Exercise permute_stride(Rng& rng) {
     const Dims shape = draw_shape(rng, n, {2, 3, 4, 5, 6, 7, 8, 10, 12, 16});
     const Dims perm = draw_permutation(rng, n);
     const long long k = rng.integer(0, n - 1);
-    const TensorLayout y = tensor_layout({shape, std::nullopt, perm, std::nullopt}, 4);
+    const TensorLayout y = tensor_layout({shape, std::nullopt, perm, std::nullopt, std::nullopt}, 4);
     e.title = "Stride after a permute";
     e.params = {{"shape", as_json(shape)}, {"permute", as_json(perm)}, {"dtype", "fp32"}};
     e.prompt = "x is a contiguous tensor of shape " + list_text(shape) + ". After y = x.permute(" + args_text(perm) +
@@ -126,7 +128,7 @@ Exercise storage_offset_ex(Rng& rng) {
     Dims t = {0, 1};
     t[1] = rng.integer(1, 2);
     t[0] = rng.integer(0, static_cast<int>(t[1]) - 1);
-    const TensorLayout y = tensor_layout({shape, std::nullopt, std::nullopt, t}, 4);
+    const TensorLayout y = tensor_layout({shape, std::nullopt, std::nullopt, t, std::nullopt}, 4);
     Dims index;
     for (long long n : y.shape) index.push_back(rng.integer(0, static_cast<int>(n) - 1));
     e.title = "Where an element of a transposed view lives";
@@ -166,7 +168,7 @@ Exercise logits_bytes(Rng& rng) {
     const long long vocab = rng.pick(std::vector<long long>{32000, 50257, 128256, 151936});
     const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
     const Dims shape = {batch, seq, vocab};
-    const TensorLayout t = tensor_layout({shape, std::nullopt, std::nullopt, std::nullopt}, dtype_bytes(dtype));
+    const TensorLayout t = tensor_layout({shape, std::nullopt, std::nullopt, std::nullopt, std::nullopt}, dtype_bytes(dtype));
     e.title = "Bytes of a logits tensor";
     e.params = {{"shape", as_json(shape)}, {"dtype", dtype}};
     e.prompt = "A language model with a vocabulary of " + format_int(static_cast<double>(vocab)) +
@@ -255,7 +257,7 @@ Exercise contiguous_copy(Rng& rng) {
     std::string views, verdicts;
     for (std::size_t j = 0; j < picked.size(); ++j) {
       const View& v = pool[picked[j]];
-      const TensorLayout y = tensor_layout({shape, std::nullopt, v.permute, v.transpose}, s);
+      const TensorLayout y = tensor_layout({shape, std::nullopt, v.permute, v.transpose, std::nullopt}, s);
       total += y.contiguous_copy_bytes;
       views += (j == 0 ? "" : j + 1 == picked.size() ? " and " : ", ") + v.text;
       verdicts += v.text + " has shape " + list_text(y.shape) + " and strides " + list_text(y.strides) + ": " +
@@ -282,9 +284,108 @@ Exercise contiguous_copy(Rng& rng) {
   }
 }
 
+// y = x.permute(...) of a contiguous 4-d x; three reshapes of y that each merge one pair of
+// neighbouring dimensions. Each is a view when the pair is laid out one after the other
+// (PyTorch's rule for .view), else a copy of the whole tensor.
+Exercise view_or_copy(Rng& rng) {
+  Exercise e;
+  for (;;) {
+    Dims shape = draw_shape(rng, 4, {2, 3, 4, 6, 8, 12, 16, 24, 32, 64});
+    const int unit_dim = rng.integer(-2, 3);  // about half the draws have a size-1 dimension
+    if (unit_dim >= 0) shape[static_cast<std::size_t>(unit_dim)] = 1;
+    const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
+    const double s = dtype_bytes(dtype);
+    const Dims perm = draw_permutation(rng, 4);
+    const TensorLayout y = tensor_layout({shape, std::nullopt, perm, std::nullopt, std::nullopt}, s);
+    double total = 0;
+    int copies = 0;
+    std::string calls, verdicts;
+    for (std::size_t i = 0; i < 3; ++i) {
+      Dims merged;
+      for (std::size_t d = 0; d < 4; ++d) {
+        if (d == i + 1) continue;
+        merged.push_back(d == i ? y.shape[i] * y.shape[i + 1] : y.shape[d]);
+      }
+      const TensorLayout r = tensor_layout({shape, std::nullopt, perm, std::nullopt, merged}, s);
+      total += *r.reshape_copy_bytes;
+      copies += *r.view_possible ? 0 : 1;
+      const std::string call = "y.reshape(" + args_text(merged) + ")";
+      calls += (i == 0 ? "" : i == 2 ? " and " : ", ") + call;
+      const bool unit = y.shape[i] == 1 || y.shape[i + 1] == 1;
+      verdicts += call + " merges dimensions " + std::to_string(i) + " and " + std::to_string(i + 1) + ": " +
+                  (unit ? "one has size 1, so a view. "
+                        : std::to_string(y.strides[i]) + (*r.view_possible ? " = " : " ≠ ") +
+                              std::to_string(y.strides[i + 1]) + " × " + std::to_string(y.shape[i + 1]) +
+                              (*r.view_possible ? ", a view. " : ", a copy of " + format_int(y.bytes) + " B. "));
+    }
+    e.title = "When .view() works and .reshape() copies";
+    e.params = {{"shape", as_json(shape)}, {"permute", as_json(perm)}, {"dtype", dtype}};
+    e.prompt = "x is a contiguous " + dtype + " tensor of shape " + list_text(shape) + " and y = x.permute(" +
+               args_text(perm) + "), of shape " + list_text(y.shape) + ". Each of " + calls +
+               " returns a view where y.view would succeed and copies y otherwise. How many bytes do the three calls "
+               "copy in total, in KB (1 KB = 1,000 B)?";
+    e.unit = "KB";
+    e.answer = total / 1e3;
+    // Some calls view and some copy: the reader has to apply the rule to each.
+    if (copies < 1 || copies > 2 || answer_in_prompt(e.answer, e.prompt)) continue;
+    require(e, total == copies * y.bytes, "each call copies nothing or the whole " + format_int(y.bytes) + "-byte tensor");
+    reject_mistake(e, 3 * y.bytes / 1e3, "copied every call because y is not contiguous, though some merges are views");
+    e.hint = "y's strides are x's, permuted. Merging neighbours i and i + 1 needs no copy when stride(i) = "
+             "stride(i + 1) × size(i + 1), or when one of them has size 1; otherwise .reshape() copies the whole tensor "
+             "(elements × bytes per element).";
+    e.solution = "x's strides are " + strides_text(shape) + ", so y's are " + list_text(y.strides) + ". " + verdicts +
+                 "Total: " + format_int(total) + " B = " + format_number(e.answer, 4) + " KB.";
+    return e;
+  }
+}
+
+// A kernel reads every element of the slice y = x[:, ::k] of a contiguous matrix once, a warp
+// of 32 threads on 32 neighbouring elements of a row of y. The bytes moved are the warp's
+// 32-byte sectors (the `coalescing` calculator), with no reuse: the skipped elements are read
+// by no one.
+Exercise slice_traffic(Rng& rng) {
+  Exercise e;
+  for (;;) {
+    const long long k = rng.pick(std::vector<long long>{2, 3, 4, 6, 8, 16, 32});
+    const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16", "int8"});
+    const long long bytes = static_cast<long long>(dtype_bytes(dtype));
+    const long long rows = rng.pick(std::vector<long long>{512, 1024, 2048, 4096, 8192});
+    const long long cols = 32 * k * rng.pick(std::vector<long long>{8, 16, 32, 64, 128});
+    const WarpRequest w = warp_request(static_cast<int>(bytes), k, 0);
+    const double warps = static_cast<double>(rows) * static_cast<double>(cols / k) / 32;
+    const double moved = warps * w.sectors * 32;
+    e.title = "Bytes a strided slice moves";
+    e.params = {{"element_bytes", bytes}, {"stride", k}, {"rows", rows}, {"cols", cols}};
+    e.prompt = "x is a contiguous " + dtype + " matrix of shape " + list_text({rows, cols}) + " and y = x[:, ::" +
+               std::to_string(k) + "]. A kernel reads every element of y once: each warp's 32 threads read 32 "
+               "neighbouring elements of one row of y, every row starts on a 32-byte boundary, and memory is read "
+               "in 32-byte sectors, none of them used twice. How many bytes does the kernel move from memory, in MB "
+               "(1 MB = 10^6 B)?";
+    e.unit = "MB";
+    e.answer = moved / 1e6;
+    const double useful = warps * 32 * static_cast<double>(bytes);
+    if (answer_in_prompt(e.answer, e.prompt)) continue;
+    require(e, moved >= useful && moved <= 32 * warps * 32, "between the bytes used and one sector per thread");
+    reject_mistake(e, useful / 1e6, "counted only the bytes of y, not the sectors that carry them");
+    reject_mistake_where_distinct(e, static_cast<double>(rows * cols * bytes) / 1e6,
+                                  "counted all of x, though sectors of skipped elements alone are never read");
+    e.hint = "Find the bytes between neighbouring threads (k × bytes per element) and count the distinct 32-byte "
+             "sectors a warp's 32 addresses fall in; every warp is alike.";
+    e.solution = "Neighbouring threads are " + std::to_string(k * bytes) + " B apart, so one warp's 32 addresses span " +
+                 std::to_string(31 * k * bytes + bytes) + " B and touch " + format_int(w.sectors) + " sectors (" +
+                 format_int(w.sectors * 32) + " B for " + std::to_string(32 * bytes) + " B used). y has " +
+                 format_int(static_cast<double>(rows * (cols / k))) + " elements, " + format_int(warps) +
+                 " warps: " + format_int(warps) + " × " + format_int(w.sectors * 32) + " B = " + format_int(moved) +
+                 " B = " + format_number(e.answer, 4) + " MB.";
+    return e;
+  }
+}
+
 }  // namespace
 
 void add_tensors_exercises(std::vector<Generator>& out) {
+  out.push_back({"tensor-view-or-copy", view_or_copy});
+  out.push_back({"tensor-slice-traffic", slice_traffic});
   out.push_back({"tensor-permute-stride", permute_stride});
   out.push_back({"tensor-storage-offset", storage_offset_ex});
   out.push_back({"tensor-logits-bytes", logits_bytes});

@@ -195,6 +195,30 @@ PolyfitReport polyfit(const PolyfitRequest& r) {
   double norm2 = 0;
   for (double c : fit.coefficients) norm2 += c * c;
   out.coefficient_norm = std::sqrt(norm2);
+  // tr(H): H's column j is the fit to the j-th unit vector of labels, so H_jj is that fit at x_j.
+  const Matrix design = design_matrix(train.x, r.degree);
+  const bool loo = r.samples <= kMaxLooSamples;
+  if (loo) out.effective_parameters = 0.0;
+  for (std::size_t j = 0; loo && j < train.x.size(); ++j) {
+    Samples unit{train.x, std::vector<double>(train.x.size(), 0.0)};
+    unit.y[j] = 1;
+    const std::vector<double> hj = multiply(design, fit_polynomial(unit, r.degree, r.weight_decay).coefficients);
+    *out.effective_parameters += hj[j];
+  }
+  if (loo && train.x.size() > 1) {
+    double sum = 0;
+    for (std::size_t i = 0; i < train.x.size(); ++i) {
+      Samples rest = train;
+      rest.x.erase(rest.x.begin() + static_cast<std::ptrdiff_t>(i));
+      rest.y.erase(rest.y.begin() + static_cast<std::ptrdiff_t>(i));
+      const std::vector<double> c = fit_polynomial(rest, r.degree, r.weight_decay).coefficients;
+      const std::vector<double> row = legendre_row(train.x[i], r.degree);
+      double y = 0;
+      for (std::size_t k = 0; k < row.size(); ++k) y += row[k] * c[k];
+      sum += (y - train.y[i]) * (y - train.y[i]);
+    }
+    out.loo_cv_mse = sum / static_cast<double>(train.x.size());
+  }
   for (int i = 0; i <= 200; ++i) {
     const double x = -1 + i / 100.0;
     double y = 0;

@@ -16,8 +16,8 @@ long long checked_elements(const std::vector<long long>& shape, const char* fiel
                                 std::to_string(shape.size()) + ".");
   double elements = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] < 1 || shape[d] > kMaxTensorExtent)
-      throw InputError(field, "Dimension " + std::to_string(d) + " of '" + field + "' must be from 1 to 2^40; it is " +
+    if (shape[d] < 0 || shape[d] > kMaxTensorExtent)
+      throw InputError(field, "Dimension " + std::to_string(d) + " of '" + field + "' must be from 0 to 2^40; it is " +
                                   std::to_string(shape[d]) + ".");
     elements *= static_cast<double>(shape[d]);
   }
@@ -46,7 +46,8 @@ Broadcast broadcast_shapes(const std::vector<long long>& a, const std::vector<lo
       throw InputError("b", "Shapes do not broadcast: a's dimension " + std::to_string(d - pad_a) + " (size " +
                                std::to_string(x) + ") and b's dimension " + std::to_string(d - pad_b) + " (size " +
                                std::to_string(y) + ") differ and neither is 1.");
-    const long long out = std::max(x, y);
+    // Size 1 takes the other's size, 0 included: 1 against 0 gives 0, as in NumPy and PyTorch.
+    const long long out = x == 1 ? y : x;
     r.shape[d] = out;
     elements *= static_cast<double>(out);
     // An input keeps its stride where its size is the result's; else it is read again and again.

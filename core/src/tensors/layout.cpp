@@ -46,7 +46,7 @@ std::vector<long long> contiguous_strides(const std::vector<long long>& shape) {
   long long s = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
     strides[d] = s;
-    s *= shape[d];
+    s *= shape[d] > 1 ? shape[d] : 1;  // an empty dimension (size 0) steps as size 1, as PyTorch's strides do
   }
   return strides;
 }
@@ -80,6 +80,33 @@ std::vector<long long> storage_offsets(const std::vector<long long>& shape, cons
       index[d] = 0;
     }
   }
+  return out;
+}
+
+std::optional<std::vector<long long>> view_strides(const std::vector<long long>& shape,
+                                                   const std::vector<long long>& strides,
+                                                   const std::vector<long long>& new_shape) {
+  std::vector<long long> out(new_shape.size(), 1);
+  std::size_t next = new_shape.size();  // new dimensions still without a stride: [0, next)
+  std::size_t end = shape.size();       // old dimensions not yet grouped: [0, end)
+  while (end > 0) {
+    // The run ending at end − 1: extend it left while the dimension before continues it.
+    const long long base = strides[end - 1];
+    std::size_t begin = end - 1;
+    long long run = shape[begin];
+    while (begin > 0 && (shape[begin - 1] == 1 || strides[begin - 1] == run * base)) run *= shape[--begin];
+    // New dimensions from the right until they hold the run's elements (size-1 ones join).
+    long long held = 1;
+    while (next > 0 && (held < run || new_shape[next - 1] == 1)) {
+      out[next - 1] = held * base;
+      held *= new_shape[--next];
+    }
+    if (held != run) return std::nullopt;
+    end = begin;
+  }
+  // What is left are new size-1 dimensions in front (all of them, for a 0-d tensor).
+  while (next > 0 && new_shape[next - 1] == 1) --next;
+  if (next != 0) return std::nullopt;
   return out;
 }
 
@@ -150,6 +177,21 @@ TensorLayout tensor_layout(const TensorView& view, double element_bytes) {
   r.storage_elements = static_cast<long long>(last) + 1;
   r.storage_bytes = static_cast<double>(r.storage_elements) * element_bytes;
   if (r.elements <= static_cast<long long>(kMaxListedOffsets)) r.storage_offsets = storage_offsets(shape, strides);
+  if (view.view) {
+    const std::vector<long long>& v = *view.view;
+    double n = 1;
+    for (long long size : v) {
+      if (size < 1 || size > kMaxTensorExtent)
+        throw InputError("view", "The sizes of 'view' must be from 1 to 2^40; " + list_text(v) + " has " + std::to_string(size) + ".");
+      n *= static_cast<double>(size);
+    }
+    if (n != static_cast<double>(r.elements))
+      throw InputError("view", "'view' " + list_text(v) + " must hold the tensor's " + std::to_string(r.elements) +
+                                   " elements, as .view() requires; it holds a different number.");
+    r.view_strides = view_strides(shape, strides, v);
+    r.view_possible = r.view_strides.has_value();
+    r.reshape_copy_bytes = r.view_possible.value() ? 0.0 : r.bytes;
+  }
   return r;
 }
 

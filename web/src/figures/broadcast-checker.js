@@ -21,7 +21,7 @@ export default {
   id: 'broadcast-checker',
   title: 'Broadcasting checker: two shapes, one result',
   caption:
-    'Type two shapes as lists of sizes. They are aligned from the right; in each position the sizes must match or one must be 1 (a missing dimension counts as 1), and the result takes the larger. Highlighted tiles are the dimensions an operand is stretched along, without copying (stride 0). Try a = 3 and b = 3, 1: a vector and a column make a 3 × 3 matrix. Then a = 3, b = 4: the engine names the two sizes that clash.',
+    'Type two shapes as lists of sizes. They are aligned from the right; in each position the sizes must match or one must be 1 (a missing dimension counts as 1), and the result takes the size that is not 1. A size may be 0 (an empty tensor, legal in NumPy and PyTorch): 0 against 1 gives 0. Highlighted tiles are the dimensions an operand is stretched along, without copying (stride 0). Try a = 3 and b = 3, 1: a vector and a column make a 3 × 3 matrix. Then a = 3, b = 4: the engine names the two sizes that clash.',
   params: [
     { key: 'a', label: 'Shape of a', from: ['broadcast', 'a'], samplesLabel: 'Sample shapes of a', samples: [[3], [4, 1], [2, 3, 4]] },
     { key: 'b', label: 'Shape of b', from: ['broadcast', 'b'], samplesLabel: 'Sample shapes of b', samples: [[3, 1], [4], [5], [8, 1, 6, 1]] },
@@ -101,7 +101,9 @@ export default {
     }
     const lines = data.error
       ? [`a ${list(data.a)} and b ${list(data.b)} do not broadcast.`, `Engine: ${data.error}`]
-      : [`a ${list(data.a)} + b ${list(data.b)} → ${list(data.shape)}: ${formatDecimal(data.elements)} elements from ${formatDecimal(data.a_elements)} and ${formatDecimal(data.b_elements)} (${formatSI(data.elements / Math.max(data.a_elements, data.b_elements), '', 3)}× the larger operand).`,
+      : [data.elements === 0
+        ? `a ${list(data.a)} + b ${list(data.b)} → ${list(data.shape)}: an empty tensor (a size 0 meets a size 0 or 1), 0 elements.`
+        : `a ${list(data.a)} + b ${list(data.b)} → ${list(data.shape)}: ${formatDecimal(data.elements)} elements from ${formatDecimal(data.a_elements)} and ${formatDecimal(data.b_elements)} (${formatSI(data.elements / Math.max(data.a_elements, data.b_elements), '', 3)}× the larger operand).`,
         `Strides over the result (elements): a ${list(data.a_strides)}, b ${list(data.b_strides)}; 0 where stretched.`];
     const legend = [
       { label: 'Size matches the result', fill: states.kept.fill, opacity: 0.35 },

@@ -6,13 +6,18 @@
 // samples, train error 0 up to rounding), the best validation degree, and the validation peak
 // with the error after it (double descent, Belkin et al. 2019) when the sweep has one.
 import { formatShort, formatPlain } from '../runtime/format.js';
-import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
+import { chart, linear, log, colours, series, line, lineLabel, offLine } from './shared/chart-config.js';
 
 // The error axis of the capacity and sample-size figures: fixed, so that the controls move the
 // curves and not the axis. An exact fit's train error (about 1e-30, rounding) and the
 // interpolation peaks (about 1e20 at the defaults, more with more noise) lie beyond it: such values are drawn on
-// the edge, with a marker, and the tooltip and table keep the engine's value.
+// the edge, with a marker, and the tooltip and table keep the engine's value. The capacity
+// figure's axis can also start at 1e-20 (FLOORS), where noise-free fits are drawn.
 export const ERROR_RANGE = [1e-4, 1e12];
+const FLOORS = [
+  { value: 1e-4, label: '10⁻⁴ (noisy labels)' },
+  { value: 1e-20, label: '10⁻²⁰ (noise-free fits)' },
+];
 
 // A value as drawn on a log axis of range [lo, hi]: on the axis, or pinned to its edge.
 export function onAxis(v, [lo, hi] = ERROR_RANGE) {
@@ -26,13 +31,15 @@ export function onAxis(v, [lo, hi] = ERROR_RANGE) {
 export const fmt = (v) => (Math.abs(v) >= 1000 && Math.abs(v) < 1e9 ? formatPlain(v) : formatShort(v));
 
 // Tick labels of an error axis spanning many decades: powers of ten only ("0.01", "1",
-// "1000", "1e6"), every other one when the axis spans more than eight decades.
+// "1000", "1e6"), every other one when the axis spans more than eight decades, every fourth
+// beyond sixteen.
 export const decadeTicks = ([lo, hi]) => ({
   maxRotation: 0,
   callback: (v) => {
     const k = Math.round(Math.log10(v));
     if (Math.abs(v / 10 ** k - 1) > 1e-9) return '';
-    if (Math.log10(hi / lo) > 8 && k % 2 !== 0) return '';
+    const decades = Math.log10(hi / lo);
+    if (k % (decades > 16 ? 4 : decades > 8 ? 2 : 1) !== 0) return '';
     return k >= -2 && k <= 3 ? String(Number(v.toPrecision(1))) : `1e${k}`;
   },
 });
@@ -52,7 +59,7 @@ export default {
   id: 'capacity-curve',
   title: 'Train and validation error against model capacity',
   caption:
-    'Polynomials of degree 0 to the maximum degree, each fitted by least squares to the same noisy samples of sin(πx), and scored on the training samples and on 200 fresh validation samples. Training error only falls as the degree grows, and reaches zero (drawn on the bottom edge) at the interpolation threshold, degree n − 1, where the n coefficients fit the n samples exactly. Validation error falls, then rises: the best degree (star) is low. At the threshold it peaks, and beyond it, where the engine returns the smallest interpolating polynomial, it falls again, a second descent that at the defaults stays well above the best degree. Set the noise to 0: with nothing to memorize the validation error keeps falling to the threshold and the bump is gone. Add weight decay and the peak sinks by orders of magnitude, while the training error at the threshold stays above zero; change the seed to see how much of it is one draw; move the samples to move the threshold.',
+    'Polynomials of degree 0 to the maximum degree, each fitted by least squares to the same noisy samples of sin(πx), and scored on the training samples and on 200 fresh validation samples. Training error only falls as the degree grows, and reaches zero (drawn on the bottom edge) at the interpolation threshold, degree n − 1, where the n coefficients fit the n samples exactly. Validation error falls, then rises: the best degree (star) is low. At the threshold it peaks, and beyond it, where the engine returns the smallest interpolating polynomial, it falls again, a second descent that at the defaults stays well above the best degree. Set the noise to 0 and the error axis to 10⁻²⁰: with nothing to memorize the validation error falls by many orders of magnitude up to the threshold and the bump is gone, but past the threshold it rises, since the smallest interpolant is not the true function. Add weight decay and the peak sinks by orders of magnitude, while the training error at the threshold stays above zero; change the seed to see how much of it is one draw; move the samples to move the threshold.',
   simulation: true,
   params: [
     { key: 'samples', label: 'Training samples n', from: ['polyfit', 'samples'], max: 40, default: 20 },
@@ -61,6 +68,7 @@ export default {
     { key: 'seed', label: 'Seed', from: ['polyfit', 'seed'], max: 99 },
     { key: 'max_degree', label: 'Maximum degree', from: ['polyfit', 'max_degree'], min: 1, default: 40 },
     { key: 'weight_decay', label: 'Weight decay λ', type: 'select', default: 0, options: DECAYS },
+    { key: 'floor', label: 'Error axis from', type: 'select', default: 1e-4, options: FLOORS },
   ],
 
   data(engine, p) {
@@ -82,18 +90,19 @@ export default {
       columns: ['Degree', 'Coefficients', 'Train MSE', 'Validation MSE'],
       rows: rows.map((q) => [q.degree, q.degree + 1, q.train, q.validation]),
     };
-    return { samples: p.samples, noise: p.noise, noiseVariance: r.noise_variance, maxDegree: p.max_degree, rows, best,
+    return { range: [Number(p.floor), ERROR_RANGE[1]], samples: p.samples, noise: p.noise, noiseVariance: r.noise_variance, maxDegree: p.max_degree, rows, best,
       threshold, atThreshold, peak, secondDescent, table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
     const [train, validation] = [pick(), pick()];
-    const pts = (key) => data.rows.map((q) => ({ x: q.degree, ...onAxis(q[key]), q }));
+    const range = data.range;
+    const pts = (key) => data.rows.map((q) => ({ x: q.degree, ...onAxis(q[key], range), q }));
     const trainPts = pts('train');
     const valPts = pts('validation');
     const clipped = [...trainPts, ...valPts].filter((q) => q.clipped);
-    const [lo, hi] = ERROR_RANGE;
+    const [lo, hi] = range;
     const datasets = [
       series(train, { label: 'Train MSE (the n samples fitted)', data: trainPts, showLine: true, pointRadius: 3, borderWidth: 2,
         pointStyle: 'circle', group: 'train' }),
@@ -102,24 +111,25 @@ export default {
     ];
     if (data.noiseVariance > 0) {
       // Its label sits right of the middle, where the train curve has already left for the floor.
-      datasets.push(line(pick('muted'), { label: `Noise floor σ² = ${fmt(data.noiseVariance)} (irreducible error)`,
-        data: [{ x: 0, y: data.noiseVariance }, { x: 0.62 * data.maxDegree, y: data.noiseVariance, label: `noise floor σ² = ${fmt(data.noiseVariance)}` },
-          { x: data.maxDegree, y: data.noiseVariance }],
-        borderDash: [6, 4], pointLabels: (raw) => raw.label ?? '' }));
+      const muted = pick('muted');
+      datasets.push(line(muted, { label: `Noise floor σ² = ${fmt(data.noiseVariance)} (irreducible error)`,
+        data: [{ x: 0, y: data.noiseVariance }, { x: data.maxDegree, y: data.noiseVariance }], borderDash: [6, 4], group: 'floor' }),
+      lineLabel(muted, 'floor', 0.62 * data.maxDegree, offLine(data.noiseVariance, range), `noise floor σ² = ${fmt(data.noiseVariance)}`));
     }
     if (data.atThreshold) {
-      datasets.push(line(pick('text'), { label: `Interpolation threshold: degree n − 1 = ${data.threshold}`,
-        data: [{ x: data.threshold, y: lo }, { x: data.threshold, y: hi, label: `threshold: degree ${data.threshold}` }],
-        borderDash: [2, 3], borderWidth: 1, pointLabels: (raw) => raw.label ?? '' }));
+      const ink = pick('text');
+      datasets.push(line(ink, { label: `Interpolation threshold: degree n − 1 = ${data.threshold}`,
+        data: [{ x: data.threshold, y: lo }, { x: data.threshold, y: hi }], borderDash: [2, 3], borderWidth: 1, group: 'threshold' }),
+      lineLabel(ink, 'threshold', data.threshold, Math.sqrt(lo * hi), `threshold: degree ${data.threshold}`));
     }
     datasets.push(series(pick(), { label: `Best validation: degree ${data.best.degree} (${fmt(data.best.validation)})`,
-      data: [{ x: data.best.degree, ...onAxis(data.best.validation), q: data.best, label: `best: degree ${data.best.degree}` }],
+      data: [{ x: data.best.degree, ...onAxis(data.best.validation, range), q: data.best, label: `best: degree ${data.best.degree}` }],
       pointStyle: 'star', pointRadius: 10, borderWidth: 2, pointLabels: true }));
     if (data.secondDescent) {
       const { peak, secondDescent: s } = data;
       datasets.push(series(pick(), { label: `Peak ${fmt(peak.validation)} at degree ${peak.degree}, down to ${fmt(s.validation)} at ${s.degree}`,
-        data: [{ x: peak.degree, ...onAxis(peak.validation), q: peak, label: `peak ${fmt(peak.validation)}` },
-          { x: s.degree, ...onAxis(s.validation), q: s, label: `second descent: ${fmt(s.validation)}` }],
+        data: [{ x: peak.degree, ...onAxis(peak.validation, range), q: peak, label: `peak ${fmt(peak.validation)}` },
+          { x: s.degree, ...onAxis(s.validation, range), q: s, label: `second descent: ${fmt(s.validation)}` }],
         pointStyle: 'triangle', pointRadius: 8, pointLabels: true }));
     }
     if (clipped.length) {
@@ -130,7 +140,7 @@ export default {
       datasets,
       scales: {
         x: linear('Polynomial degree (coefficients − 1)', { range: [0, data.maxDegree], ticks: { precision: 0 } }),
-        y: log('Mean squared error (label units²)', { range: ERROR_RANGE, ticks: decadeTicks(ERROR_RANGE) }),
+        y: log('Mean squared error (label units²)', { range, ticks: decadeTicks(range) }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;

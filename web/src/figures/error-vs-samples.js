@@ -4,7 +4,7 @@
 // validation set. Up to n = p = degree + 1 the fit interpolates (train error 0); beyond, the
 // train error rises and the validation error falls towards the noise variance σ², the
 // irreducible error (ESL §7.3: expected test error = σ² + bias² + variance).
-import { chart, log, colours, series, line } from './shared/chart-config.js';
+import { chart, log, colours, series, line, lineLabel, offLine } from './shared/chart-config.js';
 import { onAxis, fmt, decadeTicks } from './capacity-curve.js';
 
 // Fixed: the controls move the curves and the floor, not the axis (values beyond: on the edge).
@@ -54,18 +54,20 @@ export default {
         pointLabels: (raw) => (raw.q === end ? `validation ${fmt(end.validation)}` : '') }),
     ];
     if (data.noiseVariance > 0) {
-      datasets.push(line(pick('muted'), { label: `Irreducible error σ² = ${fmt(data.noiseVariance)}`,
-        data: [{ x: 1, y: data.noiseVariance, label: `irreducible error σ² = ${fmt(data.noiseVariance)}` }, { x: data.maxSamples, y: data.noiseVariance }],
-        borderDash: [6, 4], pointLabels: (raw) => raw.label ?? '' }));
+      const muted = pick('muted');
+      datasets.push(line(muted, { label: `Irreducible error σ² = ${fmt(data.noiseVariance)}`,
+        data: [{ x: 1, y: data.noiseVariance }, { x: data.maxSamples, y: data.noiseVariance }], borderDash: [6, 4], group: 'floor' }),
+      lineLabel(muted, 'floor', 1, offLine(data.noiseVariance, RANGE), `irreducible error σ² = ${fmt(data.noiseVariance)}`));
     }
     if (data.noiseVariance > 0) {
       datasets.push(line(pick(), { label: `True function on these validation samples: ${fmt(data.truthValidation)}`,
         data: [{ x: 1, y: data.truthValidation }, { x: data.maxSamples, y: data.truthValidation }], borderDash: [1, 3] }));
     }
     if (data.atThreshold) {
-      datasets.push(line(pick('text'), { label: `Interpolation threshold: n = p = ${data.parameters} samples`,
-        data: [{ x: data.parameters, y: lo }, { x: data.parameters, y: hi, label: `n = p = ${data.parameters}` }],
-        borderDash: [2, 3], borderWidth: 1, pointLabels: (raw) => raw.label ?? '' }));
+      const ink = pick('text');
+      datasets.push(line(ink, { label: `Interpolation threshold: n = p = ${data.parameters} samples`,
+        data: [{ x: data.parameters, y: lo }, { x: data.parameters, y: hi }], borderDash: [2, 3], borderWidth: 1, group: 'threshold' }),
+      lineLabel(ink, 'threshold', data.parameters, lo * 10, `n = p = ${data.parameters}`));
     }
     if (clipped.length) {
       datasets.push(series(pick(), { label: 'Off the axis: drawn on its edge',

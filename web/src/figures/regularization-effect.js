@@ -7,7 +7,7 @@
 //    the engine's default step 1/λ_max (by_step), train and validation MSE after every step.
 //  - "fit": the fitted polynomial itself (the engine's `curve`, 201 points of [−1, 1]) without
 //    and with the chosen λ, against the true function.
-import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
+import { chart, linear, log, colours, series, line, lineLabel, offLine } from './shared/chart-config.js';
 import { onAxis, fmt, decadeTicks } from './capacity-curve.js';
 
 // λ from 1e-8 to 1e2, four points a decade.
@@ -92,21 +92,23 @@ export default {
     const valPts = pts('validation');
     const xRange = early ? [1, data.steps] : [LAMBDAS[0], LAMBDAS[LAMBDAS.length - 1]];
     const what = (q) => (early ? `step ${q.step}` : `λ = ${fmt(q.lambda)}`);
+    const muted = pick('muted');
     const datasets = [
       series(pick(), { label: 'Train MSE', data: trainPts, showLine: true, pointRadius: early ? 0 : 3, borderWidth: 2, pointStyle: 'circle' }),
       series(pick(), { label: 'Validation MSE', data: valPts, showLine: true, pointRadius: early ? 0 : 3, borderWidth: 2, pointStyle: 'rect' }),
-      line(pick('muted'), { label: `Least squares without ${early ? 'stopping or decay' : 'weight decay'}: validation MSE ${fmt(data.reference.validation)}`,
-        data: [{ x: xRange[0], ...onAxis(data.reference.validation, RANGE), label: `least squares, λ = 0: ${fmt(data.reference.validation)}` },
-          { x: xRange[1], ...onAxis(data.reference.validation, RANGE) }],
-        borderDash: [6, 4], pointLabels: (raw) => raw.label ?? '' }),
+      line(muted, { label: `Least squares without ${early ? 'stopping or decay' : 'weight decay'}: validation MSE ${fmt(data.reference.validation)}`,
+        data: [{ x: xRange[0], ...onAxis(data.reference.validation, RANGE) }, { x: xRange[1], ...onAxis(data.reference.validation, RANGE) }],
+        borderDash: [6, 4], group: 'reference' }),
+      lineLabel(muted, 'reference', xRange[0], offLine(data.reference.validation, RANGE), `least squares, λ = 0: ${fmt(data.reference.validation)}`),
       series(pick(), { label: `Best validation: ${what(data.best)}, MSE ${fmt(data.best.validation)}`,
         data: [{ x: data.best[key], ...onAxis(data.best.validation, RANGE), q: data.best, label: `best: ${what(data.best)}` }],
         pointStyle: 'star', pointRadius: 10, borderWidth: 2, pointLabels: true }),
     ];
     if (!early) {
-      datasets.push(line(pick('text'), { label: `Chosen λ = ${fmt(data.lambda)}: validation MSE ${fmt(data.chosen.validation)}`,
-        data: [{ x: data.lambda, y: lo }, { x: data.lambda, y: hi, label: `chosen λ = ${fmt(data.lambda)}` }],
-        borderDash: [2, 3], borderWidth: 1, pointLabels: (raw) => raw.label ?? '' }));
+      const ink = pick('text');
+      datasets.push(line(ink, { label: `Chosen λ = ${fmt(data.lambda)}: validation MSE ${fmt(data.chosen.validation)}`,
+        data: [{ x: data.lambda, y: lo }, { x: data.lambda, y: hi }], borderDash: [2, 3], borderWidth: 1, group: 'chosen' }),
+      lineLabel(ink, 'chosen', data.lambda, lo * 10, `chosen λ = ${fmt(data.lambda)}`));
     }
     const clipped = [...trainPts, ...valPts].filter((q) => q.clipped);
     if (clipped.length) {

@@ -1,8 +1,9 @@
 // Bytes of one real tensor, a batch of logits [batch, sequence, vocabulary], in every number
 // format the engine knows: elements × bytes per element. One calc('tensor-layout') per dtype
-// (its elements, element_bytes and bytes); the bars are its `bytes`.
+// (its elements, element_bytes and bytes); the bars are its `bytes`, on a linear axis (bar
+// lengths in the ratio of the element sizes) or on a log axis fixed over every setting.
 import { formatSI, formatDecimal } from '../runtime/format.js';
-import { chart, log, category, colours, series } from './shared/chart-config.js';
+import { chart, log, linear, category, colours, series } from './shared/chart-config.js';
 
 // The formats drawn, widest first (tf32 is stored in 4 bytes, as fp32, so it is left out).
 const DTYPES = ['fp64', 'fp32', 'bf16', 'fp16', 'fp8-e4m3', 'int8', 'int4'];
@@ -14,12 +15,14 @@ export default {
   id: 'tensor-bytes',
   title: 'Bytes of a logits tensor in each number format',
   caption:
-    'The logits a language model produces for one batch, a tensor of shape [batch, sequence, vocabulary], stored in each format: elements × bytes per element. Each halving of the element size halves the bar (the bytes axis is logarithmic, fixed over every setting). Double the batch or the sequence and every bar doubles; switch to a 128k vocabulary and see why the logits of long sequences are measured in gigabytes.',
+    'The logits a language model produces for one batch, a tensor of shape [batch, sequence, vocabulary], stored in each format: elements × bytes per element. On the linear axis (from 0 to a round number past the fp64 bar of the current setting) each halving of the element size halves the bar: int4 is a sixteenth of fp64. Switch the axis to logarithmic to compare settings: it stays fixed over every setting, so doubling the batch or the sequence doubles every value and moves every bar end right by the same step, and each halving of the element size is one equal step left. Switch to a 128k vocabulary and see why the logits of long sequences are measured in gigabytes.',
   params: [
     { key: 'batch', label: 'Batch (sequences)', type: 'integer', min: LIMITS.batch[0], max: LIMITS.batch[1], default: 8, scale: 'log' },
     { key: 'seq', label: 'Sequence length (tokens)', type: 'integer', min: LIMITS.seq[0], max: LIMITS.seq[1], default: 2048, scale: 'log' },
     { key: 'vocab', label: 'Vocabulary (tokens)', type: 'integer', min: LIMITS.vocab[0], max: LIMITS.vocab[1], default: 50257, scale: 'log' },
     { key: 'highlight', label: 'Highlighted format', from: ['tensor-layout', 'dtype'], options: DTYPES, default: 'fp32' },
+    { key: 'axis', label: 'Bytes axis', type: 'select', default: 'linear',
+      options: [{ value: 'linear', label: 'Linear (compare formats)' }, { value: 'log', label: 'Logarithmic, fixed (compare settings)' }] },
   ],
 
   data(engine, p) {
@@ -35,7 +38,13 @@ export default {
       columns: ['Format', 'Elements', 'Bytes per element (B)', 'Tensor (B)'],
       rows: bars.map((b) => [b.dtype, b.elements, b.element_bytes, b.bytes]),
     };
-    return { shape, highlight: p.highlight, bars, elements: bars[0].elements, range, table };
+    // Linear: from 0 to a round number past the widest bar (fp64), with room for its label; it
+    // follows the setting.
+    const need = bars[0].bytes * 1.2;
+    const decade = 10 ** Math.floor(Math.log10(need));
+    const linearRange = [0, [1, 2, 2.5, 5, 10].find((m) => m * decade >= need) * decade];
+    return { shape, highlight: p.highlight, axis: p.axis, bars, elements: bars[0].elements,
+      range: p.axis === 'log' ? range : linearRange, table };
   },
 
   draw(data, theme) {
@@ -56,7 +65,8 @@ export default {
       type: 'bar', indexAxis: 'y', labels: data.bars.map((b) => `${b.dtype} (${b.element_bytes} B)`), datasets,
       scales: {
         y: category({ title: 'Number format (bytes per element)', stacked: true }),
-        x: log('Bytes of the tensor (B)', { unit: 'B', range: data.range }),
+        x: data.axis === 'log' ? log('Bytes of the tensor (B, logarithmic, fixed)', { unit: 'B', range: data.range })
+          : linear('Bytes of the tensor (B)', { range: data.range, ticks: { callback: (v) => formatSI(v, 'B'), maxTicksLimit: 6 } }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${ctx.label}: ${formatSI(ctx.raw, 'B')}`,

@@ -95,6 +95,7 @@ class MlsysFigure extends HTMLElement {
       const state = decodeHash(location.hash, this.id_);
       if (!state) return;
       const r = applyState(this.specs, this.defaults, state);
+      this.rejected?.clear();
       this.params = r.params;
       this.controls.set(this.params);
       this.render(r.errors.join(' '));
@@ -125,12 +126,17 @@ class MlsysFigure extends HTMLElement {
   build() {
     const f = this.figure;
     const titleId = uid('fig-title');
+    // A control whose typed value was rejected stays flagged, with its message, while other
+    // controls change: the figure keeps that control's last accepted value, and says so.
+    this.rejected = new Map();
     this.controls = buildControls(this.specs, this.params, (key, value, error) => {
       if (error) {
+        this.rejected.set(key, error);
         this.showMessage(error);
         this.controls.setInvalid(key);
         return;
       }
+      this.rejected.delete(key);
       this.params = { ...this.params, [key]: value };
       this.render();
     });
@@ -203,8 +209,9 @@ class MlsysFigure extends HTMLElement {
       return;
     }
     if (!warm) {
-      this.controls.setInvalid(null);
-      this.showMessage(note);
+      const [key, error] = [...(this.rejected ?? [])][0] ?? [null, ''];
+      this.controls.setInvalid(key);
+      this.showMessage(error ? `${error} The figure uses its last accepted value.` : note);
     }
     this.data = data;
     if (config.type === 'svg') this.drawSvg(config);
@@ -301,6 +308,7 @@ class MlsysFigure extends HTMLElement {
   }
 
   reset() {
+    this.rejected?.clear();
     this.params = { ...this.defaults };
     this.controls.set(this.params);
     this.render();

@@ -54,6 +54,7 @@ Samples draw_samples(TrueFunction f, int n, double noise, std::uint64_t seed, in
 // Upper limits of the inputs (the calculator's schema uses them).
 inline constexpr int kMaxPolyDegree = 40;
 inline constexpr int kMaxPolySamples = 500;
+inline constexpr int kMaxLooSamples = 100;
 inline constexpr int kMaxValidationSamples = 2000;
 inline constexpr int kMaxBySamples = 200;
 inline constexpr int kMaxGdSteps = 1000;
@@ -105,6 +106,14 @@ struct PolyfitReport {
   double truth_validation_mse = 0;  // the true function's own MSE on the validation set
   std::vector<double> coefficients;
   double coefficient_norm = 0;
+  // tr(H) of the fit's hat matrix H (ŷ = H·y on the training inputs): the number of
+  // coefficients for least squares below the threshold, n past it, less under weight decay
+  // (ESL §7.6; for ridge Σ d_j²/(d_j² + nλ) over the singular values d_j of A, §3.4.1). Both it and loo_cv_mse take
+  // n extra fits: computed for n ≤ kMaxLooSamples only (null beyond).
+  std::optional<double> effective_parameters;
+  // Leave-one-out cross-validation: each training sample scored by the fit to the other
+  // n − 1, the squared errors averaged (ESL §7.10). Null for n = 1 (nothing left to fit).
+  std::optional<double> loo_cv_mse;
   std::vector<CurvePoint> curve;  // 201 points, x = −1 + i/100
   std::optional<std::vector<DegreeRow>> by_degree;
   std::optional<std::vector<SampleRow>> by_samples;

@@ -1,6 +1,7 @@
 // NumPy broadcasting (numpy.org user guide, "Broadcasting"): align the two shapes from the
 // right; each pair of dimensions must be equal or one of them 1, and the result takes the
-// larger; a missing leading dimension counts as 1. Each input is then read through strides
+// larger; a missing leading dimension counts as 1. A size of 0 (an empty tensor) is legal:
+// it matches 0 or 1, and 1 against 0 gives 0. Each input is then read through strides
 // that are its contiguous strides with 0 where it is stretched (size 1 against n > 1) or where
 // the dimension was added, as numpy.broadcast_to and torch.Tensor.expand do (in elements
 // here, where NumPy counts bytes).
@@ -21,7 +22,7 @@ struct Broadcast {
   std::vector<long long> b_broadcast_dims;
 };
 
-// Throws InputError for shapes of more than 8 dimensions, sizes < 1 (field: the shape), and
+// Throws InputError for shapes of more than 8 dimensions, sizes < 0 (field: the shape), and
 // incompatible pairs (field "b", the operand aligned against a), naming both dimensions (their
 // positions in a and in b, counted from the left) and sizes.
 Broadcast broadcast_shapes(const std::vector<long long>& a, const std::vector<long long>& b);

@@ -41,6 +41,7 @@ struct TensorView {
   std::optional<std::vector<long long>> strides;
   std::optional<std::vector<long long>> permute;
   std::optional<std::vector<long long>> transpose;
+  std::optional<std::vector<long long>> view;  // a new shape, as tensor.view(...) after the above
 };
 
 struct TensorLayout {
@@ -58,7 +59,21 @@ struct TensorLayout {
   long long storage_elements = 0;
   double storage_bytes = 0;
   std::optional<std::vector<long long>> storage_offsets;  // only when elements ≤ 4096
+  // With a `view` shape: whether .view() gives it without a copy, and the strides it gets (null
+  // when it cannot: .reshape() then copies the whole tensor, reshape_copy_bytes).
+  std::optional<bool> view_possible;
+  std::optional<std::vector<long long>> view_strides;
+  std::optional<double> reshape_copy_bytes;
 };
+
+// The strides that view a tensor of (shape, strides) as new_shape over the same storage, or
+// nullopt when no strides can (PyTorch's rule, documented at torch.Tensor.view): the old
+// dimensions fall into runs laid out one after the other (stride[i] = stride[i+1] · size[i+1],
+// a size-1 dimension joining any run), and new_shape must split into groups of the same
+// element counts, run by run. Splitting a dimension always works; merging only within a run.
+std::optional<std::vector<long long>> view_strides(const std::vector<long long>& shape,
+                                                   const std::vector<long long>& strides,
+                                                   const std::vector<long long>& new_shape);
 
 // Throws InputError (naming `shape`, `strides`, `permute` or `transpose`) for a view that is
 // not well formed: more than 8 dimensions, a size < 1, strides of another length or negative

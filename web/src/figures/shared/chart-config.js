@@ -93,11 +93,29 @@ export const line = (colour, spec) => series(colour, {
   showLine: true, borderWidth: 2, pointStyle: 'line', pointRadius: 0, pointHoverRadius: 0, ...spec,
 });
 
+// The name of a reference line, written beside the line rather than across it: a dataset of
+// one unmarked point at (x, y), kept out of the legend (the line has its own entry). For a
+// horizontal line give a y a little off the line (offLine); for a vertical one the label sits
+// beside the point, clear of the line through it. `group`: the line's, so both share a colour.
+export const lineLabel = (colour, group, x, y, text) => series(colour, {
+  label: text, data: [{ x, y, label: text }], showLine: false, pointRadius: 0, pointHoverRadius: 0, pointHitRadius: 0,
+  pointLabels: true, labelOnly: true, group,
+});
+
+// A value a twelfth of a log axis [lo, hi] above v (below, when above is off the axis): where
+// the label of a horizontal line at v clears it.
+export function offLine(v, [lo, hi]) {
+  const step = (hi / lo) ** (1 / 12);
+  const on = Math.min(Math.max(v, lo), hi);
+  return on * step <= hi ? on * step : on / step;
+}
+
 export function chart(theme, { type = 'scatter', datasets, labels, scales = {}, indexAxis, legend = {}, tooltip,
   plugins = {}, options = {} }) {
   const themedScales = Object.fromEntries(Object.entries(scales).map(([k, a]) => [k, themed(theme, a)]));
   const p = {
-    legend: legend === false ? { display: false } : { labels: { color: theme.text, usePointStyle: true, ...legend } },
+    legend: legend === false ? { display: false } : { labels: { color: theme.text, usePointStyle: true,
+      filter: (item, d) => !d.datasets[item.datasetIndex]?.labelOnly, ...legend } },
     pointLabels: { color: theme.text, haloColor: theme.background ?? theme.grid },
   };
   if (typeof tooltip === 'function') p.tooltip = { callbacks: { label: tooltip } };
