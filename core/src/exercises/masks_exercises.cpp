@@ -1,5 +1,5 @@
 // Exercises of the attention-and-masks lesson: the pairs a causal mask allows, the pairs of a
-// sliding window (bidirectional or causal), the KV bytes per token of a grouped-query
+// sliding window (bidirectional or causal), the pairs of a document mask on a packed sequence, the KV bytes per token of a grouped-query
 // configuration, the KV-cache reduction from MHA to GQA, and the bytes of the score matrices at
 // a sequence length. Numbers shown are the numbers computed with; `params` are the inputs of
 // the attention-mask, attention-variants and attention-scores calculators.
@@ -34,6 +34,39 @@ Exercise causal_pairs(Rng& rng) {
   require(e, count == double(n) * (n + 1) / 2, "the count is n(n + 1)/2");
   reject_mistake(e, double(n) * (n - 1) / 2, "left out the diagonal (each token sees itself)");
   reject_mistake(e, double(n) * n / 2, "took half of the n\u00B2 scores");
+  return e;
+}
+
+Exercise document_pairs(Rng& rng) {
+  // Packed training sequences (Llama 3 masks attention between the documents of one sequence):
+  // k documents of D tokens each, causal inside each, nothing across.
+  const int d = static_cast<int>(rng.integer(16, 2048));
+  const int k = static_cast<int>(rng.integer(2, 16));
+  const long long n = static_cast<long long>(k) * d;
+  const auto count = static_cast<double>(mask_allowed_count(MaskKind::Document, n, 1, 0, d));
+  const double causal = double(n) * (n + 1) / 2;
+  Exercise e;
+  e.title = "Pairs of a document mask on a packed sequence";
+  e.params = {{"seq", n}, {"mask", "document"}, {"doc", d}};
+  e.prompt = "A training sequence of " + format_int(n) + " tokens packs " + format_int(k) + " documents of " +
+             format_int(d) + " tokens each, end to end. The mask is causal inside each document and forbids every "
+             "pair across documents, so no token attends to another document. How many (query, key) pairs does the "
+             "mask allow?";
+  e.unit = "";
+  e.answer = count;
+  e.integer = true;
+  e.hint = "Each document is its own causal triangle of D(D + 1)/2 pairs; there are k of them.";
+  e.solution = "k · D(D + 1)/2 = " + format_int(k) + " × " + format_int(d) + " × " + format_int(d + 1) + " / 2 = " +
+               format_int(count) + " pairs. A plain causal mask over the whole sequence would allow n(n + 1)/2 = " +
+               format_int(causal) + ", " + format_number(causal / count, 3) +
+               " times as many: the document mask removes the cross-document pairs, and a kernel that skips their "
+               "tiles skips their FLOPs. Allowed pairs: " + format_int(count) + ".";
+  require(e, count == k * (double(d) * (d + 1) / 2), "the count is k·D(D + 1)/2");
+  require(e, count < causal, "the documents mask some pairs");
+  reject_mistake(e, causal, "used one causal mask over the whole packed sequence");
+  reject_mistake(e, k * (double(d) * (d - 1) / 2), "left out the diagonal (each token sees itself)");
+  reject_mistake(e, k * double(d) * d, "let each document attend both ways");
+  reject_mistake(e, k * (double(d) * d / 2), "took half of each document's D² scores");
   return e;
 }
 
@@ -194,6 +227,7 @@ Exercise score_bytes(Rng& rng) {
 void add_masks_exercises(std::vector<Generator>& out) {
   out.push_back({"masks-causal-pairs", causal_pairs});
   out.push_back({"masks-window-pairs", window_pairs});
+  out.push_back({"masks-document-pairs", document_pairs});
   out.push_back({"masks-gqa-kv-bytes", gqa_kv_bytes});
   out.push_back({"masks-gqa-reduction", gqa_reduction});
   out.push_back({"masks-score-bytes", score_bytes});
