@@ -39,8 +39,10 @@ Exercise causal_pairs(Rng& rng) {
 
 Exercise document_pairs(Rng& rng) {
   // Packed training sequences (Llama 3 masks attention between the documents of one sequence):
-  // k documents of D tokens each, causal inside each, nothing across.
-  const int d = static_cast<int>(rng.integer(16, 2048));
+  // k documents of D tokens each, causal inside each, nothing across. At most 16 × 1,024 tokens:
+  // the count stays below 10^7, where the suite's check that answer + 0.25 is rejected still
+  // reads at eight significant digits.
+  const int d = static_cast<int>(rng.integer(16, 1024));
   const int k = static_cast<int>(rng.integer(2, 16));
   const long long n = static_cast<long long>(k) * d;
   const auto count = static_cast<double>(mask_allowed_count(MaskKind::Document, n, 1, 0, d));

@@ -81,7 +81,7 @@ export default {
               label: `${t.name}: ${t.per_1000.toFixed(0)} tokens (${t.chars_per_token} characters each)` })),
             pointLabels: true }),
         ],
-        scales: { x, y: linear(`Tokens per ${formatDecimal(CHARS)} characters of English`, { range: [0, 400] }) },
+        scales: { x, y: linear(`${formatDecimal(CHARS)} characters of English (tokens)`, { range: [0, 400] }) },
         tooltip: (ctx) => (ctx.raw.label ?? `${formatDecimal(ctx.raw.x)} entries: ${ctx.raw.y.toFixed(0)} tokens`),
       });
     }
