@@ -247,6 +247,13 @@ test('attention-variants: decode FLOPs per byte are 2 · group size / bytes, all
   const h = engine.calc('hardware', { id: 'h100-sxm' });
   close(ridge, h.peak_flops.bf16 / h.hbm_bandwidth_Bps, 1e-9);
   for (const x of d.groups) assert.ok(x.values.mqa < ridge, x.name);
+  // Labels carry the digits the bars have (8, not 8.00); the ticks leave the unit to the axis title.
+  const cfg = variants.draw(d, THEME);
+  const labels = JSON.stringify(cfg.data.labels);
+  assert.match(labels, /GQA-8: 8 FLOP\/B/);
+  assert.match(labels, /MQA: 48 FLOP\/B/);
+  assert.doesNotMatch(labels, /\.00 FLOP/);
+  assert.equal(cfg.options.scales.y.ticks.callback(100, 0, [{ value: 0.1 }, { value: 1000 }]), '100');
   // fp8 doubles every bar; the axis stays.
   const f = run(variants, { show: 'intensity', dtype: 'fp8-e4m3' });
   assert.equal(f.groups.find((x) => x.id === 'llama-2-70b').values.gqa, 16);
@@ -263,4 +270,17 @@ test('attention-variants: fixed axis per view; a K/V head count that does not di
   assert.deepEqual(axis({ show: 'context', context: 131072, batch: 64 }), axis({ show: 'context' }));
   assert.deepEqual(axis({ layers: 128, heads: 128, kv_heads: 128, head_dim: 256 }), axis({}));
   assert.throws(() => run(variants, { heads: 32, kv_heads: 5 }), isEngineError('kv_heads'));
+});
+
+test('attention-mask-weights: the key axis title fits a phone (the closed form stays on a wide figure)', () => {
+  const d = run(maskWeights, { mask: 'sink-window', seq: 16, window: 3, sinks: 1 });
+  const title = (width) => {
+    const s = maskWeights.draw(d, { ...THEME, width, height: 360 });
+    return s.nodes.find((n) => n.kind === 'text' && n.text.startsWith('Key j')).text;
+  };
+  assert.match(title(720), /58 of 256 pairs allowed = m·n − m\(m − 1\)\/2 \+ Σ min\(s, t\)/);
+  const phone = title(360);
+  assert.equal(phone, 'Key j (token; 58 of 256 pairs allowed)');
+  // Estimated at the drawer's glyph width: within the phone's figure, with the margins.
+  assert.ok(phone.length * 0.56 * 11 < 360 - 8);
 });

@@ -93,12 +93,19 @@ export default {
     // One colour scale for every mask, seed and length: a weight is a fraction of its row, 0 to 1.
     const max = 1;
     const [symbols, numbers] = data.formula;
-    const count = `${formatDecimal(data.allowed_count, 0)} of ${formatDecimal(data.total_pairs, 0)} pairs allowed = ${symbols}`;
+    const pairs = `${formatDecimal(data.allowed_count, 0)} of ${formatDecimal(data.total_pairs, 0)} pairs allowed`;
+    const count = `${pairs} = ${symbols}`;
+    // The key axis title is centred over the grid: the longest wording that fits the width
+    // (a phone drops the closed form, which the scene's label and the prose keep).
+    const { width: sceneW } = sizeOf(theme);
+    const titleSize = fontFor(sceneW);
+    const xTitle = [`Key j (token; ${count})`, `Key j (token; ${pairs})`, 'Key j (token)']
+      .find((t) => 1.1 * textWidth(t, titleSize) <= sceneW - 2 * (4 + 3 * titleSize)) ?? 'Key j (token)';
     const s = heatMap(theme, {
       label: `Attention weights of ${n} queries over ${n} keys under the ${MASKS[data.mask]} mask: ${count} = ${numbers}`,
       values: data.weights, quantity: 'Attention weight', unit: '',
       rowLabels: labels, colLabels: labels, min: 0, max,
-      xTitle: `Key j (token; ${count})`, yTitle: 'Query i (token)',
+      xTitle, yTitle: 'Query i (token)',
       tip: (i, j, v) => (data.allowed[i][j]
         ? `Query ${i}, key ${j}: weight ${valueText(v)} (score ${valueText(data.scores[i][j])})`
         : `Query ${i}, key ${j}: masked (score set to −∞ before the softmax, weight 0)`),

@@ -8,7 +8,7 @@
 // published model is drawn with all
 // three layouts (GQA with 8 KV heads, which is what the GQA models among them use); the label
 // above each group names the layout the model was published with and its value.
-import { formatSI, formatDecimal, formatSignificant } from '../runtime/format.js';
+import { formatSI, formatDecimal, formatSignificant, formatShort } from '../runtime/format.js';
 import { chart, log, category, colours, series } from './shared/chart-config.js';
 import { modelOptions, publishedModel } from './shared/published-models.js';
 
@@ -18,7 +18,7 @@ const GQA_KV = 8; // the GQA bars of the published models: 8 KV heads (Llama 2 7
 const SHOWS = {
   token: { label: 'KV cache per token', field: 'kv_bytes_per_token', unit: 'B', axis: 'KV cache per token, all layers (B)' },
   context: { label: 'KV cache of the context and batch', field: 'kv_bytes', unit: 'B', axis: 'KV cache of the context × batch (B)' },
-  intensity: { label: 'Decode: FLOPs per byte of cache read', field: 'decode_flops_per_byte', unit: 'FLOP/B', axis: 'Attention FLOPs per byte of K and V read, one decode step (FLOP/B)' },
+  intensity: { label: 'Decode: FLOPs per byte of cache read', field: 'decode_flops_per_byte', unit: 'FLOP/B', tick: '', axis: 'Decode FLOPs per cache byte read (FLOP/B)' },
   params: { label: 'Attention parameters per layer', field: 'attention_params_per_layer', unit: '', axis: 'W_Q, W_K, W_V, W_O of one layer (parameters)' },
 };
 const VARIANTS = [['mha', 'MHA'], ['gqa', 'GQA'], ['mqa', 'MQA']];
@@ -29,7 +29,7 @@ const HBM_OF = 'h100-sxm';
 
 // The layout a model was published with, from its K/V heads.
 const layoutOf = (heads, kv) => (kv === heads ? 'mha' : kv === 1 ? 'mqa' : 'gqa');
-const fmt = (v, show) => (show === 'intensity' ? `${formatSignificant(v, 3)} FLOP/B` : SHOWS[show].unit ? formatSI(v, 'B') : formatSI(v));
+const fmt = (v, show) => (show === 'intensity' ? `${formatShort(v)} FLOP/B` : SHOWS[show].unit ? formatSI(v, 'B') : formatSI(v));
 
 export default {
   id: 'attention-variants',
@@ -117,7 +117,8 @@ export default {
     }));
     const refColours = [pick('memory'), pick('muted')];
     data.refs.forEach(([v, label], i) => datasets.push(series(refColours[i], {
-      type: 'line', label, data: data.groups.map(() => v), borderDash: i ? [2, 3] : [6, 4], borderWidth: 2,
+      // Filled with the background: the legend's box is the dashed outline of the line.
+      type: 'line', label, data: data.groups.map(() => v), borderDash: i ? [2, 3] : [6, 4], borderWidth: 2, backgroundColor: theme.background,
       pointRadius: 0, pointHoverRadius: 0, pointStyle: 'line',
     })));
     const where = data.show === 'params' ? '' : data.show === 'context'
@@ -127,7 +128,7 @@ export default {
       type: 'bar', labels: data.groups.map((g) => [g.name, `${g.own === 'gqa' ? `GQA-${g.kv_heads}` : g.own.toUpperCase()}: ${fmt(g.values[g.own], data.show)}`]), datasets,
       scales: {
         x: category({ title: `Model (bars: MHA, GQA, MQA${where})` }),
-        y: log(s.axis, { unit: s.unit, range: data.range }),
+        y: log(s.axis, { unit: s.tick ?? s.unit, range: data.range }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => {

@@ -77,12 +77,12 @@ export default {
           line(pick('muted'), { label: `${(100 * saving).toFixed(1)}% fewer tokens for ${formatDecimal(b.vocab / a.vocab, 1)}× the vocabulary`,
             data: data.measured.map((t) => ({ x: t.vocab, y: t.per_1000 })), borderDash: [4, 4] }),
           series(pick(), { label: 'Measured on one English sample (Llama 3 paper)', pointStyle: 'circle', pointRadius: 6,
-            data: data.measured.map((t) => ({ x: t.vocab, y: t.per_1000,
-              label: `${t.name}: ${t.per_1000.toFixed(0)} tokens (${t.chars_per_token} characters each)` })),
+            data: data.measured.map((t) => ({ x: t.vocab, y: t.per_1000, label: `${t.name}: ${t.per_1000.toFixed(0)} tokens`,
+              tip: `${t.name}, ${formatDecimal(t.vocab)} entries: ${t.per_1000.toFixed(0)} tokens (${t.chars_per_token} characters each)` })),
             pointLabels: true }),
         ],
         scales: { x, y: linear(`${formatDecimal(CHARS)} characters of English (tokens)`, { range: [0, 400] }) },
-        tooltip: (ctx) => (ctx.raw.label ?? `${formatDecimal(ctx.raw.x)} entries: ${ctx.raw.y.toFixed(0)} tokens`),
+        tooltip: (ctx) => (ctx.raw.tip ?? `${formatDecimal(ctx.raw.x)} entries: ${ctx.raw.y.toFixed(0)} tokens`),
       });
     }
     return chart(theme, {
