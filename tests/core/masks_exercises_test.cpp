@@ -36,6 +36,14 @@ TEST(MasksExercises, AnswersAreTheCalculators) {
     const auto v = mlsys::calc("attention-variants", kv.params);
     EXPECT_DOUBLE_EQ(kv.answer, v["gqa"]["kv_bytes_per_token"].get<double>() / 1e3) << seed;
     EXPECT_FALSE(accepted(kv, v["mha"]["kv_bytes_per_token"].get<double>() / 1e3)) << seed;  // query heads counted
+    // Decimal kilobytes are written kB, as the figures write them; a B or KB answer reads the same.
+    EXPECT_EQ(kv.unit, "kB") << seed;
+    EXPECT_NE(kv.prompt.find("Answer in kB (1 kB = 1,000 B)"), std::string::npos) << seed;
+    const double bytes = v["gqa"]["kv_bytes_per_token"].get<double>();
+    for (const std::string& a : {mlsys::format_number(bytes / 1e3, 8) + " kB", mlsys::format_number(bytes / 1e3, 8) + " KB",
+                                 mlsys::format_number(bytes, 0) + " B"}) {
+      EXPECT_TRUE(mlsys::check_exercise(kv.id, kv.seed, a)["correct"].get<bool>()) << seed << " " << a;
+    }
 
     const auto red = mlsys::make_exercise("masks-gqa-reduction", seed);
     EXPECT_EQ(red.answer, mlsys::calc("attention-variants", red.params)["gqa"]["kv_reduction"].get<double>()) << seed;

@@ -152,14 +152,14 @@ Exercise gqa_kv_bytes(Rng& rng) {
               {"context", 1}, {"dtype", dtype}};
   e.prompt = "A model of width " + format_int(hidden) + " has " + format_int(c.layers) + " layers and " +
              format_int(c.heads) + " query heads (head size = width ÷ heads), " + kv_layout(c) + ", and a KV cache in " + dtype + " (" + bytes_per_element(s) +
-             " per element). How many bytes of KV cache does one token take? Answer in KB (1 KB = 1,000 B).";
-  e.unit = "KB";
+             " per element). How many bytes of KV cache does one token take? Answer in kB (1 kB = 1,000 B).";
+  e.unit = "kB";
   e.answer = bytes / 1e3;
   e.hint = "head_dim = width ÷ heads. Each layer stores one key and one value vector per key/value head: 2 × layers "
            "× kv_heads × head_dim × bytes per element. The query heads do not count.";
   e.solution = "head_dim = " + format_int(hidden) + " / " + format_int(c.heads) + " = " + format_int(c.head_dim) +
                "; 2 × " + format_int(c.layers) + " × " + format_int(c.kv_heads) + " × " + format_int(c.head_dim) +
-               " × " + format_number(s, 2) + " = " + format_int(bytes) + " B = " + format_number(e.answer, 6) + " KB.";
+               " × " + format_number(s, 2) + " = " + format_int(bytes) + " B = " + format_number(e.answer, 6) + " kB.";
   require(e, c.heads % c.kv_heads == 0 && c.kv_heads < c.heads, "the key/value heads divide the query heads");
   reject_mistake(e, e.answer / 2, "stored the keys or the values only");
   reject_mistake(e, e.answer * c.heads / c.kv_heads, "counted the query heads");

@@ -63,7 +63,10 @@ export default {
         reduction: r.gqa.kv_reduction,
       };
     });
-    const custom = { layers: kv ? p.layers : 32, hidden: p.show === 'params' ? p.hidden : 4096, heads: p.heads, kv_heads: p.kv_heads, head_dim: p.head_dim };
+    // A control hidden in a view holds its default there: the decode intensity does not depend on
+    // the head size (2 · group size / bytes), the cache on the width, the parameters on the layers.
+    const custom = { layers: kv ? p.layers : 32, hidden: p.show === 'params' ? p.hidden : 4096, heads: p.heads, kv_heads: p.kv_heads,
+      head_dim: p.show === 'intensity' ? 128 : p.head_dim };
     const c = engine.calc('attention-variants', { ...common, ...custom });
     groups.push({
       id: 'custom', name: 'Your model', ...custom, gqa_kv: p.kv_heads, own: layoutOf(p.heads, p.kv_heads),
