@@ -26,7 +26,7 @@ HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x | na
 MODELS = table("models: gpt-3-175b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3-405b, mistral-7b, palm-540b | name, layers, hidden, heads, kv_heads, head_dim")
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8-e4m3": 1}
-MASKS = ("none", "causal", "padding", "sliding-window", "causal-sliding-window")
+MASKS = ("none", "causal", "padding", "sliding-window", "causal-sliding-window", "document", "prefix-lm", "sink-window")
 M64 = (1 << 64) - 1
 
 
@@ -61,14 +61,25 @@ def seeded_scores(n, seed):
     return scores
 
 
-def allows(mask, n, window, pad, i, j):
-    """May query i attend key j? (0-based; padding masks the last `pad` keys only)."""
+def allows(mask, n, window, pad, i, j, extra=1):
+    """May query i attend key j? (0-based; padding masks the last `pad` keys only; `extra` is the
+    document length, the prefix length or the number of sinks.) Each is a FlexAttention mask_mod."""
     return {"none": True, "causal": j <= i, "padding": j < n - pad,
-            "sliding-window": abs(i - j) < window, "causal-sliding-window": j <= i and i - j < window}[mask]
+            "sliding-window": abs(i - j) < window, "causal-sliding-window": j <= i and i - j < window,
+            "document": j <= i and j // extra == i // extra, "prefix-lm": j <= i or j < extra,
+            "sink-window": j <= i and (i - j < window or j < extra)}[mask]
 
 
-def allowed_count(mask, n, window, pad):
-    """The closed forms: n^2, n(n+1)/2, n(n-pad), n^2-(n-w)(n-w+1), m*n-m(m-1)/2 (m = min(w, n))."""
+def allowed_count(mask, n, window, pad, extra=1):
+    """The closed forms: n^2, n(n+1)/2, n(n-pad), n^2-(n-w)(n-w+1), m*n-m(m-1)/2 (m = min(w, n)),
+    and for documents of D tokens, a prefix p, or s sinks beside a causal window, the three below."""
+    if mask == "document":
+        q, r = divmod(n, extra)
+        return q * extra * (extra + 1) // 2 + r * (r + 1) // 2
+    if mask == "prefix-lm":
+        return n * (n + 1) // 2 + extra * (extra - 1) // 2
+    if mask == "sink-window":
+        return allowed_count("causal-sliding-window", n, window, pad) + sum(min(extra, t) for t in range(1, n - window + 1))
     if mask == "none":
         return n * n
     if mask == "causal":
@@ -129,6 +140,8 @@ def main(argv=None):
     p.add_argument("--seq", type=int, default=8, help="toy sequence length, 1 to 64 (default 8)")
     p.add_argument("--window", type=int, default=3, help="sliding window w, at least 1 (default 3)")
     p.add_argument("--pad", type=int, default=3, help="trailing padding tokens, less than --seq (default 3)")
+    p.add_argument("--extra", type=int, default=3, help="document: tokens per document; prefix-lm: prefix length; "
+                   "sink-window: sink tokens (0 to --seq; default 3)")
     p.add_argument("--seed", type=int, default=1, help="seed of the scores (default 1)")
     p.add_argument("--heads", type=int, default=32, help="heads of the score-matrix layer (default 32)")
     p.add_argument("--batch", type=int, default=1, help="sequences in the batch (default 1)")
@@ -143,17 +156,19 @@ def main(argv=None):
         p.error("--window must be at least 1 (the token itself)")
     if not 0 <= a.pad < a.seq:
         p.error("--pad must be at least 0 and less than --seq")
+    if not (1 if a.mask == "document" else 0) <= a.extra <= a.seq:
+        p.error("--extra must be from 0 (1 for documents) to --seq")
     if not 0 <= a.seed < 2 ** 32:
         p.error("--seed must be from 0 to 4294967295")
     if not (1 <= a.heads <= 1024 and 1 <= a.batch <= 4096):
         p.error("--heads must be 1 to 1024 and --batch 1 to 4096")
 
     n, size = a.seq, BYTES[a.dtype]
-    allowed = [[allows(a.mask, n, a.window, a.pad, i, j) for j in range(n)] for i in range(n)]
+    allowed = [[allows(a.mask, n, a.window, a.pad, i, j, a.extra) for j in range(n)] for i in range(n)]
     scores = seeded_scores(n, a.seed)
     weights = masked_softmax(scores, allowed)
     brute = sum(map(sum, allowed))
-    assert brute == allowed_count(a.mask, n, a.window, a.pad), "closed form and brute force agree"
+    assert brute == allowed_count(a.mask, n, a.window, a.pad, a.extra), "closed form and brute force agree"
     # Pitfall 1: mask after the softmax (zero the masked weights): the row no longer sums to 1.
     mid = n // 2
     wrong = [w if ok else 0.0 for w, ok in zip(naive_softmax(scores[mid]), allowed[mid])]
@@ -168,7 +183,9 @@ def main(argv=None):
     lse_bytes = 4096 * a.heads * a.batch * 4
     m = MODELS[a.model]
     variants = {k: {"kv_heads": kv, "kv_bytes_per_token": kv_bytes_per_token(m, kv, size),
-                    "attention_params_per_layer": attention_params(m, kv)}
+                    "attention_params_per_layer": attention_params(m, kv),
+                    # decode: 4 * heads * d FLOPs per cached token and layer over 2 * kv * d * size bytes
+                    "decode_flops_per_byte": 2 * m["heads"] / kv / size}
                 for k, kv in (("mha", m["heads"]), ("gqa", m["kv_heads"]), ("mqa", 1))}
 
     out = {"mask": a.mask, "seq": n, "allowed_count": brute, "weights": weights, "scores": scores,
@@ -192,13 +209,14 @@ def main(argv=None):
     print(f"score matrices of one layer, {a.heads} heads x {a.batch} sequence(s), {a.dtype}:")
     for s, b in score_bytes.items():
         print(f"  n = {s:>6,}: S {b / 1e9:.2f} GB, S and P {2 * b / 1e9:.2f} GB")
-    print(f"  FlashAttention keeps a logsumexp per row instead: {lse_bytes / 1e6:.3f} MB at n = 4,096")
+    print(f"  FlashAttention-2 keeps a logsumexp per row instead: {lse_bytes / 1e6:.3f} MB at n = 4,096")
     print(f"  S and P fit in the {gpu['name']}'s {gpu['hbm_bytes'] / 2 ** 30:.0f} GiB up to n = {fit:,}")
     print()
     print(f"{m['name']} ({m['layers']} layers, {m['heads']} heads, {m['kv_heads']} KV heads, head size {m['head_dim']}), {a.dtype}:")
     for k, v in variants.items():
         print(f"  {k.upper()} ({v['kv_heads']} KV head{'s' if v['kv_heads'] > 1 else ''}): KV cache {v['kv_bytes_per_token']:,} B per token, "
-              f"attention {v['attention_params_per_layer'] / 1e6:.1f} M parameters per layer")
+              f"attention {v['attention_params_per_layer'] / 1e6:.1f} M parameters per layer, "
+              f"decode {v['decode_flops_per_byte']:g} FLOP per byte of cache")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ their frequency; the most frequent pair merged everywhere (left to right); ties 
 pair seen first in the text as segmented at that moment; learning stops early when no pair
 occurs twice. It prints every merge and the text's token count after it. Then it computes
 the embedding table of published models, vocab × hidden × bytes (twice when the output head
-is untied), and the share of the parameters it holds, counting the model's matrices and norm
-gains as the course does. Model shapes are the course's table, written into this file when
+is untied), the share of the parameters it holds, counting the model's matrices and norm
+gains as the course does, and the output head's share of the weight-matmul FLOPs. Model shapes are the course's table, written into this file when
 the course was built.
 
 Run:  python3 tokens-and-embeddings.py                    the toy vocabulary of Sennrich et al.
@@ -78,7 +78,9 @@ def embedding(m, dtype, vocab=None):
     params = layers + table + head
     return {"vocab": V, "row_bytes": h * BYTES[dtype], "embedding_params": table, "head_params": head,
             "embedding_bytes": table * BYTES[dtype], "table_bytes": (table + head) * BYTES[dtype],
-            "params": params, "share": (table + head) / params}
+            "params": params, "share": (table + head) / params,
+            # the head is a matmul, tied or not: 2Vh of the 2 * (layers + Vh) weight FLOPs per token
+            "head_flops_share": table / (layers + table)}
 
 
 class Parser(argparse.ArgumentParser):
@@ -128,11 +130,11 @@ def main(argv=None):
         print(f"  {w['word']:<12} x{w['count']:<3} -> {' '.join(w['tokens'])}")
 
     print(f"\nEmbedding tables in {a.dtype}" + (f", every vocabulary set to {a.vocab:,}" if a.vocab else "") + ":")
-    print(" model              vocab    hidden  tied   table + head (GB)   share of parameters")
+    print(" model              vocab    hidden  tied   table + head (GB)   share of parameters   head's share of FLOPs")
     for mid, r in tables.items():
         m = MODELS[mid]
         print(f" {m['name']:<17}{r['vocab']:>8,}{m['hidden']:>8,}  {'yes' if m['tied_embeddings'] else 'no ':<5}"
-              f"{r['table_bytes'] / 1e9:>12.3f}{r['share']:>18.1%}")
+              f"{r['table_bytes'] / 1e9:>12.3f}{r['share']:>18.1%}{r['head_flops_share']:>22.1%}")
     r = tables["llama-3-8b"]
     print(f"\nLlama 3 8B: one row {r['row_bytes']:,} B; table {r['embedding_bytes'] / 1e9:.2f} GB, "
           f"with its untied head {r['table_bytes'] / 1e9:.2f} GB")

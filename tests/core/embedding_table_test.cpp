@@ -22,6 +22,23 @@ TEST(EmbeddingTable, Gpt2SmallTiedTable) {
   EXPECT_EQ(fp32["table_bytes"].get<double>(), 154389504.0);
 }
 
+// The output head's FLOPs: 2 · 50,257 · 768 per token forward for GPT-2 small, against the
+// `transformer` calculator's weight-matmul FLOPs (6·N for training, so 2·N forward): tied, N
+// holds the head once, and the head is about 31 % of the matmul work. Untied Llama 3 8B: the
+// head counts in N, the input table does not.
+TEST(EmbeddingTable, HeadFlopsAgainstTheLayers) {
+  const json r = mlsys::calc("embedding-table", {{"model", "gpt-2-124m"}});
+  EXPECT_EQ(r["head_flops_per_token"].get<double>(), 2.0 * 50257 * 768);
+  const json t = mlsys::calc("transformer", {{"model", "gpt-2-124m"}});
+  EXPECT_NEAR(r["head_flops_share"].get<double>(),
+              t["flops_per_token_breakdown"]["head"].get<double>() / t["flops_per_token_matmul"].get<double>(), 1e-12);
+  EXPECT_NEAR(r["head_flops_share"].get<double>(), 0.3124, 5e-4);
+  const json l = mlsys::calc("embedding-table", {{"model", "llama-3-8b"}});
+  const json lt = mlsys::calc("transformer", {{"model", "llama-3-8b"}});
+  EXPECT_NEAR(l["head_flops_share"].get<double>(), 128256.0 * 4096 / lt["params_flops"].get<double>(), 1e-12);
+  EXPECT_LT(l["head_flops_share"].get<double>(), 0.08);
+}
+
 // Llama 2 7B: vocab 32,000, width 4,096, untied head (Touvron et al. 2023; config.json of
 // meta-llama/Llama-2-7b-hf): two 131,072,000-parameter tables, 524,288,000 bytes in bf16, and
 // the share agrees with `transformer`'s params_embedding / params.

@@ -19,17 +19,31 @@ bool accepted(const mlsys::Exercise& e, double x) {
 
 TEST(MasksExercises, AnswersAreTheCalculators) {
   for (std::uint32_t seed = 0; seed < kSeeds; ++seed) {
-    for (const char* id : {"masks-causal-pairs", "masks-window-pairs"}) {
+    for (const char* id : {"masks-causal-pairs", "masks-window-pairs", "masks-document-pairs"}) {
       const auto e = mlsys::make_exercise(id, seed);
       const auto r = mlsys::calc("attention-mask", e.params);
       EXPECT_EQ(e.answer, r["allowed_count"].get<double>()) << id << " #" << seed;
       const double n = e.params["seq"].get<double>();
       EXPECT_FALSE(accepted(e, n * n)) << id << " #" << seed;  // every pair: the mask forgotten
     }
+    // A packed sequence: one causal mask over all k·D tokens is the warned-against answer.
+    const auto doc = mlsys::make_exercise("masks-document-pairs", seed);
+    const double n = doc.params["seq"].get<double>(), d = doc.params["doc"].get<double>();
+    EXPECT_EQ(doc.answer, (n / d) * d * (d + 1) / 2) << seed;
+    EXPECT_FALSE(accepted(doc, n * (n + 1) / 2)) << seed;
+    EXPECT_FALSE(accepted(doc, d)) << seed;
     const auto kv = mlsys::make_exercise("masks-gqa-kv-bytes", seed);
     const auto v = mlsys::calc("attention-variants", kv.params);
     EXPECT_DOUBLE_EQ(kv.answer, v["gqa"]["kv_bytes_per_token"].get<double>() / 1e3) << seed;
     EXPECT_FALSE(accepted(kv, v["mha"]["kv_bytes_per_token"].get<double>() / 1e3)) << seed;  // query heads counted
+    // Decimal kilobytes are written kB, as the figures write them; a B or KB answer reads the same.
+    EXPECT_EQ(kv.unit, "kB") << seed;
+    EXPECT_NE(kv.prompt.find("Answer in kB (1 kB = 1,000 B)"), std::string::npos) << seed;
+    const double bytes = v["gqa"]["kv_bytes_per_token"].get<double>();
+    for (const std::string& a : {mlsys::format_number(bytes / 1e3, 8) + " kB", mlsys::format_number(bytes / 1e3, 8) + " KB",
+                                 mlsys::format_number(bytes, 0) + " B"}) {
+      EXPECT_TRUE(mlsys::check_exercise(kv.id, kv.seed, a)["correct"].get<bool>()) << seed << " " << a;
+    }
 
     const auto red = mlsys::make_exercise("masks-gqa-reduction", seed);
     EXPECT_EQ(red.answer, mlsys::calc("attention-variants", red.params)["gqa"]["kv_reduction"].get<double>()) << seed;

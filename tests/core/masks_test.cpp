@@ -16,6 +16,7 @@ namespace {
 
 constexpr MaskKind kKinds[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::SlidingWindow,
                                MaskKind::CausalSlidingWindow};
+constexpr MaskKind kExtraKinds[] = {MaskKind::Document, MaskKind::PrefixLM, MaskKind::SinkWindow};
 
 }  // namespace
 
@@ -39,6 +40,43 @@ TEST(AttentionMask, ClosedFormsMatchBruteForce) {
           EXPECT_EQ(mlsys::mask_allowed_count(kind, n, w, pad), mlsys::mask_allowed_count_brute(kind, n, w, pad))
               << static_cast<int>(kind) << " n=" << n << " w=" << w << " pad=" << pad;
         }
+}
+
+TEST(AttentionMask, PackedPrefixAndSinkClosedFormsMatchBruteForce) {
+  // Document length, prefix and sink count from 0 (or 1) to past the sequence, every window.
+  for (MaskKind kind : kExtraKinds)
+    for (long long n = 1; n <= 40; ++n)
+      for (long long w : {1LL, 2LL, 3LL, n - 1, n, n + 1})
+        for (long long e : {0LL, 1LL, 2LL, 3LL, n / 3, n / 2, n - 1, n, n + 5}) {
+          if (w < 1 || (kind == MaskKind::Document && e < 1) || (kind != MaskKind::Document && e > n)) continue;
+          EXPECT_EQ(mlsys::mask_allowed_count(kind, n, w, 0, e), mlsys::mask_allowed_count_brute(kind, n, w, 0, e))
+              << static_cast<int>(kind) << " n=" << n << " w=" << w << " e=" << e;
+        }
+}
+
+TEST(AttentionMask, PackedPrefixAndSinkRules) {
+  // Packed documents of 3 tokens: query 4 (second document) sees keys 3 and 4 only, never the
+  // first document (Llama 3's mask between documents of one sequence).
+  const json d = calc("attention-mask", {{"seq", 8}, {"mask", "document"}, {"doc", 3}});
+  EXPECT_EQ(d["allowed"][4], json::parse("[false,false,false,true,true,false,false,false]"));
+  EXPECT_EQ(d["allowed_count"].get<long long>(), 2 * 6 + 3);  // two triangles of 3, one of 2
+  // One document as long as the sequence is the causal mask.
+  EXPECT_EQ(mlsys::mask_allowed_count(MaskKind::Document, 4096, 1, 0, 4096),
+            mlsys::mask_allowed_count(MaskKind::Causal, 4096, 1, 0));
+  // Prefix LM with a prefix of 3: query 0 sees the whole prefix, query 5 is causal.
+  const json p = calc("attention-mask", {{"seq", 6}, {"mask", "prefix-lm"}, {"prefix", 3}});
+  EXPECT_EQ(p["allowed"][0], json::parse("[true,true,true,false,false,false]"));
+  EXPECT_EQ(p["allowed"][4], json::parse("[true,true,true,true,true,false]"));
+  EXPECT_EQ(p["allowed_count"].get<long long>(), 21 + 3);  // n(n + 1)/2 + p(p − 1)/2
+  EXPECT_EQ(mlsys::mask_allowed_count(MaskKind::PrefixLM, 9, 1, 0, 9), 81);  // all prefix: no mask
+  // Sink window: window 2 and one sink; query 5 sees the sink 0 and keys 4, 5.
+  const json k = calc("attention-mask", {{"seq", 6}, {"mask", "sink-window"}, {"window", 2}, {"sinks", 1}});
+  EXPECT_EQ(k["allowed"][5], json::parse("[true,false,false,false,true,true]"));
+  // StreamingLLM's setting at scale: 4 sinks beside a 4,096-token window over 32,768 tokens add
+  // 4 keys to every query past the window, less the first three partial rows (6 pairs).
+  EXPECT_EQ(calc("attention-mask", {{"seq", 32768}, {"mask", "sink-window"}, {"window", 4096}, {"sinks", 4}})
+                ["allowed_count"].get<long long>(),
+            4096LL * 32768 - 4096LL * 4095 / 2 + 4LL * (32768 - 4096) - 6);
 }
 
 TEST(AttentionMask, WindowConventions) {
@@ -65,7 +103,8 @@ TEST(AttentionMask, PaddingMasksKeysOnly) {
 }
 
 TEST(AttentionMask, WeightsAreASoftmaxOverAllowedKeys) {
-  for (const char* mask : {"none", "causal", "padding", "sliding-window", "causal-sliding-window"}) {
+  for (const char* mask : {"none", "causal", "padding", "sliding-window", "causal-sliding-window", "document",
+                           "prefix-lm", "sink-window"}) {
     const json r = calc("attention-mask", {{"seq", 64}, {"mask", mask}, {"window", 5}, {"pad", 9}, {"seed", 7}});
     ASSERT_TRUE(r["matrices"].get<bool>());
     for (std::size_t i = 0; i < 64; ++i) {
@@ -120,6 +159,9 @@ TEST(AttentionMask, RejectsBadInput) {
   EXPECT_EQ(error_of("attention-mask", R"({"seq": 4, "mask": "padding", "pad": 4})")["field"], "pad");
   EXPECT_EQ(error_of("attention-mask", R"({"seq": 4, "pad": 4})")["field"], "pad");
   EXPECT_EQ(error_of("attention-mask", R"({"seed": "x"})")["field"], "seed");
+  EXPECT_EQ(error_of("attention-mask", R"({"mask": "document", "doc": 0})")["field"], "doc");
+  EXPECT_EQ(error_of("attention-mask", R"({"seq": 8, "mask": "prefix-lm", "prefix": 9})")["field"], "prefix");
+  EXPECT_EQ(error_of("attention-mask", R"({"seq": 8, "mask": "sink-window", "sinks": 9})")["field"], "sinks");
   EXPECT_EQ(error_of("attention-mask", R"({"causal": true})")["field"], "causal");
   EXPECT_EQ(error_of("attention-mask", R"({"seq": NaN})")["field"], "");
 }
@@ -139,6 +181,12 @@ TEST(AttentionVariants, Llama2_70B) {
   EXPECT_EQ(r["gqa"]["attention_params_per_layer"].get<double>(), 2.0 * 8192 * 8192 + 2.0 * 8192 * 1024);
   EXPECT_EQ(r["mha"]["attention_params_per_layer"].get<double>(), 4.0 * 8192 * 8192);
   EXPECT_EQ(r["mqa"]["attention_params_per_layer"].get<double>(), 2.0 * 8192 * 8192 + 2.0 * 8192 * 128);
+  // Decode: 4·64·128 FLOPs per cached token and layer against 2·kv_heads·128·2 bytes. MHA reads
+  // one byte per FLOP, GQA-8 eight FLOPs, MQA 64: the group size (bf16).
+  EXPECT_EQ(r["mha"]["decode_flops_per_byte"].get<double>(), 1);
+  EXPECT_EQ(r["gqa"]["decode_flops_per_byte"].get<double>(), 8);
+  EXPECT_EQ(r["mqa"]["decode_flops_per_byte"].get<double>(), 64);
+  EXPECT_EQ(calc("attention-variants", {{"dtype", "fp8-e4m3"}})["gqa"]["decode_flops_per_byte"].get<double>(), 16);
   // The defaults are Llama 2 70B, and so is its published row.
   EXPECT_EQ(calc("attention-variants", json::object())["gqa"]["kv_bytes_per_token"].get<double>(), 327680);
   EXPECT_EQ(calc("attention-variants", {{"model", "llama-2-70b"}})["gqa"]["kv_bytes_per_token"].get<double>(), 327680);

@@ -28,6 +28,22 @@ TEST(TokensExercises, AnswersAreTheCalculatorsResults) {
   }
 }
 
+// GPT-2's count (matrices, norms and the token table: 123,551,232) leaves out the checkpoint's
+// position table and biases (124,439,808 in all), so its prompts never call it "124M".
+TEST(TokensExercises, Gpt2IsNamedBySizeClassWithWhatItsCountLeavesOut) {
+  int gpt2 = 0;
+  for (std::uint32_t seed = 0; seed < 400; ++seed) {
+    const mlsys::Exercise e = mlsys::make_exercise("embedding-params-share", seed);
+    EXPECT_EQ(e.prompt.find("124M"), std::string::npos) << seed;
+    if (e.params["model"] != "gpt-2-124m") continue;
+    ++gpt2;
+    EXPECT_EQ(e.prompt.rfind("GPT-2 small has", 0), 0u) << e.prompt;
+    EXPECT_NE(e.prompt.find("(not its learned position table or biases) it has 123,551,232 parameters"), std::string::npos)
+        << e.prompt;
+  }
+  EXPECT_GT(gpt2, 0);
+}
+
 // The toy corpus of Sennrich et al. 2016 (low ×5, lower ×2, newest ×6, widest ×3) gives the
 // first merge e + s with 6 + 3 = 9, which the first-merge exercise's reading of the rules gives.
 TEST(TokensExercises, FirstMergeCountOfTheToyCorpus) {

@@ -80,6 +80,53 @@ test('attention-mask-weights: window and padding counts follow their closed form
   assert.equal(run(maskWeights, { seq: n, mask: 'none' }).allowed_count, n * n);
 });
 
+test('attention-mask-weights: one colour scale, 0 to 1, for every mask (masks compare entry by entry)', () => {
+  const scale = (over) => {
+    const s = maskWeights.draw(run(maskWeights, over), THEME);
+    // The colour bar's tick labels: each text drawn right after a tick mark (a 3 px vertical line).
+    return s.nodes.filter((n, k) => n.kind === 'text' && s.nodes[k - 1]?.kind === 'line'
+      && s.nodes[k - 1].y2 - s.nodes[k - 1].y1 === 3).map((n) => n.text);
+  };
+  const causal = scale({});
+  assert.deepEqual(causal, ['0', '0.25', '0.5', '0.75', '1']);
+  for (const over of [{ mask: 'padding', pad: 3 }, { mask: 'none', seq: 24 }, { mask: 'sliding-window', seed: 9 }, { mask: 'document' }]) {
+    assert.deepEqual(scale(over), causal, JSON.stringify(over));
+  }
+  // The padding mask's largest weight is well below 1 at the defaults, yet the scale still ends at 1.
+  const d = run(maskWeights, { mask: 'padding', pad: 3 });
+  assert.ok(Math.max(...d.weights.flat()) < 0.9);
+});
+
+test('attention-mask-weights: packed documents, prefix-LM and sinks follow their rules and closed forms', () => {
+  const n = 12;
+  for (const doc of [1, 3, 5, 12]) {
+    const d = run(maskWeights, { seq: n, mask: 'document', doc });
+    const q = Math.floor(n / doc), r = n % doc;
+    assert.equal(d.allowed_count, q * doc * (doc + 1) / 2 + r * (r + 1) / 2, `doc ${doc}`);
+    d.allowed.forEach((row, i) => row.forEach((a, j) => assert.equal(a, j <= i && Math.floor(j / doc) === Math.floor(i / doc))));
+  }
+  for (const prefix of [0, 1, 4, 12]) {
+    const d = run(maskWeights, { seq: n, mask: 'prefix-lm', prefix });
+    assert.equal(d.allowed_count, n * (n + 1) / 2 + prefix * (prefix - 1) / 2, `prefix ${prefix}`);
+    d.allowed.forEach((row, i) => row.forEach((a, j) => assert.equal(a, j <= i || j < prefix)));
+  }
+  for (const [window, sinks] of [[3, 1], [3, 4], [1, 2], [12, 3]]) {
+    const d = run(maskWeights, { seq: n, mask: 'sink-window', window, sinks });
+    d.allowed.forEach((row, i) => row.forEach((a, j) => assert.equal(a, j <= i && (i - j < window || j < sinks))));
+    const s = maskWeights.draw(d, THEME);
+    assert.match(sceneText(s), new RegExp(`${d.allowed_count} of 144 pairs allowed`));
+    // The closed form's numbers add up to the count.
+    const [, numbers] = d.formula;
+    const value = numbers.split(' + ').reduce((acc, term, k) => {
+      const [a, b] = term.split(' − ');
+      const ev = (t) => t.split('·').map((x) => x.split('/')).reduce((p, [v, div]) => p * Number(v) / (div ? Number(div) : 1), 1);
+      return acc + (k === 0 ? ev(a) - ev(b) : ev(term));
+    }, 0);
+    assert.equal(value, d.allowed_count, numbers);
+  }
+  assert.throws(() => run(maskWeights, { seq: 4, mask: 'prefix-lm', prefix: 5 }), isEngineError('prefix'));
+});
+
 test('attention-mask-weights: padding of the whole sequence is refused on the pad control', () => {
   assert.throws(() => run(maskWeights, { seq: 4, mask: 'padding', pad: 4 }), isEngineError('pad'));
 });
@@ -174,6 +221,46 @@ test('attention-variants: the context view is bytes per token × context × batc
   assert.equal(c.values.mha / c.values.gqa, 8);
 });
 
+test('attention-variants: the cache view draws one and two H100s; 16 × 4,096 MHA tokens of Llama 2 70B are exactly two', () => {
+  const d = run(variants, { show: 'context', context: 4096, batch: 16 });
+  const hbm = engine.calc('hardware', { id: 'h100-sxm' }).hbm_bytes;
+  assert.equal(hbm, 80 * 2 ** 30);
+  assert.deepEqual(d.refs.map(([v]) => v), [hbm, 2 * hbm]);
+  const g = d.groups.find((x) => x.id === 'llama-2-70b');
+  assert.equal(g.values.mha, 2 * hbm);  // 171,798,691,840 B: equal, not more
+  assert.ok(g.values.gqa < hbm);
+  const cfg = variants.draw(d, THEME);
+  const lines = cfg.data.datasets.filter((x) => x.type === 'line');
+  assert.deepEqual(lines.map((x) => x.label), ['80 GiB: one H100’s HBM', '160 GiB: two H100s']);
+  assert.ok(lines.every((x) => x.data.every((v) => v <= cfg.options.scales.y.max)));
+  // Per token and per layer there is no HBM line.
+  assert.equal(variants.draw(run(variants), THEME).data.datasets.filter((x) => x.type === 'line').length, 0);
+});
+
+test('attention-variants: decode FLOPs per byte are 2 · group size / bytes, all under the H100 ridge point', () => {
+  const d = run(variants, { show: 'intensity' });
+  const g = d.groups.find((x) => x.id === 'llama-2-70b');
+  assert.deepEqual([g.values.mha, g.values.gqa, g.values.mqa], [1, 8, 64]);
+  const palm = d.groups.find((x) => x.id === 'palm-540b');
+  assert.equal(palm.values.mqa, 48);
+  const [[ridge]] = d.refs;
+  const h = engine.calc('hardware', { id: 'h100-sxm' });
+  close(ridge, h.peak_flops.bf16 / h.hbm_bandwidth_Bps, 1e-9);
+  for (const x of d.groups) assert.ok(x.values.mqa < ridge, x.name);
+  // Labels carry the digits the bars have (8, not 8.00); the ticks leave the unit to the axis title.
+  const cfg = variants.draw(d, THEME);
+  const labels = JSON.stringify(cfg.data.labels);
+  assert.match(labels, /GQA-8: 8 FLOP\/B/);
+  assert.match(labels, /MQA: 48 FLOP\/B/);
+  assert.doesNotMatch(labels, /\.00 FLOP/);
+  assert.equal(cfg.options.scales.y.ticks.callback(100, 0, [{ value: 0.1 }, { value: 1000 }]), '100');
+  // fp8 doubles every bar; the axis stays.
+  const f = run(variants, { show: 'intensity', dtype: 'fp8-e4m3' });
+  assert.equal(f.groups.find((x) => x.id === 'llama-2-70b').values.gqa, 16);
+  assert.deepEqual(variants.draw(f, THEME).options.scales.y.min, variants.draw(d, THEME).options.scales.y.min);
+  assert.deepEqual(variants.draw(f, THEME).options.scales.y.max, variants.draw(d, THEME).options.scales.y.max);
+});
+
 test('attention-variants: fixed axis per view; a K/V head count that does not divide the heads is refused', () => {
   const axis = (over) => {
     const c = variants.draw(run(variants, over), THEME);
@@ -183,4 +270,17 @@ test('attention-variants: fixed axis per view; a K/V head count that does not di
   assert.deepEqual(axis({ show: 'context', context: 131072, batch: 64 }), axis({ show: 'context' }));
   assert.deepEqual(axis({ layers: 128, heads: 128, kv_heads: 128, head_dim: 256 }), axis({}));
   assert.throws(() => run(variants, { heads: 32, kv_heads: 5 }), isEngineError('kv_heads'));
+});
+
+test('attention-mask-weights: the key axis title fits a phone (the closed form stays on a wide figure)', () => {
+  const d = run(maskWeights, { mask: 'sink-window', seq: 16, window: 3, sinks: 1 });
+  const title = (width) => {
+    const s = maskWeights.draw(d, { ...THEME, width, height: 360 });
+    return s.nodes.find((n) => n.kind === 'text' && n.text.startsWith('Key j')).text;
+  };
+  assert.match(title(720), /58 of 256 pairs allowed = m·n − m\(m − 1\)\/2 \+ Σ min\(s, t\)/);
+  const phone = title(360);
+  assert.equal(phone, 'Key j (token; 58 of 256 pairs allowed)');
+  // Estimated at the drawer's glyph width: within the phone's figure, with the margins.
+  assert.ok(phone.length * 0.56 * 11 < 360 - 8);
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { THEME, run, close, assertChartSubset, isEngineError } from './figure-harness.mjs';
 import bpeMerges from '../../web/src/figures/bpe-merges.js';
-import vocabMemory from '../../web/src/figures/vocab-tokens-memory.js';
+import vocabMemory, { MEASURED } from '../../web/src/figures/vocab-tokens-memory.js';
 import share from '../../web/src/figures/embedding-share.js';
 
 const drawnText = (cfg) => JSON.stringify(cfg.data.datasets.map((d) => (d.pointLabels ? d.data.map((raw) => raw.label) : [])));
@@ -81,30 +81,59 @@ test('bpe-merges: code points, not bytes: é, 🙂 and 日 are one base symbol e
 
 // --- vocab-tokens-memory -------------------------------------------------------------------
 
-test('vocab-tokens-memory: BPE points follow V = base + merges and fall in tokens; table = V·h·2 B', () => {
+test('vocab-tokens-memory: tokens per 1,000 characters of the two tokenizers the Llama 3 paper measured', () => {
+  // Llama Team, The Llama 3 Herd of Models, arXiv:2407.21783, §3.2: on a sample of English data
+  // Llama 3's tokenizer (128K entries: 100K from tiktoken, 28K more) packs 3.94 characters into
+  // a token where Llama 2's (32,000) packed 3.17.
+  assert.deepEqual(MEASURED.map((t) => [t.vocab, t.chars_per_token]), [[32000, 3.17], [128256, 3.94]]);
   const d = run(vocabMemory);
-  assert.equal(d.hidden, 4096);
-  assert.deepEqual(d.runs.map((r) => r.merges), [0, 1, 2, 3, 4, 6, 8, 10, 15]);
-  for (const r of d.runs) {
-    assert.equal(r.vocab, 11 + r.merges);
-    assert.equal(r.bytes, r.vocab * 4096 * 2);
-  }
-  assert.deepEqual(d.runs.map((r) => r.tokens), [95, 86, 77, 68, 61, 48, 36, 28, 16]);
-  for (let i = 1; i < d.runs.length; i++) assert.ok(d.runs[i].tokens < d.runs[i - 1].tokens);
-  // Published vocabularies from the engine's models table: GPT-2 50,257 (Radford et al. 2019),
-  // Llama 2 32,000 (Touvron et al. 2023), Llama 3 128,256 (Llama Team 2024).
-  assert.deepEqual(d.published.map((m) => m.vocab), [50257, 32000, 128256]);
-  assert.equal(d.published[2].bytes, 128256 * 4096 * 2);
-  assertChartSubset('vocab-tokens-memory', vocabMemory.draw(d, THEME));
+  assert.equal(d.show, 'tokens');
+  close(d.measured[0].per_1000, 1000 / 3.17);
+  close(d.measured[1].per_1000, 1000 / 3.94);
+  const cfg = vocabMemory.draw(d, THEME);
+  assertChartSubset('vocab-tokens-memory', cfg);
+  // One linear axis of tokens, one log axis of vocabulary: no second y axis to cross.
+  assert.deepEqual(Object.keys(cfg.options.scales).sort(), ['x', 'y']);
+  assert.equal(cfg.options.scales.x.type, 'logarithmic');
+  assert.match(drawnText(cfg), /Llama 2 tokenizer: 315 tokens/);
+  assert.match(drawnText(cfg), /Llama 3 tokenizer: 254 tokens/);
+  assert.match(JSON.stringify(cfg.data.datasets.map((x) => x.label)), /19\.5% fewer tokens for 4\.0× the vocabulary/);
 });
 
-test('vocab-tokens-memory: width and format scale the table; the bytes axis stays fixed', () => {
-  const a = run(vocabMemory, { hidden: 16384, dtype: 'fp32' });
-  close(a.published[2].bytes, 128256 * 16384 * 4);
-  assert.ok(a.published[2].bytes > 8e9);
+test('vocab-tokens-memory: published tables at their own width (GPT-2 small 77 MB), the line at the chosen one', () => {
+  const d = run(vocabMemory, { show: 'bytes' });
+  const by = Object.fromEntries(d.published.map((m) => [m.id, m]));
+  // GPT-2: 50,257 × 768, tied, bf16 = 77,194,752 B; not its vocabulary at the line's width.
+  assert.equal(by['gpt-2-124m'].bytes, 50257 * 768 * 2);
+  assert.equal(by['gpt-2-124m'].name, 'GPT-2 small');
+  assert.equal(by['llama-2-7b'].bytes, 2 * 32000 * 4096 * 2);
+  assert.equal(by['llama-3-8b'].bytes, 2 * 128256 * 4096 * 2);
+  assert.equal(by['gemma-7b'].bytes, 256000 * 3072 * 2);
+  assert.equal(by['llama-3-405b'].name, 'Llama 3.1 405B');
+  for (const c of d.curve) assert.equal(c.y, 2 * c.x * 4096 * 2); // untied bf16 at h = 4,096
+  const cfg = vocabMemory.draw(d, THEME);
+  assertChartSubset('vocab-tokens-memory', cfg);
+  assert.match(drawnText(cfg), /GPT-2 small \(h = 768, tied\): 77\.2 MB/);
+  assert.doesNotMatch(drawnText(cfg), /412 MB/);
+  // Storage formats only: no tf32 (a compute mode) and no fp64.
+  const formats = vocabMemory.params.find((q) => q.key === 'dtype').options.map((o) => o.value);
+  assert.deepEqual(formats, ['fp32', 'bf16', 'fp8-e4m3', 'int4']);
+});
+
+test('vocab-tokens-memory: width, tying and format scale the table; the bytes axis stays fixed', () => {
+  const a = run(vocabMemory, { show: 'bytes', hidden: 16384, tied: 'untied', dtype: 'fp32' });
+  const at128k = 2 * 128256 * 16384 * 4;
+  assert.ok(at128k > 16e9);
+  close(a.curve.find((c) => c.x === 1e5).y, 2 * 1e5 * 16384 * 4);
   const axis = (d) => { const c = vocabMemory.draw(d, THEME).options.scales.y; return [c.min, c.max]; };
-  assert.deepEqual(axis(a), axis(run(vocabMemory)));
-  assert.deepEqual(axis(run(vocabMemory, { hidden: 768, dtype: 'int4' })), axis(run(vocabMemory)));
+  const base = axis(run(vocabMemory, { show: 'bytes' }));
+  assert.deepEqual(axis(a), base);
+  const small = run(vocabMemory, { show: 'bytes', hidden: 768, tied: 'tied', dtype: 'int4' });
+  assert.deepEqual(axis(small), base);
+  for (const d of [a, small]) {
+    for (const v of [...d.curve.map((c) => c.y), ...d.published.map((m) => m.bytes)]) assert.ok(v > base[0] && v < base[1], String(v));
+  }
+  close(run(vocabMemory, { show: 'bytes', tied: 'tied' }).curve[0].y, 1e4 * 4096 * 2);
 });
 
 // --- embedding-share -----------------------------------------------------------------------
@@ -126,7 +155,7 @@ test('embedding-share: GPT-2 small a third, Llama 3 405B about 1%, tied and unti
   const cfg = share.draw(d, THEME);
   assertChartSubset('embedding-share', cfg);
   assert.equal(cfg.options.scales.x.type, 'logarithmic');
-  assert.match(drawnText(cfg), /GPT-2 124M 31\.2%/);
+  assert.match(drawnText(cfg), /GPT-2 small 31\.2%/);
   assert.notEqual(cfg.data.datasets[0].borderColor, cfg.data.datasets[1].borderColor);
 });
 

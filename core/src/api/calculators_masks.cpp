@@ -38,7 +38,10 @@ MaskOut mask_out(AttentionMaskResult r) {
 MLSYS_DESCRIBE(MaskOut,
                MLSYS_OUT(allowed_count, "", "(query, key) pairs the mask allows, exact: none n², causal n(n+1)/2, "
                                             "padding n(n − pad), sliding-window n² − (n − w)(n − w + 1) (n² when w ≥ n), "
-                                            "causal-sliding-window m·n − m(m − 1)/2 with m = min(w, n)"),
+                                            "causal-sliding-window m·n − m(m − 1)/2 with m = min(w, n), "
+                                            "document q·D(D + 1)/2 + r(r + 1)/2 (q = ⌊n/D⌋, r = n mod D), "
+                                            "prefix-lm n(n + 1)/2 + p(p − 1)/2, sink-window the causal window's "
+                                            "count plus Σ min(s, t) for t = 1 .. n − w"),
                MLSYS_OUT(total_pairs, "", "seq²: every (query, key) pair"),
                MLSYS_OUT(allowed_fraction, "", "allowed_count / seq²"),
                MLSYS_OUT(matrices, "", "seq ≤ 64: allowed, scores and weights are returned"),
@@ -56,7 +59,11 @@ MLSYS_DESCRIBE(AttentionVariant, MLSYS_OUT(kv_heads, "", "K/V heads: heads (MHA)
                MLSYS_OUT(attention_params_per_layer, "",
                          "W_Q, W_K, W_V, W_O of one layer, no biases: 2·hidden·heads·head_dim + "
                          "2·hidden·kv_heads·head_dim"),
-               MLSYS_OUT(kv_reduction, "", "MHA's KV cache / this variant's: heads / kv_heads"));
+               MLSYS_OUT(kv_reduction, "", "MHA's KV cache / this variant's: heads / kv_heads"),
+               MLSYS_OUT(decode_flops_per_byte, "FLOP/B",
+                         "One decode step's attention FLOPs per byte of K and V read: 4 · heads · head_dim FLOPs "
+                         "against 2 · kv_heads · head_dim · bytes per cached token and layer = 2 · group_size / "
+                         "bytes"));
 MLSYS_DESCRIBE(AttentionVariants, MLSYS_OUT(mha, "", "Multi-head attention: one K/V head per query head"),
                MLSYS_OUT(gqa, "", "Grouped-query attention with kv_heads K/V heads (Ainslie et al. 2023)"),
                MLSYS_OUT(mqa, "", "Multi-query attention: one K/V head for all query heads (Shazeer 2019)"),
@@ -65,13 +72,18 @@ MLSYS_DESCRIBE(AttentionVariants, MLSYS_OUT(mha, "", "Multi-head attention: one 
 void add_masks_calculators(Calculators& out) {
   out.add("attention-mask",
           "Which keys j each query i may attend to (0-based): none (all), causal (j ≤ i), padding (keys j < seq − pad; "
-          "padded queries keep the real keys), sliding-window (|i − j| < window) or causal-sliding-window (j ≤ i and "
-          "i − j < window). allowed_count in closed form for seq up to 10^7; for seq ≤ 64 also the mask, seeded "
-          "scores and their softmax under it.",
+          "padded queries keep the real keys), sliding-window (|i − j| < window), causal-sliding-window (j ≤ i and "
+          "i − j < window), document (j ≤ i inside one packed document of doc tokens), prefix-lm (j ≤ i or j < "
+          "prefix) or sink-window (j ≤ i and i − j < window, or j < sinks). allowed_count in closed form for seq up "
+          "to 10^7; for seq ≤ 64 also the mask, seeded scores and their softmax under it.",
           {integer_field("seq", "tokens", "Sequence length n (queries = keys = n); the matrices are returned up to 64",
                          8, 1, kMaxMaskSeq),
-           string_field("mask", "none, causal, padding, sliding-window or causal-sliding-window", "causal",
-                        {"none", "causal", "padding", "sliding-window", "causal-sliding-window"}),
+           string_field("mask",
+                        "none, causal, padding, sliding-window, causal-sliding-window, document, prefix-lm or "
+                        "sink-window",
+                        "causal",
+                        {"none", "causal", "padding", "sliding-window", "causal-sliding-window", "document",
+                         "prefix-lm", "sink-window"}),
            integer_field("window", "tokens",
                          "Sliding windows only: query i sees keys with |i − j| < window (bidirectional: window − 1 a "
                          "side plus itself; Longformer's w is 2·(window − 1)) or, causal, its last `window` tokens "
@@ -82,10 +94,27 @@ void add_masks_calculators(Calculators& out) {
                          "Padding mask only: trailing padding tokens, masked as keys only (as PyTorch's "
                          "key_padding_mask: every query row, a padded one too, keeps the real keys); less than seq",
                          0, 0, kMaxMaskSeq - 1),
+           integer_field("doc", "tokens",
+                         "Document mask only: tokens per packed document; documents of doc tokens lie end to end "
+                         "(the last one shorter) and each is causal, with no pair across documents",
+                         4, 1, kMaxMaskSeq),
+           integer_field("prefix", "tokens",
+                         "Prefix-LM mask only: the first prefix tokens attend each other both ways; the rest is "
+                         "causal (at most seq)",
+                         4, 0, kMaxMaskSeq),
+           integer_field("sinks", "tokens",
+                         "Sink-window mask only: the first sinks tokens stay visible to every later query beside "
+                         "its causal window (StreamingLLM's attention sinks; at most seq)",
+                         1, 0, kMaxMaskSeq),
            seed_field()},
           [](const Inputs& in) {
-            return mask_out(attention_mask(parse_mask_kind(in.str("mask")), in.integer("seq"), in.integer("window"),
-                                           in.integer("pad"), static_cast<std::uint64_t>(in.integer("seed"))));
+            const MaskKind kind = parse_mask_kind(in.str("mask"));
+            const long long extra = kind == MaskKind::Document   ? in.integer("doc")
+                                    : kind == MaskKind::PrefixLM ? in.integer("prefix")
+                                    : kind == MaskKind::SinkWindow ? in.integer("sinks")
+                                                                   : 1;
+            return mask_out(attention_mask(kind, in.integer("seq"), in.integer("window"), in.integer("pad"),
+                                           static_cast<std::uint64_t>(in.integer("seed")), extra));
           });
 
   std::vector<Field> variant_fields =

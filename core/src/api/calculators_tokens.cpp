@@ -50,7 +50,12 @@ MLSYS_DESCRIBE(EmbeddingTable, MLSYS_OUT(vocab, "", "Rows of the table: the voca
                MLSYS_OUT(table_params, "", "embedding_params + head_params (the `transformer` calculator's params_embedding)"),
                MLSYS_OUT(table_bytes, "B", "embedding_bytes + head_bytes"),
                MLSYS_OUT(params, "", "The model's parameters as the `transformer` calculator counts them"),
-               MLSYS_OUT(share, "", "table_params / params: the fraction (0 to 1) of the parameters in the embedding tables"));
+               MLSYS_OUT(share, "", "table_params / params: the fraction (0 to 1) of the parameters in the embedding tables"),
+               MLSYS_OUT(head_flops_per_token, "FLOP",
+                         "The output head's forward FLOPs per token, 2 · vocab · hidden (a matmul, tied or not)"),
+               MLSYS_OUT(head_flops_share, "",
+                         "The head's fraction (0 to 1) of the weight-matmul FLOPs per token: vocab · hidden / "
+                         "params_flops (the `transformer` calculator's N; attention over the context excluded)"));
 
 namespace {
 

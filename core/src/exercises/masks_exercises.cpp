@@ -1,5 +1,5 @@
 // Exercises of the attention-and-masks lesson: the pairs a causal mask allows, the pairs of a
-// sliding window (bidirectional or causal), the KV bytes per token of a grouped-query
+// sliding window (bidirectional or causal), the pairs of a document mask on a packed sequence, the KV bytes per token of a grouped-query
 // configuration, the KV-cache reduction from MHA to GQA, and the bytes of the score matrices at
 // a sequence length. Numbers shown are the numbers computed with; `params` are the inputs of
 // the attention-mask, attention-variants and attention-scores calculators.
@@ -34,6 +34,41 @@ Exercise causal_pairs(Rng& rng) {
   require(e, count == double(n) * (n + 1) / 2, "the count is n(n + 1)/2");
   reject_mistake(e, double(n) * (n - 1) / 2, "left out the diagonal (each token sees itself)");
   reject_mistake(e, double(n) * n / 2, "took half of the n\u00B2 scores");
+  return e;
+}
+
+Exercise document_pairs(Rng& rng) {
+  // Packed training sequences (Llama 3 masks attention between the documents of one sequence):
+  // k documents of D tokens each, causal inside each, nothing across. At most 16 × 1,024 tokens:
+  // the count stays below 10^7, where the suite's check that answer + 0.25 is rejected still
+  // reads at eight significant digits.
+  const int d = static_cast<int>(rng.integer(16, 1024));
+  const int k = static_cast<int>(rng.integer(2, 16));
+  const long long n = static_cast<long long>(k) * d;
+  const auto count = static_cast<double>(mask_allowed_count(MaskKind::Document, n, 1, 0, d));
+  const double causal = double(n) * (n + 1) / 2;
+  Exercise e;
+  e.title = "Pairs of a document mask on a packed sequence";
+  e.params = {{"seq", n}, {"mask", "document"}, {"doc", d}};
+  e.prompt = "A training sequence of " + format_int(n) + " tokens packs " + format_int(k) + " documents of " +
+             format_int(d) + " tokens each, end to end. The mask is causal inside each document and forbids every "
+             "pair across documents, so no token attends to another document. How many (query, key) pairs does the "
+             "mask allow?";
+  e.unit = "";
+  e.answer = count;
+  e.integer = true;
+  e.hint = "Each document is its own causal triangle of D(D + 1)/2 pairs; there are k of them.";
+  e.solution = "k · D(D + 1)/2 = " + format_int(k) + " × " + format_int(d) + " × " + format_int(d + 1) + " / 2 = " +
+               format_int(count) + " pairs. A plain causal mask over the whole sequence would allow n(n + 1)/2 = " +
+               format_int(causal) + ", " + format_number(causal / count, 3) +
+               " times as many: the document mask removes the cross-document pairs, and a kernel that skips their "
+               "tiles skips their FLOPs. Allowed pairs: " + format_int(count) + ".";
+  require(e, count == k * (double(d) * (d + 1) / 2), "the count is k·D(D + 1)/2");
+  require(e, count < causal, "the documents mask some pairs");
+  reject_mistake(e, causal, "used one causal mask over the whole packed sequence");
+  reject_mistake(e, k * (double(d) * (d - 1) / 2), "left out the diagonal (each token sees itself)");
+  reject_mistake(e, k * double(d) * d, "let each document attend both ways");
+  reject_mistake(e, k * (double(d) * d / 2), "took half of each document's D² scores");
   return e;
 }
 
@@ -117,14 +152,14 @@ Exercise gqa_kv_bytes(Rng& rng) {
               {"context", 1}, {"dtype", dtype}};
   e.prompt = "A model of width " + format_int(hidden) + " has " + format_int(c.layers) + " layers and " +
              format_int(c.heads) + " query heads (head size = width ÷ heads), " + kv_layout(c) + ", and a KV cache in " + dtype + " (" + bytes_per_element(s) +
-             " per element). How many bytes of KV cache does one token take? Answer in KB (1 KB = 1,000 B).";
-  e.unit = "KB";
+             " per element). How many bytes of KV cache does one token take? Answer in kB (1 kB = 1,000 B).";
+  e.unit = "kB";
   e.answer = bytes / 1e3;
   e.hint = "head_dim = width ÷ heads. Each layer stores one key and one value vector per key/value head: 2 × layers "
            "× kv_heads × head_dim × bytes per element. The query heads do not count.";
   e.solution = "head_dim = " + format_int(hidden) + " / " + format_int(c.heads) + " = " + format_int(c.head_dim) +
                "; 2 × " + format_int(c.layers) + " × " + format_int(c.kv_heads) + " × " + format_int(c.head_dim) +
-               " × " + format_number(s, 2) + " = " + format_int(bytes) + " B = " + format_number(e.answer, 6) + " KB.";
+               " × " + format_number(s, 2) + " = " + format_int(bytes) + " B = " + format_number(e.answer, 6) + " kB.";
   require(e, c.heads % c.kv_heads == 0 && c.kv_heads < c.heads, "the key/value heads divide the query heads");
   reject_mistake(e, e.answer / 2, "stored the keys or the values only");
   reject_mistake(e, e.answer * c.heads / c.kv_heads, "counted the query heads");
@@ -194,6 +229,7 @@ Exercise score_bytes(Rng& rng) {
 void add_masks_exercises(std::vector<Generator>& out) {
   out.push_back({"masks-causal-pairs", causal_pairs});
   out.push_back({"masks-window-pairs", window_pairs});
+  out.push_back({"masks-document-pairs", document_pairs});
   out.push_back({"masks-gqa-kv-bytes", gqa_kv_bytes});
   out.push_back({"masks-gqa-reduction", gqa_reduction});
   out.push_back({"masks-score-bytes", score_bytes});

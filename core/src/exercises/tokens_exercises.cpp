@@ -238,11 +238,16 @@ Exercise embedding_share(Rng& rng) {
     e.title = "Share of parameters in the embeddings";
     e.params = {{"model", m.id}};
     if (changed) e.params["vocab"] = static_cast<long long>(vocab);
-    e.prompt = m.name + " has a vocabulary of " + format_int(m.config.vocab) + " tokens, width " +
+    // GPT-2's count leaves out its learned position table and biases (123.6M of the checkpoint's
+    // 124.4M): the prompt names it by its size class and says what the count omits.
+    const bool gpt2 = m.id == "gpt-2-124m";
+    e.prompt = (gpt2 ? std::string("GPT-2 small") : m.name) + " has a vocabulary of " + format_int(m.config.vocab) + " tokens, width " +
                format_int(m.config.hidden) + " and " +
                (m.config.tied_embeddings ? "an output head tied to its input embedding"
                                          : "an untied output head (a second vocabulary × width matrix)") +
-               "; counting matrices, norms and embeddings it has " + format_int(released.params) + " parameters. " +
+               "; counting matrices, norms and embeddings" +
+               (gpt2 ? std::string(" (not its learned position table or biases)") : std::string()) + " it has " +
+               format_int(released.params) + " parameters. " +
                (changed ? "With its vocabulary changed to " + format_int(vocab) +
                               " tokens and everything else kept, what percentage of its parameters would be"
                         : std::string("What percentage of them are")) +

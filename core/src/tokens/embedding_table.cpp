@@ -17,6 +17,8 @@ EmbeddingTable embedding_table(const ModelConfig& c, double element_bytes) {
   const ModelCounts counts = model_counts(c);
   t.params = counts.params;
   t.share = t.table_params / counts.params;
+  t.head_flops_per_token = 2.0 * t.embedding_params;
+  t.head_flops_share = t.embedding_params / counts.params_flops;
   return t;
 }
 

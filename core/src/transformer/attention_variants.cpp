@@ -17,6 +17,7 @@ AttentionVariant variant(ModelConfig c, double kv_heads, double context, double 
   v.kv_bytes = kv.total_bytes;
   v.attention_params_per_layer = attention_params_per_layer(c);
   v.kv_reduction = c.heads / kv_heads;  // bytes scale with kv_heads alone
+  v.decode_flops_per_byte = 2.0 * v.group_size / bytes_per_element;
   return v;
 }
 

@@ -18,7 +18,7 @@ export default {
   id: 'score-matrix-memory',
   title: 'The n × n score matrix against HBM',
   caption:
-    'Bytes of one layer’s score matrices when attention materializes them: S = QKᵀ and its softmax P, one n × n matrix each per head and sequence, growing as n². The dotted line is the accelerator’s HBM; the marked point is the longest sequence whose S and P still fit in it, with nothing else in memory. FlashAttention never writes S or P to HBM: it keeps one logsumexp per query row, which grows as n. Raise the heads or the batch and watch the crossing move left; switch the dtype; change the accelerator. The axes stay fixed.',
+    'Bytes of one layer’s score matrices when attention materializes them: S = QKᵀ and its softmax P, one n × n matrix each per head and sequence, growing as n². The dotted line is the accelerator’s HBM; the marked point is the longest sequence whose S and P still fit in it, with nothing else in memory. FlashAttention never writes S or P to HBM: FlashAttention-2 keeps one logsumexp per query row (the first version two numbers, the maximum and the sum), which grows as n. Raise the heads or the batch and watch the crossing move left; switch the dtype; change the accelerator. The axes stay fixed.',
   params: [
     { key: 'heads', label: 'Heads per layer', from: ['attention-scores', 'heads'], min: 1, max: 128, default: 32, scale: 'log' },
     { key: 'batch', label: 'Sequences in the batch', from: ['attention-scores', 'batch'], min: 1, max: 64, default: 1, scale: 'log' },
@@ -41,7 +41,7 @@ export default {
     while (at(fit + 1).sp <= hbm) fit += 1;
     const fitPoint = at(fit);
     const table = {
-      columns: ['Sequence length n (tokens)', 'S = QKᵀ (B)', 'P = softmax(S) (B)', 'S and P (B)', 'FlashAttention logsumexp (B)',
+      columns: ['Sequence length n (tokens)', 'S = QKᵀ (B)', 'P = softmax(S) (B)', 'S and P (B)', 'FlashAttention-2 logsumexp (B)',
         'S and P ÷ HBM', 'S and P ÷ logsumexp'],
       rows: points.map((q) => [q.seq, q.s, q.p, q.sp, q.lse, q.sp / q.hbm, q.sp / q.lse]),
     };
@@ -61,7 +61,7 @@ export default {
         { pointLabels: lastLabel(`S: ${formatSI(last.s, 'B')}`) }),
       curve('S and P (standard attention)', pts('sp'), pick(), 'circle',
         { pointLabels: lastLabel(`S + P: ${formatSI(last.sp, 'B')}`) }),
-      curve('FlashAttention: logsumexp, n per head (fp32)', pts('lse'), pick('compute'), 'triangle',
+      curve('FlashAttention-2: logsumexp, n per head (fp32)', pts('lse'), pick('compute'), 'triangle',
         { pointLabels: lastLabel(`logsumexp: ${formatSI(last.lse, 'B')}`) }),
       curve(`HBM of the ${data.name}: ${formatQuantity(data.hbm, 'GiB', 0)}`,
         [{ x: X_RANGE[0], y: data.hbm }, { x: X_RANGE[1], y: data.hbm }], pick('muted'), 'line',

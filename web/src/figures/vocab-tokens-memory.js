@@ -1,83 +1,100 @@
-// The vocabulary trade-off: BPE (calc 'bpe') learned on a text at several merge counts gives
-// the vocabulary size and the text's token count (right axis); the embedding table of a model
-// of the chosen width holds vocab × hidden × bytes (calc 'embedding-table', left axis), drawn
-// over the whole range with the published vocabularies of GPT-2, Llama 2 and Llama 3 (from
-// the engine's `models` table) placed on it.
+// The vocabulary trade-off at real vocabulary sizes, in two views on one log axis of
+// vocabulary size. Tokens: what two published tokenizers measured on the same English sample
+// (the Llama 3 paper, §3.2: Llama 2's 32,000-entry SentencePiece BPE packs 3.17 characters
+// into a token, Llama 3's 128,256-entry tiktoken-based BPE 3.94), as tokens per 1,000
+// characters. Table: the bytes of the embedding table (and the output head when untied),
+// vocab × width × bytes (calc 'embedding-table'), as a line for a model of the chosen width,
+// format and tying, with the published models placed at their own width and tying.
 import { formatSI, formatDecimal } from '../runtime/format.js';
 import { chart, log, linear, colours, series, line } from './shared/chart-config.js';
 import { publishedModel } from './shared/published-models.js';
 
-const MERGES = [0, 1, 2, 3, 4, 6, 8, 10, 15, 20, 30, 40];
-const PUBLISHED = ['gpt-2-124m', 'llama-2-7b', 'llama-3-8b'];
-const VOCAB_RANGE = [10, 1e6];
-const SENNRICH = 'low low low low low lower lower newest newest newest newest newest newest widest widest widest';
+// Measured on one English sample by the Llama 3 paper (Llama Team 2024, §3.2).
+export const MEASURED = [
+  { name: 'Llama 2 tokenizer', vocab: 32000, chars_per_token: 3.17 },
+  { name: 'Llama 3 tokenizer', vocab: 128256, chars_per_token: 3.94 },
+];
+const PUBLISHED = ['gpt-2-124m', 'llama-2-7b', 'llama-3-8b', 'gemma-7b', 'llama-3-405b'];
+// GPT-2's row is counted without its position table and biases: name it by its size class.
+const NAMES = { 'gpt-2-124m': 'GPT-2 small' };
+const VOCAB_RANGE = [1e4, 1e6];
+const WIDTHS = [768, 2048, 4096, 8192, 16384];
+const FORMATS = ['fp32', 'bf16', 'fp8-e4m3', 'int4']; // storage formats of weights
+const CHARS = 1000;
 
-// Table bytes for `vocab` rows of width `hidden` in `dtype`, input table only (tied).
-const tableBytes = (engine, vocab, hidden, dtype) => engine.calc('embedding-table',
-  { vocab, hidden, heads: hidden / 64, dtype, tied_embeddings: true }).embedding_bytes;
+const tableBytes = (engine, vocab, hidden, dtype, tied) => engine.calc('embedding-table',
+  { vocab, hidden, heads: hidden / 64, dtype, tied_embeddings: tied }).table_bytes;
 
 export default {
   id: 'vocab-tokens-memory',
-  title: 'More merges: a bigger vocabulary, fewer tokens, a bigger embedding table',
+  title: 'A bigger vocabulary: fewer tokens per text, a bigger table',
   caption:
-    'Circles (right axis): BPE learned on the text in the box with 0 to 40 merges; each merge adds one vocabulary entry, and the text takes fewer tokens, fast at first and then slowly, until no pair occurs twice. Line (left axis, log): the bytes of one embedding table of vocab × width entries, at the width and number format chosen; the published vocabularies of GPT-2 (50,257), Llama 2 (32,000) and Llama 3 (128,256) sit on it. A toy text runs out of pairs after a few dozen merges; real tokenizers learn tens of thousands of merges on terabytes of text, and each one costs a row of the table. Set the width to 16,384 and fp32 to see the table of a 128K vocabulary pass 8 GB.',
-  simulation: true,
+    'Two views on one axis of vocabulary size. Tokens per 1,000 characters: what two published tokenizers need for the same English sample, as the Llama 3 paper measured them; quadrupling the vocabulary from 32,000 to 128,256 entries saves about a fifth of the tokens. Embedding table: the bytes of vocab × width numbers, doubled when the output head is a separate matrix; the line is a model of the width, format and tying chosen, the diamonds are published models at their own width and tying, in that format. Switch to the table, set the width to 16,384, untied, fp32, and see a 128K vocabulary pass 16 GB.',
   params: [
-    { key: 'text', label: 'Text (words split at spaces)', from: ['bpe', 'text'],
-      samplesLabel: 'Sample text',
-      samples: [{ label: 'Sennrich et al. (2016): low, lower, newest, widest', value: SENNRICH },
-        { label: 'English: the cat sat on the mat', value: 'the cat sat on the mat and the cat ate the rat that sat on the hat' }] },
-    { key: 'hidden', label: 'Model width h', type: 'select', default: 4096,
-      options: [768, 2048, 4096, 8192, 16384].map((v) => ({ value: v, label: formatDecimal(v) })) },
-    { key: 'dtype', label: 'Number format', from: ['embedding-table', 'dtype'], default: 'bf16' },
+    { key: 'show', label: 'Show', type: 'select', default: 'tokens',
+      options: [{ value: 'tokens', label: 'Tokens per 1,000 characters (measured)' }, { value: 'bytes', label: 'Embedding table and head (bytes)' }] },
+    { key: 'hidden', label: 'Model width h (line)', type: 'select', default: 4096, when: { show: ['bytes'] },
+      options: WIDTHS.map((v) => ({ value: v, label: formatDecimal(v) })) },
+    { key: 'tied', label: 'Output head (line)', type: 'select', default: 'untied', when: { show: ['bytes'] },
+      options: [{ value: 'tied', label: 'tied: one matrix' }, { value: 'untied', label: 'untied: a second matrix' }] },
+    { key: 'dtype', label: 'Number format', type: 'select', default: 'bf16', when: { show: ['bytes'] },
+      options: FORMATS.map((v) => ({ value: v, label: v })) },
   ],
 
   data(engine, p) {
     const hidden = Number(p.hidden);
-    const seen = new Set();
-    const runs = [];
-    for (const m of MERGES) {
-      const r = engine.calc('bpe', { text: p.text, merges: m, end_of_word: true });
-      if (seen.has(r.vocab_size)) continue; // stopped early: the same point again
-      seen.add(r.vocab_size);
-      runs.push({ merges: r.steps.length, vocab: r.vocab_size, tokens: r.token_count,
-        per_word: r.token_count / r.word_count, bytes: tableBytes(engine, r.vocab_size, hidden, p.dtype) });
-    }
+    const tied = p.tied === 'tied';
+    const measured = MEASURED.map((t) => ({ ...t, per_1000: CHARS / t.chars_per_token }));
     const published = PUBLISHED.map((id) => {
       const m = publishedModel(engine, id);
-      return { id, name: m.name, vocab: m.vocab, bytes: tableBytes(engine, m.vocab, hidden, p.dtype) };
+      const r = engine.calc('embedding-table', { model: id, dtype: p.dtype });
+      return { id, name: NAMES[id] ?? m.name, vocab: m.vocab, hidden: m.hidden, tied: m.tied_embeddings, bytes: r.table_bytes };
     });
-    const curve = [10, 100, 1e3, 1e4, 1e5, 1e6].map((v) => ({ x: v, y: tableBytes(engine, v, hidden, p.dtype) }));
-    // The bytes axis: fixed over every width and format of the controls.
-    const bytesRange = [tableBytes(engine, VOCAB_RANGE[0], 768, 'int4') / 2, tableBytes(engine, VOCAB_RANGE[1], 16384, 'fp64') * 2];
-    const base = runs[0].tokens;
-    const table = {
-      columns: ['Source', 'Merges', 'Vocabulary (tokens)', 'Tokens of the text', 'Tokens per word', `Embedding table at h = ${hidden}, ${p.dtype} (B)`],
-      rows: [...runs.map((r) => ['BPE on the text', r.merges, r.vocab, r.tokens, r.per_word, r.bytes]),
-        ...published.map((m) => [m.name, '', m.vocab, '', '', m.bytes])],
-    };
-    return { hidden, dtype: p.dtype, runs, published, curve, bytesRange, base, table };
+    const curve = [1e4, 3e4, 1e5, 3e5, 1e6].map((v) => ({ x: v, y: tableBytes(engine, v, hidden, p.dtype, tied) }));
+    // The bytes axis: fixed over every width, format and tying of the controls and every published model.
+    const bytesRange = [1e6, 1e12];
+    const table = p.show === 'tokens'
+      ? {
+        columns: ['Tokenizer', 'Vocabulary (tokens)', 'Characters per token', `Tokens per ${formatDecimal(CHARS)} characters`],
+        rows: measured.map((t) => [t.name, t.vocab, t.chars_per_token, t.per_1000]),
+      }
+      : {
+        columns: ['Model', 'Vocabulary (tokens)', 'Width h', 'Head', `Table and head, ${p.dtype} (B)`],
+        rows: [...published.map((m) => [m.name, m.vocab, m.hidden, m.tied ? 'tied' : 'untied', m.bytes]),
+          ...curve.map((c) => [`Any model, h = ${formatDecimal(hidden)}, ${p.tied}`, c.x, hidden, p.tied, c.y])],
+      };
+    return { show: p.show, hidden, tied, dtype: p.dtype, measured, published, curve, bytesRange, table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
+    const x = log('Vocabulary size (entries)', { unit: '', range: VOCAB_RANGE });
+    if (data.show === 'tokens') {
+      const [a, b] = data.measured;
+      const saving = 1 - b.per_1000 / a.per_1000;
+      return chart(theme, {
+        datasets: [
+          line(pick('muted'), { label: `${(100 * saving).toFixed(1)}% fewer tokens for ${formatDecimal(b.vocab / a.vocab, 1)}× the vocabulary`,
+            data: data.measured.map((t) => ({ x: t.vocab, y: t.per_1000 })), borderDash: [4, 4] }),
+          series(pick(), { label: 'Measured on one English sample (Llama 3 paper)', pointStyle: 'circle', pointRadius: 6,
+            data: data.measured.map((t) => ({ x: t.vocab, y: t.per_1000, label: `${t.name}: ${t.per_1000.toFixed(0)} tokens`,
+              tip: `${t.name}, ${formatDecimal(t.vocab)} entries: ${t.per_1000.toFixed(0)} tokens (${t.chars_per_token} characters each)` })),
+            pointLabels: true }),
+        ],
+        scales: { x, y: linear(`${formatDecimal(CHARS)} characters of English (tokens)`, { range: [0, 400] }) },
+        tooltip: (ctx) => (ctx.raw.tip ?? `${formatDecimal(ctx.raw.x)} entries: ${ctx.raw.y.toFixed(0)} tokens`),
+      });
+    }
     return chart(theme, {
       datasets: [
-        line(pick('memory'), { label: `Embedding table, h = ${formatDecimal(data.hidden)}, ${data.dtype} (left)`, data: data.curve, showLine: true }),
-        series(pick(), { label: 'Published vocabularies (left)', pointStyle: 'rectRot', pointRadius: 6,
-          data: data.published.map((m) => ({ x: m.vocab, y: m.bytes, label: `${m.name}: ${formatSI(m.bytes, 'B')}` })),
-          pointLabels: true }),
-        series(pick(), { label: 'BPE on the text: its tokens (right)', yAxisID: 'y1', showLine: true, pointRadius: 3,
-          data: data.runs.map((r, i) => ({ x: r.vocab, y: r.tokens, label: i === 0 || i === data.runs.length - 1 ? `${r.merges} merges: ${r.tokens}` : '' })),
+        line(pick('memory'), { label: `Any model of width ${formatDecimal(data.hidden)}, ${data.tied ? 'tied' : 'untied'}, ${data.dtype}`, data: data.curve }),
+        series(pick(), { label: `Published models at their own width, ${data.dtype}`, pointStyle: 'rectRot', pointRadius: 6,
+          data: data.published.map((m) => ({ x: m.vocab, y: m.bytes,
+            label: `${m.name} (h = ${formatDecimal(m.hidden)}, ${m.tied ? 'tied' : 'untied'}): ${formatSI(m.bytes, 'B')}` })),
           pointLabels: true }),
       ],
-      scales: {
-        x: log('Vocabulary size (tokens)', { unit: '', range: VOCAB_RANGE }),
-        y: log('Embedding table (bytes)', { unit: 'B', range: data.bytesRange }),
-        y1: linear('Tokens of the text (count)', { range: [0, Math.ceil(1.1 * data.base) + 1], position: 'right', grid: { drawOnChartArea: false } }),
-      },
-      tooltip: (ctx) => (ctx.dataset.yAxisID === 'y1' ? `vocabulary ${ctx.raw.x}: ${ctx.raw.y} tokens`
-        : `vocabulary ${formatDecimal(ctx.raw.x)}: ${formatSI(ctx.raw.y, 'B')}`),
+      scales: { x, y: log('Embedding table and head (bytes)', { unit: 'B', range: data.bytesRange }) },
+      tooltip: (ctx) => (ctx.raw.label ?? `${formatDecimal(ctx.raw.x)} entries: ${formatSI(ctx.raw.y, 'B')}`),
     });
   },
 };

@@ -18,6 +18,11 @@ struct EmbeddingTable {
   double table_bytes = 0;
   double params = 0;            // the whole model (model_counts)
   double share = 0;             // table_params / params
+  // The output head is a matmul whether tied or not: 2 · vocab · hidden FLOPs per token
+  // forward, against 2 · params_flops for all the weight matmuls (model_counts: every layer's
+  // matrices and the head; attention over the context not included).
+  double head_flops_per_token = 0;
+  double head_flops_share = 0;  // vocab · hidden / params_flops
 };
 
 EmbeddingTable embedding_table(const ModelConfig& c, double element_bytes);

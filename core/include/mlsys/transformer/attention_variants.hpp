@@ -16,6 +16,11 @@ struct AttentionVariant {
   double kv_bytes = 0;                    // · context · batch
   double attention_params_per_layer = 0;  // 2·hidden·heads·head_dim + 2·hidden·kv_heads·head_dim
   double kv_reduction = 0;                // MHA's KV bytes / this variant's: heads / kv_heads
+  // One decode step's attention FLOPs per byte of K and V read: each cached token costs
+  // 4 · heads · head_dim FLOPs a layer (q·k and p·v for every query head) and brings
+  // 2 · kv_heads · head_dim · bytes, so 2 · group_size / bytes (the Scaling Book's "attention
+  // intensity is the group size" in bf16).
+  double decode_flops_per_byte = 0;
 };
 
 struct AttentionVariants {
