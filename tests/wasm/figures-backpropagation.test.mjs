@@ -44,6 +44,7 @@ test('autograd-graph: f = x²y + sin x at (2, 3), its gradient by hand, and the 
   }
   assert.ok(t.join(' ').includes('12 from ^ − 0.4161 from sin = 11.5839'), 'the sum at x is stated (the note may wrap)');
   assert.deepEqual(d.sums.map((v) => v.parts.map((p) => sig4(p.share))), [['12', '-0.4161']]);
+  assert.ok(d.table.rows.some((r) => /^12 from node \d+ − 0\.4161 from node \d+$/.test(r.at(-1))), 'the data table subtracts a negative share');
 });
 
 test('autograd-graph: the shares printed under the graph add up to the printed gradient', () => {

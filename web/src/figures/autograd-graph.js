@@ -88,7 +88,7 @@ export default {
     const table = {
       columns: ['Node', 'Operation', 'Label', 'Inputs (node ids)', 'Uses', 'Visited backward', 'Forward value', 'Gradient ∂f/∂node', 'Shares received'],
       rows: nodes.map((n) => [n.id, n.op, n.label, n.inputs.join(', ') || '–', uses.get(n.id), visited(n.id) ? 'yes' : 'no', sig4(n.value), sig4(n.grad),
-        received.get(n.id).map((x) => `${sig4(x.share)} from node ${x.from.id}`).join(' + ') || '–']),
+        received.get(n.id).map((x, i) => `${i === 0 ? sig4(x.share) : `${x.share < 0 ? '−' : '+'} ${sig4(Math.abs(x.share))}`} from node ${x.from.id}`).join(' ') || '–']),
     };
     return {
       expression: p.expression, value: r.value, gradients, reverse_visits: r.reverse_visits, sums,
