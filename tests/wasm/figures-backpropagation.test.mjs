@@ -162,6 +162,7 @@ test('backprop-memory-depth: Chen et al.\'s count at the defaults, the y axis fi
   assert.equal(d.best_k, best);
   assert.equal(d.best_peak_bytes, peak(best));
   assert.ok(Math.abs(d.best_k - Math.sqrt(L / 2)) < 1, 'the best k is near √(L/2)');
+  assert.equal(peak(d.best_k + 1), d.best_peak_bytes, 'the lesson: a segment one layer longer ties with the best k at L = 64');
   for (const q of [by('every_k'), by('sqrt')]) close(q.recompute_fraction, 1 / 3, 1e-12); // one forward of three
   close(d.forward_flops, 2 * b * w * w * L, 1e-12);
   for (const c of d.curve) assert.equal(c.none_bytes, c.layers * layer);
