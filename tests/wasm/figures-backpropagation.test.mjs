@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { engine, THEME, run, close, isEngineError, assertSceneSubset, assertChartSubset } from './figure-harness.mjs';
 import autogradGraph, { sig4, sumText } from '../../web/src/figures/autograd-graph.js';
 import gradientCheck from '../../web/src/figures/gradient-check-error.js';
-import memoryDepth from '../../web/src/figures/backprop-memory-depth.js';
+import memoryDepth, { everyK } from '../../web/src/figures/backprop-memory-depth.js';
 
 const texts = (scene) => scene.nodes.filter((n) => n.kind === 'text').map((n) => n.text);
 
@@ -162,6 +162,8 @@ test('backprop-memory-depth: Chen et al.\'s count at the defaults, the y axis fi
   assert.equal(d.best_k, best);
   assert.equal(d.best_peak_bytes, peak(best));
   assert.ok(Math.abs(d.best_k - Math.sqrt(L / 2)) < 1, 'the best k is near √(L/2)');
+  assert.deepEqual([everyK(1), everyK(16)], ['Every layer', 'Every 16 layers']);
+  assert.equal(run(memoryDepth, { k: 1 }).strategies.find((q) => q.key === 'every_k').name, 'Every layer');
   assert.equal(peak(d.best_k + 1), d.best_peak_bytes, 'the lesson: a segment one layer longer ties with the best k at L = 64');
   for (const q of [by('every_k'), by('sqrt')]) close(q.recompute_fraction, 1 / 3, 1e-12); // one forward of three
   close(d.forward_flops, 2 * b * w * w * L, 1e-12);
