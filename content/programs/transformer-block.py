@@ -112,6 +112,8 @@ def main(argv=None):
              "params": None}
         if heads % m["kv_heads"]:
             p.error("--kv-heads must divide --heads")
+        if not a.head_dim and (h % heads or not 8 <= h // heads <= 1024):
+            p.error("--hidden / --heads is the head size: a whole number from 8 to 1,024 (or give --head-dim)")
     seq = a.seq or m["seq"]
     c, fl = count(m), flops_per_token(m, seq)
     peak = HARDWARE[a.hardware]["peak_flops"]["bf16"]
@@ -132,8 +134,9 @@ def main(argv=None):
     print(f"  layers {c['params_non_embedding']:,} against 12·L·h² = {c['rule_12Lh2']:,} ({c['params_non_embedding'] / c['rule_12Lh2'] - 1:+.1%})")
     print(f"  N of 6N (every parameter in a token's matmuls) = {c['params_flops']:,}")
     print()
-    print(f"Training FLOPs per token at T = {seq:,}: 6N = {fl['matmul'] / 1e9:.1f} GFLOP, attention 12·L·H·Q·T = "
-          f"{fl['attention'] / 1e9:.1f} GFLOP ({fl['attention_share']:.1%}); forward {fl['forward'] / 1e9:.1f} GFLOP")
+    unit = next(u for u in ((1e9, "GFLOP"), (1e6, "MFLOP"), (1e3, "kFLOP"), (1, "FLOP")) if fl["matmul"] >= u[0] or u[0] == 1)
+    print(f"Training FLOPs per token at T = {seq:,}: 6N = {fl['matmul'] / unit[0]:.1f} {unit[1]}, attention 12·L·H·Q·T = "
+          f"{fl['attention'] / unit[0]:.1f} {unit[1]} ({fl['attention_share']:.1%}); forward {fl['forward'] / unit[0]:.1f} {unit[1]}")
     print(f"  attention equals the matmuls at T = {fl['attention_equals_matmul_seq']:,.0f} tokens")
     print()
     print("Published models, counted (all parameters / published, and the layers against 12·L·h²):")

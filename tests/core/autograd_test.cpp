@@ -5,6 +5,7 @@
 // (Chen et al. 2016, arXiv:1604.06174: O(sqrt(L)) memory for one extra forward pass).
 #include <chrono>
 #include <cmath>
+#include <regex>
 #include <limits>
 #include <string>
 
@@ -287,6 +288,23 @@ TEST(AutogradExercises, AnswersMatchTheCalculators) {
     const auto d = mlsys::make_exercise("finite-difference-error", seed);
     const double measured = calc("gradient-check", d.params)["abs_error"].get<double>();
     EXPECT_NEAR(measured / d.answer, 1.0, 0.15) << d.prompt;
+  }
+}
+
+TEST(AutogradExercises, ReverseVisitsDrawsAGraphAReaderCanDraw) {
+  // At most 16 nodes, no operation on two copies of one operand ("(y - y)") and no unbracketed
+  // power of a power ("a^3^2", whose grouping the reader would have to guess).
+  const std::regex same(R"(\((\w+)( [+-] |\*|/)\1\))");
+  const std::regex power_of_power(R"(\^\d\^)");
+  for (std::uint32_t seed = 0; seed < 300; ++seed) {
+    const auto v = mlsys::make_exercise("autograd-reverse-visits", seed);
+    const std::string expr = v.params.at("expression").get<std::string>();
+    EXPECT_LE(calc("autograd", v.params)["nodes"].size(), 16u) << expr;
+    EXPECT_FALSE(std::regex_search(expr, same)) << expr;
+    EXPECT_FALSE(std::regex_search(expr, power_of_power)) << expr;
+    // The answer is not a number written in the expression: typing it back must not pass.
+    const std::regex answer_written("(^|[^0-9])" + std::to_string(static_cast<long long>(v.answer)) + "([^0-9]|$)");
+    EXPECT_FALSE(std::regex_search(expr, answer_written)) << expr << " -> " << v.answer;
   }
 }
 

@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engine, THEME, run, close, isEngineError, assertSceneSubset, assertChartSubset } from './figure-harness.mjs';
-import autogradGraph, { sig4 } from '../../web/src/figures/autograd-graph.js';
+import autogradGraph, { sig4, sumText } from '../../web/src/figures/autograd-graph.js';
 import gradientCheck from '../../web/src/figures/gradient-check-error.js';
-import memoryDepth from '../../web/src/figures/backprop-memory-depth.js';
+import memoryDepth, { everyK } from '../../web/src/figures/backprop-memory-depth.js';
 
 const texts = (scene) => scene.nodes.filter((n) => n.kind === 'text').map((n) => n.text);
 
@@ -42,8 +42,33 @@ test('autograd-graph: f = x²y + sin x at (2, 3), its gradient by hand, and the 
     const label = scene.nodes.find((n) => n.kind === 'text' && n.text === s);
     assert.ok(patches.some((r) => label.x > r.x && label.x < r.x + r.w && label.y > r.y && label.y < r.y + r.h + 2), `${s} has its patch`);
   }
-  assert.ok(t.join(' ').includes('12 from ^ + -0.4161 from sin = 11.58'), 'the sum at x is stated (the note may wrap)');
+  assert.ok(t.join(' ').includes('12 from ^ − 0.4161 from sin = 11.5839'), 'the sum at x is stated (the note may wrap)');
   assert.deepEqual(d.sums.map((v) => v.parts.map((p) => sig4(p.share))), [['12', '-0.4161']]);
+  assert.ok(d.table.rows.some((r) => /^12 from node \d+ − 0\.4161 from node \d+$/.test(r.at(-1))), 'the data table subtracts a negative share');
+});
+
+test('autograd-graph: the shares printed under the graph add up to the printed gradient', () => {
+  // exp(xy)·sin x + x³/y at (2, 3): x's shares are 1100.49, −167.89 and 4; at four significant
+  // digits each ("1101") they would add up to 937.1, not the gradient's 936.6.
+  const d = run(autogradGraph, { expression: 'exp(x*y)*sin(x) + x^3/y', values: { x: 2, y: 3 } });
+  const note = texts(autogradGraph.draw(d, THEME)).join(' ');
+  assert.ok(note.includes('1100.5 from × − 167.9 from sin + 4 from ^ = 936.6'), note);
+  assert.ok(note.includes('733.674 from × − 0.889 from ÷ = 732.785'), note);
+  const cases = [['x^2*y + sin(x)', { x: 2, y: 3 }], ['exp(x*y)*sin(x) + x^3/y', { x: 2, y: 3 }], ['x*x + x', { x: 2 }],
+    ['tanh(x*y) + relu(y - x)', { x: -1, y: 0.5 }], ['x*y*x - y/x + log(x*y)', { x: 1.7, y: 2.3 }], ['sin(x)*cos(x) + x', { x: 0.3 }]];
+  for (const [expression, values] of cases) {
+    const r = run(autogradGraph, { expression, values });
+    for (const v of r.sums) {
+      const s = sumText(v.parts, v.grad);
+      const [lhs, rhs] = s.split(' = ');
+      const terms = lhs.replace(/ from \S+/g, '').replace(/− /g, '-').replace(/\+ /g, '').replace(/^−/, '-').split(' ').map(Number);
+      const total = Number(rhs.replace('−', '-'));
+      const places = Math.max(...[...terms.map(String), rhs].map((x) => (x.split('.')[1] ?? '').length));
+      assert.ok(Math.abs(terms.reduce((a, b) => a + b, 0) - total) < 0.5 * 10 ** -places, `${expression}: ${s}`);
+      close(total, v.grad, 1e-3);
+      assert.ok(!s.includes('+ -') && !s.includes('+ −'), `${expression}: a negative share is subtracted: ${s}`);
+    }
+  }
 });
 
 test('autograd-graph: fan-out adds, errors name the expression and its position', () => {
@@ -137,6 +162,9 @@ test('backprop-memory-depth: Chen et al.\'s count at the defaults, the y axis fi
   assert.equal(d.best_k, best);
   assert.equal(d.best_peak_bytes, peak(best));
   assert.ok(Math.abs(d.best_k - Math.sqrt(L / 2)) < 1, 'the best k is near √(L/2)');
+  assert.deepEqual([everyK(1), everyK(16)], ['Every layer', 'Every 16 layers']);
+  assert.equal(run(memoryDepth, { k: 1 }).strategies.find((q) => q.key === 'every_k').name, 'Every layer');
+  assert.equal(peak(d.best_k + 1), d.best_peak_bytes, 'the lesson: a segment one layer longer ties with the best k at L = 64');
   for (const q of [by('every_k'), by('sqrt')]) close(q.recompute_fraction, 1 / 3, 1e-12); // one forward of three
   close(d.forward_flops, 2 * b * w * w * L, 1e-12);
   for (const c of d.curve) assert.equal(c.none_bytes, c.layers * layer);

@@ -78,6 +78,9 @@ test('param-breakdown: a configuration of one’s own, untied and tied, and the 
   const gated = run(breakdown, { ...base, gated_mlp: true, tied_embeddings: true });
   assert.equal(gated.params - tied.params, 12 * 768 * 3072);
   assert.throws(() => run(breakdown, { ...base, kv_heads: 5 }), isEngineError('kv_heads'));
+  // The figure has no head-size control, so its message names none.
+  assert.throws(() => run(breakdown, { ...base, hidden: 100, heads: 3, kv_heads: 1 }),
+    (e) => isEngineError('heads')(e) && !e.message.includes('head_dim') && /h\/H wide/.test(e.message));
 });
 
 test('param-breakdown: every model as shares summing to 100%, on a fixed 0–100% axis', () => {

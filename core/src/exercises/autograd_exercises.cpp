@@ -4,6 +4,7 @@
 // backward, its peak with sqrt(L) checkpointing (Chen et al. 2016), and the nodes a reverse
 // pass visits in a drawn graph. Numbers are shown
 // rounded and the answers are computed from the numbers shown.
+#include <cctype>
 #include <cmath>
 
 #include "generators.hpp"
@@ -253,19 +254,35 @@ std::string random_expression(Rng& rng, int depth) {
     return fn + "(" + arg + ")";
   }
   // Every operand is a primary already (a leaf, a call or a parenthesized pair), so ^ binds to all of it.
+  // A power of a power is bracketed: "a^3^2" would leave the reader to guess the grouping.
   if (kind == 1) {
     const std::string base = random_expression(rng, depth - 1);
-    return base + "^" + std::to_string(rng.integer(2, 3));
+    const bool power = base.size() > 2 && base[base.size() - 2] == '^';
+    return (power ? "(" + base + ")" : base) + "^" + std::to_string(rng.integer(2, 3));
   }
   const std::string op = rng.pick(std::vector<std::string>{" + ", " - ", "*", "/"});
   const std::string left = random_expression(rng, depth - 1);
-  const std::string right = random_expression(rng, depth - 1);
+  std::string right = random_expression(rng, depth - 1);
+  while (right == left) right = random_expression(rng, depth - 1);  // no "(y - y)" or "(x/x)"
   return "(" + left + op + right + ")";
+}
+
+// Whether the whole number n is written in the expression (the "8" of "sin(8^2)"), which the
+// prose reader of printed numbers does not see inside a formula.
+bool written_in(const std::string& expr, long long n) {
+  const std::string digits = std::to_string(n);
+  for (std::size_t i = expr.find(digits); i != std::string::npos; i = expr.find(digits, i + 1)) {
+    const bool before = i > 0 && std::isdigit(static_cast<unsigned char>(expr[i - 1]));
+    const std::size_t end = i + digits.size();
+    const bool after = end < expr.size() && std::isdigit(static_cast<unsigned char>(expr[end]));
+    if (!before && !after) return true;
+  }
+  return false;
 }
 
 Exercise reverse_visits(Rng& rng) {
   for (;;) {
-    const std::string first = random_expression(rng, 4);
+    const std::string first = random_expression(rng, 3);
     const std::string expr = first + " + " + random_expression(rng, 2);
     const Expression parsed = parse_expression(expr);
     const std::map<std::string, double> values = {{"x", 0.5}, {"y", 1.5}};
@@ -277,7 +294,8 @@ Exercise reverse_visits(Rng& rng) {
     }
     const auto total = static_cast<double>(parsed.nodes.size());
     const double constant = total - r.reverse_visits;
-    if (r.reverse_visits < 4 || r.reverse_visits > 24 || constant < 1) continue;  // a graph a reader can count
+    // A graph a reader can draw and count: at most 16 nodes, some of them constant.
+    if (r.reverse_visits < 4 || total > 16 || constant < 1) continue;
     Exercise e;
     e.title = "Nodes a reverse pass visits";
     e.params = {{"expression", expr}, {"values", values}};
@@ -287,10 +305,11 @@ Exercise reverse_visits(Rng& rng) {
     e.unit = "";
     e.answer = r.reverse_visits;
     e.integer = true;
-    if (clashes(e.answer, e.prompt)) continue;
+    if (clashes(e.answer, e.prompt) || written_in(expr, r.reverse_visits)) continue;
     e.hint = "Count every node of the graph (leaves x and y once each), then subtract the numbers and the operations "
              "whose inputs are all numbers.";
-    require_between(e, r.reverse_visits, 4, 24, "the nodes visited (a graph a reader can count)");
+    require_between(e, r.reverse_visits, 4, 15, "the nodes visited (a graph a reader can count)");
+    require_between(e, total, 5, 16, "the nodes of the graph (one a reader can draw)");
     reject_mistake(e, total, "counted every node, the constant ones too");
     e.solution = "The graph has " + format_int(total) + " nodes; " + format_int(constant) + " of them " +
                  (constant == 1 ? "depends" : "depend") + " on no variable (numbers, and operations on numbers only), so the reverse pass visits " +

@@ -21,6 +21,32 @@ export function sig4(x) {
   return String(r);
 }
 
+// "12 from ^ − 0.4161 from sin = 11.5839": the shares that add up at a variable and their sum,
+// all with one number of decimals: the most any share shows on its arrow (four significant
+// digits), at most six significant digits for the largest, and more where rounding would
+// break the sum. So the printed terms add up to the printed total.
+const decimals = (v) => (String(Number(v.toPrecision(4))).split('.')[1] ?? '').length;
+export function sumText(parts, total) {
+  const big = Math.max(Math.abs(total), ...parts.map((x) => Math.abs(x.share)));
+  const minus = (s) => s.replace(/^-/, '−');
+  if (big === 0 || big >= 1e6 || parts.some((x) => x.share !== 0 && Math.abs(x.share) < 1e-3)) {
+    return parts.map((x, i) => (i === 0 ? minus(sig4(x.share)) : `${x.share < 0 ? '−' : '+'} ${sig4(Math.abs(x.share))}`) + ` from ${x.op}`)
+      .join(' ') + ` = ${minus(sig4(total))}`;
+  }
+  const fixed = (v, k) => Number(v.toFixed(k));
+  let d = Math.min(Math.max(...parts.map((x) => decimals(x.share))), Math.max(0, 5 - Math.floor(Math.log10(big))));
+  for (let k = d; k <= d + 3; k += 1) {
+    d = k;
+    const sum = parts.reduce((a, x) => a + fixed(x.share, k), 0);
+    if (Math.abs(sum - fixed(total, k)) < 0.5 * 10 ** -k) break;
+  }
+  const num = (v) => String(Math.abs(fixed(v, d)));
+  return parts.map((x, i) => {
+    const neg = fixed(x.share, d) < 0;
+    return (i === 0 ? `${neg ? '−' : ''}${num(x.share)}` : `${neg ? '−' : '+'} ${num(x.share)}`) + ` from ${x.op}`;
+  }).join(' ') + ` = ${fixed(total, d) < 0 ? '−' : ''}${num(total)}`;
+}
+
 const KIND = { var: 'variable', const: 'constant' };
 // Operators drawn as their symbols (the functions by their names).
 const SYMBOL = { add: '+', sub: '−', mul: '×', div: '÷', pow: '^', neg: 'negate' };
@@ -62,7 +88,7 @@ export default {
     const table = {
       columns: ['Node', 'Operation', 'Label', 'Inputs (node ids)', 'Uses', 'Visited backward', 'Forward value', 'Gradient ∂f/∂node', 'Shares received'],
       rows: nodes.map((n) => [n.id, n.op, n.label, n.inputs.join(', ') || '–', uses.get(n.id), visited(n.id) ? 'yes' : 'no', sig4(n.value), sig4(n.grad),
-        received.get(n.id).map((x) => `${sig4(x.share)} from node ${x.from.id}`).join(' + ') || '–']),
+        received.get(n.id).map((x, i) => `${i === 0 ? sig4(x.share) : `${x.share < 0 ? '−' : '+'} ${sig4(Math.abs(x.share))}`} from node ${x.from.id}`).join(' ') || '–']),
     };
     return {
       expression: p.expression, value: r.value, gradients, reverse_visits: r.reverse_visits, sums,
@@ -107,7 +133,7 @@ export default {
     const lines = wrap(`Output f = ${sig4(data.value)}. ` +
       data.gradients.map((g) => `∂f/∂${g.name} = ${sig4(g.grad)}`).join(', ') +
       `. ` + data.sums.map((v) => `${v.name} is used ${v.parts.length} times: ` +
-        v.parts.map((x) => `${sig4(x.share)} from ${x.op}`).join(' + ') + ` = ${sig4(v.grad)}. `).join('') +
+        sumText(v.parts, v.grad) + '. ').join('') +
       `The reverse pass visits ${data.reverse_visits} of ${data.nodes.length} nodes.`, Math.floor(scene.width / (0.56 * size)) - 2);
     const lineH = size * 1.4;
     const y0 = scene.height + size * 0.6;

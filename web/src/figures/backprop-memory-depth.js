@@ -12,6 +12,9 @@ import { chart, log, colours, series, line } from './shared/chart-config.js';
 const X_ROOM = 1.4;
 const pct = (f) => `${Math.round(100 * f)}%`;
 
+// "Every 16 layers", and "Every layer" for k = 1 (a checkpoint at every layer input).
+export const everyK = (k) => (k === 1 ? 'Every layer' : `Every ${k} layers`);
+
 export default {
   id: 'backprop-memory-depth',
   title: 'Activation memory kept for backward against depth',
@@ -31,11 +34,11 @@ export default {
     const worst = engine.calc('backprop-memory', { ...input, k: p.layers }).every_k.peak_bytes;
     const strategies = [
       { key: 'none', name: 'No checkpointing', ...r.none },
-      { key: 'every_k', name: `Every ${r.every_k.k} layers`, ...r.every_k },
+      { key: 'every_k', name: everyK(r.every_k.k), ...r.every_k },
       { key: 'sqrt', name: `k = ⌈√L⌉ = ${r.sqrt.k}`, ...r.sqrt },
     ];
     const table = {
-      columns: ['Depth L', 'No checkpointing (B)', `Every ${r.every_k.k} layers (B)`, `k = ⌈√L⌉ (B)`, 'Weights (B)'],
+      columns: ['Depth L', 'No checkpointing (B)', `${everyK(r.every_k.k)} (B)`, `k = ⌈√L⌉ (B)`, 'Weights (B)'],
       rows: r.curve.map((c) => [c.layers, c.none_bytes, c.every_k_bytes, c.sqrt_bytes, c.layers * (r.weight_bytes / p.layers)]),
     };
     return {

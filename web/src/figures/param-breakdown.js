@@ -3,6 +3,7 @@
 // beside the 12·L·h² rule of thumb and the published total; or every published dense model
 // as shares of its own total. One `transformer` call per model.
 import { formatCount } from '../runtime/format.js';
+import { EngineError } from '../runtime/engine-api.js';
 import { chart, linear, category, colours, series } from './shared/chart-config.js';
 import { modelOptions, publishedModel, publishedConfig } from './shared/published-models.js';
 
@@ -26,6 +27,19 @@ export function countModel(engine, cfg) {
   const layers = r.params_breakdown.attention + r.params_breakdown.mlp + r.params_breakdown.norms;
   const rule = 12 * cfg.layers * cfg.hidden ** 2; // Kaplan et al.'s n_params ≈ 12·n_layer·d_model²
   return { ...r, layers_params: layers, rule };
+}
+
+// The engine's message for a width that the query heads do not divide offers a head size
+// ('head_dim'), which this figure has no control for: its heads are always h/H wide.
+function countOwn(engine, cfg) {
+  try {
+    return countModel(engine, cfg);
+  } catch (e) {
+    if (e instanceof EngineError && e.message.includes("(or give 'head_dim')")) {
+      throw new EngineError(e.field, e.message.replace(" (or give 'head_dim').", ': here every head is h/H wide.'));
+    }
+    throw e;
+  }
 }
 
 // Below this width (px) the bars' totals move from beside the bars into their names.
@@ -70,7 +84,7 @@ export default {
         vocab: p.vocab, gated_mlp: p.gated_mlp, tied_embeddings: p.tied_embeddings }
       : publishedConfig(engine, p.model);
     const m = custom ? null : publishedModel(engine, p.model);
-    const c = countModel(engine, cfg);
+    const c = countOwn(engine, cfg);
     const name = custom ? 'Your configuration' : m.name;
     const published = custom ? null : m.params;
     const rows = [
