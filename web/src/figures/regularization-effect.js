@@ -84,6 +84,8 @@ export default {
       });
     }
     const [lo, hi] = RANGE;
+    // The least-squares line is often far above the axis: drawn on its edge, and its label says so.
+    const edge = (v) => ({ above: ' (above the axis: drawn on its edge)', below: ' (below the axis: drawn on its edge)' })[onAxis(v, RANGE).clipped] ?? '';
     const early = data.view === 'early';
     const key = early ? 'step' : 'lambda';
     const rows = early ? data.rows.filter((q) => q.step >= 1) : data.rows; // step 0 (c = 0) has no place on a log axis
@@ -99,7 +101,8 @@ export default {
       line(muted, { label: `Least squares without ${early ? 'stopping or decay' : 'weight decay'}: validation MSE ${fmt(data.reference.validation)}`,
         data: [{ x: xRange[0], ...onAxis(data.reference.validation, RANGE) }, { x: xRange[1], ...onAxis(data.reference.validation, RANGE) }],
         borderDash: [6, 4], group: 'reference' }),
-      lineLabel(muted, 'reference', xRange[0], offLine(data.reference.validation, RANGE), `least squares, λ = 0: ${fmt(data.reference.validation)}`),
+      lineLabel(muted, 'reference', xRange[0], offLine(data.reference.validation, RANGE),
+        `least squares, λ = 0: ${fmt(data.reference.validation)}${edge(data.reference.validation)}`),
       series(pick(), { label: `Best validation: ${what(data.best)}, MSE ${fmt(data.best.validation)}`,
         data: [{ x: data.best[key], ...onAxis(data.best.validation, RANGE), q: data.best, label: `best: ${what(data.best)}` }],
         pointStyle: 'star', pointRadius: 10, borderWidth: 2, pointLabels: true }),
