@@ -271,7 +271,7 @@ const std::map<std::string, int>& prompt_space() {
       {"gpu-bytes-in-flight", 24}, {"gpu-max-registers", 87}, {"gpu-occupancy", 3461},
       {"gpu-tensor-core-speedup", 160}, {"gpu-warps-to-hide-latency", 31}, {"gpu-wave-utilization", 2404},
       {"ic-bisection", 141}, {"ic-hierarchical-time", 4014}, {"ic-no-rails", 30}, {"ic-one-direction", 450},
-      {"interpolation-threshold-2d", 58}, {"kernels-coalescing-bandwidth", 776},
+      {"interpolation-threshold-2d", 3737}, {"kernels-coalescing-bandwidth", 776},
       {"kernels-launch-fraction", 733}, {"kernels-smem-tile", 960}, {"kernels-tiled-traffic", 2870},
       {"masks-causal-pairs", 4057}, {"masks-gqa-kv-bytes", 4353}, {"masks-gqa-reduction", 1315},
       {"masks-score-bytes", 2286}, {"matmul-crossover-batch", 70}, {"matmul-intensity", 1299},

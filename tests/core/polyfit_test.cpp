@@ -309,17 +309,27 @@ TEST(Polyfit, NoiseFreeValidationErrorRisesPastTheThreshold) {
   EXPECT_LT(r["by_degree"][12]["validation_mse"].get<double>(), r["by_degree"][3]["validation_mse"].get<double>());
 }
 
-// The threshold exercise counts terms of total degree ≤ d in two or three inputs, C(d + k, k);
+// The threshold exercise counts terms of total degree ≤ d in two or three inputs, C(d + k, k),
+// and two draws in three ask for the smallest degree whose count reaches a given sample count;
 // the split of a validation error is asked to two significant digits, so its rounding
 // (0.046 for 0.0455) is accepted while σ² and v − σ, kept more than a tenth away, are not.
 TEST(Polyfit, GeneralizationExercisesCountTermsAndAcceptTheAskedRounding) {
-  int three = 0;
+  int three = 0, inverse = 0;
   for (std::uint32_t seed = 0; seed < 200; ++seed) {
     const mlsys::Exercise t = mlsys::make_exercise("interpolation-threshold-2d", seed);
-    const double d = t.params["degree"].get<double>();
     const bool k3 = t.params["inputs"].get<int>() == 3;
+    const auto terms = [k3](double d) { return k3 ? (d + 1) * (d + 2) * (d + 3) / 6 : (d + 1) * (d + 2) / 2; };
     three += k3;
-    EXPECT_EQ(t.answer, k3 ? (d + 1) * (d + 2) * (d + 3) / 6 : (d + 1) * (d + 2) / 2) << seed;
+    if (t.params.contains("samples")) {
+      // Asked the other way round: the smallest total degree whose coefficients reach n samples.
+      const double n = t.params["samples"].get<double>();
+      ++inverse;
+      EXPECT_GE(terms(t.answer), n) << seed;
+      EXPECT_LT(terms(t.answer - 1), n) << seed;
+      EXPECT_FALSE(mlsys::check_exercise(t.id, t.seed, std::to_string(static_cast<int>(t.answer) - 1))["correct"].get<bool>()) << seed;
+    } else {
+      EXPECT_EQ(t.answer, terms(t.params["degree"].get<double>())) << seed;
+    }
     const mlsys::Exercise r = mlsys::make_exercise("reducible-error", seed);
     char two[32];
     std::snprintf(two, sizeof two, "%.2g", r.answer);
@@ -330,4 +340,6 @@ TEST(Polyfit, GeneralizationExercisesCountTermsAndAcceptTheAskedRounding) {
   }
   EXPECT_GT(three, 40);
   EXPECT_LT(three, 120);
+  EXPECT_GT(inverse, 100);
+  EXPECT_LT(inverse, 170);
 }

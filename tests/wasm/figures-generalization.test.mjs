@@ -167,3 +167,15 @@ test('regularization-effect: gradient descent at lr = 1/λ_max, 2/λ_max the sta
   close(one.lr, 0.5, 1e-12);
   for (const q of one.rows.slice(1)) close(q.train, one.reference.train, 1e-12);
 });
+
+// The least-squares line of the two error views is drawn on the axis edge when its value lies
+// beyond it (2.6 million at the defaults, above an axis ending at 1e5): its label says so, and
+// it does not when the line is on the axis (degree 5, a few hundredths).
+test('regularization-effect: a least-squares line beyond the axis is labelled as off the axis', () => {
+  for (const view of ['ridge', 'early']) {
+    const label = (p) => regularization.draw(run(regularization, { view, ...p }), THEME).data.datasets
+      .find((ds) => ds.labelOnly && ds.group === 'reference').label;
+    assert.match(label({}), /off the axis/, view);
+    assert.doesNotMatch(label({ degree: 5 }), /off the axis/, view);
+  }
+});

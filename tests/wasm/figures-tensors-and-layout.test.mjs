@@ -89,6 +89,20 @@ test('tensor-strides: a permutation of a 2-D tensor is its transpose; the drawin
   assert.match(words, /copies all 12 elements, 48 B/);
 });
 
+// A 3-D view is drawn as its slices side by side; each is named above its tiles, in the row
+// between the memory row and the view, left to right in order.
+test('tensor-strides: the slices of a 3-D view are named y[0] … y[n − 1] above their tiles', () => {
+  const scene = strides.draw(run(strides, { shape: '2,3,4', view: 'p201' }), THEME);
+  const names = scene.nodes.filter((n) => n.kind === 'text' && /^y\[\d\]$/.test(n.text));
+  assert.deepEqual(names.map((n) => n.text), ['y[0]', 'y[1]', 'y[2]', 'y[3]']);
+  for (let k = 1; k < names.length; k++) assert.ok(names[k].x > names[k - 1].x);
+  const memory = scene.nodes.find((n) => n.kind === 'rect' && n.cell && n.cell[0] === 0);
+  const view = scene.nodes.find((n) => n.kind === 'rect' && n.cell && n.cell[0] === 2);
+  for (const n of names) assert.ok(n.y > memory.y + memory.h && n.y < view.y, `${n.text} sits between memory and the view`);
+  const flat = strides.draw(run(strides), THEME);
+  assert.equal(flat.nodes.filter((n) => n.kind === 'text' && /^y\[\d\]$/.test(n.text)).length, 0, 'a 2-D view has no slices');
+});
+
 // --- tensor-bytes --------------------------------------------------------------------
 
 test('tensor-bytes: bytes = batch × sequence × vocabulary × bytes per element', () => {

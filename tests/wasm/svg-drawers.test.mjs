@@ -66,8 +66,11 @@ test('tile grid: text stays at 11 px in a phone-sized box, tick labels thin out 
   assert.equal(cells(phone).length, 4096);
   // The map fits in the box.
   for (const n of cells(phone)) assert.ok(n.x >= 0 && n.y >= 0 && n.x + n.w <= 360 && n.y + n.h <= 384);
-  assert.deepEqual(tickIndices(10, 4), [0, 4, 8, 10]);
+  // The step is the least distance two labels need: a last tick closer than that to n gives way.
+  assert.deepEqual(tickIndices(10, 4), [0, 4, 10]); // 8 would sit half a step from 10
   assert.deepEqual(tickIndices(10, 5), [0, 3, 6, 10]); // 9 would sit next to 10
+  assert.deepEqual(tickIndices(23, 12), [0, 3, 6, 9, 12, 15, 18, 23]); // not 21 two columns from 23
+  assert.deepEqual(tickIndices(12, 4), [0, 4, 8, 12]);
   assert.deepEqual(tickIndices(3, 10), [0, 1, 2, 3]);
 });
 

@@ -26,21 +26,50 @@ std::string list_text(const std::vector<double>& v, int sig) {
 
 // Terms x^i·z^j with i + j ≤ d: for each total degree k = 0 … d there are k + 1, so
 // (d + 1)(d + 2)/2 in all. With a third input w, total degree k has (k + 1)(k + 2)/2 terms,
-// (d + 1)(d + 2)(d + 3)/6 in all.
+// (d + 1)(d + 2)(d + 3)/6 in all. Two draws in three ask it the other way round: given n samples,
+// the smallest total degree whose coefficient count reaches n.
+double terms(int d, bool three) { return three ? (d + 1.0) * (d + 2.0) * (d + 3.0) / 6 : (d + 1.0) * (d + 2.0) / 2; }
+
 Exercise threshold_2d(Rng& rng) {
   const bool three = rng.integer(0, 2) == 2;
-  const int d = three ? rng.integer(2, 20) : rng.integer(2, 40);
-  const double p = three ? (d + 1.0) * (d + 2.0) * (d + 3.0) / 6 : (d + 1.0) * (d + 2.0) / 2;
-  const std::string D = std::to_string(d);
+  const bool inverse = rng.integer(0, 2) != 0;
+  const std::string inputs = three ? "three inputs x, z and w" : "two inputs x and z";
+  const std::string term = three ? "x^i·z^j·w^k with i + j + k" : "x^i·z^j with i + j";
   Exercise e;
-  e.title = "Find the interpolation threshold of a polynomial in several inputs";
-  e.params = {{"degree", d}, {"inputs", three ? 3 : 2}};
-  e.prompt = "A model predicts y from " + std::string(three ? "three inputs x, z and w" : "two inputs x and z") +
-             " with a polynomial of total degree " + D + ": every term " + (three ? "x^i·z^j·w^k with i + j + k" : "x^i·z^j with i + j") +
-             " at most " + D + ", the constant included, has its own coefficient. With as many training samples as "
-             "coefficients, least squares can fit any labels exactly. How many samples is that?";
   e.unit = "";
   e.integer = true;
+  if (inverse) {
+    int n = 0, d = 0;
+    do n = three ? rng.integer(30, 3000) : rng.integer(30, 1500);
+    while (n == terms(0, three) || [&] { for (int k = 0; terms(k, three) <= n; ++k) if (terms(k, three) == n) return true; return false; }());
+    while (terms(d, three) < n) ++d;
+    const std::string N = format_int(n), D = std::to_string(d);
+    e.title = "Find the interpolation threshold of a polynomial in several inputs";
+    e.params = {{"samples", n}, {"inputs", three ? 3 : 2}};
+    e.prompt = "A model predicts y from " + inputs + " with a polynomial of total degree d: every term " + term +
+               " at most d, the constant included, has its own coefficient. The training set has " + N +
+               " samples. What is the smallest d at which least squares can fit any labels of these samples exactly?";
+    e.answer = d;
+    e.hint = std::string("Exact fits of any labels need at least as many coefficients as samples. A total degree d has ") +
+             (three ? "(d + 1)(d + 2)(d + 3)/6" : "(d + 1)(d + 2)/2") + " coefficients: find the first d where that reaches " + N + ".";
+    e.solution = "Degree " + std::to_string(d - 1) + " has " + format_int(terms(d - 1, three)) + " coefficients, fewer than the " + N +
+                 " samples; degree " + D + " has " + format_int(terms(d, three)) + ", enough. So d = " + D + ".";
+    require(e, terms(d - 1, three) < n && terms(d, three) > n, "degree d is the first whose coefficients exceed the samples");
+    reject_mistake(e, d - 1.0, "gave the largest degree below the threshold");
+    reject_mistake_where_distinct(e, n - 1.0, "used the one-input threshold n − 1");
+    int grid = 0;
+    while (std::pow(grid + 1.0, three ? 3 : 2) < n) ++grid;
+    reject_mistake_where_distinct(e, grid, "counted every power combination with each exponent \u2264 d (a tensor-product grid)");
+    return e;
+  }
+  const int d = three ? rng.integer(2, 20) : rng.integer(2, 40);
+  const double p = terms(d, three);
+  const std::string D = std::to_string(d);
+  e.title = "Find the interpolation threshold of a polynomial in several inputs";
+  e.params = {{"degree", d}, {"inputs", three ? 3 : 2}};
+  e.prompt = "A model predicts y from " + inputs + " with a polynomial of total degree " + D + ": every term " + term +
+             " at most " + D + ", the constant included, has its own coefficient. With as many training samples as "
+             "coefficients, least squares can fit any labels exactly. How many samples is that?";
   e.answer = p;
   e.hint = three ? "Count the terms of each total degree m: those of two inputs of degree m, m − 1, …, 0 (times w^0, "
                    "w^1, …, w^m), (m + 1)(m + 2)/2 in all. Then add over m."

@@ -21,7 +21,7 @@ export default {
   id: 'regularization-effect',
   title: 'Weight decay and early stopping',
   caption:
-    'A degree-15 polynomial on 20 noisy samples has almost as many coefficients as samples, and plain least squares memorizes the noise (in the two error views, the dashed line is its validation error). Weight-decay view: the ridge penalty λ·‖c‖² shrinks the coefficients; as λ grows the train error rises, and the validation error falls to a minimum (star) before both climb together when the fit becomes too flat. Early-stopping view: gradient descent from all-zero coefficients on the same unpenalized loss; the validation error is lowest after a few steps (star) and then rises as the later steps fit the noise, towards the least-squares error far above. Fit view: the fitted curve without weight decay and with the chosen λ, against the true function; move λ and watch the curve calm down and then go flat. Lower the degree or add samples and there is less to gain.',
+    'A degree-15 polynomial on 20 noisy samples has almost as many coefficients as samples, and plain least squares memorizes the noise (in the two error views, the dashed line is its validation error, on the top edge when it lies above the axis). Weight-decay view: the ridge penalty λ·‖c‖² shrinks the coefficients; as λ grows the train error rises, and the validation error falls to a minimum (star) before both climb together when the fit becomes too flat. Early-stopping view: gradient descent from all-zero coefficients on the same unpenalized loss; the validation error is lowest after a few steps (star) and then rises as the later steps fit the noise, towards the least-squares error far above. Fit view: the fitted curve without weight decay and with the chosen λ, against the true function; move λ and watch the curve calm down and then go flat. Lower the degree or add samples and there is less to gain.',
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'ridge',
@@ -84,6 +84,8 @@ export default {
       });
     }
     const [lo, hi] = RANGE;
+    // The least-squares line is often far above the axis: drawn on its edge, and its label says so.
+    const edge = (v) => (onAxis(v, RANGE).clipped ? ' (off the axis)' : '');
     const early = data.view === 'early';
     const key = early ? 'step' : 'lambda';
     const rows = early ? data.rows.filter((q) => q.step >= 1) : data.rows; // step 0 (c = 0) has no place on a log axis
@@ -99,7 +101,8 @@ export default {
       line(muted, { label: `Least squares without ${early ? 'stopping or decay' : 'weight decay'}: validation MSE ${fmt(data.reference.validation)}`,
         data: [{ x: xRange[0], ...onAxis(data.reference.validation, RANGE) }, { x: xRange[1], ...onAxis(data.reference.validation, RANGE) }],
         borderDash: [6, 4], group: 'reference' }),
-      lineLabel(muted, 'reference', xRange[0], offLine(data.reference.validation, RANGE), `least squares, λ = 0: ${fmt(data.reference.validation)}`),
+      lineLabel(muted, 'reference', xRange[0], offLine(data.reference.validation, RANGE),
+        `least squares: ${fmt(data.reference.validation)}${edge(data.reference.validation)}`),
       series(pick(), { label: `Best validation: ${what(data.best)}, MSE ${fmt(data.best.validation)}`,
         data: [{ x: data.best[key], ...onAxis(data.best.validation, RANGE), q: data.best, label: `best: ${what(data.best)}` }],
         pointStyle: 'star', pointRadius: 10, borderWidth: 2, pointLabels: true }),

@@ -141,7 +141,7 @@ export default {
       label: Array.from({ length: viewRows }, (_, row) => row).filter((row) => row % theme.palette.length === c).map(rowName).join(', '),
       fill: theme.palette[c], opacity: 0.55,
     }));
-    lines.push(`Top row: memory in order, numbered with the step of the walk that reads each slot. Below: the view${rank === 3 ? ` as ${slices} slices of ${rowsOf} × ${colsOf}` : ''}, numbered with storage offsets, one colour per row:`);
+    lines.push(`Top row: memory in order, numbered with the step of the walk that reads each slot. Below: the view${rank === 3 ? ` as ${slices} slices y[0] … y[${slices - 1}] of ${rowsOf} × ${colsOf}, side by side` : ''}, numbered with storage offsets, one colour per row:`);
     const top = (x, y, width, size) => {
       const nodes = [];
       let h = 0;
@@ -169,6 +169,24 @@ export default {
       const label = labels.get(`${n.cell[0]},${n.cell[1]}`);
       if (label === undefined || textWidth(label, size) > n.w - 2 || n.h < size + 2) continue;
       extra.push(text(n.x + n.w / 2, n.y + n.h / 2 + size * 0.35, label, size, theme.text, { anchor: 'middle' }));
+    }
+    // A 3-D view's slices named in the spacer row above them ("y[0]", "y[1]", …), where the
+    // row is tall enough and the slice wide enough for the name.
+    if (rank === 3) {
+      const cellsOf = (row) => s.nodes.filter((n) => n.kind === 'rect' && n.cell && n.cell[0] === row);
+      const memory = cellsOf(0)[0];
+      const first = cellsOf(2);
+      for (let k = 0; k < slices && memory && first.length; k++) {
+        const own = first.filter((n) => n.cell[1] >= k * (colsOf + 1) && n.cell[1] < k * (colsOf + 1) + colsOf);
+        if (!own.length) continue;
+        const x0 = Math.min(...own.map((n) => n.x));
+        const x1 = Math.max(...own.map((n) => n.x + n.w));
+        const name = `y[${k}]`;
+        const gapTop = memory.y + memory.h;
+        const gapH = own[0].y - gapTop;
+        if (textWidth(name, size) > x1 - x0 - 2 || gapH < size + 2) continue;
+        s.nodes.push(text((x0 + x1) / 2, gapTop + gapH / 2 + size * 0.35, name, size, theme.text, { anchor: 'middle' }));
+      }
     }
     s.nodes.push(...extra);
     s.minFont = minFontOf(s.nodes);

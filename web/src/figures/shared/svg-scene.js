@@ -77,13 +77,15 @@ export function legendNodes(legend, x, y, width, size, color) {
 export const legendEntries = (legend) => legend.map(({ label, fill, stroke, dash }) =>
   ({ label, ...(fill ? { fill } : {}), ...(stroke ? { stroke } : {}), ...(dash ? { dash } : {}) }));
 
-// Evenly spaced indices 0..n (inclusive) at most `max` of them, always keeping both ends.
+// Evenly spaced indices 0..n (inclusive) at most `max` of them, always keeping both ends. The
+// step is the closest two labels may sit, so a last regular tick less than a step before n
+// gives way to n (22 and 23 side by side would touch).
 export function tickIndices(n, max) {
   const step = Math.max(1, Math.ceil(n / Math.max(1, max - 1)));
   const out = [];
   for (let i = 0; i < n; i += step) out.push(i);
   if (out.at(-1) !== n) {
-    if (n - out.at(-1) < step / 2 && out.length > 1) out.pop();
+    if (n - out.at(-1) < step && out.length > 1) out.pop();
     out.push(n);
   }
   return out;
