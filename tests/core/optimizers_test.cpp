@@ -236,6 +236,15 @@ TEST(OptimizerExercises, ParamsReproduceTheAnswer) {
 }
 
 
+// The Adam prompt writes ε as the lesson does, 10⁻⁸ (superscript), not "10^-8".
+TEST(OptimizerExercises, AdamPromptWritesEpsilonWithASuperscript) {
+  for (std::uint32_t seed = 0; seed < 10; ++seed) {
+    const std::string prompt = make_exercise("adam-first-step", seed).prompt;
+    EXPECT_NE(prompt.find("\u03B5 = 10\u207B\u2078"), std::string::npos) << prompt;
+    EXPECT_EQ(prompt.find("10^"), std::string::npos) << prompt;
+  }
+}
+
 // Rotating the valley by 45° (Rᵀ·p as the valley's axes, the start turned with it): gradient
 // descent and momentum are rotation-equivariant, so their losses do not change; Adam scales
 // each parameter coordinate on its own, so its best case is the unturned valley, whose

@@ -157,7 +157,8 @@ test('optimizer-state-bytes: the GB view is bytes per parameter × parameters, o
 test('optimizer-trajectories: turning the valley leaves gradient descent and Nesterov alone, not Adam', () => {
   const flat = run(trajectories, { rotation: 0 }), turned = run(trajectories, { rotation: 45 });
   for (const o of ['sgd', 'nesterov']) close(runOf(turned, o).final_loss, runOf(flat, o).final_loss, 1e-9);
-  // Adam's per-coordinate scaling matches only the unturned valley: 7.3e-4 against 0.388 at step 100.
+  // Adam's per-coordinate scaling matches only the unturned valley: 7.3e-4 against 0.378 at step 100
+  // (the figure's weight decay 0.1; 0.388 without it).
   close(runOf(flat, 'adam').final_loss, 7.3194e-4, 1e-4);
   close(runOf(turned, 'adam').final_loss, 0.3780, 1e-3);
   // The start turns with the valley: (1, 1) by 45° is (0, √2), and the level sets turn with it.
@@ -207,3 +208,24 @@ test('lr-schedules: the loss view runs noisy gradient descent; a decayed rate en
   assert.match(cfg.data.datasets[0].label, /^Constant: mean loss 0\.0153 over the last tenth$/);
 });
 
+
+test('lr-schedules: warm-up only delays the descent; the curves reach the floor about halfway through 1,000 warm-up steps', () => {
+  // The lesson: with 1,000 warm-up steps the loss view's curves reach the noise floor about halfway
+  // through the warm-up, a few hundred steps later than with none.
+  const reached = (warmup_steps) => {
+    const w = run(schedules, { view: 'loss', schedule: 'constant', warmup_steps, total_steps: 10000 }).curves[0].windows;
+    return w.find((q) => q.loss < 0.03).step;
+  };
+  const slow = reached(1000), fast = reached(0);
+  assert.ok(slow >= 400 && slow <= 700, `with warm-up: floor at step ${slow}`);
+  assert.ok(fast <= 200, `without: floor at step ${fast}`);
+  assert.ok(slow - fast >= 200, `${slow} vs ${fast}`);
+});
+
+test('optimizer-trajectories and lr-schedules: linear axes tick only at round values, not at the range ends', () => {
+  const plane = trajectories.draw(run(trajectories), THEME).options.scales;
+  for (const a of [plane.x, plane.y]) assert.equal(a.ticks.includeBounds, false);
+  const turned = trajectories.draw(run(trajectories, { rotation: 45 }), THEME).options.scales;
+  for (const a of [turned.x, turned.y]) assert.equal(a.ticks.includeBounds, false);
+  assert.equal(schedules.draw(run(schedules), THEME).options.scales.y.ticks.includeBounds, false);
+});

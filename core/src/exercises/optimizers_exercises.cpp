@@ -106,7 +106,7 @@ Exercise adam_first_step(Rng& rng) {
   Exercise e;
   e.title = "Adam's first step";
   e.params = {{"optimizer", "adam"}, {"lr", s.lr}, {"condition", kappa}, {"start", {x0, y0}}, {"steps", 1}};
-  e.prompt = "Adam with learning rate " + format_number(s.lr, 4) + " (\u03B2\u2081 = 0.9, \u03B2\u2082 = 0.999, \u03B5 = 10^-8, "
+  e.prompt = "Adam with learning rate " + format_number(s.lr, 4) + " (\u03B2\u2081 = 0.9, \u03B2\u2082 = 0.999, \u03B5 = 10\u207B\u2078, "
              "bias-corrected) minimises " + loss_text(kappa) + " from (" + format_number(x0, 4) + ", " +
              format_number(y0, 4) + "). What is the loss after its first step?";
   e.unit = "";

@@ -108,7 +108,7 @@ export default {
       legend: { filter: (item, d) => !d.datasets[item.datasetIndex].noLegend },
       scales: {
         x: linear('Training step (steps)', { range: [0, data.total_steps] }),
-        y: linear('Learning rate (dimensionless)', { range: [0, 1.12 * data.peak_lr] }),
+        y: linear('Learning rate (dimensionless)', { range: [0, 1.12 * data.peak_lr], ticks: { includeBounds: false } }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: step ${ctx.raw.x}, lr ${formatShort(ctx.raw.y)}`,
     });

@@ -47,6 +47,8 @@ function planeAxes(theme, legendItems) {
 const sameLoss = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(Math.abs(a), Math.abs(b));
 const LEVELS = [1, 0.25]; // loss values of the level sets drawn (two, so the centre stays readable)
 const DIRECTIONS = 96;
+// The plane's ranges end where one scale puts them (±1.6, ±4.2): ticks only at round values.
+const ROUND_TICKS = { includeBounds: false };
 
 export default {
   id: 'optimizer-trajectories',
@@ -154,10 +156,10 @@ export default {
       legend: { filter: (item, d) => !d.datasets[item.datasetIndex].noLegend, boxWidth: 10 },
       scales: plane
         ? data.rotation === 0
-          ? { x: linear('x, the gentle direction (curvature 1)', { range: axes.x }),
-            y: linear(`y, the steep direction (curvature κ = ${fmt(data.condition)})`, { range: axes.y }) }
-          : { x: linear(`Parameter x (valley turned ${fmt(data.rotation)}°)`, { range: axes.x }),
-            y: linear('Parameter y (dimensionless)', { range: axes.y }) }
+          ? { x: linear('x, the gentle direction (curvature 1)', { range: axes.x, ticks: ROUND_TICKS }),
+            y: linear(`y, the steep direction (curvature κ = ${fmt(data.condition)})`, { range: axes.y, ticks: ROUND_TICKS }) }
+          : { x: linear(`Parameter x (valley turned ${fmt(data.rotation)}°)`, { range: axes.x, ticks: ROUND_TICKS }),
+            y: linear('Parameter y (dimensionless)', { range: axes.y, ticks: ROUND_TICKS }) }
         : { x: linear('Step (updates)', { range: [0, data.steps] }),
           y: log('Loss ½(x² + κ·y²) (dimensionless)', { range: LOSS_RANGE, ticks: { callback: decade, autoSkip: false },
             afterBuildTicks: (axis) => { axis.ticks = DECADES.map((value) => ({ value })); } }) },
