@@ -146,6 +146,17 @@ test('compute-optimal-frontier: the refit\'s tokens per parameter stays near 20 
   assert.ok(d.frontier.at(-1).ratio > 7 * d.frontier.at(-1).refitRatio);
 });
 
+test('compute-optimal-frontier: line styles as the caption names them, the rule of 20 dashed and only the refit dotted', () => {
+  const dash = (cfg, re) => cfg.data.datasets.filter((d) => re.test(d.label)).map((d) => JSON.stringify(d.borderDash ?? []));
+  for (const view of ['sizes', 'ratio']) {
+    const cfg = frontier.draw(run(frontier, { view }), THEME);
+    const rule = dash(cfg, /^20 tokens/);
+    assert.ok(rule.length > 0 && rule.every((s) => s === '[6,4]'), `${view}: ${rule}`);
+    const dotted = cfg.data.datasets.filter((d) => JSON.stringify(d.borderDash ?? []) === '[2,3]').map((d) => d.label);
+    assert.ok(dotted.every((l) => /refit/.test(l)), `${view}: ${dotted}`);
+  }
+});
+
 // --- overtraining ------------------------------------------------------------------------
 
 test('overtraining: every point has Llama 3 8B\'s loss, and totals are 6ND + 2NI', () => {
@@ -178,6 +189,14 @@ test('overtraining: more inference moves the cheapest model toward smaller N and
   assert.match(labels(cfg), /Llama 3 8B \(15 T tokens\)/);
   // The axes depend on the run, not on the highlighted volume.
   assert.deepEqual(axes(overtraining.draw(run(overtraining, { highlight: 0 }), THEME)), axes(cfg));
+});
+
+test('overtraining: the table gives the saving in percent, as the prose does', () => {
+  const d = run(overtraining);
+  assert.equal(d.table.columns.at(-1), 'Saving (%)');
+  // Llama 3 8B with no inference: the cheapest model of its loss costs 49.6% less.
+  close(d.table.rows[0].at(-1), 49.6, 1e-9);
+  close(d.table.rows.at(-1).at(-1), 100 * d.curves.at(-1).savings, 1e-3);
 });
 
 test('overtraining: the published model lies inside the plot, GPT-3 175B included', () => {

@@ -55,7 +55,7 @@ export default {
     datasets.push(line(pick(), { label: 'Approach 3: N_opt (parameters)', data: data.frontier.map((f) => ({ x: f.compute, y: f.params })) }));
     datasets.push(line(pick(), { label: 'Approach 3: D_opt (tokens)', data: data.frontier.map((f) => ({ x: f.compute, y: f.tokens })) }));
     datasets.push(line(pick(), { label: '20 tokens/param: N', data: data.frontier.map((f) => ({ x: f.compute, y: f.params20 })), borderDash: [6, 4] }));
-    datasets.push(line(pick(), { label: '20 tokens/param: D', data: data.frontier.map((f) => ({ x: f.compute, y: f.tokens20 })), borderDash: [2, 3] }));
+    datasets.push(line(pick(), { label: '20 tokens/param: D', data: data.frontier.map((f) => ({ x: f.compute, y: f.tokens20 })), borderDash: [6, 4] }));
     datasets.push(series(pick(), { label: 'Published models: N', pointStyle: 'triangle', pointRadius: 7, pointLabels: true,
       data: data.models.map((m) => ({ x: m.compute, y: m.params, label: m.name })) }));
     datasets.push(series(pick(), { label: 'Published models: D', pointStyle: 'rect', pointRadius: 6,
