@@ -10,6 +10,7 @@
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/foundations/units.hpp"
 #include "mlsys/profiling/scaling_law.hpp"
 #include "mlsys/profiling/training_compute.hpp"
 #include "test_support.hpp"
@@ -432,4 +433,15 @@ TEST(ScalingExercises, OverTrainedRunsAndAllocationGaps) {
   EXPECT_NEAR(g.answer, 0.0399, 1e-4);
   EXPECT_TRUE(mlsys::check_exercise("sl-allocation-gap", 1, "0.0399")["correct"].get<bool>());
   EXPECT_FALSE(mlsys::check_exercise("sl-allocation-gap", 1, "2.1002")["correct"].get<bool>());  // plan B's loss
+}
+
+TEST(ScalingExercises, TokensPerParamSolutionShowsTheQuotient) {
+  // The worked solution divides by G² in writing and lands on the answer: "221.1 / 1.809 = 122.2".
+  for (std::uint32_t seed = 0; seed < 50; ++seed) {
+    const auto e = mlsys::make_exercise("sl-tokens-per-param", seed);
+    const std::string quotient = " / 1.8";
+    const std::string result = " = " + mlsys::format_number(e.answer, 4) + " tokens per parameter";
+    EXPECT_NE(e.solution.find(quotient), std::string::npos) << e.solution;
+    EXPECT_NE(e.solution.find(result), std::string::npos) << e.solution;
+  }
 }

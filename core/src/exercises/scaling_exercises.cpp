@@ -98,10 +98,11 @@ Exercise tokens_per_param(Rng& rng) {
   e.unit = "";
   e.answer = ratio;
   e.hint = "D_opt / N_opt = (C/6)^(b − a) / G². Because b > a, the ratio grows slowly with the budget.";
-  e.solution = "b − a = " + format_number(s.b - s.a, 4) + "; (C/6)^(b − a) = " +
-               format_number(pow_pos(flops / 6, s.b - s.a), 4) + "; divided by G² = " + format_number(s.G * s.G, 4) +
-               ". The rule of thumb says twenty; the rounded constants of the fit push it higher, to " +
-               format_number(ratio, 4) + " tokens per parameter.";
+  const std::string power = format_number(pow_pos(flops / 6, s.b - s.a), 4);
+  e.solution = "b − a = " + format_number(s.b - s.a, 4) + "; (C/6)^(b − a) = " + power + "; G² = " +
+               format_number(s.G * s.G, 4) + "; " + power + " / " + format_number(s.G * s.G, 4) + " = " +
+               format_number(ratio, 4) +
+               " tokens per parameter. The rule of thumb says twenty; the rounded constants of the fit push it higher.";
   require(e, s.b > s.a, "b > a: the ratio grows with the budget");
   reject_mistake_where_distinct(e, 20, "gave the rule of thumb, 20, instead of the fit's optimum");
   reject_mistake_where_distinct(e, pow_pos(flops / 6, s.b - s.a) / s.G, "divided by G once, not G\u00B2");
