@@ -134,6 +134,8 @@ test('compute-optimal-frontier: published runs placed at C = 6ND; GPT-3 under-tr
   assert.match(labels(cfg), /GPT-3 175B/);
   assert.match(labels(frontier.draw(run(frontier, { view: 'ratio' }), THEME)), /Llama 3 8B: 1868/);
   assert.equal(d.table.rows.length, d.models.length);
+  // The caption: each model's data square sits straight above its triangle (D > N at the same C).
+  assert.ok(d.models.every((m) => m.tokens > m.params));
   // GPT-3 (1.7) and PaLM (1.4) keep their decimal, which rounding to whole numbers would lose.
   assert.match(labels(frontier.draw(run(frontier, { view: 'ratio' }), THEME)), /GPT-3 175B: 1\.7.*PaLM 540B: 1\.4/);
 });
