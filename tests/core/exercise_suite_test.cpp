@@ -288,7 +288,7 @@ const std::map<std::string, int>& prompt_space() {
       {"serve-kv-bytes-per-token", 36}, {"serve-sequences-fit", 350}, {"serve-spec-speedup", 1321},
       {"serve-spec-tokens", 316}, {"serve-tpot-bound", 1382}, {"sf-cluster-mtbf", 1092}, {"sf-sync-save", 963},
       {"sf-young-interval", 968}, {"sg-mig-busy-sms", 198}, {"sg-time-slicing-makespan", 3587},
-      {"sl-allocation-gap", 150}, {"sl-chinchilla-loss", 1877}, {"sl-optimal-params", 33}, {"sl-overtraining-total", 204},
+      {"sl-allocation-gap", 150}, {"sl-break-even", 40}, {"sl-chinchilla-loss", 1877}, {"sl-optimal-params", 33}, {"sl-overtraining-total", 204},
       {"sl-tokens-per-param", 35}, {"sqrt-checkpoint-memory", 1648}, {"tb-config-params", 1120},
       {"tb-embedding-share", 1116}, {"tb-flops-at-context", 52}, {"tb-published-run-days", 435},
       {"tensor-logits-bytes", 238}, {"tensor-slice-traffic", 525}, {"tp-allreduce-bytes", 144}};

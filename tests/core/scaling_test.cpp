@@ -10,6 +10,7 @@
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/foundations/units.hpp"
 #include "mlsys/profiling/scaling_law.hpp"
 #include "mlsys/profiling/training_compute.hpp"
 #include "test_support.hpp"
@@ -432,4 +433,38 @@ TEST(ScalingExercises, OverTrainedRunsAndAllocationGaps) {
   EXPECT_NEAR(g.answer, 0.0399, 1e-4);
   EXPECT_TRUE(mlsys::check_exercise("sl-allocation-gap", 1, "0.0399")["correct"].get<bool>());
   EXPECT_FALSE(mlsys::check_exercise("sl-allocation-gap", 1, "2.1002")["correct"].get<bool>());  // plan B's loss
+}
+
+TEST(ScalingExercises, TokensPerParamSolutionShowsTheQuotient) {
+  // The worked solution divides by G² in writing and lands on the answer: "221.1 / 1.809 = 122.2".
+  for (std::uint32_t seed = 0; seed < 50; ++seed) {
+    const auto e = mlsys::make_exercise("sl-tokens-per-param", seed);
+    const std::string quotient = " / 1.8";
+    const std::string result = " = " + mlsys::format_number(e.answer, 4) + " tokens per parameter";
+    EXPECT_NE(e.solution.find(quotient), std::string::npos) << e.solution;
+    EXPECT_NE(e.solution.find(result), std::string::npos) << e.solution;
+  }
+}
+
+TEST(ScalingExercises, BreakEvenVolumeOfASmallerModel) {
+  // Sardana et al. 2024: at equal loss the smaller model costs more to train and 2·N less per
+  // token served, so it pays off after 6·(N_B·D_B − N_A·D_A) / (2·(N_A − N_B)) tokens.
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    const auto e = mlsys::make_exercise("sl-break-even", seed);
+    const auto n = e.params["params"], d = e.params["tokens"];
+    const double na = n[0].get<double>(), nb = n[1].get<double>(), da = d[0].get<double>(), db = d[1].get<double>();
+    EXPECT_NEAR(e.answer, 3 * (nb * db - na * da) / (na - nb) / 1e9, e.answer * 1e-12) << seed;
+    EXPECT_GT(e.answer, 0) << seed;
+    // Both models predict the same loss on the refit (to the 4 digits D_B is shown with).
+    const json a = mlsys::calc("chinchilla", {{"params", na}, {"tokens", da}, {"fit", "besiroglu-2024"}});
+    const json b = mlsys::calc("chinchilla", {{"params", nb}, {"tokens", db}, {"fit", "besiroglu-2024"}});
+    EXPECT_NEAR(num(a, "loss"), num(b, "loss"), 1e-4) << seed;
+  }
+  // Seed 1: A 1e9 on 2e10, B 5e8 on 4.795e10: 2.385e19 FLOP more training, 1e9 FLOP saved per token.
+  const auto e = mlsys::make_exercise("sl-break-even", 1);
+  EXPECT_NEAR(e.answer, 23.85, 1e-9);
+  for (const char* right : {"23.85", "23.9 billion", "2.385e10", "2.385e10 tokens", "0.02385 trillion", "23.85B"})
+    EXPECT_TRUE(mlsys::check_exercise("sl-break-even", 1, right)["correct"].get<bool>()) << right;
+  for (const char* wrong : {"7.95", "22.66", "25.04", "1.2e20"})  // inference at 6·N per token; ±5 %
+    EXPECT_FALSE(mlsys::check_exercise("sl-break-even", 1, wrong)["correct"].get<bool>()) << wrong;
 }

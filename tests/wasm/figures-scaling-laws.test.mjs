@@ -134,6 +134,8 @@ test('compute-optimal-frontier: published runs placed at C = 6ND; GPT-3 under-tr
   assert.match(labels(cfg), /GPT-3 175B/);
   assert.match(labels(frontier.draw(run(frontier, { view: 'ratio' }), THEME)), /Llama 3 8B: 1868/);
   assert.equal(d.table.rows.length, d.models.length);
+  // The caption: each model's data square sits straight above its triangle (D > N at the same C).
+  assert.ok(d.models.every((m) => m.tokens > m.params));
   // GPT-3 (1.7) and PaLM (1.4) keep their decimal, which rounding to whole numbers would lose.
   assert.match(labels(frontier.draw(run(frontier, { view: 'ratio' }), THEME)), /GPT-3 175B: 1\.7.*PaLM 540B: 1\.4/);
 });
@@ -144,6 +146,17 @@ test('compute-optimal-frontier: the refit\'s tokens per parameter stays near 20 
   for (const f of d.frontier) assert.ok(f.refitRatio > 14 && f.refitRatio < 30, `${f.compute}: ${f.refitRatio}`);
   assert.ok(d.frontier.at(-1).refitRatio < d.frontier[0].refitRatio);
   assert.ok(d.frontier.at(-1).ratio > 7 * d.frontier.at(-1).refitRatio);
+});
+
+test('compute-optimal-frontier: line styles as the caption names them, the rule of 20 dashed and only the refit dotted', () => {
+  const dash = (cfg, re) => cfg.data.datasets.filter((d) => re.test(d.label)).map((d) => JSON.stringify(d.borderDash ?? []));
+  for (const view of ['sizes', 'ratio']) {
+    const cfg = frontier.draw(run(frontier, { view }), THEME);
+    const rule = dash(cfg, /^20 tokens/);
+    assert.ok(rule.length > 0 && rule.every((s) => s === '[6,4]'), `${view}: ${rule}`);
+    const dotted = cfg.data.datasets.filter((d) => JSON.stringify(d.borderDash ?? []) === '[2,3]').map((d) => d.label);
+    assert.ok(dotted.every((l) => /refit/.test(l)), `${view}: ${dotted}`);
+  }
 });
 
 // --- overtraining ------------------------------------------------------------------------
@@ -178,6 +191,14 @@ test('overtraining: more inference moves the cheapest model toward smaller N and
   assert.match(labels(cfg), /Llama 3 8B \(15 T tokens\)/);
   // The axes depend on the run, not on the highlighted volume.
   assert.deepEqual(axes(overtraining.draw(run(overtraining, { highlight: 0 }), THEME)), axes(cfg));
+});
+
+test('overtraining: the table gives the saving in percent, as the prose does', () => {
+  const d = run(overtraining);
+  assert.equal(d.table.columns.at(-1), 'Saving (%)');
+  // Llama 3 8B with no inference: the cheapest model of its loss costs 49.6% less.
+  close(d.table.rows[0].at(-1), 49.6, 1e-9);
+  close(d.table.rows.at(-1).at(-1), 100 * d.curves.at(-1).savings, 1e-3);
 });
 
 test('overtraining: the published model lies inside the plot, GPT-3 175B included', () => {

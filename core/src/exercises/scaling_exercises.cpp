@@ -2,7 +2,8 @@
 // (L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28, the `chinchilla` and `scaling-law` model):
 // the loss at a drawn N and D, the compute-optimal N of a budget, the tokens per parameter of
 // that optimum, the lifetime compute (training + inference) of an over-trained model, and the
-// loss two allocations of one budget reach on Besiroglu et al.'s 2024 refit of the same law.
+// loss two allocations of one budget reach on Besiroglu et al.'s 2024 refit of the same law, and
+// the tokens served after which a smaller model of equal loss is the cheaper one over its life.
 #include <cmath>
 #include <string>
 
@@ -98,10 +99,11 @@ Exercise tokens_per_param(Rng& rng) {
   e.unit = "";
   e.answer = ratio;
   e.hint = "D_opt / N_opt = (C/6)^(b − a) / G². Because b > a, the ratio grows slowly with the budget.";
-  e.solution = "b − a = " + format_number(s.b - s.a, 4) + "; (C/6)^(b − a) = " +
-               format_number(pow_pos(flops / 6, s.b - s.a), 4) + "; divided by G² = " + format_number(s.G * s.G, 4) +
-               ". The rule of thumb says twenty; the rounded constants of the fit push it higher, to " +
-               format_number(ratio, 4) + " tokens per parameter.";
+  const std::string power = format_number(pow_pos(flops / 6, s.b - s.a), 4);
+  e.solution = "b − a = " + format_number(s.b - s.a, 4) + "; (C/6)^(b − a) = " + power + "; G² = " +
+               format_number(s.G * s.G, 4) + "; " + power + " / " + format_number(s.G * s.G, 4) + " = " +
+               format_number(ratio, 4) +
+               " tokens per parameter. The rule of thumb says twenty; the rounded constants of the fit push it higher.";
   require(e, s.b > s.a, "b > a: the ratio grows with the budget");
   reject_mistake_where_distinct(e, 20, "gave the rule of thumb, 20, instead of the fit's optimum");
   reject_mistake_where_distinct(e, pow_pos(flops / 6, s.b - s.a) / s.G, "divided by G once, not G\u00B2");
@@ -199,6 +201,49 @@ Exercise allocation_gap(Rng& rng) {
   return e;
 }
 
+
+// Two models of one predicted loss on the refit: A at the rule's 20 tokens per parameter, B
+// k times smaller on the tokens that reach A's loss (shown to 4 digits). B costs more to
+// train and 2·N less per token served; after how many tokens served is B the cheaper one?
+Exercise break_even(Rng& rng) {
+  const double n_a = rng.pick(std::vector<double>{1e9, 2e9, 3e9, 5e9, 7e9, 8e9, 13e9, 20e9, 34e9, 70e9});
+  const double k = rng.pick(std::vector<double>{1.5, 2, 2.5, 3});
+  const ChinchillaConstants& f = kBesiroglu2024;
+  const double d_a = 20 * n_a, n_b = round_sig(n_a / k, 3);
+  const double loss = chinchilla_loss(n_a, d_a, f);
+  const double rest = loss - f.E - f.A / pow_pos(n_b, f.alpha);  // what B's data term must be
+  const double d_b = round_sig(pow_pos(f.B / rest, 1 / f.beta), 4);
+  const double extra_training = 6 * (n_b * d_b - n_a * d_a);
+  const double saved_per_token = 2 * (n_a - n_b);
+  Exercise e;
+  e.title = "When the smaller model pays off";
+  e.params = {{"params", std::vector<double>{n_a, n_b}}, {"tokens", std::vector<double>{d_a, d_b}}, {"fit", "besiroglu-2024"}};
+  e.prompt = std::string("On ") + kRefit + ", model A with N = " + prose(n_a, 2) + " parameters trained on D = " +
+             prose(d_a, 2) + " tokens (20 per parameter) and model B, " + format_number(k, 2) +
+             " times smaller with N = " + prose(n_b, 3) + " trained on D = " + prose(d_b, 4) +
+             " tokens, predict the same loss. Training costs 6·N·D FLOPs and every token served 2·N. How many tokens "
+             "must the model serve over its life before B's total compute is lower than A's, in billions of tokens?";
+  e.unit = "billion";
+  e.answer = extra_training / saved_per_token / 1e9;
+  e.hint = "B's extra training compute is 6·(N_B·D_B − N_A·D_A); each token served saves 2·(N_A − N_B). Divide.";
+  e.solution = "Training: A 6 × " + format_number(n_a, 3) + " × " + format_number(d_a, 3) + " = " +
+               format_number(6 * n_a * d_a, 4) + " FLOP, B 6 × " + format_number(n_b, 3) + " × " +
+               format_number(d_b, 4) + " = " + format_number(6 * n_b * d_b, 4) + " FLOP, so B costs " +
+               format_number(extra_training, 4) + " FLOP more. Each token served costs B 2 × (" + format_number(n_a, 3) +
+               " − " + format_number(n_b, 3) + ") = " + format_number(saved_per_token, 4) + " FLOP less. " +
+               format_number(extra_training, 4) + " / " + format_number(saved_per_token, 4) + " = " +
+               format_number(e.answer * 1e9, 3) + " tokens, " + format_number(e.answer, 3) +
+               " billion; beyond that the smaller, longer-trained model is the cheaper one.";
+  require(e, rest > 0, "B can reach A's loss at all");
+  require(e, std::fabs(chinchilla_loss(n_b, d_b, f) - loss) < 1e-4, "B's shown tokens give A's loss");
+  require(e, extra_training > 0, "the smaller model costs more to train for the same loss");
+  require_between(e, d_b / n_b, 20, 500, "B's tokens per parameter, inside the over-training the lesson plots");
+  reject_mistake_where_distinct(e, e.answer / 3, "charged inference 6·N per token, as in training");
+  reject_mistake_where_distinct(e, 6 * (n_b * d_b - n_a * d_a) / (2 * n_a) / 1e9,
+                                "divided by A's 2·N per token, not the difference between the two");
+  return e;
+}
+
 }  // namespace
 
 void add_scaling_exercises(std::vector<Generator>& out) {
@@ -207,6 +252,7 @@ void add_scaling_exercises(std::vector<Generator>& out) {
   out.push_back({"sl-tokens-per-param", tokens_per_param});
   out.push_back({"sl-overtraining-total", overtraining_total});
   out.push_back({"sl-allocation-gap", allocation_gap});
+  out.push_back({"sl-break-even", break_even});
 }
 
 }  // namespace mlsys::exercises

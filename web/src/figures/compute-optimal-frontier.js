@@ -13,7 +13,7 @@ export default {
   id: 'compute-optimal-frontier',
   title: 'Compute-optimal model size and data against the budget',
   caption:
-    'For each training budget C, the model size N and token count D that minimise the approach-3 loss fit under C = 6·N·D (solid), beside the rule of thumb of 20 tokens per parameter (dashed). Published models sit at their own C = 6·N·D: a model point above the N line (and its data point below the D line) was made bigger than the fit would choose and trained on less data, one below it the reverse. Switch the view to tokens per parameter: GPT-3 and PaLM sit below 2, Llama 3 8B near 1,900. The printed constants put the optimum at about 25 tokens per parameter at 1e18 FLOP and over 150 at 1e27, instead of near 20; Besiroglu et al.\'s refit of the same law (dotted) stays between about 15 and 30 across the whole range.',
+    'For each training budget C, the model size N and token count D that minimise the approach-3 loss fit under C = 6·N·D (solid), beside the rule of thumb of 20 tokens per parameter (dashed). Published models sit at their own C = 6·N·D: a model point above the N line (and its data point below the D line) was made bigger than the fit would choose and trained on less data, one below it the reverse; each model\'s data square sits straight above its labelled triangle, at the same C (hover over or tap a square for its name). Switch the view to tokens per parameter: GPT-3 and PaLM sit below 2, Llama 3 8B near 1,900. The printed constants put the optimum at about 25 tokens per parameter at 1e18 FLOP and over 150 at 1e27, instead of near 20; Besiroglu et al.\'s refit of the same law (dotted) stays between about 15 and 30 across the whole range.',
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'sizes',
       options: [{ value: 'sizes', label: 'N and D against C' }, { value: 'ratio', label: 'Tokens per parameter against C' }] },
@@ -55,7 +55,7 @@ export default {
     datasets.push(line(pick(), { label: 'Approach 3: N_opt (parameters)', data: data.frontier.map((f) => ({ x: f.compute, y: f.params })) }));
     datasets.push(line(pick(), { label: 'Approach 3: D_opt (tokens)', data: data.frontier.map((f) => ({ x: f.compute, y: f.tokens })) }));
     datasets.push(line(pick(), { label: '20 tokens/param: N', data: data.frontier.map((f) => ({ x: f.compute, y: f.params20 })), borderDash: [6, 4] }));
-    datasets.push(line(pick(), { label: '20 tokens/param: D', data: data.frontier.map((f) => ({ x: f.compute, y: f.tokens20 })), borderDash: [2, 3] }));
+    datasets.push(line(pick(), { label: '20 tokens/param: D', data: data.frontier.map((f) => ({ x: f.compute, y: f.tokens20 })), borderDash: [6, 4] }));
     datasets.push(series(pick(), { label: 'Published models: N', pointStyle: 'triangle', pointRadius: 7, pointLabels: true,
       data: data.models.map((m) => ({ x: m.compute, y: m.params, label: m.name })) }));
     datasets.push(series(pick(), { label: 'Published models: D', pointStyle: 'rect', pointRadius: 6,

@@ -40,8 +40,8 @@ export default {
     const star = curves[0].cheapest.params;
     const xRange = [Math.min(star / 10, m.params / 2), Math.max(star * 10, m.params * 2)];
     const table = {
-      columns: ['Tokens served', 'Cheapest N', 'Its D (tokens)', 'Its total (FLOP)', `${m.name} total (FLOP)`, 'Saving'],
-      rows: curves.map((c) => [c.volume, c.cheapest.params, c.cheapest.tokens, c.cheapest.total_flops, c.reference.total, c.savings]),
+      columns: ['Tokens served', 'Cheapest N', 'Its D (tokens)', 'Its total (FLOP)', `${m.name} total (FLOP)`, 'Saving (%)'],
+      rows: curves.map((c) => [c.volume, c.cheapest.params, c.cheapest.tokens, c.cheapest.total_flops, c.reference.total, Number((100 * c.savings).toPrecision(3))]),
     };
     return { name: m.name, loss, highlight: Number(p.highlight), curves, range, xRange, table };
   },
