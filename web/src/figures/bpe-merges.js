@@ -65,7 +65,8 @@ export default {
       })],
       scales: {
         x: linear(['Merges learned (count)', head, ...wordLines(data.words)], { range: [0, MAX_MERGES + 1] }),
-        y: linear('Tokens of the text (count)', { range: [0, Math.ceil(1.1 * data.base_token_count) + 1] }),
+        // The top at a round number of tens above the text's base count, so the top tick reads 110, not 106.
+        y: linear('Tokens of the text (count)', { range: [0, 10 * Math.ceil((1.1 * data.base_token_count) / 10)] }),
       },
       tooltip: (ctx) => (ctx.dataIndex === 0 ? `Before any merge: ${ctx.raw.y} tokens`
         : `Merge ${ctx.raw.x}: ${ctx.raw.label}, text now ${ctx.raw.y} tokens`),
