@@ -2,6 +2,7 @@
 // says, checked against the lesson's closed forms and published model configurations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { THEME, engine, run, close, isEngineError, assertChartSubset } from './figure-harness.mjs';
 import { resolveParams } from '../../web/src/runtime/params.js';
 import maskWeights from '../../web/src/figures/attention-mask-weights.js';
@@ -177,6 +178,11 @@ test('score-matrix-memory: the accelerator select names each accelerator; one se
   assert.ok(h100, 'h100-sxm is a choice');
   assert.equal(h100.label, engine.calc('hardware', { id: 'h100-sxm' }).name);
   assert.ok(hw.options.every((o) => o.label !== o.value), 'every choice shows a name, not its id');
+  // The calculator that lists the choices is one the page's engine part holds (the page loads
+  // only its part, and a calculator outside it leaves the figure unable to load).
+  const plan = JSON.parse(fs.readFileSync(new URL('../../build/wasm/engine/parts-plan.json', import.meta.url), 'utf8'));
+  const part = Object.values(plan.parts).find((x) => x.lessons.includes('attention-and-masks'));
+  assert.ok(part.calculators.includes(hw.from[0]), `${hw.from[0]} is in the attention part`);
   const title = (over) => [scoreMemory.draw(run(scoreMemory, over), THEME).options.scales.y.title.text].flat().join(' ');
   assert.match(title({}), /32 heads × 1 sequence, bf16/);
   assert.match(title({ batch: 4 }), /× 4 sequences,/);

@@ -24,7 +24,7 @@ export default {
     { key: 'batch', label: 'Sequences in the batch', from: ['attention-scores', 'batch'], min: 1, max: 64, default: 1, scale: 'log' },
     { key: 'dtype', label: 'Data type of S and P', from: ['attention-scores', 'dtype'], options: DTYPES, default: 'bf16' },
     // Through a field named 'hardware', so the select shows each accelerator's name, not its id.
-    { key: 'hardware', label: 'Accelerator', from: ['roofline', 'hardware'], default: 'h100-sxm' },
+    { key: 'hardware', label: 'Accelerator', from: ['attention-backward-memory', 'hardware'], default: 'h100-sxm' },
   ],
 
   data(engine, p) {
