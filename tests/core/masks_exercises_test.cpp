@@ -46,6 +46,15 @@ TEST(MasksExercises, AnswersAreTheCalculators) {
     }
 
     const auto red = mlsys::make_exercise("masks-gqa-reduction", seed);
+    // One K/V head is multi-query attention in the title and the solution, not a group.
+    const bool mqa = red.params["kv_heads"].get<int>() == 1;
+    EXPECT_EQ(red.title.find(mqa ? "MQA" : "GQA") != std::string::npos, true) << seed << " " << red.title;
+    EXPECT_EQ(red.solution.find("GQA caches") == std::string::npos, mqa) << seed << " " << red.solution;
+    // Shapes as published models pair them: width ÷ layers between 40 and 200.
+    for (const auto* g : {&kv, &red}) {
+      const double aspect = g->params["hidden"].get<double>() / g->params["layers"].get<double>();
+      EXPECT_TRUE(aspect >= 40 && aspect <= 200) << g->id << " #" << seed << ": width / layers = " << aspect;
+    }
     EXPECT_EQ(red.answer, mlsys::calc("attention-variants", red.params)["gqa"]["kv_reduction"].get<double>()) << seed;
 
     const auto sc = mlsys::make_exercise("masks-score-bytes", seed);

@@ -2,7 +2,9 @@
 // says, checked against the lesson's closed forms and published model configurations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { THEME, engine, run, close, isEngineError, assertChartSubset } from './figure-harness.mjs';
+import { resolveParams } from '../../web/src/runtime/params.js';
 import maskWeights from '../../web/src/figures/attention-mask-weights.js';
 import scoreMemory from '../../web/src/figures/score-matrix-memory.js';
 import variants from '../../web/src/figures/attention-variants.js';
@@ -168,6 +170,22 @@ test('score-matrix-memory: fixed log axes; more heads move the crossing left by 
   assert.equal(base.options.scales.y.type, 'logarithmic');
   const four = run(scoreMemory, { heads: 128 });
   assert.ok(Math.abs(four.fit - 25905 / 2) <= 1);
+});
+
+test('score-matrix-memory: the accelerator select names each accelerator; one sequence is singular on the axis', () => {
+  const hw = resolveParams(scoreMemory, engine).find((s) => s.key === 'hardware');
+  const h100 = hw.options.find((o) => o.value === 'h100-sxm');
+  assert.ok(h100, 'h100-sxm is a choice');
+  assert.equal(h100.label, engine.calc('hardware', { id: 'h100-sxm' }).name);
+  assert.ok(hw.options.every((o) => o.label !== o.value), 'every choice shows a name, not its id');
+  // The calculator that lists the choices is one the page's engine part holds (the page loads
+  // only its part, and a calculator outside it leaves the figure unable to load).
+  const plan = JSON.parse(fs.readFileSync(new URL('../../build/wasm/engine/parts-plan.json', import.meta.url), 'utf8'));
+  const part = Object.values(plan.parts).find((x) => x.lessons.includes('attention-and-masks'));
+  assert.ok(part.calculators.includes(hw.from[0]), `${hw.from[0]} is in the attention part`);
+  const title = (over) => [scoreMemory.draw(run(scoreMemory, over), THEME).options.scales.y.title.text].flat().join(' ');
+  assert.match(title({}), /32 heads × 1 sequence, bf16/);
+  assert.match(title({ batch: 4 }), /× 4 sequences,/);
 });
 
 // --- attention-variants -----------------------------------------------------------------

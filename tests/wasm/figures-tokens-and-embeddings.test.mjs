@@ -47,6 +47,10 @@ test('bpe-merges: the chart starts at the base count, one labelled point per mer
   assert.deepEqual(axes(cfg), axes(bpeMerges.draw(run(bpeMerges, { merges: 2 }), THEME)));
   assert.deepEqual(axes(cfg), axes(bpeMerges.draw(run(bpeMerges, { merges: 40 }), THEME)));
   assert.equal(d.table.rows.length, 11);
+  // The y axis tops out at a round tick (120 for the 95 base tokens, steps of 20), not at 106.
+  assert.equal(cfg.options.scales.y.max, 120);
+  const top = (text) => bpeMerges.draw(run(bpeMerges, { text }), THEME).options.scales.y.max;
+  assert.equal(top('café café naïve naïve über über 🙂🙂 🙂🙂 日本語 日本語'), 60); // 46 base tokens
 });
 
 test('bpe-merges: the toy text runs out of pairs after 15 merges, one token per word', () => {

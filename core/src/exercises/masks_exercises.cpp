@@ -130,9 +130,16 @@ std::string kv_layout(const GqaConfig& c) {
 
 GqaConfig draw_gqa(Rng& rng) {
   GqaConfig c{};
-  c.layers = rng.pick(std::vector<int>{24, 28, 32, 40, 48, 60, 64, 80, 96, 126});
   c.heads = rng.pick(std::vector<int>{16, 24, 32, 40, 48, 64, 96, 128});
   c.head_dim = rng.pick(std::vector<int>{64, 80, 96, 128});
+  // Depths that published models pair with such a width: width ÷ layers between 40 and 200
+  // (GPT-2 medium 43, Llama 2 7B 128, GPT-3 175B 128, PaLM 540B 156), so no prompt names a
+  // 126-layer model 1,280 wide.
+  const int hidden = c.heads * c.head_dim;
+  std::vector<int> depths;
+  for (int l : {12, 16, 20, 24, 28, 32, 40, 48, 60, 64, 80, 96, 126})
+    if (hidden >= 40 * l && hidden <= 200 * l) depths.push_back(l);
+  c.layers = rng.pick(depths);
   std::vector<int> groups;  // K/V head counts that divide heads, below it
   for (int g : {1, 2, 4, 8, 16})
     if (c.heads % g == 0 && g < c.heads) groups.push_back(g);
@@ -171,7 +178,8 @@ Exercise gqa_reduction(Rng& rng) {
   const int hidden = c.heads * c.head_dim;
   const int factor = c.heads / c.kv_heads;
   Exercise e;
-  e.title = "KV cache from MHA to GQA";
+  const bool mqa = c.kv_heads == 1;
+  e.title = mqa ? "KV cache from MHA to MQA" : "KV cache from MHA to GQA";
   e.params = {{"layers", c.layers}, {"hidden", hidden}, {"heads", c.heads}, {"kv_heads", c.kv_heads}};
   e.prompt = article(format_int(c.layers), true) + format_int(c.layers) + "-layer model of width " + format_int(hidden) + " uses multi-head " +
              "attention with a head size of " + format_int(c.head_dim) + ". It is retrained with " + kv_layout(c) + ", keeping its query heads. By what factor does its KV cache shrink, at any context and batch?";
@@ -181,9 +189,10 @@ Exercise gqa_reduction(Rng& rng) {
   e.hint = "Multi-head attention has one key/value head per query head, and heads = width ÷ head size. The cache "
            "is proportional to the number of key/value heads.";
   e.solution = "Query heads = " + format_int(hidden) + " / " + format_int(c.head_dim) + " = " + format_int(c.heads) +
-               ", so MHA caches " + format_int(c.heads) + " key/value heads per layer; GQA caches " +
-               format_int(c.kv_heads) + ", each shared by a group of " + format_int(factor) +
-               " query heads. The factor is " + format_int(c.heads) + " / " + format_int(c.kv_heads) + " = " +
+               ", so MHA caches " + format_int(c.heads) + " key/value heads per layer; " +
+               (mqa ? "MQA caches one, shared by all " + format_int(factor) + " query heads"
+                    : "GQA caches " + format_int(c.kv_heads) + ", each shared by a group of " + format_int(factor) + " query heads") +
+               ". The factor is " + format_int(c.heads) + " / " + format_int(c.kv_heads) + " = " +
                format_int(factor) + ".";
   require(e, c.heads % c.kv_heads == 0 && c.kv_heads < c.heads, "the key/value heads divide the query heads");
   require_whole(e, e.answer, "the reduction factor");

@@ -229,7 +229,7 @@ Exercise embedding_share(Rng& rng) {
   for (;;) {
     const PublishedModel& m = *dense[static_cast<std::size_t>(rng.integer(0, static_cast<int>(dense.size()) - 1))];
     const bool changed = rng.integer(0, 2) > 0;
-    const double vocab = static_cast<double>(rng.pick(std::vector<long long>{32000, 50257, 100277, 128256, 256000}));
+    const double vocab = static_cast<double>(rng.pick(std::vector<long long>{32000, 32768, 49152, 50257, 65536, 100277, 128256, 151936, 200000, 256000}));
     if (changed && vocab == m.config.vocab) continue;
     ModelConfig cfg = m.config;
     if (changed) cfg.vocab = vocab;

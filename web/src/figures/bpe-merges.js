@@ -26,6 +26,14 @@ function wordLines(words, width = 44, lines = 3) {
   return out;
 }
 
+// The y axis's top: the first multiple of a 1-2-5 step (at most eight steps) at or above v, so
+// the top tick is one of the axis's round ticks (120 for the toy text's 95 tokens, not 106).
+function roundTop(v) {
+  for (let step = 10; ; step *= 10) {
+    for (const k of [1, 2, 5]) if (v / (k * step) <= 8) return k * step * Math.ceil(v / (k * step));
+  }
+}
+
 export default {
   id: 'bpe-merges',
   title: 'Byte-pair encoding, one merge at a time',
@@ -65,7 +73,7 @@ export default {
       })],
       scales: {
         x: linear(['Merges learned (count)', head, ...wordLines(data.words)], { range: [0, MAX_MERGES + 1] }),
-        y: linear('Tokens of the text (count)', { range: [0, Math.ceil(1.1 * data.base_token_count) + 1] }),
+        y: linear('Tokens of the text (count)', { range: [0, roundTop(1.1 * data.base_token_count)] }),
       },
       tooltip: (ctx) => (ctx.dataIndex === 0 ? `Before any merge: ${ctx.raw.y} tokens`
         : `Merge ${ctx.raw.x}: ${ctx.raw.label}, text now ${ctx.raw.y} tokens`),

@@ -23,7 +23,8 @@ export default {
     { key: 'heads', label: 'Heads per layer', from: ['attention-scores', 'heads'], min: 1, max: 128, default: 32, scale: 'log' },
     { key: 'batch', label: 'Sequences in the batch', from: ['attention-scores', 'batch'], min: 1, max: 64, default: 1, scale: 'log' },
     { key: 'dtype', label: 'Data type of S and P', from: ['attention-scores', 'dtype'], options: DTYPES, default: 'bf16' },
-    { key: 'hardware', label: 'Accelerator', from: ['hardware', 'id'], default: 'h100-sxm' },
+    // Through a field named 'hardware', so the select shows each accelerator's name, not its id.
+    { key: 'hardware', label: 'Accelerator', from: ['attention-backward-memory', 'hardware'], default: 'h100-sxm' },
   ],
 
   data(engine, p) {
@@ -75,7 +76,7 @@ export default {
       datasets,
       scales: {
         x: log('Sequence length n (tokens)', { unit: '', range: X_RANGE }),
-        y: log(`One layer, ${data.heads} heads × ${data.batch} sequences, ${data.dtype} (B)`, { unit: 'B', range: Y_RANGE }),
+        y: log(`One layer, ${data.heads} heads × ${data.batch} ${data.batch === 1 ? 'sequence' : 'sequences'}, ${data.dtype} (B)`, { unit: 'B', range: Y_RANGE }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;
