@@ -38,9 +38,13 @@ export function calcValues(source, engine, where) {
 
 // The page's placeholder of a figure: title, caption and boxes of the final sizes for the
 // controls, chart and toolbar (the runtime builds the same layout, so nothing moves): one
-// control per parameter, and one more for each text box with a sample select (controls.js).
+// control per parameter shown at the defaults (a `when` hides the others, controls.js), and one
+// more for each text box with a sample select.
 export function figureShell(id, fig, attrs = '') {
-  const rows = fig.params.length + fig.params.filter((p) => p.samples?.length).length;
+  const defaults = Object.fromEntries(fig.params.map((p) => [p.key, p.default]));
+  const shown = fig.params.filter((p) => !p.when ||
+    Object.entries(p.when).every(([k, values]) => values.includes(defaults[k])));
+  const rows = shown.length + shown.filter((p) => p.samples?.length).length;
   return `<mlsys-figure data-id="${esc(id)}"${attrs} style="--rows:${rows};--rows-wide:${Math.ceil(rows / 2)}">` +
     `<div class="fig-title">${esc(fig.title)}</div><div class="fig-controls fig-reserve"></div>` +
     '<div class="fig-chart"></div><div class="fig-toolbar"></div><p class="fig-status">Loading figure…</p>' +
