@@ -8,6 +8,7 @@ import MarkdownIt from 'markdown-it';
 import container from 'markdown-it-container';
 import { mathPlugin } from './math.js';
 import { formatQuantity } from '../src/runtime/format.js';
+import { shownAt } from '../src/runtime/params.js';
 
 export const esc = (s) =>
   String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -42,8 +43,7 @@ export function calcValues(source, engine, where) {
 // more for each text box with a sample select.
 export function figureShell(id, fig, attrs = '') {
   const defaults = Object.fromEntries(fig.params.map((p) => [p.key, p.default]));
-  const shown = fig.params.filter((p) => !p.when ||
-    Object.entries(p.when).every(([k, values]) => values.includes(defaults[k])));
+  const shown = fig.params.filter((p) => shownAt(p, defaults));
   const rows = shown.length + shown.filter((p) => p.samples?.length).length;
   return `<mlsys-figure data-id="${esc(id)}"${attrs} style="--rows:${rows};--rows-wide:${Math.ceil(rows / 2)}">` +
     `<div class="fig-title">${esc(fig.title)}</div><div class="fig-controls fig-reserve"></div>` +

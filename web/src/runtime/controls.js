@@ -8,7 +8,7 @@
 // the reader cannot choose) when it holds none of them; so it needs no state of its own, and a
 // permalink restores it with the box.
 import { h, uid } from './dom.js';
-import { coerce, sampleChoices, sameValue } from './params.js';
+import { coerce, sampleChoices, sameValue, shownAt } from './params.js';
 
 const LOG_STEPS = 1000;
 
@@ -72,7 +72,7 @@ export function buildControls(specs, params, onChange) {
   let current = { ...params };
   const showWhen = () => {
     for (const [spec, row] of conditional) {
-      row.hidden = !Object.entries(spec.when).every(([k, values]) => values.includes(current[k]));
+      row.hidden = !shownAt(spec, current);
     }
   };
   const notify = onChange;

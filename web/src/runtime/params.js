@@ -48,6 +48,12 @@ export const isNamedSample = (x) => Boolean(x) && typeof x === 'object' && !Arra
 
 // The choices of a text box's sample select: its default first, then each sample, equal values
 // once (the first name given wins); [] when the spec names no samples.
+// Whether a control is shown at these parameter values: a spec with `when: {key: [values]}`
+// only while each named param has one of its values (controls.js; the page's placeholder).
+export function shownAt(spec, params) {
+  return !spec.when || Object.entries(spec.when).every(([k, values]) => values.includes(params[k]));
+}
+
 export function sampleChoices(spec) {
   if (!Array.isArray(spec.samples) || spec.samples.length === 0) return [];
   const all = [{ value: spec.default, label: null }, ...spec.samples.map((value, i) => ({ value, label: spec.sampleLabels?.[i] ?? null }))];
