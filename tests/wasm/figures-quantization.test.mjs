@@ -131,6 +131,35 @@ test('quantization-granularity: finer scales cut the error and cost 16/g bits', 
   assert.ok(g256.blocks === 256 && g64.blocks === 1024);
 });
 
+test('quantization-granularity: at outlier scale 100 the ordinary rows show what the tensor MSE hides', () => {
+  const [tensor, channel] = run(granularity, { outlier_scale: 100 }).bars;
+  assert.ok(channel.mse > tensor.mse / 2, 'the whole-tensor MSE barely moves: the outlier rows own it');
+  assert.ok(channel.mse_ordinary < tensor.mse_ordinary / 30, 'the ordinary rows gain more than thirtyfold');
+  assert.ok(tensor.mse_ordinary > 0.9 && tensor.mse_ordinary < 1.1, 'per tensor, they round to zero: error ≈ their power 1');
+});
+
+test('quantization-granularity: the bill is in each label and the MSE axis stays fixed', () => {
+  const cfg = granularity.draw(run(granularity), THEME);
+  assert.deepEqual(cfg.data.labels[0], ['Per tensor', '4 bit/value']);
+  assert.match(cfg.data.labels[5][1], /^4\.5 bit\/value$/);
+  const at = (o) => granularity.draw(run(granularity, { outlier_scale: o }), THEME).options.scales.y;
+  for (const o of [1, 100]) assert.deepEqual([at(o).min, at(o).max], [1e-5, 1e3]);
+  for (const o of [1, 20, 100]) for (const b of run(granularity, { outlier_scale: o, bits: 2 }).bars.concat(run(granularity, { outlier_scale: o, bits: 8 }).bars))
+    assert.ok(b.mse_ordinary > 1e-5 && b.mse < 1e3, `${b.label} at ${o}: inside the fixed axis`);
+});
+
+test('quantization-granularity: the formats view puts MX and NVFP4 beside the integer schemes', () => {
+  const d = run(granularity, { view: 'formats' });
+  const by = Object.fromEntries(d.points.map((q) => [q.label, q]));
+  close(by.MXFP4.x, 4.25, 1e-12);
+  close(by.NVFP4.x, 4.5 + 32 / 65536, 1e-12); // + the fp32 tensor scale
+  close(by['MXFP8'].x, 8.25, 1e-12);
+  assert.ok(by.NVFP4.y > by.MXFP4.y, 'smaller blocks and a finer scale beat MXFP4');
+  assert.ok(by['MXFP6 E2M3'].y > by['MXFP6 E3M2'].y + 4, 'a mantissa bit is worth about 6 dB');
+  for (const q of d.points) assert.ok(q.x > 3.5 && q.x < 9 && q.y > 10 && q.y < 50, `${q.label} inside the fixed axes`);
+  assert.notDeepEqual(run(granularity, { view: 'formats', outlier_scale: 1 }).table, d.table, 'the outlier scale moves it');
+});
+
 test('quantization-granularity: bits out of range is an EngineError on bits', () => {
   assert.throws(() => run(granularity, { bits: 1 }), isEngineError('bits'));
 });

@@ -260,7 +260,7 @@ MLSYS_DESCRIBE(KvQuantOut, MLSYS_OUT(hardware, "", "Accelerator id"),
                MLSYS_OUT(weight_bytes, "B", "params · weight_bits / 8"),
                MLSYS_OUT(formats, "", "One entry per KV format, bf16 first"));
 
-MLSYS_DESCRIBE(ClosedForm, MLSYS_OUT(step, "", "Step Δ = (range_max − range_min) / (2^b − 1)"),
+MLSYS_DESCRIBE(ClosedForm, MLSYS_OUT(step, "", "Step Δ = (range_max − range_min) / (2^b − 1), the range first widened to hold 0"),
                MLSYS_OUT(max_error, "", "Worst rounding error inside the range: Δ/2"),
                MLSYS_OUT(mse_uniform, "", "Mean-squared error of values spread uniformly: Δ²/12"),
                MLSYS_OUT(scale, "", "Scale s of x ≈ s·(q − z)"), MLSYS_OUT(zero_point, "", "Zero point z"),
@@ -276,6 +276,8 @@ MLSYS_DESCRIBE(Measured, MLSYS_OUT(mse, "", "Mean (x − x̂)² over all element
                MLSYS_OUT(clipped_fraction, "", "Share of elements outside the clipped range"),
                MLSYS_OUT(zeroed_fraction, "", "Share of elements x ≠ 0 that dequantize to 0 (below Δ/2 of their block)"),
                MLSYS_OUT(mse_zeroed, "", "Part of mse from the elements rounded to 0 (their own x²)"),
+               MLSYS_OUT(mse_ordinary, "", "Mean (x − x̂)² over the ordinary rows only (all but the outlier channels)"),
+               MLSYS_OUT(sqnr_ordinary_db, "dB", "SQNR of the ordinary rows only"),
                MLSYS_OUT(blocks, "", "Blocks with their own scale"),
                MLSYS_OUT(payload_bytes, "B", "elements · bits / 8"),
                MLSYS_OUT(bits_per_value, "bit", "(payload + overhead) · 8 / elements"));
@@ -283,7 +285,7 @@ MLSYS_DESCRIBE(MatrixSummary, MLSYS_OUT(rows, "", "Rows of the generated matrix"
                MLSYS_OUT(cols, "", "Columns of the generated matrix"), MLSYS_OUT(elements, "", "rows · cols"),
                MLSYS_OUT(outlier_rows, "", "Rows scaled as outlier channels"),
                MLSYS_OUT(max_abs, "", "Largest |x| of the matrix"));
-MLSYS_DESCRIBE(ClosedValue, MLSYS_OUT(q, "", "Closed form with value: integer code q = clamp(round(x/s) + z, qmin, qmax)"),
+MLSYS_DESCRIBE(ClosedValue, MLSYS_OUT(q, "", "Closed form with value: integer code q = clamp(round(x/s) + z, qmin, qmax), ties to even"),
                MLSYS_OUT(dequantized, "", "Closed form with value: x̂ = s·(q − z)"),
                MLSYS_OUT(reconstruction_error, "", "Closed form with value: x − x̂"));
 MLSYS_DESCRIBE(QuantizeOut, MLSYS_OUT(form, "", "closed or measured: the form the inputs selected"),
@@ -352,7 +354,8 @@ void add_quantization_calculators(Calculators& out) {
   for (auto& x : data_fields(false, DataDefaults{}, true, kMaxSamples)) qf.push_back(std::move(x));
   for (auto& x : qf) x.required = false;  // null defaults: absent fields select the form and take its defaults
   out.add("quantize",
-          "Uniform b-bit quantization. Closed form (give range_min and range_max): step Δ = (max − min)/(2^b "
+          "Uniform b-bit quantization, rounding half to even (codes and zero points). Closed form (give range_min and "
+          "range_max; a range that excludes 0 is widened to hold it): step Δ = (max − min)/(2^b "
           "− 1), max_error Δ/2, mse_uniform Δ²/12, scale s and zero point z of x ≈ s·(q − z); with value x, "
           "its code q, dequantized x̂ = s·(q − z) and reconstruction_error x − x̂. Measured form (leave them out): "
           "generate a seeded matrix, quantize and dequantize it with one fp16 scale per tensor, row or group, and report "
@@ -360,7 +363,8 @@ void add_quantization_calculators(Calculators& out) {
           qf, quantize_run);
 
   out.add("quantizer-staircase",
-          "The transfer curve of one b-bit quantizer over a grid of x: integer code q, dequantized value and error.",
+          "The transfer curve of one b-bit quantizer over a grid of x: integer code q (round half to even), dequantized "
+          "value and error. An asymmetric range that excludes 0 is widened to hold it (range_lo, range_hi).",
           {integer_field("bits", "bit", "Bits per quantized value", 3, 2, 8),
            number_field("range_min", "", "Lowest value of the calibrated range", -1.0, -1e6, 1e6),
            number_field("range_max", "", "Highest value of the calibrated range", 1.0, -1e6, 1e6),

@@ -25,17 +25,21 @@ Quantizer symmetric_quantizer(int bits, double amax) {
   return q;
 }
 
+double round_half_even(double x) { return std::nearbyint(x); }  // the default mode: ties to even
+
 Quantizer affine_quantizer(int bits, double lo, double hi) {
+  lo = std::min(lo, 0.0);  // widened to hold 0, so that the zero point is a code of the range
+  hi = std::max(hi, 0.0);
   Quantizer q;
   q.qmin = 0;
   q.qmax = std::ldexp(1.0, bits) - 1;
   q.scale = (hi - lo) / q.qmax;
-  q.zero_point = std::round(-lo / q.scale);
+  q.zero_point = round_half_even(-lo / q.scale) + 0.0;  // + 0.0: no −0
   return q;
 }
 
 double quantize_code(const Quantizer& qz, double x) {
-  return std::clamp(std::round(x / qz.scale) + qz.zero_point, qz.qmin, qz.qmax);
+  return std::clamp(round_half_even(x / qz.scale) + qz.zero_point, qz.qmin, qz.qmax);
 }
 
 double dequantize(const Quantizer& qz, double q) { return qz.scale * (q - qz.zero_point); }
@@ -126,7 +130,10 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s) {
   const auto n = static_cast<long long>(m.v.size());
   Measured r;
   double sum_sq_err = 0, sum_zeroed = 0, sum_round = 0, sum_clip = 0, sum_pred = 0, sum_sig = 0;
-  long long clipped = 0, zeroed = 0, blocks = 0;
+  double sum_ord_err = 0, sum_ord_sig = 0;
+  long long clipped = 0, zeroed = 0, blocks = 0, ordinary = 0;
+  std::vector<char> outlier_row(static_cast<std::size_t>(m.rows), 0);
+  for (long long r : m.outlier_rows) outlier_row[static_cast<std::size_t>(r)] = 1;
   for (long long b0 = 0; b0 < n; b0 += block, ++blocks) {
     const auto first = m.v.begin() + b0, last = first + block;
     Quantizer qz;
@@ -143,6 +150,11 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s) {
     sum_pred += static_cast<double>(block) * qz.scale * qz.scale / 12;
     for (auto it = first; it != last; ++it) {
       const double x = *it, xq = fake_quantize(qz, x), e = x - xq, e2 = e * e;
+      if (!outlier_row[static_cast<std::size_t>((it - m.v.begin()) / m.cols)]) {
+        ++ordinary;
+        sum_ord_err += e2;
+        sum_ord_sig += x * x;
+      }
       if (x != 0 && xq == 0) {
         ++zeroed;
         sum_zeroed += e2;
@@ -168,6 +180,10 @@ Measured quantize_matrix(const Matrix& m, const Scheme& s) {
   r.clipped_fraction = static_cast<double>(clipped) / dn;
   r.zeroed_fraction = static_cast<double>(zeroed) / dn;
   r.mse_zeroed = sum_zeroed / dn;
+  if (ordinary > 0) {
+    r.mse_ordinary = sum_ord_err / static_cast<double>(ordinary);
+    r.sqnr_ordinary_db = decibels(sum_ord_sig / std::max(sum_ord_err, 1e-300));
+  }
   r.blocks = static_cast<double>(blocks);
   r.scale_overhead_bytes = r.blocks * (s.symmetric ? 2.0 : 4.0);
   r.payload_bytes = dn * s.bits / 8.0;
@@ -202,7 +218,7 @@ Staircase quantizer_staircase(int bits, double range_min, double range_max, bool
   const bool sym = symmetric;
   const double amax = std::max(std::fabs(lo), std::fabs(hi));
   const Quantizer qz = sym ? symmetric_quantizer(bits, amax) : affine_quantizer(bits, lo, hi);
-  const double rlo = sym ? -amax : lo, rhi = sym ? amax : hi;
+  const double rlo = sym ? -amax : std::min(lo, 0.0), rhi = sym ? amax : std::max(hi, 0.0);
   const double span = rhi - rlo, x0 = rlo - margin * span, x1 = rhi + margin * span;
   const long long n = points;
   Staircase o;

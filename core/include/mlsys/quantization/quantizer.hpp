@@ -21,8 +21,14 @@ struct Quantizer {
 // Symmetric: zero point 0, codes −(2^(b−1)−1) ... 2^(b−1)−1 (the restricted range), scale
 // amax / (2^(b−1)−1). bits in [2, 16], amax > 0.
 Quantizer symmetric_quantizer(int bits, double amax);
-// Asymmetric (affine): codes 0 ... 2^b − 1, scale (hi − lo) / (2^b − 1), zero point
-// round(−lo / scale). bits in [2, 16], lo < hi.
+// Asymmetric (affine): the range is first widened to hold 0 (lo ≤ 0 ≤ hi, as PyTorch's observers
+// do), then codes 0 ... 2^b − 1, scale (hi − lo) / (2^b − 1), zero point round(−lo / scale), a code
+// of the range. bits in [2, 16], lo < hi.
+//
+// Rounding rule, for every integer quantizer here (codes and zero points): round half to even,
+// the rule of IEEE 754's default mode, of PyTorch's quantize_per_tensor and of ONNX's
+// QuantizeLinear; the block formats (block_formats.hpp) round their elements the same way.
+double round_half_even(double x);
 Quantizer affine_quantizer(int bits, double lo, double hi);
 
 double quantize_code(const Quantizer& qz, double x);   // the integer code q (as double)
@@ -84,6 +90,10 @@ struct Measured {
   // is the value itself (x²), however large Δ²/12 grows.
   double zeroed_fraction = 0;
   double mse_zeroed = 0;      // part of mse from those elements: Σ x² over them ÷ all elements
+  // The same error over the ordinary rows only (all rows but the outlier channels): mean (x − x̂)²
+  // there and their own SQNR. The tensor's mse mixes in the outlier rows' own rounding error.
+  double mse_ordinary = 0;
+  double sqnr_ordinary_db = 0;
   double blocks = 0;
   double scale_overhead_bytes = 0;  // 2 per block (+2 per block when asymmetric)
   double payload_bytes = 0;         // elements · bits / 8
