@@ -92,7 +92,7 @@ def generate(dist, samples, cols, seed, outlier_fraction, outlier_scale):
 
 
 def round_away(x):
-    """C's round(): halves away from zero (Python's round() sends them to even)."""
+    """C's llround(): halves away from zero, as the engine counts the outlier rows."""
     f = math.floor(abs(x))
     return int(math.copysign(f + 1 if abs(x) - f >= 0.5 else f, x))
 
@@ -102,14 +102,15 @@ def quantizer(bits, lo, hi, symmetric):
     if symmetric:
         qmax = 2.0 ** (bits - 1) - 1
         return hi / qmax, 0.0, -qmax, qmax
+    lo, hi = min(lo, 0.0), max(hi, 0.0)  # widened to hold 0: the zero point is then a code
     qmax = 2.0 ** bits - 1
     s = (hi - lo) / qmax
-    return s, float(round_away(-lo / s)), 0.0, qmax
+    return s, float(round(-lo / s)), 0.0, qmax
 
 
 def fake_quantize(x, q):
     s, z, qmin, qmax = q
-    code = min(max(round_away(x / s) + z, qmin), qmax)
+    code = min(max(round(x / s) + z, qmin), qmax)  # round(): halves to even, as the engine
     return s * (code - z)  # dequantized: what the arithmetic sees
 
 
@@ -190,7 +191,7 @@ def main(argv=None):
     closed = {str(b): closed_form(b, -1.0, 1.0) for b in sorted({8, 4, a.bits}, reverse=True)}
     # The lesson's asymmetric example: int8 over [-0.5, 2.05] stores 1.234 as a code.
     s, z, qmin, qmax = q = quantizer(8, -0.5, 2.05, False)
-    code = min(max(round_away(1.234 / s) + z, qmin), qmax)
+    code = min(max(round(1.234 / s) + z, qmin), qmax)
     example = {"scale": s, "zero_point": z, "code": code, "dequantized": fake_quantize(1.234, q)}
     _, uni = generate("uniform", 65536, 256, a.seed, 0, 1)  # the engine's default matrix, 256 columns
     uniform8 = quantize_matrix(uni, 256, 8, "tensor", 128, False)
