@@ -303,7 +303,8 @@ MLSYS_DESCRIBE(Staircase, MLSYS_OUT(scale, "", "Scale s: the step Δ"), MLSYS_OU
                MLSYS_OUT(value_code, "", "Code of `value`"), MLSYS_OUT(value_dequantized, "", "Dequantized `value`"),
                MLSYS_OUT(value_error, "", "Dequantized `value` − `value`"));
 MLSYS_DESCRIBE(BitsPoint, MLSYS_FLAT(measured), MLSYS_OUT(bits, "bit", "Bits per quantized value"),
-               MLSYS_OUT(ratio_to_model, "", "mse / mse_predicted"));
+               MLSYS_OUT(ratio_to_model, "", "mse / mse_predicted"),
+               MLSYS_OUT(step_rms, "", "√(12 · mse_predicted): the step Δ (RMS over blocks), in units of the ordinary values' σ = 1"));
 MLSYS_DESCRIBE(MseVsBitsOut, MLSYS_FLAT(matrix), MLSYS_OUT(points, "", "One point per bit width"));
 MLSYS_DESCRIBE(ClipPointOut, MLSYS_OUT(clip, "", "Clip fraction of max |x|"), MLSYS_OUT(mse, "", "Measured mse"),
                MLSYS_OUT(mse_rounding, "", "Rounding part of mse"), MLSYS_OUT(mse_clipping, "", "Clipping part of mse"),

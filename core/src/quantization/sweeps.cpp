@@ -2,6 +2,7 @@
 #include "mlsys/quantization/sweeps.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace mlsys::quant {
 
@@ -11,6 +12,7 @@ std::vector<BitsPoint> mse_vs_bits(const Matrix& m, Scheme s, int bits_min, int 
     s.bits = b;
     out.push_back({b, quantize_matrix(m, s)});
     out.back().ratio_to_model = out.back().measured.mse / out.back().measured.mse_predicted;
+    out.back().step_rms = std::sqrt(12 * out.back().measured.mse_predicted);
   }
   return out;
 }

@@ -12,7 +12,7 @@ export default {
   simulation: true,
   title: 'Clipping: trading a few large errors for many small ones',
   caption:
-    'Total MSE (solid) is the sum of rounding error inside the clipped range and clipping error of the values cut off; the marker is the clip the search picks. At 4 bits on Gaussian data with a few 5× outlier channels the best range is under half of max|x|, for about a third of the error. Move to 8 bits and the optimum slides toward no clipping. Raise the outlier scale to 20 and per-tensor clipping can no longer help: the error is now almost all rounding error of the ordinary values, which a step sized for the outliers rounds to zero, and no clip short enough to resolve them leaves the outliers intact. That is the case for finer scales in the next figure.',
+    'Total MSE (solid) is the sum of rounding error inside the clipped range and clipping error of the values cut off; the marker is the clip the search picks. At 4 bits on 64 rows of Gaussian data, one of them a 5× outlier channel, the best range is under half of max|x|, for about a third of the error. Move to 8 bits and the optimum slides toward no clipping. Raise the outlier scale to 20 and per-tensor clipping can no longer help: the error is now almost all rounding error of the ordinary values, which a step sized for the outliers rounds to zero, and no clip short enough to resolve them leaves the outliers intact. That is the case for finer scales in the next figure.',
   params: [
     { key: 'bits', label: 'Bits b', from: ['clip-search', 'bits'], max: 8 },
     { key: 'distribution', label: 'Data', from: ['clip-search', 'distribution'] },

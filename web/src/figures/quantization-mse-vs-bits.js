@@ -15,7 +15,7 @@ export default {
   simulation: true,
   title: 'Every bit divides the error by four',
   caption:
-    'Measured MSE of quantizing 65,536 seeded values (points) against the Δ²/12 model (dashed), on a log scale: each extra bit halves the step and quarters the error, about 6 dB of SQNR per bit. On uniform data the two agree closely. Switch to Gaussian with outlier channels: at 6 bits and more the model still holds, only higher, because the outliers stretch the range. Below that the measured error stops following the model and flattens near 1 from 5 bits down to 3, the power of the ordinary values: the step set by the outliers is wider than most of them, they round to zero, and their error is the value itself (the dotted line: the part of the MSE from values rounded to zero). Switch the scales to per-channel and the ordinary rows get their own step.',
+    'Measured MSE of quantizing 65,536 seeded values (points) against the Δ²/12 model (dashed), on a log scale: each extra bit halves the step and quarters the error, about 6 dB of SQNR per bit. On uniform data the two agree closely. Switch to Gaussian with outlier channels: at 6 bits and more the model still holds, only higher, because the outliers stretch the range. What decides is the step in units of the ordinary values\' σ (the column Δ/σ in Show data): the model holds while it is under about 2σ, even at 6 bits where 70% of the values round to zero. At 5 and 4 bits the step is 4σ to 10σ, and the measured error flattens near 1, the power of the ordinary values: they round to zero and their error is the value itself (dotted line: the part of the MSE from values rounded to zero). At 3 and 2 bits it rises again, to about 2 and 7, as the outliers\' own rounding error grows, still far below the model. Switch the scales to per-channel and the ordinary rows get their own step.',
   params: [
     { key: 'distribution', label: 'Data', from: ['quantization-mse-vs-bits', 'distribution'] },
     { key: 'granularity', label: 'Scales', from: ['quantization-mse-vs-bits', 'granularity'] },
@@ -29,11 +29,11 @@ export default {
       samples: 65536, cols: 256, group_size: 64, bits_min: 2, bits_max: 16,
     });
     const points = r.points.map((q) => ({
-      bits: q.bits, mse: q.mse, model: q.mse_predicted, sqnr_db: q.sqnr_db, ratio: q.ratio_to_model, zeroed: q.zeroed_fraction, mse_zeroed: q.mse_zeroed,
+      bits: q.bits, step: q.step_rms, mse: q.mse, model: q.mse_predicted, sqnr_db: q.sqnr_db, ratio: q.ratio_to_model, zeroed: q.zeroed_fraction, mse_zeroed: q.mse_zeroed,
     }));
     const table = {
-      columns: ['Bits', 'Measured MSE', 'Model Δ²/12', 'Measured ÷ model', 'SQNR (dB)', 'Values rounded to 0 (fraction)', 'MSE from them'],
-      rows: points.map((q) => [q.bits, q.mse, q.model, q.ratio, q.sqnr_db, q.zeroed, q.mse_zeroed]),
+      columns: ['Bits', 'Step Δ/σ', 'Measured MSE', 'Model Δ²/12', 'Measured ÷ model', 'SQNR (dB)', 'Values rounded to 0 (fraction)', 'MSE from them'],
+      rows: points.map((q) => [q.bits, q.step, q.mse, q.model, q.ratio, q.sqnr_db, q.zeroed, q.mse_zeroed]),
     };
     return { distribution: p.distribution, granularity: p.granularity, elements: r.elements, points, table };
   },

@@ -13,6 +13,9 @@ struct BitsPoint {
   int bits;
   Measured measured;
   double ratio_to_model = 0;  // measured mse / mse_predicted (the Δ²/12 model)
+  // √(12 · mse_predicted): the root-mean-square step over the blocks, the step itself with one
+  // scale per tensor. The data's ordinary values have σ = 1, so this is also the step in σ.
+  double step_rms = 0;
 };
 // One point per bit width in [bits_min, bits_max]; `s.bits` is ignored.
 std::vector<BitsPoint> mse_vs_bits(const Matrix& m, Scheme s, int bits_min, int bits_max);
