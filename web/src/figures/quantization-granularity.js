@@ -68,7 +68,7 @@ function scalesDraw(data, theme) {
     type: 'bar', labels, datasets,
     scales: {
       x: category({ ticks: { autoSkip: false, maxRotation: 40 } }),
-      y: log('Mean-squared error (value units²)', { range: MSE_RANGE }),
+      y: log('Mean-squared error (value units²)', { unit: '', range: MSE_RANGE }),
     },
     tooltip: (ctx) => {
       const b = data.bars[ctx.dataIndex];
@@ -103,7 +103,7 @@ export default {
   simulation: true,
   title: 'One scale per tensor, per channel or per group, and block-scaled formats',
   caption:
-    'A 128 × 512 Gaussian matrix in which 4 rows (channels) are outliers. Scales view: 4-bit integers with one fp16 scale per tensor, per row or per group of consecutive values; bars give the measured MSE of the whole tensor and of its 124 ordinary rows (log scale), and each label gives the bits stored per value, scales included. One shared scale lets the outlier rows set the step for everybody, and the ordinary rows round to zero; a scale per row gives them back their own step for 1/32 of a bit per value. Raise the outlier scale to 100: the whole-tensor error hardly moves between schemes, because it is now the outlier rows\' own rounding error, while the ordinary rows\' error still falls about fifty-fold. Formats view: SQNR against bits per value for MXFP8, MXFP6, MXFP4 and NVFP4 beside int4 and int8 with fp16 scales.',
+    'A 128 × 512 Gaussian matrix in which 4 rows (channels) are outliers. Scales view: 4-bit integers with one fp16 scale per tensor, per row or per group of consecutive values; bars give the measured MSE of the whole tensor and of its 124 ordinary rows (log scale), and each label gives the bits stored per value, scales included. One shared scale lets the outlier rows set the step for everybody, and the ordinary rows round to zero; a scale per row gives them back their own step for 1/32 of a bit per value. Raise the outlier scale to 100: the whole-tensor error hardly moves between schemes, because it is now the outlier rows\' own rounding error, while the ordinary rows\' error still falls about fifty-fold. Formats view: SQNR against bits per value for the MX formats (blocks of 32, power-of-two scales) and NVFP4 (blocks of 16, E4M3 scales) beside int4 and int8 with fp16 scales. NVFP4 lands on int4 with groups of 32 at the same 4.5 bits, MXFP4 a little lower for a quarter bit less; at 6 bits the extra mantissa bit of E2M3 is worth about 6 dB over E3M2. Every point has its own scale per block or row, so the outlier scale hardly moves any of them.',
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'scales',
       options: [{ value: 'scales', label: 'Integer scales: per tensor, row, group' }, { value: 'formats', label: 'Block-scaled formats (MX, NVFP4)' }] },
