@@ -15,9 +15,11 @@ export default {
     'Total MSE (solid) is the sum of rounding error inside the clipped range and clipping error of the values cut off; the marker is the clip the search picks. At 4 bits on 64 rows of Gaussian data, one of them a 5× outlier channel, the best range is under half of max|x|, for about a third of the error. Move to 8 bits and the optimum slides toward no clipping. Raise the outlier scale to 20 and per-tensor clipping can no longer help: the error is now almost all rounding error of the ordinary values, which a step sized for the outliers rounds to zero, and no clip short enough to resolve them leaves the outliers intact. That is the case for finer scales in the next figure.',
   params: [
     { key: 'bits', label: 'Bits b', from: ['clip-search', 'bits'], max: 8 },
-    { key: 'distribution', label: 'Data', from: ['clip-search', 'distribution'] },
+    { key: 'distribution', label: 'Data', from: ['clip-search', 'distribution'],
+      options: [{ value: 'uniform', label: 'Uniform' }, { value: 'gaussian', label: 'Gaussian' }, { value: 'laplace', label: 'Laplace' }, { value: 'gaussian-outliers', label: 'Gaussian with outlier rows' }] },
     { key: 'outlier_scale', label: 'Outlier scale (× σ)', from: ['clip-search', 'outlier_scale'], max: 50 },
-    { key: 'granularity', label: 'Scales', from: ['clip-search', 'granularity'] },
+    { key: 'granularity', label: 'Scales', from: ['clip-search', 'granularity'],
+      options: [{ value: 'tensor', label: 'One per tensor' }, { value: 'channel', label: 'One per row' }, { value: 'group', label: 'One per group of 64' }] },
   ],
 
   data(engine, p) {

@@ -15,10 +15,12 @@ export default {
   simulation: true,
   title: 'Every bit divides the error by four',
   caption:
-    'Measured MSE of quantizing 65,536 seeded values (points) against the Δ²/12 model (dashed), on a log scale: each extra bit halves the step and quarters the error, about 6 dB of SQNR per bit. On uniform data the two agree closely. Switch to Gaussian with outlier channels: at 6 bits and more the model still holds, only higher, because the outliers stretch the range. What decides is the step in units of the ordinary values\' σ (the column Δ/σ in Show data): the model holds while it is under about 2σ, even at 6 bits where 70% of the values round to zero. At 5 and 4 bits the step is 4σ to 10σ, and the measured error flattens near 1, the power of the ordinary values: they round to zero and their error is the value itself (dotted line: the part of the MSE from values rounded to zero). At 3 and 2 bits it rises again, to about 2 and 7, as the outliers\' own rounding error grows, still far below the model. Switch the scales to per-channel and the ordinary rows get their own step.',
+    'Measured MSE of quantizing 65,536 seeded values (points) against the Δ²/12 model (dashed), on a log scale: each extra bit halves the step and quarters the error, about 6 dB of SQNR per bit. On uniform data the two agree closely. Switch to Gaussian with outlier channels: at 6 bits and more the model still holds, only higher, because the outliers stretch the range. What decides is the step in units of the ordinary values\' σ (the column Step Δ/σ in Show data): the model holds while it is under about 2σ, even at 6 bits where 70% of the values round to zero. At 5 and 4 bits the step is 4σ to 10σ, and the measured error flattens near 1, the power of the ordinary values: they round to zero and their error is the value itself (dotted line: the part of the MSE from values rounded to zero). At 3 and 2 bits it rises again, to about 2 and 7, as the outliers\' own rounding error grows, still far below the model. Switch the scales to per-channel and the ordinary rows get their own step.',
   params: [
-    { key: 'distribution', label: 'Data', from: ['quantization-mse-vs-bits', 'distribution'] },
-    { key: 'granularity', label: 'Scales', from: ['quantization-mse-vs-bits', 'granularity'] },
+    { key: 'distribution', label: 'Data', from: ['quantization-mse-vs-bits', 'distribution'],
+      options: [{ value: 'uniform', label: 'Uniform' }, { value: 'gaussian', label: 'Gaussian' }, { value: 'laplace', label: 'Laplace' }, { value: 'gaussian-outliers', label: 'Gaussian with outlier rows' }] },
+    { key: 'granularity', label: 'Scales', from: ['quantization-mse-vs-bits', 'granularity'],
+      options: [{ value: 'tensor', label: 'One per tensor' }, { value: 'channel', label: 'One per row' }, { value: 'group', label: 'One per group of 64' }] },
     { key: 'symmetric', label: 'Symmetric (zero point 0)', from: ['quantization-mse-vs-bits', 'symmetric'] },
     { key: 'seed', label: 'Seed', from: ['quantization-mse-vs-bits', 'seed'], max: 1000 },
   ],
