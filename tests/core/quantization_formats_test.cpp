@@ -128,3 +128,15 @@ TEST(QuantPlateau, OrdinaryValuesRoundToZeroBelowSixBits) {
   // the ratio stays below 0.3.
   EXPECT_LT(pts[6].measured.mse_zeroed, 0.3 * pts[6].measured.mse_predicted);
 }
+
+TEST(KvQuantization, TheLessonsWorkedBatchFitsBesideTheWeights) {
+  // The lesson prices decode at 12 sequences of 32,768 tokens: bf16 cache and weights must fit
+  // in the 90% of an H100 the capacity model allows (14 sequences), which 16 would not.
+  const json r = calc("kv-quantization", {{"batch", 12}});
+  const json& bf16 = r.at("formats").at(0);
+  EXPECT_EQ(bf16.at("max_sequences").get<double>(), 14);
+  const double budget = 0.9 * mlsys::find_accelerator("h100-sxm")->hbm_bytes;
+  EXPECT_LE(bf16.at("kv_bytes").get<double>() + r.at("weight_bytes").get<double>(), budget);
+  const json r16 = calc("kv-quantization", {{"batch", 16}});
+  EXPECT_GT(r16.at("formats").at(0).at("kv_bytes").get<double>() + r16.at("weight_bytes").get<double>(), budget);
+}
