@@ -75,9 +75,12 @@ export default {
     const kib = (b) => `${Number((b / 1024).toPrecision(3))} KiB/token`;
     // A variant whose own weights leave no room (multi-head attention resizes W_K and W_V)
     // draws no curve; its legend entry says why.
-    const none = (v) => (v.free_bytes <= 0 ? ` (no curve: its weights, ${formatSI(v.weights_bytes, 'B')}, exceed 90% of ${formatSI(data.hbm_bytes, 'B')})` : '');
+    // Short enough for a phone's legend row.
+    const none = (v) => data.free_bytes > 0 && v.free_bytes <= 0;
     const datasets = data.variants.map((v, i) => series(pick(), {
-      label: `${v.name}${v.actual ? ' — as built' : ''}: ${kib(v.kv_bytes_per_token)}${data.free_bytes > 0 ? none(v) : ''}`,
+      label: none(v)
+        ? `${v.key.toUpperCase()}: no curve (weights ${formatSI(v.weights_bytes, 'B')} > ${formatSI(0.9 * data.hbm_bytes, 'B')} budget)`
+        : `${v.name}${v.actual ? ' — as built' : ''}: ${kib(v.kv_bytes_per_token)}`,
       data: v.series.filter((s) => s.max_sequences >= 1).map((s) => ({ x: s.context, y: s.max_sequences, s })),
       showLine: true, pointStyle: styles[i][0], pointRadius: v.actual ? 4 : 3, borderWidth: v.actual ? 3 : 2, borderDash: styles[i][1],
     }));

@@ -12,7 +12,7 @@ export default {
   id: 'training-time-6nd',
   title: 'How long will it train? Days from 6ND',
   caption:
-    'Wall-clock days to train N parameters on D tokens, C = 6·N·D FLOPs at a sustained MFU, against the number of accelerators (log-log: doubling the chips halves the time). Start with a 70B model on 2T tokens and a 24-day deadline (the dotted line), which 1,024 H100s meet at 40% MFU; then drop MFU to 25%: the highlighted line rises above its dashed 40% copy, and the legend entry of the deadline gives the H100s each MFU needs to finish in time.',
+    'Wall-clock days to train N parameters on D tokens, C = 6·N·D FLOPs at a sustained MFU, against the number of accelerators (log-log: doubling the chips halves the time). Start with a 70B model on 2T tokens and a 24-day deadline (the dotted line), which 1,024 H100s meet at 40% MFU; then drop MFU to 25%: the highlighted line rises above its dashed 40% copy, and the legend entry of the deadline gives the highlighted chips each MFU needs to finish in time.',
   params: [
     { key: 'params', label: 'Parameters N', type: 'select', default: 70e9,
       options: [7e9, 13e9, 34e9, 70e9, 175e9, 405e9, 1e12].map((v) => ({ value: v, label: `${v >= 1e12 ? `${v / 1e12}T` : `${v / 1e9}B`}` })) },
@@ -20,7 +20,7 @@ export default {
       options: [0.3e12, 1e12, 1.4e12, 2e12, 4e12, 8e12, 15e12].map((v) => ({ value: v, label: `${v / 1e12}T` })) },
     { key: 'mfu', label: 'MFU', type: 'number', unit: '', min: MFU[0], max: MFU[1], default: 0.4 },
     { key: 'hardware', label: 'Highlighted accelerator', from: ['training-time', 'hardware'] },
-    { key: 'deadline_days', label: 'Deadline (days)', type: 'number', unit: '', min: 1, max: 1000, default: 24 },
+    { key: 'deadline_days', label: 'Deadline (days)', type: 'number', unit: '', min: 1, max: 1000, default: 24, scale: 'log' },
   ],
 
   data(engine, p) {
@@ -66,9 +66,10 @@ export default {
     const d = data.deadline;
     const pct = (m) => `${Number((100 * m).toPrecision(3))}%`;
     const counts = Math.abs(data.mfu - REFERENCE_MFU) > 1e-9
-      ? `${d.needed.toLocaleString('en-US')} at ${pct(data.mfu)} MFU, ${d.needed_reference.toLocaleString('en-US')} at ${pct(REFERENCE_MFU)}`
-      : `${d.needed.toLocaleString('en-US')} at ${pct(data.mfu)} MFU`;
-    datasets.push(line(pick('text'), { label: `Deadline ${d.days} days: ${data.highlighted.name} needs ${counts}`, data: [{ x: GPUS[0], y: d.days }, { x: GPUS.at(-1), y: d.days }], borderDash: [2, 3], borderWidth: 1.5 }));
+      ? `${d.needed.toLocaleString('en-US')} chips at ${pct(data.mfu)} MFU, ${d.needed_reference.toLocaleString('en-US')} at ${pct(REFERENCE_MFU)}`
+      : `${d.needed.toLocaleString('en-US')} chips at ${pct(data.mfu)} MFU`;
+    // Short enough for a phone's legend row; the chips are the highlighted ones.
+    datasets.push(line(pick('text'), { label: `Deadline ${d.days} days: ${counts}`, data: [{ x: GPUS[0], y: d.days }, { x: GPUS.at(-1), y: d.days }], borderDash: [2, 3], borderWidth: 1.5 }));
     return chart(theme, {
       datasets,
       scales: {
