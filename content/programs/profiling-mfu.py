@@ -1,14 +1,15 @@
-"""Counting a training step's FLOPs: 6·N·D, MFU from tokens per second, and training time.
+"""Counting a training step's FLOPs: 6·N·D, MFU, training time, and the exposed all-reduce.
 
 A companion to the lesson "Profiling, MFU and compilation". It follows the lesson's
-accounting: "Counting the FLOPs of a training step" (N lists every weight a token
-multiplies, the output head included and the input embedding's lookup left out, and PaLM's
+accounting: "Counting the FLOPs of a training step" (N lists every weight a token multiplies,
+the output head included and the input embedding's lookup left out, and PaLM's
 F_token = 6·N + 12·L·H·Q·T), "MFU and HFU" (PaLM 540B's run: 238.3K tokens/s on 6144 TPU v4
 chips) and "From FLOPs to a calendar" (t = 6·N·D / (G · P · MFU) for 70B parameters on 2T
 tokens); and from its diagnosis half, "Exposed communication": the walk over gradient buckets
-that says how much all-reduce time a trace shows after the backward pass. N is counted by listing the weight matrices of the model, the way the engine's
-`transformer` calculator counts params_flops. Model shapes and accelerator peaks are the
-course's tables, written into this file when the course was built.
+that says how much all-reduce time a trace shows after the backward pass. N is counted by
+listing the weight matrices of the model, the way the engine's `transformer` calculator counts
+params_flops. Model shapes and accelerator peaks are the course's tables, written into this
+file when the course was built.
 
 Run:  python3 profiling-mfu.py                 the lesson's worked examples
       python3 profiling-mfu.py --model llama-2-7b --seq 32768 --tokens-per-s 1e6 --devices 512 --hardware h100-sxm
