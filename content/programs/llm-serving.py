@@ -3,7 +3,7 @@
 A companion to the lesson "LLM inference serving". It follows its sections: "Two phases with
 opposite bottlenecks" (the roofline bounds of prefill, TTFT, and of one decode step, TPOT, for
 Llama 3 8B on an H100 SXM), "The KV cache" (2 · layers · kv_heads · head_dim · bytes per token,
-and how many sequences fit beside the weights), "Paging the KV cache" (an executed allocator:
+and at most how many sequences fit beside the weights), "Paging the KV cache" (an executed allocator:
 one seeded backlog served by contiguous max-length reservation and by 16-token blocks, step by
 step, measuring the memory each wastes) and "Speculative decoding" (the expected tokens per
 round (1 − α^(γ+1)) / (1 − α) and the speedup). The backlog comes from the engine's SplitMix64
@@ -26,7 +26,7 @@ from course_data import table  # the tables of content/data; the download has th
 HARDWARE = table("hardware: a100-sxm-80gb, h100-sxm, h200-sxm, b200, mi300x, l4 | name, peak_flops, hbm_bytes, hbm_bandwidth_Bps")
 MODELS = table("models: opt-13b, llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b, gemma-7b | name, layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab, gated_mlp, tied_embeddings")
 
-BYTES, MEMORY_FRACTION = 2, 0.9  # bf16 weights and KV cache; vLLM's default share of HBM for both
+BYTES, MEMORY_FRACTION = 2, 0.9  # bf16; vLLM's default budget for weights, activations, graphs, KV
 PROMPT_MEAN, OUTPUT_MEAN, MAX_OUTPUT = 256, 128, 512  # the allocator's backlog, in tokens
 MASK64 = (1 << 64) - 1
 
@@ -235,7 +235,7 @@ def main(argv=None):
     print(f"  decode, {a.context:,} cached tokens x {a.batch}: TPOT >= {step['time_s'] * 1e3:.2f} ms, {out['tokens_per_s']:,.0f} "
           f"tokens/s,\n    {step['bound']}-bound: its arithmetic alone takes {step['compute_time_s'] * 1e6:.0f} µs")
     print(f"  capacity at {a.fit_context:,} tokens: weights {resident * BYTES / 1e9:.1f} GB, cache {free / 1e9:.1f} GB, "
-          f"{out['max_sequences']} sequences")
+          f"at most {out['max_sequences']} sequences")
     print(f"\nKV allocators, {a.requests} seeded requests (seed {a.seed}) in a pool of {a.pool_tokens:,} slots:")
     pct = lambda x: f"{x:.0%}" if x >= 0.095 else f"{x:.1%}"  # two significant digits, as the lesson
     for name, r in (("contiguous", out["contiguous"]), (f"paged {a.block_size}", out["paged"])):

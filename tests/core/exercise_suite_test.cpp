@@ -282,7 +282,7 @@ const std::map<std::string, int>& prompt_space() {
       {"optimizer-state-memory", 1293}, {"pa-dpo-saving", 151}, {"pa-implicit-reward", 136},
       {"pa-ppo-memory", 194}, {"pp-bubble-fraction", 128}, {"pp-inflight-saving", 4943},
       {"pp-layout-states", 416}, {"pp-smallest-depth", 297}, {"prof-attention-share", 97},
-      {"prof-chinchilla-tokens", 30}, {"prof-exposed-comm", 392}, {"prof-training-days", 4173},
+      {"prof-chinchilla-tokens", 30}, {"prof-exposed-comm", 392}, {"prof-training-days", 2505},
       {"quant-group-memory", 128}, {"quant-int4-decode", 1420}, {"roofline-ridge", 19},
       {"seq-ring-min-block", 118}, {"seq-sp-activation", 166}, {"seq-ulysses-bytes", 36},
       {"serve-kv-bytes-per-token", 36}, {"serve-sequences-fit", 350}, {"serve-spec-speedup", 1321},

@@ -208,3 +208,46 @@ test('paged-kv-waste and the sampler: one fill per category, in light and dark',
     assert.ok(/Target/.test(sampler[0].label) && /Emitted/.test(sampler[1].label));
   }
 });
+
+// Throughput and latency of one policy share a colour but not a marker: circle and triangle
+// for tokens/s (solid lines), square and diamond for latency (dashed lines).
+test('continuous-batching: the legend tells throughput from latency by marker and names the line style', () => {
+  const cfg = continuousBatching.draw(run(continuousBatching), THEME);
+  const policy = cfg.data.datasets.filter((d) => /tokens\/s|latency/.test(d.label) && !/capacity|Offered/.test(d.label));
+  assert.equal(policy.length, 4);
+  const keys = policy.map((d) => d.pointStyle);
+  assert.equal(new Set(keys).size, 4, keys.join(' '));
+  for (const d of policy) assert.match(d.label, d.yAxisID === 'y1' ? /dashed, right axis/ : /solid/);
+});
+
+// Llama 3 70B on 2 GPUs: its GQA weights fit, the multi-head variant's (larger K and V
+// projections) do not, and its legend entry says so instead of silently drawing nothing.
+test('kv-cache-capacity: a variant whose weights do not fit says why it has no curve; bytes in KiB', () => {
+  const d = run(kvCapacity, { model: 'llama-3-70b', gpus: 2 });
+  assert.ok(d.free_bytes > 0);
+  const cfg = kvCapacity.draw(d, THEME);
+  const mha = cfg.data.datasets.find((s) => s.label.startsWith('MHA'));
+  assert.equal(mha.data.length, 0);
+  assert.match(mha.label, /^MHA: no curve \(weights 16\d GB > 15\d GB budget\)$/);
+  const gqa = cfg.data.datasets.find((s) => s.label.startsWith('GQA'));
+  assert.ok(gqa.data.length > 0 && !/no curve/.test(gqa.label));
+  const base = kvCapacity.draw(run(kvCapacity), THEME);
+  assert.ok(base.data.datasets.some((s) => /^GQA.*: 128 KiB\/token/.test(s.label)), 'Llama 3 8B: 128 KiB per token');
+  assert.match(kvCapacity.caption, /upper bound/);
+});
+
+test('speculative-decoding: each view shows only the controls it uses', () => {
+  const specs = resolveParams(speculative, engine);
+  for (const key of ['mismatch', 'seed']) assert.deepEqual(specs.find((s) => s.key === key).when, { mode: ['sampler'] });
+  assert.deepEqual(specs.find((s) => s.key === 'draft_cost').when, { mode: ['speedup'] });
+});
+
+test('paged-kv-waste: every power-of-two block size keeps its tick label (16 on a phone too)', () => {
+  const cfg = pagedKvWaste.draw(run(pagedKvWaste), THEME);
+  const x = cfg.options.scales.x, axis = {};
+  x.afterBuildTicks(axis);
+  assert.deepEqual(axis.ticks.map((t) => t.value), [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+  assert.equal(x.ticks.autoSkip, false);
+  assert.equal(x.ticks.callback(16), '16');
+  assert.match(pagedKvWaste.caption, /no recompute or swap step/);
+});

@@ -170,3 +170,40 @@ test('step-timeline: on a phone the summary under the time axis is short lines, 
   const wide = stepTimeline.draw(data, { ...THEME, width: 900 }).options.scales.x.title.text;
   assert.equal(typeof wide, 'string');
 });
+
+// The caption's comparison: a deadline line, the highlighted chip's 40% line kept as a dashed
+// copy when MFU moves, and the chips each MFU needs to finish in time (70B on 2T tokens in 24
+// days: 1,024 H100s at 40%, 1,638 at 25%).
+test('training-time-6nd: the deadline line says how many chips each MFU needs; a dashed 40% copy stays', () => {
+  const at40 = run(trainingTime);
+  assert.equal(at40.deadline.needed, 1024);
+  const cfg40 = trainingTime.draw(at40, THEME);
+  assert.ok(!cfg40.data.datasets.some((d) => !d.label.startsWith('Deadline') && /at 40% MFU$/.test(d.label)), 'no copy when MFU is the reference');
+  const at25 = run(trainingTime, { mfu: 0.25 });
+  assert.equal(at25.deadline.needed, 1638);
+  assert.equal(at25.deadline.needed_reference, 1024);
+  const cfg = trainingTime.draw(at25, THEME);
+  const line = cfg.data.datasets.find((d) => d.label.startsWith('Deadline 24 days'));
+  assert.equal(line.label, 'Deadline 24 days: 1,638 chips at 25% MFU, 1,024 at 40%');
+  assert.ok(line.data.every((q) => q.y === 24));
+  const copy = cfg.data.datasets.find((d) => /H100.* at 40% MFU$/.test(d.label));
+  assert.ok(copy && copy.borderDash.length > 0);
+  assert.deepEqual(copy.data.map((q) => q.y), at40.highlighted.points.map((q) => q.y));
+  // Moving the deadline moves its line and the count.
+  const d12 = run(trainingTime, { deadline_days: 12 });
+  assert.equal(d12.deadline.needed, 2048);
+});
+
+// The waterfall's caption describes what the defaults show: fusion grows the exposed-comm bar
+// (the same wait in a shorter step), CUDA graphs barely move the MFU there, and they do on the
+// 350M model at one sequence per GPU.
+test('mfu-waterfall: the caption settings show what it says', () => {
+  const share = (d, id) => d.steps.find((s) => s.id === id).share_of_peak;
+  const eager = run(waterfall), fused = run(waterfall, { fusion: true }), both = run(waterfall, { fusion: true, cuda_graphs: true });
+  assert.ok(share(fused, 'exposed_comm') > share(eager, 'exposed_comm'));
+  assert.ok(share(fused, 'memory_bound') < share(eager, 'memory_bound'));
+  assert.ok(share(fused, 'launch_gaps') < 0.01 && Math.abs(both.mfu - fused.mfu) < 0.001);
+  const small = run(waterfall, { stack: '350m', micro_batch: 1 }), smallGraphs = run(waterfall, { stack: '350m', micro_batch: 1, cuda_graphs: true });
+  assert.ok(share(small, 'launch_gaps') > 0.15 && share(smallGraphs, 'launch_gaps') < 0.05);
+  assert.match(waterfall.caption, /CUDA graphs then change almost nothing/);
+});

@@ -96,7 +96,12 @@ MLSYS_DESCRIBE(BatchingResult, MLSYS_OUT(tokens_per_s, "tokens/s", "Output token
                MLSYS_OUT(tpot_mean_s, "s", "Mean time per output token after the first"),
                MLSYS_OUT(mean_batch, "", "Sequences per step, averaged over steps"),
                MLSYS_OUT(mean_in_system, "", "Time-average number of requests in the system L"),
-               MLSYS_OUT(littles_law_in_system, "", "Little's law λ·W: requests_per_s · latency_mean_s"),
+               MLSYS_OUT(littles_law_in_system, "",
+                         "requests_per_s · latency_mean_s: equal to mean_in_system by construction on a run that "
+                         "starts and ends empty (bookkeeping, not a test)"),
+               MLSYS_OUT(arrival_law_in_system, "",
+                         "Little's law with the offered arrival rate, rate_rps · latency_mean_s; near "
+                         "mean_in_system only in a long, stable run"),
                MLSYS_OUT(steps, "", "Engine steps"), MLSYS_OUT(makespan_s, "s", "First arrival to last completion"),
                MLSYS_OUT(output_tokens, "tokens", "Tokens generated"),
                MLSYS_OUT(padded_tokens, "tokens", "Static batching: step slots of sequences already finished"),

@@ -83,9 +83,11 @@ Exercise mfu_from_throughput(Rng& rng) {
   return e;
 }
 
-// A pre-training run someone would plan: between a day and a year of wall-clock time (a 7B
-// model on 16,384 GPUs takes an hour, a 405B one on 512 GPUs decades).
-constexpr double kShortestRunDays = 1, kLongestRunDays = 365;
+// A pre-training run someone would plan: between a week and about half a year of wall-clock
+// time (a 7B model on 16,384 GPUs takes an hour, a 405B one on 512 GPUs decades), on a
+// cluster sized to the model: at most 256 GPUs per billion parameters, so a 7B model gets
+// at most 1,024 GPUs (Llama 3 405B trained on 16K H100s, about 40 per billion).
+constexpr double kShortestRunDays = 7, kLongestRunDays = 200, kMaxDevicesPerBillion = 256;
 
 Exercise training_days(Rng& rng) {
   Chip c{};
@@ -98,7 +100,8 @@ Exercise training_days(Rng& rng) {
     devices = rng.pick(std::vector<double>{512, 1024, 2048, 4096, 8192, 16384});
     mfu_shown = rng.pick(std::vector<double>{0.3, 0.35, 0.4, 0.45, 0.5});
     t = training_time(params, tokens, devices, c.peak_tflops * 1e12, mfu_shown, 0);
-  } while (t.time_days < kShortestRunDays || t.time_days > kLongestRunDays);
+  } while (t.time_days < kShortestRunDays || t.time_days > kLongestRunDays ||
+           devices > kMaxDevicesPerBillion * params / 1e9);
   Exercise e;
   e.title = "Training days from 6ND";
   e.params = {{"params", params}, {"tokens", tokens}, {"devices", devices}, {"peak_flops", c.peak_tflops * 1e12},
@@ -118,6 +121,7 @@ Exercise training_days(Rng& rng) {
                format_number(t.cluster_flops, 4) + " FLOP/s. Time = " + format_number(t.time_s, 4) + " s (" +
                format_number(t.device_hours, 3) + " GPU-hours) = " + format_number(t.time_days, 4) + " days.";
   require_between(e, e.answer, kShortestRunDays, kLongestRunDays, "the run's length in days");
+  require_between(e, devices, 1, kMaxDevicesPerBillion * params / 1e9, "the cluster for the model's size");
   require_from_table(e, c.peak_tflops * 1e12, *c.hw->peak_for("bf16"), "the bf16 peak shown");
   reject_mistake(e, e.answer * mfu_shown, "divided by the peak, not the sustained rate (MFU left out)");
   reject_mistake(e, e.answer / 3, "counted 2\u00B7N\u00B7D (the forward pass) instead of 6\u00B7N\u00B7D");

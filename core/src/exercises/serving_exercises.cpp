@@ -128,7 +128,9 @@ Exercise sequences_fit(Rng& rng) {
                wd + " with a bf16 KV cache on " + (count > 1 ? format_int(count) + " × " : std::string("one ")) +
                chip.name + " (" + format_int(gib) + " GiB" + (count > 1 ? " each" : "") + ", 1 GiB = 2^30 B" +
                (count > 1 ? "; weights and KV cache split evenly across them" : "") +
-               "). The server may use 90% of the memory for weights and KV cache. How many sequences of " +
+               "). The serving engine's budget is 90% of the memory; count only the weights and the KV cache in it, "
+               "which gives an upper bound (a real engine's activations and CUDA graphs take part of the budget "
+               "too). At most how many sequences of " +
                format_int(context) + " tokens can hold their full KV cache at once?";
     e.unit = "";
     e.answer = answer;
@@ -142,7 +144,8 @@ Exercise sequences_fit(Rng& rng) {
                  " GB. One sequence: " + format_int(kvb) + " B × " + format_int(context) + " = " +
                  format_number(kvb * context / 1e9, 5) + " GB. " + format_number(free / 1e9, 5) + " / " +
                  format_number(kvb * context / 1e9, 5) + " = " + format_number(free / (kvb * context), 5) + ", so " +
-                 counted(e.answer, "sequence") + ".";
+                 counted(e.answer, "sequence") + " at most; the activations and CUDA graphs of a real engine leave room for " +
+                 "somewhat fewer.";
     require(e, context <= cfg.seq, "the context is within the one " + m.name + " was trained for");
     require_fits(e, weights + e.answer * kvb * context, frac * hbm, "the weights and the sequences' caches in 90% of the memory");
     require_whole(e, count, "the GPUs");

@@ -198,6 +198,8 @@ BatchingComparison compare_batching(int requests, double rate_rps, int prompt_me
   const auto backlog = as_backlog(reqs);
   c.static_batching.capacity_rps = simulate_batching(backlog, model, max_batch, "static").requests_per_s;
   c.continuous.capacity_rps = simulate_batching(backlog, model, max_batch, "continuous").requests_per_s;
+  c.static_batching.arrival_law_in_system = rate_rps * c.static_batching.latency_mean_s;
+  c.continuous.arrival_law_in_system = rate_rps * c.continuous.latency_mean_s;
   double out_tokens = 0;
   for (const auto& r : reqs) out_tokens += r.output;
   c.requests = n;

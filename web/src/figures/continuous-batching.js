@@ -49,15 +49,17 @@ export default {
     // One colour per policy: its throughput solid, its latency dashed (group: the policy).
     const pick = colours(theme);
     const [continuous, fixed] = [pick(), pick()];
+    // Throughput: circle and triangle on solid lines; latency: square and diamond on dashed
+    // lines, so the legend tells the four apart by marker as well as colour.
     const ds = (colour, group, label, get, axis, style, dash) => series(colour, {
       label, data: data.points.map((q) => ({ x: q.rate, y: get(q), q })), yAxisID: axis, showLine: true,
-      pointStyle: style, pointRadius: 3, borderWidth: 2, borderDash: dash, group,
+      pointStyle: style, pointRadius: style === 'rectRot' ? 4 : 3, borderWidth: 2, borderDash: dash, group,
     });
     const datasets = [
-      ds(continuous, 'continuous', 'Continuous: tokens/s', (q) => q.continuous.tokens_per_s, 'y', 'circle', []),
-      ds(fixed, 'static', 'Static: tokens/s', (q) => q.static.tokens_per_s, 'y', 'triangle', []),
-      ds(continuous, 'continuous', `Continuous: ${data.metricLabel} (right axis)`, (q) => q.continuous[data.metric], 'y1', 'circle', [6, 3]),
-      ds(fixed, 'static', `Static: ${data.metricLabel} (right axis)`, (q) => q.static[data.metric], 'y1', 'triangle', [6, 3]),
+      ds(continuous, 'continuous', 'Continuous: tokens/s (solid)', (q) => q.continuous.tokens_per_s, 'y', 'circle', []),
+      ds(fixed, 'static', 'Static: tokens/s (solid)', (q) => q.static.tokens_per_s, 'y', 'triangle', []),
+      ds(continuous, 'continuous', `Continuous: ${data.metricLabel} (dashed, right axis)`, (q) => q.continuous[data.metric], 'y1', 'rect', [6, 3]),
+      ds(fixed, 'static', `Static: ${data.metricLabel} (dashed, right axis)`, (q) => q.static[data.metric], 'y1', 'rectRot', [6, 3]),
       { ...ds(pick('muted'), undefined, 'Offered load', (q) => q.offered, 'y', 'line', [2, 3]), pointRadius: 0 },
     ];
     // Capacity markers in their policy's colour (same group), up to the highest throughput drawn.
@@ -77,7 +79,7 @@ export default {
         y: linear('Throughput (output tokens/s)', { min: 0, position: 'left' }),
         y1: log(`${data.metricLabel} (s)`, { unit: 's', position: 'right', grid: { drawOnChartArea: false } }),
       },
-      tooltip: (ctx) => `${ctx.dataset.label.replace(' (right axis)', '')} at ${ctx.raw.q.rate} req/s: ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.parsed.y, 's') : `${formatSI(ctx.parsed.y)} tokens/s`}`,
+      tooltip: (ctx) => `${ctx.dataset.label.replace(/ \((solid|dashed, right axis)\)/, '')} at ${ctx.raw.q.rate} req/s: ${ctx.dataset.yAxisID === 'y1' ? formatSI(ctx.parsed.y, 's') : `${formatSI(ctx.parsed.y)} tokens/s`}`,
     });
   },
 };

@@ -27,7 +27,7 @@ export default {
   id: 'kv-cache-capacity',
   title: 'How many sequences fit beside the weights',
   caption:
-    'Sequences whose whole KV cache fits in the memory left after the weights (90% of HBM usable), against context length, for the chosen model built with multi-head, grouped-query (8 KV heads) and multi-query attention. Start with Llama 2 7B, then switch the KV cache to fp8; pick Llama 3 70B and add GPUs until its weights fit.',
+    "The most sequences whose whole KV cache fits in what the weights leave of a 90% share of HBM (vLLM's default budget), against context length, for the chosen model built with multi-head, grouped-query (8 KV heads) and multi-query attention. It is an upper bound: in a real engine activations and CUDA graphs take part of that budget too. Start with Llama 2 7B, then switch the KV cache to fp8; pick Llama 3 70B and add GPUs until its weights fit.",
   params: [
     modelParam('llama-3-8b'),
     { key: 'hardware', label: 'Accelerator', from: ['kv-capacity', 'hardware'] },
@@ -71,8 +71,16 @@ export default {
   draw(data, theme) {
     const styles = [['circle', []], ['triangle', [6, 3]], ['rect', [2, 3]]];
     const pick = colours(theme);
+    // KV bytes in KiB, as the lesson's prose gives them (131,072 B = 128 KiB per token).
+    const kib = (b) => `${Number((b / 1024).toPrecision(3))} KiB/token`;
+    // A variant whose own weights leave no room (multi-head attention resizes W_K and W_V)
+    // draws no curve; its legend entry says why.
+    // Short enough for a phone's legend row.
+    const none = (v) => data.free_bytes > 0 && v.free_bytes <= 0;
     const datasets = data.variants.map((v, i) => series(pick(), {
-      label: `${v.name}${v.actual ? ' — as built' : ''}: ${formatSI(v.kv_bytes_per_token, 'B')}/token`,
+      label: none(v)
+        ? `${v.key.toUpperCase()}: no curve (weights ${formatSI(v.weights_bytes, 'B')} > ${formatSI(0.9 * data.hbm_bytes, 'B')} budget)`
+        : `${v.name}${v.actual ? ' — as built' : ''}: ${kib(v.kv_bytes_per_token)}`,
       data: v.series.filter((s) => s.max_sequences >= 1).map((s) => ({ x: s.context, y: s.max_sequences, s })),
       showLine: true, pointStyle: styles[i][0], pointRadius: v.actual ? 4 : 3, borderWidth: v.actual ? 3 : 2, borderDash: styles[i][1],
     }));

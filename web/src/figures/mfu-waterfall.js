@@ -9,7 +9,7 @@ export default {
   id: 'mfu-waterfall',
   title: 'Where the FLOP/s go: a waterfall from peak to achieved',
   caption:
-    'Each deduction is one kind of time in the same simulated step (its share of the step × peak), so the bars add up exactly to the achieved model FLOP/s. Start from the small eager run and turn on fusion, CUDA graphs and overlap one at a time; then raise the batch and watch the remaining gap become matmul efficiency, the part only better kernels recover.',
+    'Each deduction is one kind of time in the same simulated step (its share of the step × peak), so the bars add up exactly to the achieved model FLOP/s. At the defaults (1.3B, two sequences per GPU, eager) turn on fusion: the memory-bound bar shrinks and the exposed-communication bar grows, because the all-reduce takes as long as before in a shorter step. CUDA graphs then change almost nothing: these kernels are long enough that launch gaps are under 1% of the step. Pick the 350M model at one sequence per GPU and graphs shrink a launch-gap bar near a fifth of the step to a few percent. Turn on overlap to hide part of the all-reduce, then raise the batch and watch the remaining gap become matmul efficiency, the part only better kernels recover.',
   params: [
     { key: 'stack', label: 'Model', type: 'select', default: '1.3b',
       options: Object.entries(STACKS).map(([value, s]) => ({ value, label: s.label })) },

@@ -13,7 +13,7 @@ export default {
   id: 'paged-kv-waste',
   title: 'Paged KV blocks against contiguous reservation',
   caption:
-    'A backlog of 200 requests served from one KV pool, simulated step by step. "Waste against block size" shows the share of held slots not holding KV for paged blocks of each size against the contiguous allocator, with sequences running at once on the right axis. Switch to "Where the pool goes" to compare the pool breakdown at one block size, then raise the max output length.',
+    'A backlog of 200 requests served from one KV pool, simulated step by step; a preempted sequence resumes where it stopped, with no recompute or swap step charged. "Waste against block size" shows the share of held slots not holding KV for paged blocks of each size against the contiguous allocator, with sequences running at once on the right axis. Switch to "Where the pool goes" to compare the pool breakdown at one block size, then raise the max output length.',
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'waste', options: [{ value: 'waste', label: 'Waste against block size' }, { value: 'breakdown', label: 'Where the pool goes' }] },
@@ -72,7 +72,11 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: log('Block size (tokens)', { range: [1, 256], ticks: { callback: (v) => ([1, 2, 4, 8, 16, 32, 64, 128, 256].includes(v) ? String(v) : '') } }),
+        // Ticks at the powers of two only (a log axis puts them at 1–9 × 10^k, and a phone
+        // skipped vLLM's 16).
+        x: log('Block size (tokens)', { range: [1, 256],
+          afterBuildTicks: (axis) => { axis.ticks = [1, 2, 4, 8, 16, 32, 64, 128, 256].map((value) => ({ value })); },
+          ticks: { autoSkip: false, maxRotation: 0, callback: (v) => String(v) } }),
         // A share, on its whole 0–100% range: raising the max output moves the lines, not the axis.
         y: linear('Held slots not holding KV (%)', { range: [0, 100], position: 'left' }),
         y1: linear('Sequences running at once (count)', { min: 0, position: 'right', grid: { drawOnChartArea: false } }),

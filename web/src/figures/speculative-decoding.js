@@ -15,10 +15,10 @@ export default {
   simulation: true,
   params: [
     { key: 'mode', label: 'Show', type: 'select', default: 'speedup', options: [{ value: 'speedup', label: 'Speedup' }, { value: 'sampler', label: 'Executed sampler' }] },
-    { key: 'draft_cost', label: 'Draft cost c (fraction of a target pass)', from: ['speculative', 'draft_cost'], max: 1 },
+    { key: 'draft_cost', label: 'Draft cost c (fraction of a target pass)', from: ['speculative', 'draft_cost'], max: 1, when: { mode: ['speedup'] } },
     { key: 'gamma', label: 'Draft tokens γ', from: ['speculative-sample', 'gamma'] },
-    { key: 'mismatch', label: 'Draft mismatch (sampler)', from: ['speculative-sample', 'mismatch'], max: 3 },
-    { key: 'seed', label: 'Seed (sampler)', from: ['speculative-sample', 'seed'], max: 1000 },
+    { key: 'mismatch', label: 'Draft mismatch (sampler)', from: ['speculative-sample', 'mismatch'], max: 3, when: { mode: ['sampler'] } },
+    { key: 'seed', label: 'Seed (sampler)', from: ['speculative-sample', 'seed'], max: 1000, when: { mode: ['sampler'] } },
   ],
 
   data(engine, p) {

@@ -45,6 +45,12 @@ struct BatchingResult {
   // backlog, so every batch is as full as max_batch allows). Below it the queue drains;
   // above it the queue and the latencies grow without bound. Set by compare_batching.
   double capacity_rps = 0;
+  // Little's law with the offered arrival rate: rate_rps · latency_mean_s. Over a finite run
+  // that starts and ends empty, mean_in_system equals requests_per_s · latency_mean_s by
+  // construction (both are Σ latency / makespan); the arrival rate is the independent
+  // quantity, and it matches mean_in_system only when the run is long and the queue stable.
+  // Set by compare_batching.
+  double arrival_law_in_system = 0;
 };
 
 // policy: "static" (take up to max_batch waiting requests when idle, run until all finish)
