@@ -101,7 +101,9 @@ MLSYS_DESCRIBE(FusionTimes, MLSYS_FLAT(chain), MLSYS_OUT(bytes_saved, "B", "unfu
                MLSYS_OUT(fused_bound, "", "compute or memory"),
                MLSYS_OUT(vector_peak_flops, "FLOP/s", "Vector (non-tensor) peak"),
                MLSYS_OUT(bandwidth_Bps, "B/s", "Memory bandwidth"),
-               MLSYS_OUT(ridge_intensity, "FLOP/B", "vector_peak_flops / bandwidth_Bps"));
+               MLSYS_OUT(ridge_intensity, "FLOP/B", "vector_peak_flops / bandwidth_Bps"),
+               MLSYS_OUT(launch_time_saved_s, "s", "(L − 1) · launch_overhead_s: the launches fusion removes"),
+               MLSYS_OUT(total_time_saved_s, "s", "time_saved_s + launch_time_saved_s"));
 
 MLSYS_DESCRIBE(LaunchTimes, MLSYS_OUT(work_s, "s", "GPU busy time"),
                MLSYS_OUT_AS("serial_time_s", serial_s, "s", "kernels · (launch + gap + work)"),
@@ -233,13 +235,20 @@ void add_kernels_calculators(Calculators& out) {
                         integer_field("ops", "", "Elementwise ops in the chain (L)", 4, 1, 64),
                         integer_field("binary_ops", "", "How many of them read a second tensor (bias, residual)", 0, 0, 64),
                         number_field("flops_per_element", "FLOP", "FLOPs each op does per element", 1, 0.0, 1e4),
+                        number_field("launch_overhead_s", "s",
+                                     "Fixed cost of each kernel launch, for the launches fusion removes (default 0: "
+                                     "bytes only)",
+                                     0, 0.0, 1e-2),
                         dtype_field("bf16"), hardware_field(true)}),
           [](const Inputs& in) {
             check_chain(in.integer("ops"), in.integer("binary_ops"));  // before the machine's errors
             const Machine m = vector_machine(in);
-            return fusion_times(static_cast<double>(in.integer("n")), in.integer("ops"), in.integer("binary_ops"),
-                                in.num("flops_per_element"), dtype_bytes(in.str("dtype")), m.peak_flops,
-                                m.bandwidth_Bps);
+            FusionTimes r = fusion_times(static_cast<double>(in.integer("n")), in.integer("ops"),
+                                         in.integer("binary_ops"), in.num("flops_per_element"),
+                                         dtype_bytes(in.str("dtype")), m.peak_flops, m.bandwidth_Bps);
+            r.launch_time_saved_s = static_cast<double>(in.integer("ops") - 1) * in.num("launch_overhead_s");
+            r.total_time_saved_s = r.time_saved_s + r.launch_time_saved_s;
+            return r;
           });
 
   out.add("launch-overhead",
