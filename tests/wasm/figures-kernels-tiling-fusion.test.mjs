@@ -143,7 +143,7 @@ test('tiled-matmul-traffic: accumulators in registers bound the tile before shar
   const cfg = tiled.draw(data, THEME);
   const labels = cfg.data.datasets.map((d) => d.label);
   assert.ok(labels.some((l) => /exceed the registers: T ≤ 238 fits/.test(l)), labels.join(' | '));
-  assert.ok(labels.some((l) => /largest tile that fits: T = 238, .*\(registers bind\)/.test(l)));
+  assert.ok(labels.some((l) => /Largest tile that fits: T = 238, .*\(registers bind\)/.test(l)));
   assert.ok(!labels.some((l) => /Every tile/.test(l)));
   // Four stages of fp32 BK-32 tiles: 232,448 / 1,024 = 227 < 238, shared memory binds.
   const staged = run(tiled, { stages: 4 });
@@ -249,6 +249,7 @@ test('tiled-matmul-traffic: the B200 accumulates in tensor memory, whatever the 
     assert.deepEqual(data.points.filter((q) => !q.fits).map((q) => q.t), [512, 1024]);
     const labels = tiled.draw(data, THEME).data.datasets.map((d) => d.label);
     assert.ok(labels.some((l) => /exceed the tensor memory: T ≤ 256 fits/.test(l)), labels.join(' | '));
+    assert.ok(labels.some((l) => /\(tensor memory binds\)/.test(l)), labels.join(' | '));
   }
 });
 

@@ -88,7 +88,12 @@ export default {
         x: log('Splits s of the KV cache (chunks, log scale)', { range: [1, last],
           ticks: { callback: (v) => ([1, 2, 5, 10, 20, 50, 100].includes(v) ? String(v) : '') } }),
         y: log('Time ÷ bandwidth floor (×, log scale)', { position: 'left', range: [1, data.ratio_top],
-          ticks: { callback: (v) => (RATIO_TICKS.includes(v) || (data.ratio_top <= 2 && [1.2, 1.5].includes(v)) ? `${v}×` : '') } }),
+          // 1, 2, 5, 10, ... up to the top (and 1.5 on the shortest axis), whatever Chart.js would pick.
+          afterBuildTicks: (axis) => {
+            axis.ticks = [...RATIO_TICKS, ...(data.ratio_top <= 2 ? [1.5] : [])]
+              .filter((v) => v <= data.ratio_top).sort((a, b) => a - b).map((value) => ({ value }));
+          },
+          ticks: { callback: (v) => `${v}×` } }),
         // To 110 %: the saturated line runs below the frame, not along it.
         y1: linear('HBM bandwidth drawn (% of peak)', { position: 'right', range: [0, 110], grid: { drawOnChartArea: false },
           ticks: { stepSize: 20, callback: (v) => (v <= 100 ? String(v) : '') } }),
