@@ -218,3 +218,16 @@ TEST(AttentionBackwardReportModel, TrafficAndTimes) {
   ASSERT_TRUE(small.run.has_value());
   EXPECT_LT(small.run->grad_max_abs_diff, 1e-4);
 }
+
+// The online-rescale exercise teaches the rescale e^(m − m') of the old sum: every draw's block
+// raises the running maximum (before, most draws kept it and the step was skipped).
+TEST(AttentionExercises, OnlineRescaleAlwaysRaisesTheMaximum) {
+  for (std::uint32_t seed = 0; seed < 2000; ++seed) {
+    const auto e = mlsys::make_exercise("attention-online-rescale", seed);
+    EXPECT_GT(e.params["m_b"].get<double>(), e.params["m_a"].get<double>()) << seed;
+    const double no_rescale_l = e.params["l_a"].get<double>() + e.params["l_b"].get<double>() *
+        std::exp(e.params["m_b"].get<double>() - std::max(e.params["m_a"].get<double>(), e.params["m_b"].get<double>()));
+    EXPECT_FALSE(mlsys::check_exercise("attention-online-rescale", seed, mlsys::format_number(no_rescale_l, 6))["correct"])
+        << seed << ": " << no_rescale_l << " for " << e.answer;
+  }
+}

@@ -272,7 +272,7 @@ const std::map<std::string, int>& prompt_space() {
       {"gpu-tensor-core-speedup", 160}, {"gpu-warps-to-hide-latency", 31}, {"gpu-wave-utilization", 2404},
       {"ic-bisection", 141}, {"ic-hierarchical-time", 4014}, {"ic-no-rails", 30}, {"ic-one-direction", 450},
       {"interpolation-threshold-2d", 3737}, {"kernels-coalescing-bandwidth", 776},
-      {"kernels-launch-fraction", 733}, {"kernels-smem-tile", 960}, {"kernels-tiled-traffic", 2870},
+      {"kernels-launch-fraction", 733}, {"kernels-smem-tile", 1152}, {"kernels-tiled-traffic", 2870},
       {"masks-causal-pairs", 4057}, {"masks-gqa-kv-bytes", 3256}, {"masks-gqa-reduction", 972},
       {"masks-score-bytes", 2286}, {"matmul-crossover-batch", 70}, {"matmul-intensity", 1299},
       {"memory-layer-activations", 120}, {"memory-max-micro-batch", 100}, {"memory-model-states", 112},

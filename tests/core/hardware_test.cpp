@@ -82,7 +82,8 @@ TEST(Hardware, EntryHasEveryColumnOfTheRow) {
     EXPECT_EQ(static_cast<double>(e.hbm_bytes), a.hbm_bytes);
     EXPECT_EQ(e.l2_bytes.has_value(), !row.at("l2_bytes").is_null());
     EXPECT_EQ(e.cuda_core_flops.has_value(), !row.at("cuda_core_flops").is_null());
-    EXPECT_EQ(row.size(), 40u);  // every column is a member of AcceleratorEntry
+    EXPECT_EQ(e.tensor_memory_per_sm_bytes.has_value(), a.id == "b200");  // Blackwell only
+    EXPECT_EQ(row.size(), 41u);  // every column is a member of AcceleratorEntry
   }
   EXPECT_EQ(mlsys::accelerator_entries().size(), mlsys::accelerators().size());
 }

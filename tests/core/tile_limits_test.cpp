@@ -87,3 +87,53 @@ TEST(TileLimits, BlockLimitBindsWithManyThreads) {
   EXPECT_EQ(given["register_limit_source"], "input");
   EXPECT_EQ(given["max_tile_registers"], 156);  // min(128, 32,768/256) − 32 = 96; floor(sqrt(256 · 96)) = 156
 }
+
+// Blackwell's tcgen05 MMAs accumulate in Tensor Memory, 128 lanes × 512 columns of 32-bit cells
+// = 262,144 B per SM (PTX ISA, "Tensor Memory"; CUTLASS tcgen05 MMA programming guide), not in
+// registers: on the B200 the register file no longer bounds the tile (it gave 113 at 512 threads
+// with 56 registers of overhead, and 181 at 1,024 threads), the tensor memory does, T <= 256
+// whatever the threads, and the registers hold only the overhead.
+TEST(TileLimits, BlackwellAccumulatesInTensorMemory) {
+  EXPECT_EQ(mlsys::max_square_tile_tensor_memory(262144, 1), 256);
+  EXPECT_EQ(mlsys::max_square_tile_tensor_memory(262144, 2), 181);  // fp64: 2 cells each, 181² ≤ 32,768
+  for (const int threads : {128, 256, 512, 1024}) {
+    const json b200 = calc("tiled-matmul", {{"hardware", "b200"}, {"threads_per_block", threads}});
+    EXPECT_EQ(b200["accumulator_storage"], "tensor_memory");
+    EXPECT_DOUBLE_EQ(b200["tensor_memory_bytes"].get<double>(), 262144);
+    EXPECT_EQ(b200["max_tile_accumulators"], 256) << threads;
+    EXPECT_EQ(b200["max_tile"], 256) << threads;
+    EXPECT_EQ(b200["limiter"], "tensor_memory");
+    EXPECT_EQ(b200["registers_per_thread"], 32);  // the overhead alone
+  }
+  const json big = calc("tiled-matmul", {{"hardware", "b200"}, {"m", 4096}, {"n", 4096}, {"k", 4096}, {"bm", 512},
+                                         {"bn", 512}, {"dtype", "bf16"}});
+  EXPECT_FALSE(big["fits_accumulators"]);  // 1 MiB of accumulators against 256 KiB
+  EXPECT_TRUE(big["fits_registers"]);
+  EXPECT_FALSE(big["fits"]);
+  // Deep pipelines still let shared memory bind: 4 stages, BK 64, fp32: 232,448 / 2,048 = 113.
+  const json deep = calc("tiled-matmul", {{"hardware", "b200"}, {"bk", 64}, {"stages", 4}});
+  EXPECT_EQ(deep["max_tile"], 113);
+  EXPECT_EQ(deep["limiter"], "smem");
+  // Hopper keeps its accumulators in registers.
+  const json h100 = calc("tiled-matmul", {{"hardware", "h100-sxm"}});
+  EXPECT_EQ(h100["accumulator_storage"], "registers");
+  EXPECT_EQ(h100["max_tile_accumulators"], 238);
+  EXPECT_EQ(h100["limiter"], "registers");
+}
+
+// The one-thread-per-output kernel is bound by shared memory: each warp-wide k-step issues two
+// shared-memory passes (the broadcast As[ty][k] and the row Bs[k][tx]) for 32 FMAs, and an SM
+// serves one 128-B pass per clock (H100 whitepaper: 128 B per clock per SM). On an H100 SXM,
+// 132 SMs × 1.98 GHz × 32 FLOP = 8.36 TFLOP/s, an eighth of the 66.9 TFLOP/s fp32 CUDA-core
+// peak; an 8 × 8 register tile per thread feeds 8 times as many FMAs per pass and reaches it.
+TEST(TileLimits, SharedMemoryBoundsTheOneThreadPerOutputKernel) {
+  EXPECT_DOUBLE_EQ(mlsys::smem_bound_flops(132, 1.98e9, 128, 1), 132 * 1.98e9 * 32);
+  const json one = calc("tiled-matmul", {{"hardware", "h100-sxm"}});
+  EXPECT_NEAR(one["smem_bound_flops"].get<double>(), 8.36352e12, 1e6);
+  EXPECT_NEAR(one["cuda_core_fp32_flops"].get<double>() / one["smem_bound_flops"].get<double>(), 8.0, 0.01);
+  const json eight = calc("tiled-matmul", {{"hardware", "h100-sxm"}, {"thread_tile", 8}});
+  EXPECT_NEAR(eight["smem_bound_flops"].get<double>(), 66.90816e12, 1e6);
+  EXPECT_GE(eight["smem_bound_flops"].get<double>(), eight["cuda_core_fp32_flops"].get<double>());
+  // No clock in the B200 row: no bound is claimed.
+  EXPECT_FALSE(calc("tiled-matmul", {{"hardware", "b200"}}).contains("smem_bound_flops"));
+}

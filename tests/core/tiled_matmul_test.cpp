@@ -277,3 +277,28 @@ TEST(TiledMatmul, L2AloneDoesNotReachThePeak) {
   // Rows without an L2 bandwidth leave the field out rather than inventing one.
   EXPECT_FALSE(calc("tiled-matmul", {{"hardware", "l4"}}).contains("l2_bound_flops"));
 }
+
+// The B200 accumulates in Tensor Memory (256 KiB per SM; PTX ISA, "Tensor Memory"): its draws of
+// the tile exercise bound T by T² · 4 B <= 262,144 and shared memory, whatever the threads; the
+// register model (which gave 113 and 223 on the B200) is the warned-against mistake. The
+// tiled-traffic prompt says how precise an answer must be (its tolerance is 0.1 %).
+TEST(TiledMatmul, TileExerciseUsesTensorMemoryOnTheB200) {
+  int b200 = 0;
+  for (std::uint32_t seed = 0; seed < 400; ++seed) {
+    const auto e = mlsys::make_exercise("kernels-smem-tile", seed);
+    if (e.params["hardware"] != "b200") continue;
+    ++b200;
+    const json r = calc("tiled-matmul", e.params);
+    EXPECT_EQ(r["limiter"] == "smem" ? r["max_tile_smem"] : r["max_tile_accumulators"], e.answer) << seed;
+    EXPECT_EQ(std::min(r["max_tile_smem"].get<double>(), 256.0), e.answer) << seed;
+    EXPECT_NE(e.prompt.find("Tensor Memory, 262,144 bytes"), std::string::npos) << e.prompt;
+    const double registers = std::min(r["max_tile_smem"].get<double>(), r["max_tile_registers"].get<double>());
+    if (registers != e.answer) {
+      EXPECT_FALSE(mlsys::check_exercise("kernels-smem-tile", seed, mlsys::format_int(registers))["correct"]) << seed;
+    }
+  }
+  EXPECT_GE(b200, 40);
+  for (std::uint32_t seed = 0; seed < 20; ++seed)
+    EXPECT_NE(mlsys::make_exercise("kernels-tiled-traffic", seed).prompt.find("4 significant figures"),
+              std::string::npos);
+}

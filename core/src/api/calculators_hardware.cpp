@@ -46,6 +46,7 @@ MLSYS_DESCRIBE(
     MLSYS_OUT_NULLABLE(l2_latency_s, "s", "L2 hit latency (microbenchmark)"),
     MLSYS_OUT_NULLABLE(hbm_latency_s, "s", "Device-memory latency (microbenchmark)"),
     MLSYS_OUT_NULLABLE(l2_bandwidth_Bps, "B/s", "L2 bandwidth (microbenchmark)"),
+    MLSYS_OUT_NULLABLE(tensor_memory_per_sm_bytes, "B", "Tensor Memory per SM (Blackwell accumulators)"),
     MLSYS_OUT_NULLABLE(hierarchy_sources, "", "Source of each memory-level value, naming the GPU measured"),
     MLSYS_OUT(source, "", "Source documents of the row"),
     MLSYS_OUT(notes, "", "SKU, conventions, which columns are null and why, values from driver queries"));

@@ -34,6 +34,8 @@ MLSYS_DESCRIBE(TileLimits, MLSYS_OUT(threads_per_block, "", "Threads of one bloc
                MLSYS_OUT(register_overhead, "", "Registers per thread besides accumulators"),
                MLSYS_OUT(accumulator_registers, "", "Registers per accumulator (2 for fp64)"),
                MLSYS_OUT(accumulator_bytes, "B", "BM·BN·accumulator_registers·4"),
+               MLSYS_OUT(accumulator_storage, "", "registers, or tensor_memory (Blackwell tcgen05)"),
+               MLSYS_OUT(tensor_memory_bytes, "B", "Tensor Memory per SM (0: accumulators in registers)"),
                MLSYS_OUT(registers_per_thread, "", "ceil(BM·BN/threads)·acc + overhead"),
                MLSYS_OUT(registers_per_block, "", "threads · registers_per_thread"),
                MLSYS_OUT(max_registers_per_thread, "", "Per-thread register limit"),
@@ -41,12 +43,14 @@ MLSYS_DESCRIBE(TileLimits, MLSYS_OUT(threads_per_block, "", "Threads of one bloc
                MLSYS_OUT(register_limit_source, "", "Hardware id or input"),
                MLSYS_OUT(register_file_bytes, "B", "max_registers_per_block · 4"),
                MLSYS_OUT(fits_registers, "", "Both register limits hold"),
-               MLSYS_OUT(fits, "", "fits_registers and fits_smem"),
+               MLSYS_OUT(fits_accumulators, "", "Accumulators fit their storage"),
+               MLSYS_OUT(fits, "", "fits_registers, fits_accumulators and fits_smem"),
                MLSYS_OUT(max_tile_smem, "", "Largest square T for shared memory"),
-               MLSYS_OUT(max_tile_registers, "", "Largest square T for registers"),
+               MLSYS_OUT(max_tile_registers, "", "Largest square T if the accumulators sit in registers"),
                MLSYS_OUT(register_limiter, "", "Register limit that binds"),
-               MLSYS_OUT(max_tile, "", "min(max_tile_smem, max_tile_registers)"),
-               MLSYS_OUT(limiter, "", "registers or smem: which sets max_tile"));
+               MLSYS_OUT(max_tile_accumulators, "", "Largest square T for the accumulator storage"),
+               MLSYS_OUT(max_tile, "", "min(max_tile_smem, max_tile_accumulators)"),
+               MLSYS_OUT(limiter, "", "registers, tensor_memory or smem: which sets max_tile"));
 MLSYS_DESCRIBE(TiledMatmulReport, MLSYS_OUT(executed, "", "Kernels were run"),
                MLSYS_OUT(executed_max_dim, "", "Largest executed M, N, K"),
                MLSYS_OUT(executed_max_tile_steps, "", "Most executed tile steps"),
@@ -75,7 +79,11 @@ MLSYS_DESCRIBE(TiledMatmulReport, MLSYS_OUT(executed, "", "Kernels were run"),
                MLSYS_OUT(compulsory_intensity, "FLOP/B", "flops / compulsory_bytes"),
                MLSYS_OUT(peak_flops, "FLOP/s", "Peak of the dtype (hardware)"),
                MLSYS_OUT(l2_bandwidth_Bps, "B/s", "L2 bandwidth (hardware)"),
-               MLSYS_OUT(l2_bound_flops, "FLOP/s", "tiled_intensity · L2 bandwidth: every tile load from L2"));
+               MLSYS_OUT(l2_bound_flops, "FLOP/s", "tiled_intensity · L2 bandwidth: every tile load from L2"),
+               MLSYS_OUT(thread_tile, "", "Each thread's sub-tile of C: thread_tile × thread_tile"),
+               MLSYS_OUT(smem_bound_flops, "FLOP/s",
+                         "fp32 FMA rate shared memory can feed: SMs · clock · passes per clock · 32 · thread_tile"),
+               MLSYS_OUT(cuda_core_fp32_flops, "FLOP/s", "fp32 CUDA-core peak (hardware)"));
 
 MLSYS_DESCRIBE(ElementwiseChain, MLSYS_OUT(flops, "FLOP", "ops · flops_per_element · n"),
                MLSYS_OUT(unfused_bytes, "B", "(2·L + b)·n·size"), MLSYS_OUT(fused_bytes, "B", "(2 + b)·n·size"),
@@ -93,7 +101,9 @@ MLSYS_DESCRIBE(FusionTimes, MLSYS_FLAT(chain), MLSYS_OUT(bytes_saved, "B", "unfu
                MLSYS_OUT(fused_bound, "", "compute or memory"),
                MLSYS_OUT(vector_peak_flops, "FLOP/s", "Vector (non-tensor) peak"),
                MLSYS_OUT(bandwidth_Bps, "B/s", "Memory bandwidth"),
-               MLSYS_OUT(ridge_intensity, "FLOP/B", "vector_peak_flops / bandwidth_Bps"));
+               MLSYS_OUT(ridge_intensity, "FLOP/B", "vector_peak_flops / bandwidth_Bps"),
+               MLSYS_OUT(launch_time_saved_s, "s", "(L − 1) · launch_overhead_s: the launches fusion removes"),
+               MLSYS_OUT(total_time_saved_s, "s", "time_saved_s + launch_time_saved_s"));
 
 MLSYS_DESCRIBE(LaunchTimes, MLSYS_OUT(work_s, "s", "GPU busy time"),
                MLSYS_OUT_AS("serial_time_s", serial_s, "s", "kernels · (launch + gap + work)"),
@@ -159,7 +169,9 @@ void add_kernels_calculators(Calculators& out) {
           "form. Executed when M, N, K <= 256, with at most 65,536 tile steps and 2^23 loaded elements; beyond "
           "that the closed form (\"executed\": false). Also the tile's two on-chip budgets: operand tiles in shared "
           "memory and fp32 accumulators in registers (ceil(BM·BN/threads) per thread plus an overhead, at most the "
-          "per-thread and per-block register limits), with the largest square tile each allows and which binds.",
+          "per-thread and per-block register limits; on Blackwell, whose tcgen05 MMAs accumulate in Tensor Memory, "
+          "the accumulators must fit its 256 KiB per SM instead), with the largest square tile each allows and "
+          "which binds.",
           {integer_field("m", "", "Rows of A and C", 128, 1, kMaxDim),
            integer_field("n", "", "Columns of B and C", 128, 1, kMaxDim),
            integer_field("k", "", "Inner dimension", 128, 1, kMaxDim),
@@ -183,6 +195,10 @@ void add_kernels_calculators(Calculators& out) {
                                   json(), 1, 1LL << 16)),
            optional(integer_field("max_registers_per_block", "", "Overrides the table's per-block register limit",
                                   json(), 1, 1LL << 24)),
+           integer_field("thread_tile", "",
+                         "Each thread's sub-tile of C is thread_tile × thread_tile (1: one thread per output), for "
+                         "the shared-memory bound",
+                         1, 1, 32),
            seed_field(), boolean_field("reference", "Also run the naive kernel and compare values and traffic", true)},
           [](const Inputs& in) {
             const TiledMatmulShape shape{in.integer("m"),  in.integer("n"),  in.integer("k"),     in.integer("bm"),
@@ -198,6 +214,16 @@ void add_kernels_calculators(Calculators& out) {
                 r.l2_bandwidth_Bps = hw->json().at("l2_bandwidth_Bps").get<double>();
                 r.l2_bound_flops = r.tiled_intensity * *r.l2_bandwidth_Bps;
               }
+              const auto num = [&](const char* key) -> std::optional<double> {
+                if (hw->json().contains(key) && hw->json().at(key).is_number()) return hw->json().at(key).get<double>();
+                return std::nullopt;
+              };
+              r.thread_tile = in.integer("thread_tile");
+              const auto sms = num("sms"), clock = num("boost_clock_hz"), per_clock = num("smem_bytes_per_clock_per_sm");
+              if (sms && clock && per_clock) r.smem_bound_flops = smem_bound_flops(*sms, *clock, *per_clock, r.thread_tile);
+              const json& cc = hw->json().contains("cuda_core_flops") ? hw->json().at("cuda_core_flops") : json();
+              if (cc.is_object() && cc.contains("fp32") && cc.at("fp32").is_number())
+                r.cuda_core_fp32_flops = cc.at("fp32").get<double>();
             }
             return r;
           });
@@ -209,13 +235,20 @@ void add_kernels_calculators(Calculators& out) {
                         integer_field("ops", "", "Elementwise ops in the chain (L)", 4, 1, 64),
                         integer_field("binary_ops", "", "How many of them read a second tensor (bias, residual)", 0, 0, 64),
                         number_field("flops_per_element", "FLOP", "FLOPs each op does per element", 1, 0.0, 1e4),
+                        number_field("launch_overhead_s", "s",
+                                     "Fixed cost of each kernel launch, for the launches fusion removes (default 0: "
+                                     "bytes only)",
+                                     0, 0.0, 1e-2),
                         dtype_field("bf16"), hardware_field(true)}),
           [](const Inputs& in) {
             check_chain(in.integer("ops"), in.integer("binary_ops"));  // before the machine's errors
             const Machine m = vector_machine(in);
-            return fusion_times(static_cast<double>(in.integer("n")), in.integer("ops"), in.integer("binary_ops"),
-                                in.num("flops_per_element"), dtype_bytes(in.str("dtype")), m.peak_flops,
-                                m.bandwidth_Bps);
+            FusionTimes r = fusion_times(static_cast<double>(in.integer("n")), in.integer("ops"),
+                                         in.integer("binary_ops"), in.num("flops_per_element"),
+                                         dtype_bytes(in.str("dtype")), m.peak_flops, m.bandwidth_Bps);
+            r.launch_time_saved_s = static_cast<double>(in.integer("ops") - 1) * in.num("launch_overhead_s");
+            r.total_time_saved_s = r.time_saved_s + r.launch_time_saved_s;
+            return r;
           });
 
   out.add("launch-overhead",

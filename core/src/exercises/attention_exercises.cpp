@@ -30,8 +30,14 @@ std::string fixed2(double x) {
 Exercise online_rescale(Rng& rng) {
   const double m_old = two_decimals(1.0 + 3.0 * rng.uniform());
   const double l_old = round_sig(1.0 + 9.0 * rng.uniform(), 3);
+  // Every draw raises the maximum, so the old sum must be rescaled (the step the exercise
+  // teaches): the block's top score lies 0.10 to 2.50 above m, at a drawn position, and the other
+  // two anywhere from m − 3 up to that top score.
   std::vector<double> block(3);
-  for (auto& x : block) x = two_decimals(m_old - 3.0 + 5.0 * rng.uniform());
+  const double top = two_decimals(m_old + 0.1 + 2.4 * rng.uniform());
+  const int at = rng.integer(0, 2);
+  for (int i = 0; i < 3; ++i)
+    block[i] = i == at ? top : two_decimals(m_old - 3.0 + (top - m_old + 3.0) * rng.uniform());
   const double block_max = *std::max_element(block.begin(), block.end());
   const double m_new = std::max(m_old, block_max);
   double block_sum = 0;  // Σ e^(x − block_max): the block's own partial
@@ -51,11 +57,11 @@ Exercise online_rescale(Rng& rng) {
   e.hint = "First the new maximum: m' = max(m, largest score of the block). Then rescale the old sum by e^(m − m') "
            "and add e^(x − m') for each new score.";
   e.solution = "m' = max(" + fixed2(m_old) + ", " + fixed2(block_max) + ") = " + fixed2(m_new) +
-               (m_new > m_old ? "" : "; the maximum did not change, so the old sum keeps its scale") +
-               ". The old sum is rescaled by e^(" + fixed2(m_old) + " − " + fixed2(m_new) + ") = " +
+               ": the block raised the maximum. The old sum is rescaled by e^(" + fixed2(m_old) + " − " + fixed2(m_new) + ") = " +
                format_number(rescale, 4) + ", giving " + format_number(l_old * rescale, 4) +
                "; the block adds " + format_number(sum_new, 4) + ". Running sum l' = " + format_number(e.answer, 4) + ".";
   require(e, e.answer >= 1, "the running sum counts the maximum's own e\u2070 = 1 at least");
+  require(e, m_new > m_old && rescale < 1, "the block raises the maximum, so the old sum is rescaled");
   reject_mistake_where_distinct(e, l_old + sum_new, "added the block without rescaling the old sum");
   reject_mistake_where_distinct(e, l_old + block_sum, "added the block's sum relative to its own maximum");
   return e;

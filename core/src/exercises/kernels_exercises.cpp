@@ -97,7 +97,8 @@ Exercise tiled_matmul_traffic(Rng& rng) {
               " bytes per element). Each thread block owns " + article(std::to_string(bm)) + std::to_string(bm) + "×" + std::to_string(bn) +
               " tile of C and streams the matching rows of A and columns of B through shared memory; edge tiles "
               "load only the elements inside the matrices. Without any help from caches, how many megabytes "
-              "(MB, 10^6 B) does the kernel read from and write to global memory, to the nearest MB?";
+              "(MB, 10⁶ B) does the kernel read from and write to global memory? Give at least 4 significant "
+              "figures, or the nearest MB: the write of C adds little to the total.";
   ex.unit = "MB";
   ex.answer = bytes / 1e6;
   // The write of C is 0.3 % of the total at the most-read draws (K = 5,000, 32×32 tiles): the
@@ -136,13 +137,18 @@ Exercise fusion_saving(Rng& rng) {
   const std::string dtype = rng.pick(std::vector<std::string>{"bf16", "fp32"});
   const double s = dtype_bytes(dtype);
   const ElementwiseChain c = elementwise_chain(n, ops, binary, 1, s);
-  const double saved_us = (c.unfused_bytes - c.fused_bytes) / (tbps * 1e12) * 1e6;
+  const double bytes_us = (c.unfused_bytes - c.fused_bytes) / (tbps * 1e12) * 1e6;
+  // Fusing also removes L − 1 launches; at these sizes their fixed cost is comparable to the bytes.
+  const double launch_us = rng.pick(std::vector<double>{2, 3, 4, 5, 8});
+  const double launches_us = (ops - 1) * launch_us;
+  const double saved_us = bytes_us + launches_us;
   Exercise ex;
   ex.title = "What does fusing an elementwise chain save?";
   // The vector peak shown to the calculator keeps every kernel memory-bound, as the prompt assumes.
   const double vector_peak = hw->peak_for("fp32").value_or(1e14);
   ex.params = {{"n", n},           {"ops", ops},          {"binary_ops", binary}, {"flops_per_element", 1},
-               {"dtype", dtype},   {"peak_flops", vector_peak}, {"bandwidth_Bps", tbps * 1e12}};
+               {"dtype", dtype},   {"peak_flops", vector_peak}, {"bandwidth_Bps", tbps * 1e12},
+               {"launch_overhead_s", launch_us * 1e-6}};
   ex.prompt = "On the " + hw->name + ", whose HBM moves " + format_number(tbps, 4) + " TB/s, a chain of " +
               std::to_string(ops) + " elementwise ops is applied to " + article(format_int(tokens)) + format_int(tokens) + " × " +
               format_int(features) + " activation tensor (" + format_int(n) + " " + dtype + " elements)" +
@@ -150,22 +156,28 @@ Exercise fusion_saving(Rng& rng) {
                : binary > 1 ? ", and " + std::to_string(binary) + " of the ops also read a second tensor of the same size"
                             : std::string()) +
               ". Unfused, each op is its own kernel that reads its inputs from HBM and writes its result back; fused, "
-              "one kernel reads the inputs once and writes the final result once. Every kernel is memory-bound. "
-              "How much time does fusion save, in " + kMicro + "?";
+              "one kernel reads the inputs once and writes the final result once. Every kernel is memory-bound, and "
+              "each launch adds a fixed " + format_number(launch_us, 2) + " " + kMicro +
+              " during which the GPU does no useful work. How much time does fusion save, in " + kMicro + "?";
   ex.unit = kMicro;
   ex.answer = saved_us;
   ex.hint = "Unfused bytes: each unary op moves 2·n elements and each binary op 3·n. Fused bytes: the chain's input, "
-            "each extra operand and the output, once each. Divide the difference by the bandwidth.";
+            "each extra operand and the output, once each. Divide the difference by the bandwidth, then add the "
+            "launches fusion removes: L kernels become one.";
   ex.solution = "Unfused: (2·" + std::to_string(ops) + " + " + std::to_string(binary) + ") × " + format_int(n) + " × " +
                 format_number(s, 2) + " B = " + format_number(c.unfused_bytes / 1e6, 5) + " MB. Fused: (2 + " +
                 std::to_string(binary) + ") × " + format_int(n) + " × " + format_number(s, 2) + " B = " +
                 format_number(c.fused_bytes / 1e6, 5) + " MB. Saved " +
                 format_number((c.unfused_bytes - c.fused_bytes) / 1e6, 5) + " MB = 2·(L − 1)·n·s, whatever the binary ops; at " + format_number(tbps, 4) + " TB/s that is " +
-                format_number(saved_us, 4) + " " + kMicro + ".";
+                format_number(bytes_us, 4) + " " + kMicro + ". Fusion also removes " + std::to_string(ops - 1) +
+                " launches × " + format_number(launch_us, 2) + " " + kMicro + " = " + format_number(launches_us, 3) +
+                " " + kMicro + ". Saved in all: " + format_number(saved_us, 4) + " " + kMicro + ".";
   require_fits(ex, (2.0 + binary) * n * s, hw->hbm_bytes, "the chain's tensors in the " + hw->name);
   require(ex, c.fused_bytes < c.unfused_bytes, "fusion moves fewer bytes");
-  reject_mistake(ex, c.unfused_bytes / (tbps * 1e12) * 1e6, "gave the unfused time, not the saving");
-  reject_mistake_where_distinct(ex, 2.0 * ops * n * s / (tbps * 1e12) * 1e6 - c.fused_bytes / (tbps * 1e12) * 1e6,
+  reject_mistake(ex, c.unfused_bytes / (tbps * 1e12) * 1e6 + ops * launch_us, "gave the unfused time, not the saving");
+  reject_mistake_where_distinct(ex, bytes_us, "left out the launches fusion removes");
+  reject_mistake_where_distinct(ex, bytes_us + ops * launch_us, "counted L launches saved, not L − 1");
+  reject_mistake_where_distinct(ex, 2.0 * ops * n * s / (tbps * 1e12) * 1e6 - c.fused_bytes / (tbps * 1e12) * 1e6 + launches_us,
                                 "left out the second operands' reads from the unfused chain");
   return ex;
 }
@@ -208,71 +220,93 @@ Exercise launch_fraction(Rng& rng) {
 }
 
 Exercise smem_tile(Rng& rng) {
-  // NVIDIA GPUs whose tensor-core accumulators live in registers (compute capability below
-  // 10): the table gives their per-block shared memory and register limits. Blackwell's
-  // tcgen05 MMAs keep the accumulator in Tensor Memory instead (NVIDIA CUTLASS, tcgen05 MMA
-  // programming guide), so the register model does not bind there.
-  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "l4"};
+  // NVIDIA GPUs from the table with per-block shared memory and register limits. Up to Hopper
+  // (compute capability 9.x) the tensor-core accumulators live in registers; the B200's tcgen05
+  // MMAs keep them in Tensor Memory instead, 256 KiB per SM (PTX ISA, "Tensor Memory"; NVIDIA
+  // CUTLASS, tcgen05 MMA programming guide), and the thread count no longer matters.
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "l4", "b200"};
   const Accelerator* hw = find_accelerator(rng.pick(ids));
   const auto row = [&](const char* key) { return hw->json().at(key).get<double>(); };
   const double smem = row("max_smem_per_block_bytes");
+  const bool tmem = hw->json().at("tensor_memory_per_sm_bytes").is_number();
+  const double tmem_bytes = tmem ? row("tensor_memory_per_sm_bytes") : 0;
   RegisterBudget b;
   b.threads_per_block = rng.pick(std::vector<long long>{128, 256, 384, 512});
   b.register_overhead = rng.pick(std::vector<long long>{24, 32, 40, 56});
   b.max_registers_per_thread = static_cast<long long>(row("max_registers_per_thread"));
   b.max_registers_per_block = static_cast<long long>(row("max_registers_per_block"));
   const int bk = rng.pick(std::vector<int>{32, 64});
-  const int stages = rng.integer(2, 4);
+  // Blackwell GEMMs pipeline deeper (the registers no longer hold the accumulators): 4 to 6 stages there.
+  const int stages = tmem ? rng.integer(4, 6) : rng.integer(2, 4);
   const std::string dtype = rng.pick(std::vector<std::string>{"bf16", "fp32"});
   const double s = dtype_bytes(dtype);
   const double per_t = stages * 2.0 * bk * s;  // bytes of shared memory per unit of T
   const long long t_smem = max_square_tile_smem(smem, bk, stages, s);
   std::string which;
   const long long t_reg = max_square_tile_registers(b, 1, &which);
+  const long long t_tmem = tmem ? max_square_tile_tensor_memory(tmem_bytes, 1) : 0;
+  const long long t_acc = tmem ? t_tmem : t_reg;
   const long long share = std::min(b.max_registers_per_thread, b.max_registers_per_block / b.threads_per_block);
   const long long acc = share - b.register_overhead;
   Exercise ex;
   ex.title = "The largest tile a thread block can hold";
   ex.params = {{"bk", bk}, {"stages", stages}, {"dtype", dtype}, {"hardware", hw->id},
                {"threads_per_block", b.threads_per_block}, {"register_overhead", b.register_overhead}};
-  ex.prompt = "A square-tiled matmul kernel on the " + hw->name + " computes a T×T tile of C per block of " +
-              format_int(static_cast<double>(b.threads_per_block)) +
-              " threads. Shared memory: for each of " + std::to_string(stages) + " pipeline stages it keeps a T×" +
+  const std::string smem_text = "Shared memory: for each of " + std::to_string(stages) + " pipeline stages it keeps a T×" +
               std::to_string(bk) + " tile of A and " + article(std::to_string(bk)) + std::to_string(bk) + "×T tile of B, in " + dtype + " (" +
-              format_number(s, 2) + " bytes per element), and one block may use " + format_int(smem) +
-              " bytes. Registers: the T² fp32 accumulators are shared equally by the threads, one 32-bit register "
-              "each, and every thread needs " + format_int(static_cast<double>(b.register_overhead)) +
-              " more registers for operands and addresses; a thread may use at most " +
-              format_int(static_cast<double>(b.max_registers_per_thread)) + " registers and a block at most " +
-              format_int(static_cast<double>(b.max_registers_per_block)) +
-              ". What is the largest whole T for which both fit?";
+              format_number(s, 2) + " bytes per element), and one block may use " + format_int(smem) + " bytes. ";
+  const std::string acc_text = tmem
+      ? "Accumulators: the T² fp32 accumulators live in the SM's Tensor Memory, " + format_int(tmem_bytes) +
+            " bytes, 4 bytes each; each thread keeps only " + format_int(static_cast<double>(b.register_overhead)) +
+            " registers for addresses and loop counters, well within its limit of " +
+            format_int(static_cast<double>(b.max_registers_per_thread)) + ". "
+      : "Registers: the T² fp32 accumulators are shared equally by the threads, one 32-bit register each, and "
+        "every thread needs " + format_int(static_cast<double>(b.register_overhead)) +
+            " more registers for operands and addresses; a thread may use at most " +
+            format_int(static_cast<double>(b.max_registers_per_thread)) + " registers and a block at most " +
+            format_int(static_cast<double>(b.max_registers_per_block)) + ". ";
+  ex.prompt = "A square-tiled matmul kernel on the " + hw->name + " computes a T×T tile of C per block of " +
+              format_int(static_cast<double>(b.threads_per_block)) + " threads. " + smem_text + acc_text +
+              "What is the largest whole T for which both fit?";
   ex.unit = "";
-  ex.answer = static_cast<double>(std::min(t_smem, t_reg));
+  ex.answer = static_cast<double>(std::min(t_smem, t_acc));
   ex.integer = true;
-  ex.hint = "Shared memory: stages × 2 × T × BK × bytes per element ≤ the limit. Registers: each thread holds "
-            "ceil(T² / threads) accumulators plus the overhead, at most the per-thread limit and at most its share "
-            "of the block's registers (per-block limit ÷ threads). Take the smaller T.";
-  ex.solution = "Shared memory: " + std::to_string(stages) + " × 2 × " + std::to_string(bk) + " × " +
+  ex.hint = tmem ? "Shared memory: stages × 2 × T × BK × bytes per element ≤ the limit. Tensor Memory: T² × 4 bytes ≤ "
+                   "its size, whatever the number of threads. Take the smaller T."
+                 : "Shared memory: stages × 2 × T × BK × bytes per element ≤ the limit. Registers: each thread holds "
+                   "ceil(T² / threads) accumulators plus the overhead, at most the per-thread limit and at most its "
+                   "share of the block's registers (per-block limit ÷ threads). Take the smaller T.";
+  const std::string smem_solution = "Shared memory: " + std::to_string(stages) + " × 2 × " + std::to_string(bk) + " × " +
                 format_number(s, 2) + " = " + format_int(per_t) + " bytes per unit of T, so T ≤ " + format_int(smem) +
-                " ÷ " + format_int(per_t) + ", T ≤ " + format_int(static_cast<double>(t_smem)) +
-                ". Registers: a thread may hold min(" + format_int(static_cast<double>(b.max_registers_per_thread)) +
-                ", " + format_int(static_cast<double>(b.max_registers_per_block)) + " ÷ " +
-                format_int(static_cast<double>(b.threads_per_block)) + ") = " + format_int(static_cast<double>(share)) +
-                " registers, " + format_int(static_cast<double>(acc)) + " of them accumulators, so T² ≤ " +
-                format_int(static_cast<double>(b.threads_per_block)) + " × " + format_int(static_cast<double>(acc)) +
-                " = " + format_int(static_cast<double>(b.threads_per_block * acc)) + " and T ≤ " +
-                format_int(static_cast<double>(t_reg)) + ". " +
-                (t_reg <= t_smem ? "Registers bind" : "Shared memory binds") + ": T = " +
-                format_int(ex.answer) + ".";
+                " ÷ " + format_int(per_t) + ", T ≤ " + format_int(static_cast<double>(t_smem)) + ". ";
+  const std::string acc_solution = tmem
+      ? "Tensor Memory: T² × 4 ≤ " + format_int(tmem_bytes) + ", T² ≤ " + format_int(tmem_bytes / 4) + ", T ≤ " +
+            format_int(static_cast<double>(t_tmem)) + "; the threads share no accumulators, so their number does "
+            "not enter. "
+      : "Registers: a thread may hold min(" + format_int(static_cast<double>(b.max_registers_per_thread)) +
+            ", " + format_int(static_cast<double>(b.max_registers_per_block)) + " ÷ " +
+            format_int(static_cast<double>(b.threads_per_block)) + ") = " + format_int(static_cast<double>(share)) +
+            " registers, " + format_int(static_cast<double>(acc)) + " of them accumulators, so T² ≤ " +
+            format_int(static_cast<double>(b.threads_per_block)) + " × " + format_int(static_cast<double>(acc)) +
+            " = " + format_int(static_cast<double>(b.threads_per_block * acc)) + " and T ≤ " +
+            format_int(static_cast<double>(t_reg)) + ". ";
+  ex.solution = smem_solution + acc_solution +
+                (t_acc <= t_smem ? (tmem ? "Tensor Memory binds" : "Registers bind") : "Shared memory binds") +
+                ": T = " + format_int(ex.answer) + ".";
   const std::string cc = hw->json().at("compute_capability").get<std::string>();
-  require(ex, std::stod(cc) < 10, hw->name + " (compute capability " + cc + ") accumulates in registers");
+  require(ex, tmem == (std::stod(cc) >= 10),
+          hw->name + " (compute capability " + cc + ") accumulates in " + (tmem ? "Tensor Memory" : "registers"));
   const auto fits = [&](double t) {
+    if (per_t * t > smem) return false;
+    if (tmem) return t * t * 4 <= tmem_bytes && b.register_overhead <= share;
     const double per_thread = std::ceil(t * t / static_cast<double>(b.threads_per_block)) + b.register_overhead;
-    return per_t * t <= smem && per_thread <= static_cast<double>(share);
+    return per_thread <= static_cast<double>(share);
   };
   require(ex, fits(ex.answer) && !fits(ex.answer + 1), "T fits both budgets and T + 1 does not");
   reject_mistake_where_distinct(ex, static_cast<double>(t_smem), "checked shared memory only");
-  reject_mistake_where_distinct(ex, static_cast<double>(t_reg), "checked the registers only");
+  if (tmem) reject_mistake_where_distinct(ex, static_cast<double>(std::min(t_smem, t_reg)),
+                                          "kept the accumulators in registers, as before Blackwell");
+  else reject_mistake_where_distinct(ex, static_cast<double>(t_reg), "checked the registers only");
   return ex;
 }
 

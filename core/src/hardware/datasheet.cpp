@@ -32,6 +32,7 @@ static AcceleratorEntry read_entry(const Accelerator& a) {
   MLSYS_READ(l1_smem_per_sm_bytes); MLSYS_READ(fp32_cores_per_sm); MLSYS_READ(tensor_cores_per_sm);
   MLSYS_READ(boost_clock_hz); MLSYS_READ(cuda_core_flops); MLSYS_READ(smem_bytes_per_clock_per_sm);
   MLSYS_READ(l1_latency_s); MLSYS_READ(l2_latency_s); MLSYS_READ(hbm_latency_s); MLSYS_READ(l2_bandwidth_Bps);
+  MLSYS_READ(tensor_memory_per_sm_bytes);
   MLSYS_READ(hierarchy_sources);
   MLSYS_READ(source); MLSYS_READ(notes);
 #undef MLSYS_READ

@@ -41,6 +41,14 @@ long long max_square_tile_registers(const RegisterBudget& b, long long acc_regs,
   return accumulators > 0 ? isqrt(b.threads_per_block * accumulators) : 0;
 }
 
+long long max_square_tile_tensor_memory(double tensor_memory_bytes, long long acc_regs) {
+  return isqrt(static_cast<long long>(std::floor(tensor_memory_bytes / (4.0 * static_cast<double>(acc_regs)))));
+}
+
+double smem_bound_flops(double sms, double clock_hz, double smem_bytes_per_clock, long long thread_tile) {
+  return sms * clock_hz * (smem_bytes_per_clock / 128) * 32 * static_cast<double>(thread_tile);
+}
+
 TileLimits tile_limits(long long bm, long long bn, long long bk, long long stages, double element_bytes,
                        long long acc_regs, double smem_limit_bytes, bool fits_smem, const RegisterBudget& b) {
   const long long share = std::min(b.max_registers_per_thread, b.max_registers_per_block / b.threads_per_block);
@@ -55,7 +63,11 @@ TileLimits tile_limits(long long bm, long long bn, long long bk, long long stage
   t.register_overhead = b.register_overhead;
   t.accumulator_registers = acc_regs;
   t.accumulator_bytes = static_cast<double>(bm) * static_cast<double>(bn) * static_cast<double>(acc_regs) * 4;
-  t.registers_per_thread = accumulator_registers_per_thread(bm, bn, b.threads_per_block, acc_regs) + b.register_overhead;
+  const bool tmem = b.tensor_memory_bytes > 0;
+  t.accumulator_storage = tmem ? "tensor_memory" : "registers";
+  t.tensor_memory_bytes = tmem ? b.tensor_memory_bytes : 0;
+  t.registers_per_thread =
+      (tmem ? 0 : accumulator_registers_per_thread(bm, bn, b.threads_per_block, acc_regs)) + b.register_overhead;
   t.registers_per_block = b.threads_per_block * t.registers_per_thread;
   t.max_registers_per_thread = b.max_registers_per_thread;
   t.max_registers_per_block = b.max_registers_per_block;
@@ -63,11 +75,13 @@ TileLimits tile_limits(long long bm, long long bn, long long bk, long long stage
   t.register_file_bytes = static_cast<double>(b.max_registers_per_block) * 4;
   t.fits_registers =
       t.registers_per_thread <= b.max_registers_per_thread && t.registers_per_block <= b.max_registers_per_block;
-  t.fits = t.fits_registers && fits_smem;
+  t.fits_accumulators = tmem ? t.accumulator_bytes <= b.tensor_memory_bytes : t.fits_registers;
+  t.fits = t.fits_registers && t.fits_accumulators && fits_smem;
   t.max_tile_smem = max_square_tile_smem(smem_limit_bytes, bk, stages, element_bytes);
   t.max_tile_registers = max_square_tile_registers(b, acc_regs, &t.register_limiter);
-  t.max_tile = std::min(t.max_tile_smem, t.max_tile_registers);
-  t.limiter = t.max_tile_registers <= t.max_tile_smem ? "registers" : "smem";
+  t.max_tile_accumulators = tmem ? max_square_tile_tensor_memory(b.tensor_memory_bytes, acc_regs) : t.max_tile_registers;
+  t.max_tile = std::min(t.max_tile_smem, t.max_tile_accumulators);
+  t.limiter = t.max_tile_accumulators <= t.max_tile_smem ? t.accumulator_storage : "smem";
   return t;
 }
 

@@ -174,6 +174,8 @@ RegisterBudget register_budget(const RegisterInputs& in, const Accelerator* hw) 
   b.max_registers_per_thread = static_cast<long long>(*per_thread);
   b.max_registers_per_block = static_cast<long long>(*per_block);
   b.source = in.max_registers_per_thread || in.max_registers_per_block ? "input" : hw->id;
+  // Blackwell's tcgen05 MMAs accumulate in Tensor Memory (tile_limits.hpp).
+  if (const auto tmem = row("tensor_memory_per_sm_bytes")) b.tensor_memory_bytes = *tmem;
   return b;
 }
 

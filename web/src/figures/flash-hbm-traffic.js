@@ -11,6 +11,7 @@ const SEQS = Array.from({ length: 29 }, (_, i) => Math.round(64 * 2 ** (i / 2)))
 // The lesson's SRAM: the 227 KiB of shared memory one thread block may use on an H100 (CUDA C++
 // Programming Guide, compute capability 9.0: 228 KiB per SM, 227 KiB per block).
 const H100_BLOCK_SMEM = 232448;
+const HEAD_DIMS = [16, 32, 64, 128, 256];
 // "8.5× less" or "2.0× more": standard ÷ flash read the right way round.
 export const lessOrMore = (ratio) => (ratio >= 1 ? `${formatSI(ratio, '', 3)}× less` : `${formatSI(1 / ratio, '', 3)}× more`);
 
@@ -24,7 +25,7 @@ export default {
     { key: 'sram_bytes', label: 'On-chip SRAM M per thread block', from: ['flash-attention', 'sram_bytes'], min: SRAM_MIN, max: SRAM_MAX,
       default: H100_BLOCK_SMEM, scale: 'log' },
     { key: 'head_dim', label: 'Head dimension d', type: 'select', default: 64,
-      options: [16, 32, 64, 128, 256].map((v) => ({ value: v, label: String(v) })) },
+      options: HEAD_DIMS.map((v) => ({ value: v, label: String(v) })) },
     { key: 'dtype', label: 'Data type', from: ['flash-attention', 'dtype'], options: ['fp32', 'bf16', 'fp8-e4m3'] },
     { key: 'causal', label: 'Causal mask', from: ['flash-attention', 'causal'] },
   ],
@@ -43,14 +44,17 @@ export default {
       };
     });
     const last = points.at(-1);
-    // The y axis holds the lines at every SRAM size (flash traffic only falls as M grows), so
-    // changing M moves the FlashAttention line and leaves the standard one where it was.
-    const flashAt = (seq, sram_bytes) => engine.calc('flash-attention', {
-      seq, head_dim: p.head_dim, sram_bytes, dtype: p.dtype, causal: p.causal, execute: false,
+    // The y axis holds the lines at every SRAM size and head dimension (flash traffic only falls
+    // as M grows and only rises with d), so changing M or d moves the lines, not the axis.
+    // Causal masking only skips tiles, so the unmasked counts bound both settings.
+    const flashAt = (seq, sram_bytes, head_dim) => engine.calc('flash-attention', {
+      seq, head_dim, sram_bytes, dtype: p.dtype, causal: false, execute: false,
     });
-    const low = flashAt(SEQS[0], SRAM_MAX), high = flashAt(SEQS.at(-1), SRAM_MIN);
+    const [dLo, dHi] = [HEAD_DIMS[0], HEAD_DIMS.at(-1)];
+    const low = flashAt(SEQS[0], SRAM_MAX, dLo), high = flashAt(SEQS.at(-1), SRAM_MIN, dHi);
     const yRange = span([...points.flatMap((q) => [q.standard, q.flash, q.fa2, q.scores]),
-      low.flash_hbm_bytes, low.fa2_hbm_bytes, high.flash_hbm_bytes], { log: true, pad: 1.5 });
+      low.flash_hbm_bytes, low.fa2_hbm_bytes, low.score_matrix_bytes, high.flash_hbm_bytes, high.standard_hbm_bytes],
+    { log: true, pad: 1.5 });
     const table = {
       columns: ['N', 'Standard (B)', 'FlashAttention (B)', 'FlashAttention-2 order (B)', 'Standard ÷ Flash', 'Executed',
         'Max |O_flash − O_naive|', 'B_r', 'B_c', 'Passes T_c'],

@@ -9,7 +9,11 @@ import { formatSI } from '../runtime/format.js';
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 const MAX_SPLITS = 128;
-const RATIO_RANGE = [1, 100]; // time ÷ floor: 1 is streaming at full bandwidth
+// Time ÷ floor (1 is streaming at full bandwidth). The axis runs to the first of these above the
+// worst ratio the current context, accelerator and heads reach at any batch (batch 1, the fewest
+// blocks), so it holds still while the batch and the chosen splits move.
+const RATIO_TOPS = [2, 5, 10, 20, 50, 100, 200, 500];
+const RATIO_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500];
 const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
 const times = (x) => `${formatSI(x, '', 2)}×`;
 
@@ -28,10 +32,12 @@ export default {
   ],
 
   data(engine, p) {
-    const r = engine.calc('split-kv', {
-      context: p.context, hardware: p.hardware, heads: p.heads, batch: p.batch, splits: p.splits,
-      max_splits: MAX_SPLITS, head_dim: 128, dtype: 'bf16',
-    });
+    const inputs = { context: p.context, hardware: p.hardware, heads: p.heads, batch: p.batch, splits: p.splits,
+      max_splits: MAX_SPLITS, head_dim: 128, dtype: 'bf16' };
+    const r = engine.calc('split-kv', inputs);
+    const worstOf = (x) => Math.max(...x.series.map((q) => q.time_s / x.ideal_time_s));
+    const single = p.batch === 1 ? r : engine.calc('split-kv', { ...inputs, batch: 1, splits: 1, execute: false });
+    const worst = Math.max(worstOf(r), worstOf(single));
     const table = {
       columns: ['Splits s', 'Time (s)', 'Split kernel (s)', 'Merge kernel (s)', 'Time ÷ floor', 'Blocks', 'Waves',
         'Resident blocks (first wave)', 'HBM bandwidth drawn (B/s)'],
@@ -44,6 +50,7 @@ export default {
       saturating_splits: r.saturating_splits, blocks_per_sm: r.blocks_per_sm, bandwidth: r.bandwidth_Bps,
       sms: r.sms, executed: r.executed, merge_diff: r.executed ? r.merge_max_abs_diff : null,
       merge_error: r.executed ? r.merged_error_fp64 : null, table,
+      ratio_top: RATIO_TOPS.find((t) => t >= 1.1 * worst) ?? RATIO_TOPS.at(-1),
     };
   },
 
@@ -69,10 +76,10 @@ export default {
         borderWidth: 2, yAxisID: 'y' }),
       line(pick(), { label: 'HBM bandwidth drawn by the first wave (right axis)',
         data: data.series.map((q) => ({ x: q.splits, y: 100 * q.fraction_of_peak, q })), borderWidth: 1.5, yAxisID: 'y1' }),
+      // Named in the legend only: a label beside the marker sat on the saturated line.
       series(pick(), { label: `HBM saturated from s = ${data.saturating_splits}`, showLine: false, pointStyle: 'triangle',
-        pointRadius: 6, yAxisID: 'y1', pointLabels: true,
-        data: knee && data.saturating_splits <= last
-          ? [{ x: knee.splits, y: 100 * knee.fraction_of_peak, label: `saturated at s = ${knee.splits}` }] : [] }),
+        pointRadius: 6, yAxisID: 'y1',
+        data: knee && data.saturating_splits <= last ? [{ x: knee.splits, y: 100 * knee.fraction_of_peak }] : [] }),
     ];
     return chart(theme, {
       datasets,
@@ -80,9 +87,16 @@ export default {
         // Log: the knee sits at a few splits, the merge's slow rise at a hundred.
         x: log('Splits s of the KV cache (chunks, log scale)', { range: [1, last],
           ticks: { callback: (v) => ([1, 2, 5, 10, 20, 50, 100].includes(v) ? String(v) : '') } }),
-        y: log('Time ÷ bandwidth floor (×, log scale)', { position: 'left', range: RATIO_RANGE,
-          ticks: { callback: (v) => ([1, 2, 5, 10, 20, 50, 100].includes(v) ? `${v}×` : '') } }),
-        y1: linear('HBM bandwidth drawn (% of peak)', { position: 'right', range: [0, 100], grid: { drawOnChartArea: false } }),
+        y: log('Time ÷ bandwidth floor (×, log scale)', { position: 'left', range: [1, data.ratio_top],
+          // 1, 2, 5, 10, ... up to the top (and 1.5 on the shortest axis), whatever Chart.js would pick.
+          afterBuildTicks: (axis) => {
+            axis.ticks = [...RATIO_TICKS, ...(data.ratio_top <= 2 ? [1.5] : [])]
+              .filter((v) => v <= data.ratio_top).sort((a, b) => a - b).map((value) => ({ value }));
+          },
+          ticks: { callback: (v) => `${v}×` } }),
+        // To 110 %: the saturated line runs below the frame, not along it.
+        y1: linear('HBM bandwidth drawn (% of peak)', { position: 'right', range: [0, 110], grid: { drawOnChartArea: false },
+          ticks: { stepSize: 20, callback: (v) => (v <= 100 ? String(v) : '') } }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;

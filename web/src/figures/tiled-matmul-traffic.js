@@ -4,9 +4,10 @@
 // and the compulsory minimum. Tiles a block cannot hold are marked: operand tiles,
 // stages·(2·T·BK)·s, beyond the shared memory one block may use, or fp32 accumulators,
 // ceil(T²/threads) per thread plus an overhead, beyond the registers (255 per thread, 65,536 per
-// block). The largest tile that fits both is starred. All numbers from calc('tiled-matmul').
+// block), or on Blackwell beyond the 256 KiB of Tensor Memory its tcgen05 MMAs accumulate in.
+// The largest tile that fits both is starred. All numbers from calc('tiled-matmul').
 import { formatSI } from '../runtime/format.js';
-import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
+import { chart, linear, log, colours, series, line, lineLabel, offLine } from './shared/chart-config.js';
 
 const TILES = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const CHECKED_TILE = 32; // the call that also runs the naive kernel and compares values
@@ -27,7 +28,7 @@ export default {
   simulation: true, // executes kernels: redraw budget 50 ms
   title: 'Tiled matmul: global-memory traffic against tile size',
   caption:
-    'Bytes a tiled matmul moves to and from global memory as the tile width T grows, counted by running the tiled loop (hollow circles, small sizes) and from the formula (line), between the naive kernel (top) and the compulsory minimum (bottom). Each doubling of T halves the traffic until T reaches the matrix size: from there every operand is read once and the line lies flat on the compulsory minimum. Tiles a block cannot hold are crossed: their fp32 accumulators exceed the registers (right of the register limit) or their operand tiles exceed shared memory. The star is the largest tile that fits both, from the engine. Raise the stages to 4 and shared memory binds instead of registers; give the block 1,024 threads and the register file, not the per-thread limit, binds.',
+    'Bytes a tiled matmul moves to and from global memory as the tile width T grows, counted by running the tiled loop (hollow circles, small sizes) and from the formula (line), between the naive kernel (top) and the compulsory minimum (bottom). Each doubling of T halves the traffic until T reaches the matrix size: from there every operand is read once and the line lies flat on the compulsory minimum. Tiles a block cannot hold are crossed, each limit drawn as a dashed line in its colour: × where the fp32 accumulators exceed the registers (on the B200, the 256 KiB of Tensor Memory where Blackwell\'s tensor cores accumulate), + where the operand tiles exceed shared memory. The star is the largest tile that fits both, from the engine. Set 4 stages and a K-step of 64 and shared memory binds at T ≤ 113; give the block 1,024 threads and the register limit moves left to 181; pick the B200 and the thread count no longer matters.',
   params: [
     { key: 'hardware', label: 'GPU', from: ['tiled-matmul', 'hardware'], options: GPUS },
     { key: 'size', label: 'Matrix size M = N = K', type: 'select', default: 128, options: SIZES },
@@ -57,6 +58,7 @@ export default {
         t, executed: r.executed, counted: r.executed ? r.global_bytes : null, formula: r.formula.global_bytes,
         matches: r.executed ? r.counts_match_formula : null, smem: r.smem_per_block_bytes, fits_smem: r.fits_smem,
         registers: r.registers_per_thread, accumulator: r.accumulator_bytes, fits_registers: r.fits_registers,
+        fits_accumulators: r.fits_accumulators,
         fits: r.fits, intensity: r.tiled_intensity, check: t === CHECKED_TILE ? r : null,
       };
     });
@@ -68,15 +70,18 @@ export default {
     const table = {
       columns: ['Tile T = BM = BN', 'Executed', 'Counted global bytes (B)', 'Formula global bytes (B)',
         'Naive kernel bytes (B)', 'Compulsory bytes (B)', 'Shared memory per block (B)', 'Shared-memory limit (B)',
-        'Fits shared memory', 'fp32 accumulator (B)', 'Registers per thread', 'Fits registers', 'Intensity (FLOP/B)'],
+        'Fits shared memory', 'fp32 accumulator (B)', 'Accumulators held in', 'Fits accumulator storage',
+        'Registers per thread', 'Fits registers', 'Intensity (FLOP/B)'],
       rows: points.map((q) => [q.t, yesNo(q.executed), q.executed ? q.counted : 'not run', q.formula,
         ref.naive_global_bytes, ref.compulsory_bytes, q.smem, ref.smem_limit_bytes, yesNo(q.fits_smem),
-        q.accumulator, q.registers, yesNo(q.fits_registers), q.intensity]),
+        q.accumulator, ref.accumulator_storage === 'tensor_memory' ? 'tensor memory' : 'registers',
+        yesNo(q.fits_accumulators), q.registers, yesNo(q.fits_registers), q.intensity]),
     };
     return {
       size: p.size, bk: p.bk, stages: p.stages, dtype: p.dtype, element_bytes: s, points: points.map(({ check, ...q }) => q),
       naive: ref.naive_global_bytes, compulsory: ref.compulsory_bytes, smem_limit: ref.smem_limit_bytes,
       t_max_smem: ref.max_tile_smem, t_max_registers: ref.max_tile_registers, t_max: ref.max_tile, limiter: ref.limiter,
+      t_max_acc: ref.max_tile_accumulators, storage: ref.accumulator_storage, tensor_memory: ref.tensor_memory_bytes,
       register_file: ref.register_file_bytes, threads: p.threads,
       best: { t: ref.max_tile, formula: best.formula.global_bytes, intensity: best.tiled_intensity },
       smem_per_sm: ref.smem_limit_source === 'smem_per_sm_bytes',
@@ -92,41 +97,51 @@ export default {
     const [yLo, yHi] = [Math.min(...ys) / 2, Math.max(...ys) * 2];
     const xLo = lx(data.points[0].t), xHi = lx(data.points.at(-1).t);
     const pick = colours(theme);
-    const flat = (label, y, colour, dash) => line(colour, { label, data: [{ x: xLo, y }, { x: xHi, y }], borderDash: dash });
+    // Reference lines carry their names on the chart (lineLabel), not in the legend.
+    const flat = (label, y, colour, dash, group) => line(colour, { label, data: [{ x: xLo, y }, { x: xHi, y }],
+      borderDash: dash, group, legendHidden: true });
     const check = data.reference ? (data.reference.matches ? '; values match the naive kernel' : '; VALUES DIFFER from the naive kernel') : '';
     const at = (q) => ({ x: lx(q.t), y: q.formula, q });
-    // A kind of overflow no tile of this setting has keeps its legend entry, saying so.
-    const none = (label, points) => (points.length ? label : `${label}: none here`);
-    const overRegisters = data.points.filter((q) => !q.fits_registers).map(at);
+    const tmem = data.storage === 'tensor_memory';
+    const accName = tmem ? 'tensor memory' : 'registers';
+    const overAcc = data.points.filter((q) => !q.fits_accumulators).map(at);
     const overSmem = data.points.filter((q) => !q.fits_smem).map(at);
+    const [accColour, smemColour, naiveColour] = [pick('compute'), pick(), pick()];
+    const muted = pick('muted');
+    const y = [yLo, yHi];
     const datasets = [
       series(pick('memory'), { label: 'Formula: s·(M·K·⌈N/T⌉ + K·N·⌈M/T⌉ + M·N)', data: data.points.map(at),
         showLine: true, borderWidth: 2, pointRadius: 2, pointStyle: 'circle', order: 0 }),
-      // Hollow rings (grid fill) around the formula's dots, so both show where they agree.
+      // Hollow rings (grid fill) around the formula's dots, so both show where they agree; out
+      // of the legend at the closed-form sizes, where nothing runs.
       series(pick('text'), { label: `Counted by running the loop${check}`,
         data: data.points.filter((q) => q.executed).map((q) => ({ x: lx(q.t), y: q.counted, q })),
-        showLine: false, pointStyle: 'circle', pointRadius: 8, borderWidth: 2, backgroundColor: theme.grid, order: 1 }),
-      series(pick('compute'), { label: none(`Accumulators exceed the registers (${Math.round(data.register_file / 1024)} KiB per block)`, overRegisters),
-        data: overRegisters, showLine: false, pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3 }),
-      series(pick(), { label: none('Operand tiles exceed shared memory', overSmem), data: overSmem,
-        showLine: false, pointStyle: 'cross', pointRadius: 12, borderWidth: 2 }),
-      series(pick(), { label: `Largest tile that fits: T = ${data.best.t} (${data.limiter === 'smem' ? 'shared memory' : 'registers'} bind)`,
-        data: [{ x: lx(data.best.t), y: data.best.formula, q: { ...data.best, fits: true, fits_registers: true, fits_smem: true },
-          label: `T = ${data.best.t}: ${formatSI(data.best.intensity, 'FLOP/B')}` }],
-        showLine: false, pointStyle: 'star', pointRadius: 11, borderWidth: 2, pointLabels: true }),
-      flat(`Naive kernel: ${formatSI(data.naive, 'B')}`, data.naive, pick(), [6, 4]),
-      flat(`Compulsory minimum: ${formatSI(data.compulsory, 'B')}`, data.compulsory, pick('muted'), [2, 3]),
+        showLine: false, pointStyle: 'circle', pointRadius: 8, borderWidth: 2, backgroundColor: theme.grid, order: 1,
+        legendHidden: !data.executed }),
+      // Each limit: its crosses and its vertical line share a colour and one legend entry.
+      series(accColour, { label: `Accumulators exceed the ${accName}: T ≤ ${data.t_max_acc} fits`,
+        data: overAcc, showLine: false, pointStyle: 'crossRot', pointRadius: 9, borderWidth: 3, group: 'acc' }),
+      series(smemColour, { label: `Operands exceed shared memory: T ≤ ${data.t_max_smem} fits`, data: overSmem,
+        showLine: false, pointStyle: 'cross', pointRadius: 12, borderWidth: 2, group: 'smem' }),
+      series(pick(), { label: `Largest tile that fits: T = ${data.best.t}, ${formatSI(data.best.intensity, 'FLOP/B')} (${data.limiter === 'registers' ? 'registers bind' : `${data.limiter === 'smem' ? 'shared memory' : 'tensor memory'} binds`})`,
+        data: [{ x: lx(data.best.t), y: data.best.formula, q: { ...data.best, fits: true, fits_registers: true, fits_smem: true } }],
+        showLine: false, pointStyle: 'star', pointRadius: 11, borderWidth: 2 }),
+      flat('Naive kernel', data.naive, naiveColour, [6, 4], 'naive'),
+      lineLabel(naiveColour, 'naive', xLo + 0.2, offLine(data.naive, y), `naive kernel: ${formatSI(data.naive, 'B')}`),
+      flat('Compulsory minimum', data.compulsory, muted, [2, 3], 'compulsory'),
+      lineLabel(muted, 'compulsory', xLo + 0.2, offLine(data.compulsory, y), `compulsory: ${formatSI(data.compulsory, 'B')}`),
     ];
-    const limit = (t, label, colour, dash) => {
-      const inRange = t >= data.points[0].t && t <= data.points.at(-1).t;
-      datasets.push(inRange
-        ? line(colour, { label, data: [{ x: lx(t), y: yLo }, { x: lx(t), y: yHi }], borderDash: dash })
-        : { ...flat(`${label}, beyond the axis`, yLo, colour, dash), data: [] });
+    const limit = (t, colour, dash, group) => {
+      if (t >= data.points[0].t && t <= data.points.at(-1).t) {
+        datasets.push(line(colour, { label: `limit T = ${t}`, data: [{ x: lx(t), y: yLo }, { x: lx(t), y: yHi }],
+          borderDash: dash, group, legendHidden: true }));
+      }
     };
-    limit(data.t_max_registers, `Register limit: T ≤ ${data.t_max_registers} (${data.threads} threads)`, pick(), [8, 4]);
-    limit(data.t_max_smem, `Shared-memory limit: T ≤ ${data.t_max_smem} (${Math.round(data.smem_limit / 1024)} KiB per ${data.smem_per_sm ? 'SM' : 'block'})`, pick(), [3, 3]);
+    limit(data.t_max_acc, accColour, [8, 4], 'acc');
+    limit(data.t_max_smem, smemColour, [3, 3], 'smem');
     return chart(theme, {
       datasets,
+      legend: { filter: (item, d) => { const ds = d.datasets[item.datasetIndex]; return !ds?.labelOnly && !ds?.legendHidden; } },
       scales: {
         x: linear('Tile width T = BM = BN (elements, log scale)', { range: [xLo - 0.3, xHi + 0.3],
           // One tick per tile width (a power of two), whatever Chart.js would pick.
@@ -141,7 +156,9 @@ export default {
         if (q.smem === undefined) return `T = ${q.t}: ${formatSI(ctx.raw.y, 'B')}, ${formatSI(q.intensity, 'FLOP/B')} (largest tile that fits)`;
         return `T = ${q.t}: ${formatSI(ctx.raw.y, 'B')} (${how}), ${formatSI(q.intensity, 'FLOP/B')}, ` +
           `${formatSI(q.smem, 'B')} of shared memory${q.fits_smem ? '' : ' (too much)'}, ` +
-          `${q.registers} registers per thread${q.fits_registers ? '' : ' (too many)'}`;
+          (data.storage === 'tensor_memory'
+            ? `${formatSI(q.accumulator, 'B')} of accumulators in tensor memory${q.fits_accumulators ? '' : ' (too much)'}`
+            : `${q.registers} registers per thread${q.fits_registers ? '' : ' (too many)'}`);
       },
     });
   },

@@ -35,6 +35,7 @@ struct AcceleratorEntry {
   std::optional<std::map<std::string, double>> cuda_core_flops;  // format -> non-tensor peak
   std::optional<long long> smem_bytes_per_clock_per_sm;
   std::optional<double> l1_latency_s, l2_latency_s, hbm_latency_s, l2_bandwidth_Bps;
+  std::optional<long long> tensor_memory_per_sm_bytes;  // Blackwell: where tcgen05 MMAs accumulate
   // Memory hierarchy: where each capacity, bandwidth and latency comes from, naming the GPU a
   // measurement was made on ("l2_bandwidth" -> "measured on an H200: ..."); null for non-NVIDIA rows.
   std::optional<std::map<std::string, std::string>> hierarchy_sources;

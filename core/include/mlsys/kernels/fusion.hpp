@@ -40,6 +40,8 @@ struct FusionTimes {
   std::string unfused_bound;    // "compute" when any unfused kernel is compute bound
   std::string fused_bound;
   double vector_peak_flops = 0, bandwidth_Bps = 0, ridge_intensity = 0;
+  // The launches fusion removes: L − 1 of them, each a fixed launch_overhead_s (0 by default).
+  double launch_time_saved_s = 0, total_time_saved_s = 0;  // (L − 1)·overhead; time_saved_s + that
 };
 
 // binary_ops <= ops (InputError on "binary_ops" otherwise: check_chain).

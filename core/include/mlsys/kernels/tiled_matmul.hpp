@@ -109,6 +109,12 @@ struct TiledMatmulReport {
   // With a hardware row that has them: the dtype's peak, the L2 bandwidth, and the rate the
   // tiled kernel could reach if L2 served every tile load at that bandwidth (intensity · L2).
   std::optional<double> peak_flops, l2_bandwidth_Bps, l2_bound_flops;
+  // With a row that gives SMs, clock and shared-memory bytes per clock: the rate a CUDA-core
+  // (fp32 FMA) kernel whose threads each own a thread_tile × thread_tile sub-tile of C can reach
+  // when shared memory feeds every operand (tile_limits.hpp: smem_bound_flops), beside the fp32
+  // CUDA-core peak.
+  long long thread_tile = 1;
+  std::optional<double> smem_bound_flops, cuda_core_fp32_flops;
 };
 
 // The register side of the tile: threads per block, the per-thread overhead, and optional
