@@ -21,6 +21,13 @@ double round12(double x) {
   return std::strtod(buf, nullptr);
 }
 
+// 2^l for whole l, and between whole numbers the straight line 2^k·(1 + f): only exact
+// operations, so native and WebAssembly builds (different exp2) draw the same tensor.
+double pow2_linear(double l) {
+  const double k = std::floor(l);
+  return std::ldexp(1.0 + (l - k), static_cast<int>(k));
+}
+
 struct SchemeSpec {
   const char* name;
   int rows, cols;
@@ -79,7 +86,7 @@ Fp8BlockScalingReport fp8_block_scaling_report(const std::string& format, int ou
   SeededStream rng(mix_seed(seed, 0x3C6EF372FE94F82BULL));
   // Channel magnitudes, outlier channels (distinct, seeded), then the values.
   std::vector<double> channel(kFp8BlockChannels);
-  for (double& c : channel) c = std::exp2(channel_sigma_log2 * rng.normal());
+  for (double& c : channel) c = pow2_linear(channel_sigma_log2 * rng.normal());
   std::vector<int> order(kFp8BlockChannels);
   for (int i = 0; i < kFp8BlockChannels; ++i) order[i] = i;
   for (int i = 0; i < outlier_channels; ++i)
@@ -90,7 +97,7 @@ Fp8BlockScalingReport fp8_block_scaling_report(const std::string& format, int ou
   for (double& v : z) v = rng.normal();
   const auto tensor = [&](double boost_log2) {
     std::vector<double> x(z.size());
-    const double boost = std::exp2(boost_log2);
+    const double boost = pow2_linear(boost_log2);
     for (int r = 0; r < kFp8BlockTokens; ++r)
       for (int c = 0; c < kFp8BlockChannels; ++c)
         x[r * kFp8BlockChannels + c] = z[r * kFp8BlockChannels + c] * channel[c] * (outlier[c] ? boost : 1.0);
