@@ -51,7 +51,7 @@ export default {
     const r = engine.calc('loss-scaling', { ...fixed, loss_scale: p.loss_scale, samples: 20000, seed: 1,
       grads_per_step: GRADS_PER_STEP, max_skip_fraction: 0.01 });
     const base = {
-      view: p.view, format: r.format, loss_scale: r.loss_scale,
+      view: p.view, format: r.format, loss_scale: r.loss_scale, samples: r.samples,
       fractions: { zero: r.zero_fraction, subnormal: r.subnormal_fraction, normal: r.normal_fraction, overflow: r.overflow_fraction },
       limits: { sub: r.log2_min_subnormal, normal: r.log2_min_normal, max: r.log2_max },
       safe: { log2_scale: r.safe_log2_scale, zero: r.safe_zero_fraction, step: r.safe_step_overflow,
@@ -136,7 +136,7 @@ export default {
     const f = data.fractions;
     return chart(theme, {
       datasets: [
-        line(pick('memory'), { label: `Scaled gradients: ${pct(f.zero)} zero, ${pct(f.subnormal)} subnormal, ${pct(f.overflow)} overflow`,
+        line(pick('memory'), { label: `${data.samples.toLocaleString('en-US')} sampled gradients: ${pct(f.zero)} zero, ${pct(f.subnormal)} subnormal, ${pct(f.overflow)} overflow`,
           data: h.flatMap((b) => [{ x: b.log2_lo, y: 100 * b.fraction }, { x: b.log2_hi, y: 100 * b.fraction }]),
           fill: 'origin', backgroundColor: pick(), order: 10 }),
         vline(L.sub, 0, top, `Smallest subnormal 2^${L.sub}`, pick('text'), [2, 3]),
