@@ -26,7 +26,7 @@ export default {
       { value: 'histogram', label: 'Scaled gradients against the range' },
       { value: 'sweep', label: 'Fractions lost against the loss scale' },
       { value: 'dynamic', label: 'Dynamic loss scale over steps' },
-      { value: 'fp8', label: 'FP8: one scale per tensor, block, tile or MX block' },
+      { value: 'fp8', label: 'FP8: scales per tensor, block or tile' },
     ] },
     { key: 'format', label: 'Format', from: ['loss-scaling', 'format'], options: ['fp16', 'bf16', 'fp8-e5m2', 'fp8-e4m3'], when: { view: LS_VIEWS } },
     { key: 'loss_scale', label: 'Loss scale', from: ['loss-scaling', 'loss_scale'], scale: 'log', min: 1, max: 2 ** 40, when: { view: ['histogram', 'sweep'] } },
