@@ -175,3 +175,54 @@ test('sum-stagnation: uniform addends stall at 8 in bf16, Kahan grows with n', (
   // Seeds 1–6: 0.02–0.31% at 4,096 addends, 0.77–0.85% at 100,000 (the n·u² term).
   assert.ok(u(100000).rel_error_kahan > 2 * u(4096).rel_error_kahan);
 });
+
+// The sweep's verdict counts skipped steps: at the old per-value best, 2^21, nearly every
+// step of 1e8 gradients overflows; the line now sits at the largest scale skipping at most
+// 1 % of steps, 2^16, inside the range the dynamic view's scaler moves in.
+test('loss-scaling-range: the sweep marks the largest scale that rarely skips a step', () => {
+  const d = run(lossScaling, { view: 'sweep' });
+  assert.equal(d.safe.log2_scale, 16);
+  assert.ok(d.sweep.find((q) => q.log2_scale === 21).step_overflow > 0.99);
+  const labels = lossScaling.draw(d, THEME).data.datasets.map((x) => x.label);
+  assert.ok(labels.some((l) => /^Best: 2\^16, largest skipping ≤ 1% of steps/.test(l)), labels.join(' | '));
+  assert.ok(!labels.some((l) => /Fewest lost/.test(l)));
+  assert.ok(labels.some((l) => /^Steps skipped/.test(l)));
+  const dyn = run(lossScaling, { view: 'dynamic' }).dynamic;
+  assert.ok(dyn.min_scale <= 2 ** d.safe.log2_scale && 2 ** d.safe.log2_scale <= dyn.max_scale);
+});
+
+// FP8 view: per-tensor scaling loses most elements to the subnormal range or zero once
+// outlier channels sit 10 binades up; 128×128 blocks, 1×128 tiles and MX blocks of 32 lose
+// fewer in that order. Its controls move the data; the axes are fixed.
+test('loss-scaling-range: the FP8 view orders the four scale groupings', () => {
+  const d = run(lossScaling, { view: 'fp8' });
+  const lost = d.fp8.schemes.map((s) => s.lost_fraction);
+  for (let i = 0; i < 3; i++) assert.ok(lost[i] > lost[i + 1], `${lost}`);
+  const cfg = lossScaling.draw(d, THEME);
+  assert.deepEqual([cfg.options.scales.x.min, cfg.options.scales.x.max, cfg.options.scales.y.min, cfg.options.scales.y.max], [0, 20, 0, 100]);
+  assert.notDeepEqual(run(lossScaling, { view: 'fp8', outlier_log2: 4 }).table, d.table);
+  assert.notDeepEqual(run(lossScaling, { view: 'fp8', outlier_channels: 32 }).table, d.table);
+  assert.notDeepEqual(run(lossScaling, { view: 'fp8', fp8_format: 'fp8-e5m2' }).table, d.table);
+});
+
+// The error view shows what the sum view cannot: Kahan's bf16 error at 100,000 uniform
+// addends, about 0.8 %, far above the view's floor; both views label log ticks plainly
+// (no "1,000.000", no 50,000 next to 100,000).
+test('sum-stagnation: the relative-error view makes Kahan\'s drift visible', () => {
+  const d = run(stagnation, { value: 0.01, distribution: 'uniform', count: 100000, view: 'error' });
+  const cfg = stagnation.draw(d, THEME);
+  const kahan = cfg.data.datasets.find((x) => x.label.startsWith('Kahan'));
+  assert.match(kahan.label, /final error 0\.[5-9]\d?%/);
+  assert.ok(kahan.data.at(-1).y > 0.5 && kahan.data.at(-1).y < 1.5);
+  assert.equal(cfg.options.scales.y.min, 1e-5);
+  assert.notDeepEqual(d.table, run(stagnation, { value: 0.01, distribution: 'uniform', count: 100000 }).table);
+  for (const view of ['sum', 'error']) {
+    const scales = stagnation.draw(run(stagnation, { count: 100000, view }), THEME).options.scales;
+    const ticks = (axis, values) => values.map((v, i) => axis.ticks.callback(v, i, values.map((value) => ({ value }))));
+    const xs = [1, 2, 5, 10, 20, 50, 100, 1000, 10000, 50000, 100000];
+    const labels = ticks(scales.x, xs);
+    assert.equal(labels[xs.indexOf(50000)], '');
+    assert.equal(labels[xs.indexOf(100000)], '100 k');
+    assert.ok(!ticks(scales.y, [0.005, 500, 1000]).some((t) => /\.000/.test(t)));
+  }
+});

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mlsys/numerics/float_format.hpp"
+#include "mlsys/numerics/fp8_block_scaling.hpp"
 #include "mlsys/numerics/loss_scaling.hpp"
 #include "mlsys/numerics/precision_recipe.hpp"
 #include "mlsys/numerics/summation.hpp"
@@ -86,7 +87,8 @@ MLSYS_DESCRIBE(HistogramBin, MLSYS_OUT(log2_lo, "", "Lower edge of log2|g·S|"),
 MLSYS_DESCRIBE(ScaleSweepPoint, MLSYS_OUT(log2_scale, "", "log2 of the loss scale"),
                MLSYS_OUT(zero, "", "Fraction that rounds to zero (closed form)"),
                MLSYS_OUT(subnormal, "", "Fraction in the subnormal range"),
-               MLSYS_OUT(overflow, "", "Fraction that overflows"));
+               MLSYS_OUT(overflow, "", "Fraction that overflows"),
+               MLSYS_OUT(step_overflow, "", "Probability that a step of grads_per_step gradients has an overflow"));
 MLSYS_DESCRIBE(RequiredScales,
                MLSYS_OUT_NULLABLE_AS("required_scale_subnormal", subnormal, "",
                                  "Smallest power-of-two scale lifting smallest_gradient to min_subnormal (null if it "
@@ -106,8 +108,17 @@ MLSYS_DESCRIBE(LossScalingReport, MLSYS_OUT(format, "", "Format the scaled gradi
                MLSYS_OUT(log2_min_normal, "", "log2 of the smallest normal"), MLSYS_OUT(log2_max, "", "log2 of max"),
                MLSYS_OUT(histogram, "", "Sampled log2|g·S| in bins of whole binades"),
                MLSYS_OUT(sweep, "", "Closed-form fractions for S = 2^-10 .. 2^40"),
-               MLSYS_OUT(best_log2_scale, "", "log2 of the sweep's scale losing the least (zero + overflow)"),
+               MLSYS_OUT(best_log2_scale, "",
+                         "log2 of the sweep's scale losing the fewest values (zero + overflow, per gradient: it ignores "
+                         "that one overflow skips a whole step; see safe_log2_scale)"),
                MLSYS_OUT(best_lost_fraction, "", "Its zero + overflow fraction"),
+               MLSYS_OUT(grads_per_step, "", "Gradient values per step, for the per-step overflow probability"),
+               MLSYS_OUT(max_skip_fraction, "", "Largest share of skipped steps the safe scale may cause"),
+               MLSYS_OUT(safe_log2_scale, "",
+                         "log2 of the largest scale of the sweep whose step overflows with probability at most "
+                         "max_skip_fraction"),
+               MLSYS_OUT(safe_zero_fraction, "", "Fraction that rounds to zero at the safe scale"),
+               MLSYS_OUT(safe_step_overflow, "", "Probability that a step overflows at the safe scale"),
                MLSYS_OUT(max, "", "Largest finite value"), MLSYS_OUT(min_normal, "", "Smallest normal value"),
                MLSYS_OUT(min_subnormal, "", "Smallest subnormal value"),
                MLSYS_OUT(epsilon, "", "Gap between 1 and the next value"), MLSYS_FLAT(required));
@@ -144,6 +155,23 @@ MLSYS_DESCRIBE(PrecisionReport, MLSYS_FLAT(selected), MLSYS_OUT(hardware, "", "A
                MLSYS_OUT(flops_per_step, "FLOP", "6·params·tokens"),
                MLSYS_OUT(formats, "", "The same row for every compute format"));
 
+MLSYS_DESCRIBE(Fp8BlockScheme, MLSYS_OUT(scheme, "", "per-tensor, block-128x128, tile-1x128 or mx-1x32"),
+               MLSYS_OUT(block_rows, "", "Tokens per scale group"), MLSYS_OUT(block_cols, "", "Channels per scale group"),
+               MLSYS_OUT(power_of_two_scale, "", "The scale is a power of two (E8M0), not an fp32 amax/max"),
+               MLSYS_OUT(scale_bits_per_element, "bit", "Scale storage spread over the group's elements"),
+               MLSYS_OUT(lost_fraction, "", "Elements stored as subnormal or zero (fewer significant bits)"),
+               MLSYS_OUT(zero_fraction, "", "Nonzero elements rounded to zero"));
+MLSYS_DESCRIBE(Fp8BlockSweepPoint, MLSYS_OUT(outlier_log2, "", "Outlier channels' size above the rest (binades)"),
+               MLSYS_OUT(lost_fraction, "", "lost_fraction of each scheme, in the order of schemes"));
+MLSYS_DESCRIBE(Fp8BlockScalingReport, MLSYS_OUT(format, "", "FP8 element format"),
+               MLSYS_OUT(tokens, "tokens", "Rows of the tensor"), MLSYS_OUT(channels, "", "Columns of the tensor"),
+               MLSYS_OUT(outlier_channels, "", "Channels scaled up by 2^outlier_log2"),
+               MLSYS_OUT(outlier_log2, "", "Binades the outlier channels sit above the rest"),
+               MLSYS_OUT(channel_sigma_log2, "", "Spread of log2 of the other channels' magnitudes"),
+               MLSYS_OUT(tensor_amax, "", "Largest magnitude in the tensor"),
+               MLSYS_OUT(schemes, "", "Per-tensor, 128x128 blocks, 1x128 tiles and MX 1x32 blocks"),
+               MLSYS_OUT(sweep, "", "lost_fraction per scheme for outlier_log2 = 0, 2, ..., 20"));
+
 void add_numerics_calculators(Calculators& out) {
   out.add("float",
           "Rounds a number to a floating-point format (round to nearest, ties to even, subnormals included) and shows "
@@ -177,12 +205,16 @@ void add_numerics_calculators(Calculators& out) {
            integer_field("samples", "", "Gradient values drawn (executed, capped)", 20000, 100, kMaxGradientSamples),
            seed_field(),
            optional(number_field("smallest_gradient", "", "Optional: a gradient magnitude to lift into range", json(),
-                                 1e-40, 1e4, true))},
+                                 1e-40, 1e4, true)),
+           number_field("grads_per_step", "", "Gradient values per step (one overflow among them skips the step)", 1e8,
+                        1.0, 1e13),
+           number_field("max_skip_fraction", "", "Share of steps the safe scale may skip", 0.01, 1e-6, 0.5)},
           [](const Inputs& in) {
             return loss_scaling_report(
                 float_format(in.str("format")), in.num("mu_log2"), in.num("sigma_log2"), in.num("loss_scale"),
                 in.integer("samples"), static_cast<std::uint64_t>(in.integer("seed")),
-                in.has("smallest_gradient") ? std::optional<double>(in.num("smallest_gradient")) : std::nullopt);
+                in.has("smallest_gradient") ? std::optional<double>(in.num("smallest_gradient")) : std::nullopt,
+                in.num("grads_per_step"), in.num("max_skip_fraction"));
           });
 
   out.add("dynamic-loss-scale",
@@ -204,6 +236,22 @@ void add_numerics_calculators(Calculators& out) {
                                              in.num("grads_per_step"), in.integer("steps"), in.num("init_scale"),
                                              in.integer("growth_interval"), in.num("growth_factor"),
                                              in.num("backoff_factor"), static_cast<std::uint64_t>(in.integer("seed")));
+          });
+
+  out.add("fp8-block-scaling",
+          "FP8 with one scale per tensor, per 128x128 block, per 1x128 tile (DeepSeek-V3) or per 32 values with a "
+          "power-of-two scale (MXFP8), on a 128 x 1024 activation tensor with outlier channels: the share of "
+          "elements each loses to the subnormal range or zero.",
+          {string_field("format", "FP8 element format", "fp8-e4m3", {"fp8-e4m3", "fp8-e5m2"}),
+           integer_field("outlier_channels", "", "Channels far above the rest", 8, 0, 64),
+           number_field("outlier_log2", "", "How far the outlier channels sit above the rest (binades)", 10.0, 0.0,
+                        24.0),
+           number_field("channel_sigma_log2", "", "Spread of log2 of the other channels' magnitudes", 1.0, 0.0, 4.0),
+           seed_field()},
+          [](const Inputs& in) {
+            return fp8_block_scaling_report(in.str("format"), static_cast<int>(in.integer("outlier_channels")),
+                                            in.num("outlier_log2"), in.num("channel_sigma_log2"),
+                                            static_cast<std::uint64_t>(in.integer("seed")));
           });
 
   out.add("mixed-precision-recipe",

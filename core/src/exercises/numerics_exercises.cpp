@@ -6,6 +6,7 @@
 #include "generators.hpp"
 #include "mlsys/foundations/units.hpp"
 #include "mlsys/numerics/float_format.hpp"
+#include "mlsys/numerics/fp8_block_scaling.hpp"
 #include "mlsys/numerics/precision_recipe.hpp"
 
 namespace mlsys::exercises {
@@ -225,6 +226,61 @@ Exercise recipe_bytes(Rng& rng) {
   return ex;
 }
 
+// DeepSeek-V3's 1×128 activation tiles: an element of a tile without outliers, scaled by its
+// own tile's amax/448, rounded to E4M3 and read back, against the per-tensor scale set by an
+// outlier channel elsewhere in the tensor.
+Exercise fp8_tile_scale(Rng& rng) {
+  const double tile_amax = rng.integer(150, 990) / 100.0;
+  const double tensor_amax = rng.integer(20, 90) * 100.0;
+  // A 4-significant-digit element whose round trip moves it by at least 0.3 %, so that typing
+  // it back is wrong at the asked 4 digits, and that the tensor's scale would store at least
+  // twice as badly (a subnormal with few bits, or zero); most draws pass at once.
+  double x = 0, q = 0, per_tensor = 0;
+  Rounded per_tensor_code;
+  for (int tries = 0; tries < 64; ++tries) {
+    x = rng.integer(1001, 9999) * std::pow(10.0, -3 - rng.integer(1, 3));
+    q = fp8_group_dequantize(x, tile_amax, "fp8-e4m3");
+    per_tensor = fp8_group_dequantize(x, tensor_amax, "fp8-e4m3");
+    per_tensor_code = round_to_format(x / (tensor_amax / 448), float_format("fp8-e4m3"), Overflow::Saturate);
+    if (std::fabs(q - x) >= 0.003 * x && std::fabs(per_tensor - x) >= 2 * std::fabs(q - x) &&
+        (per_tensor_code.subnormal || per_tensor_code.value == 0))
+      break;
+  }
+  const double s = tile_amax / 448, code = x / s;
+  const Rounded r = round_to_format(code, float_format("fp8-e4m3"), Overflow::Saturate);
+  Exercise ex;
+  ex.title = "Scale one 1×128 tile to FP8";
+  ex.params = {{"format", "fp8-e4m3"}, {"tile_amax", tile_amax}, {"tensor_amax", tensor_amax}, {"value", x}};
+  ex.prompt = "An activation tensor is cast to FP8 E4M3 (largest value 448) for a matmul. An outlier channel gives "
+              "the whole tensor a largest magnitude of " + prose(tensor_amax, 2) + ", but one 1×128 tile (one "
+              "token, 128 channels) holds no outlier: its largest magnitude is " + prose(tile_amax, 3) + ". As in "
+              "DeepSeek-V3, the tile gets its own scale s = (tile's largest magnitude) ÷ 448: each element is "
+              "divided by s, rounded to E4M3 (to nearest, ties to even) and multiplied back by s. What value does "
+              "the element " + prose(x, 4) + " of that tile come back as? Give 4 significant digits.";
+  ex.unit = "";
+  ex.answer = q;
+  ex.rel_tolerance = 1e-3;
+  ex.asked_significant = 4;
+  ex.hint = "Divide the element by s, round that to E4M3: in the binade [2^e, 2^(e+1)) its 3 mantissa bits space "
+            "values 2^(e − 3) apart (below 2^−6 the spacing stays 2^−9). Then multiply back by s.";
+  ex.solution = "With the tensor's scale, " + prose(tensor_amax, 2) + " ÷ 448, the element would come back as " +
+                (per_tensor == 0 ? std::string("zero: it underflows")
+                                 : prose(per_tensor, 4) + ", " + prose(100 * std::fabs(per_tensor - x) / x, 2) +
+                                       " % off (a subnormal with few bits left)") +
+                ". The tile's own scale is s = " + prose(tile_amax, 3) + " ÷ 448 = " + prose(s, 4) + ". " +
+                prose(x, 4) + " ÷ s = " + prose(code, 5) + ", which E4M3 stores as " + prose(r.value, 6) +
+                (r.subnormal ? " (a subnormal)" : "") + ". Back: " + prose(r.value, 6) + " × s = " + typed(q, 4) + ".";
+  require(ex, tile_amax < tensor_amax / 100, "the tile's largest magnitude is far below the outlier channel's");
+  require(ex, x < tile_amax, prose(x, 4) + " is inside the tile's range");
+  require(ex, std::fabs(q - x) >= 0.003 * x, "the round trip moves the element by at least 0.3 %");
+  require(ex, std::fabs(per_tensor - x) >= 2 * std::fabs(q - x) && (per_tensor_code.subnormal || per_tensor == 0),
+          "the tensor's scale would leave it subnormal or zero, at least twice as far off");
+  reject_mistake_where_distinct(ex, x, "typed the element back unrounded");
+  reject_mistake_where_distinct(ex, per_tensor, "used the tensor's scale set by the outlier channel");
+  reject_mistake_where_distinct(ex, r.value, "gave the E4M3 code's value without multiplying back by s");
+  return ex;
+}
+
 }  // namespace
 
 void add_numerics_exercises(std::vector<Generator>& out) {
@@ -233,6 +289,7 @@ void add_numerics_exercises(std::vector<Generator>& out) {
   out.push_back({"numerics-sum-stall", sum_stall});
   out.push_back({"numerics-loss-scale", loss_scale});
   out.push_back({"numerics-recipe-bytes", recipe_bytes});
+  out.push_back({"numerics-fp8-tile-scale", fp8_tile_scale});
 }
 
 }  // namespace mlsys::exercises

@@ -133,8 +133,15 @@ std::optional<double> required_scale(double g, double threshold, const FloatForm
 }
 }  // namespace
 
+double step_overflow_probability(double p, double n) {
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  return -std::expm1(n * std::log1p(-p));
+}
+
 LossScalingReport loss_scaling_report(const FloatFormat& f, double mu, double sigma, double scale, long long samples,
-                                      std::uint64_t seed, std::optional<double> smallest_gradient) {
+                                      std::uint64_t seed, std::optional<double> smallest_gradient,
+                                      double grads_per_step, double max_skip_fraction) {
   std::vector<double> logs;
   LossScalingReport r;
   r.format = f.name;
@@ -159,11 +166,23 @@ LossScalingReport loss_scaling_report(const FloatFormat& f, double mu, double si
     r.histogram.push_back({lo + static_cast<int>(i) * width, lo + static_cast<int>(i + 1) * width,
                            round12(static_cast<double>(counts[i]) / static_cast<double>(logs.size()))});
   double best = 0, best_loss = 2;
+  // The first scale of the sweep is always taken as safe, so that the verdict exists even
+  // where every scale skips more steps than allowed (then it is the smallest scale).
+  bool have_safe = false;
   for (int k = -10; k <= 40; ++k) {
     const GradientFractions g = gradient_fractions(mu, sigma, std::ldexp(1.0, k), f);
-    r.sweep.push_back({k, round12(g.zero), round12(g.subnormal), round12(g.overflow)});
+    const double step = step_overflow_probability(g.overflow, grads_per_step);
+    r.sweep.push_back({k, round12(g.zero), round12(g.subnormal), round12(g.overflow), round12(step)});
     if (g.zero + g.overflow < best_loss - 1e-12) best_loss = g.zero + g.overflow, best = k;
+    if (!have_safe || step <= max_skip_fraction) {
+      have_safe = true;
+      r.safe_log2_scale = k;
+      r.safe_zero_fraction = round12(g.zero);
+      r.safe_step_overflow = round12(step);
+    }
   }
+  r.grads_per_step = round12(grads_per_step);
+  r.max_skip_fraction = round12(max_skip_fraction);
   r.samples = static_cast<long long>(logs.size());
   r.log2_min_subnormal = round12(std::log2(f.min_subnormal));
   r.log2_min_normal = round12(std::log2(f.min_normal));

@@ -69,6 +69,9 @@ struct HistogramBin {
 struct ScaleSweepPoint {
   int log2_scale = 0;
   double zero = 0, subnormal = 0, overflow = 0;
+  // Probability that a step of `grads_per_step` gradients has at least one overflow, which
+  // skips the whole step: 1 − (1 − overflow)^n.
+  double step_overflow = 0;
 };
 // Smallest power-of-two scale S >= 1 lifting `smallest_gradient` to min_subnormal and to
 // min_normal (empty when S·g would overflow). Not rounded.
@@ -84,13 +87,22 @@ struct LossScalingReport {
   double log2_min_subnormal = 0, log2_min_normal = 0, log2_max = 0;
   std::vector<HistogramBin> histogram;
   std::vector<ScaleSweepPoint> sweep;
-  double best_log2_scale = 0, best_lost_fraction = 0;
+  double best_log2_scale = 0, best_lost_fraction = 0;  // per gradient: an overflow counts as one value
+  // The verdict that counts overflows per step: the largest scale of the sweep whose step
+  // overflows with probability at most max_skip_fraction, and what it loses to zero.
+  double grads_per_step = 0, max_skip_fraction = 0;
+  double safe_log2_scale = 0, safe_zero_fraction = 0, safe_step_overflow = 0;
   double max = 0, min_normal = 0, min_subnormal = 0, epsilon = 0;
   std::optional<RequiredScales> required;  // when smallest_gradient is given
 };
 LossScalingReport loss_scaling_report(const FloatFormat& fmt, double mu_log2, double sigma_log2, double loss_scale,
                                       long long samples, std::uint64_t seed,
-                                      std::optional<double> smallest_gradient);
+                                      std::optional<double> smallest_gradient, double grads_per_step = 1e8,
+                                      double max_skip_fraction = 0.01);
+
+// Probability that at least one of n gradients with per-gradient overflow probability p
+// overflows: 1 − (1 − p)^n, computed without cancellation.
+double step_overflow_probability(double p, double n);
 
 // The `dynamic-loss-scale` calculator: simulate_dynamic_loss_scale, its steps thinned to every
 // step where something happens plus an even sample (at most ~1,200 points), rounded to 12
