@@ -16,6 +16,14 @@ const NAMES = {
   residual2: 'Residual add 2',
 };
 
+// Families that a shared label names as one when all their members sit on one spot.
+const FAMILIES = {
+  'Weight matmuls': [NAMES.qkv, NAMES.out_proj, NAMES.mlp_up, NAMES.mlp_down],
+  'Attention matmuls': [NAMES.scores, NAMES.attn_v],
+  'Layer norms': [NAMES.ln1, NAMES.ln2],
+  'Residual adds': [NAMES.residual1, NAMES.residual2],
+};
+
 export default {
   id: 'transformer-ops-roofline',
   title: 'Where a transformer block spends its time',
@@ -104,7 +112,8 @@ function drawRoofline(data, theme) {
   const lo = Math.min(0.01, ...xs) / 2, hi = Math.max(1e4, ...xs) * 2;
   const B = data.bandwidth, P = data.tensorPeak, V = data.vectorPeak;
   // Ops whose markers coincide (QKᵀ and attention × V; MLP up and down) share one label.
-  const labelled = mergeCloseLabels(data.ops.map((o) => ({ x: o.intensity, y: Math.min(o.peak_flops, o.intensity * B), o, label: o.name })));
+  const labelled = mergeCloseLabels(data.ops.map((o) => ({ x: o.intensity, y: Math.min(o.peak_flops, o.intensity * B), o, label: o.name })),
+    1.3, FAMILIES);
   const pts = (pred) => labelled.filter((q) => pred(q.o));
   const datasets = [
     line(memory, { label: `Memory roof: ${formatSI(B, 'B/s')} × intensity`, data: [{ x: lo, y: lo * B }, { x: P / B, y: P }], group: 'memory' }),

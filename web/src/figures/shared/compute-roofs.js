@@ -13,7 +13,9 @@ export function roofNames(vendor) {
 
 // Points whose markers would sit on top of each other (intensity and height within `tol`, as a
 // ratio on log axes) share one label, "A, B", on the first; the others get none.
-export function mergeCloseLabels(points, tol = 1.3) {
+// `groups`: names for whole families ({'Weight matmuls': [names]}), used when a shared label
+// would list every member of one.
+export function mergeCloseLabels(points, tol = 1.3, groups = {}) {
   const near = (a, b) => Math.max(a.x / b.x, b.x / a.x) < tol && Math.max(a.y / b.y, b.y / a.y) < tol;
   const owner = points.map(() => -1);
   points.forEach((p, i) => {
@@ -23,7 +25,7 @@ export function mergeCloseLabels(points, tol = 1.3) {
   });
   return points.map((p, i) => ({
     ...p,
-    label: owner[i] === i ? joinNames(points.filter((_, j) => owner[j] === i).map((q) => q.label)) : '',
+    label: owner[i] === i ? joinNames(grouped(points.filter((_, j) => owner[j] === i).map((q) => q.label), groups)) : '',
   }));
 }
 
@@ -38,4 +40,16 @@ export function joinNames(names) {
     else out.push({ stem, text: name });
   }
   return out.map((o) => o.text).join(', ');
+}
+
+// The names with each family whose every member is among them replaced by the family's name.
+function grouped(names, groups) {
+  let out = [...names];
+  for (const [family, members] of Object.entries(groups)) {
+    if (members.length < 2 || !members.every((m) => out.includes(m))) continue;
+    const at = out.indexOf(members[0]);
+    out = out.filter((n) => !members.includes(n));
+    out.splice(Math.min(at, out.length), 0, family);
+  }
+  return out;
 }
