@@ -44,7 +44,7 @@ TEST(RooflineExercises, TheShorterRoofIsWrong) {
   }
 }
 
-// The ridge exercise draws from the whole accelerator table, and half its draws ask for the
+// The ridge exercise draws from the whole accelerator table, and two in three ask for the
 // ridge of measured roofs (a GEMM at 60-80% of the peak, a copy at 85-95% of the bandwidth):
 // presses rarely repeat (the old draw had 19 prompts in all), and the datasheet ridge is wrong where the roofs are measured.
 TEST(RooflineExercises, RidgeDrawsVaryAndMeasuredRoofsCount) {
@@ -64,6 +64,6 @@ TEST(RooflineExercises, RidgeDrawsVaryAndMeasuredRoofsCount) {
       EXPECT_FALSE(accepted(e, datasheet * fm / fc)) << seed;
     }
   }
-  EXPECT_GT(measured, 150);
+  EXPECT_GT(measured, 220);
   EXPECT_GT(prompts.size(), 150u);
 }
