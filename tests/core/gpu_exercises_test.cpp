@@ -72,3 +72,15 @@ TEST(GpuExercises, TensorCoreSpeedupAgreesWithCalculator) {
     EXPECT_NEAR(r["switch"]["new_step_time_s"].get<double>() * 1e3, e.answer, 1e-3 * e.answer) << seed;
   }
 }
+
+// No draw asks for more warps than an SM holds: the H200 with one 4-byte load per thread needs
+// 10,290 / 128 = 80.4 warps, which no SM has, so such settings are never drawn (the answer 81
+// would reward an impossible number).
+TEST(GpuExercises, WarpsToHideLatencyNeverExceedTheSm) {
+  for (std::uint32_t seed = 0; seed < 3000; ++seed) {
+    const auto e = mlsys::make_exercise("gpu-warps-to-hide-latency", seed);
+    const json r = calc("latency-hiding", e.params);
+    EXPECT_TRUE(r["feasible"].get<bool>()) << seed;
+    EXPECT_LE(e.answer, r["max_warps_per_sm"].get<double>()) << seed;
+  }
+}

@@ -148,3 +148,23 @@ TEST(MemoryHierarchy, EveryValueNamesItsSource) {
   EXPECT_NE(h100["levels"][2]["bandwidth_source"].get<std::string>().find("H200"), std::string::npos);
   EXPECT_NE(h100["levels"][3]["latency_source"].get<std::string>().find("H100 PCIe"), std::string::npos);
 }
+
+// The lesson's worked example: a 4096 × 4096 bf16 matrix (32 MiB) streamed once through each
+// level takes bytes / bandwidth (10.0 µs from HBM, 3.4 µs from L2 on the H100 SXM), fits the
+// 50 MiB L2 but not the 256 KiB of one SM, and shared memory is about 10 times HBM's bandwidth.
+TEST(MemoryHierarchy, StreamingTimePerLevel) {
+  const json r = calc("memory-hierarchy", {{"hardware", "h100-sxm"}});
+  EXPECT_DOUBLE_EQ(r["bytes"].get<double>(), 33554432.0);
+  const auto& l = r["levels"];
+  EXPECT_NEAR(l[3]["read_time_s"].get<double>(), 33554432.0 / 3.35e12, 1e-15);
+  EXPECT_NEAR(l[3]["read_time_s"].get<double>() * 1e6, 10.0, 0.05);
+  EXPECT_NEAR(l[2]["read_time_s"].get<double>() * 1e6, 3.42, 0.01);
+  EXPECT_NEAR(l[1]["times_hbm"].get<double>(), 33.45408 / 3.35, 1e-6);
+  EXPECT_DOUBLE_EQ(l[3]["times_hbm"].get<double>(), 1.0);
+  EXPECT_TRUE(l[2]["holds_bytes"].get<bool>());
+  EXPECT_TRUE(l[3]["holds_bytes"].get<bool>());
+  const json big = calc("memory-hierarchy", {{"hardware", "h100-sxm"}, {"bytes", 2147483648.0}});
+  EXPECT_NEAR(big["levels"][3]["read_time_s"].get<double>(), 64 * l[3]["read_time_s"].get<double>(), 1e-12);
+  EXPECT_FALSE(big["levels"][2]["holds_bytes"].get<bool>());
+  EXPECT_THROW(calc("memory-hierarchy", {{"hardware", "h100-sxm"}, {"bytes", 0}}), mlsys::InputError);
+}

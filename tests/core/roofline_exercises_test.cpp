@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/foundations/units.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 
 namespace {
 
@@ -40,4 +42,28 @@ TEST(RooflineExercises, TheShorterRoofIsWrong) {
     EXPECT_TRUE(accepted(e, std::max(compute_us, memory_us))) << seed;
     EXPECT_FALSE(accepted(e, std::min(compute_us, memory_us))) << seed;
   }
+}
+
+// The ridge exercise draws from the whole accelerator table, and two in three ask for the
+// ridge of measured roofs (a GEMM at 60-80% of the peak, a copy at 85-95% of the bandwidth):
+// presses rarely repeat (the old draw had 19 prompts in all), and the datasheet ridge is wrong where the roofs are measured.
+TEST(RooflineExercises, RidgeDrawsVaryAndMeasuredRoofsCount) {
+  std::set<std::string> prompts;
+  int measured = 0;
+  for (std::uint32_t seed = 0; seed < 400; ++seed) {
+    const auto e = mlsys::make_exercise("roofline-ridge", seed);
+    prompts.insert(e.prompt);
+    const double fc = e.params["compute_fraction"].get<double>(), fm = e.params["bandwidth_fraction"].get<double>();
+    const auto& hw = *mlsys::find_accelerator(e.params["hardware"].get<std::string>());
+    const double datasheet = *hw.peak_for(e.params["dtype"].get<std::string>()) / hw.hbm_bandwidth_Bps;
+    EXPECT_NEAR(e.answer, datasheet * fc / fm, 2e-3 * e.answer) << seed;
+    EXPECT_TRUE(accepted(e, e.answer)) << seed;
+    if (fc < 1) {
+      ++measured;
+      EXPECT_FALSE(accepted(e, datasheet)) << seed;
+      EXPECT_FALSE(accepted(e, datasheet * fm / fc)) << seed;
+    }
+  }
+  EXPECT_GT(measured, 220);
+  EXPECT_GT(prompts.size(), 150u);
 }

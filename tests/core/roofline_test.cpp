@@ -73,3 +73,28 @@ TEST(Roofline, NoOverlapUpperBound) {
   EXPECT_DOUBLE_EQ(c["time_no_overlap_s"].get<double>(),
                    c["compute_time_s"].get<double>() + c["memory_time_s"].get<double>());
 }
+
+// The lesson's two bounds for the 4096³ bf16 GEMM on the H100 differ by 1 + 30.0/138.9 = 1.22
+// (the no-overlap time is a fifth longer), and the 4096 × 4096 layer turns compute-bound at
+// b* = 1/(2/(2·295.3) − 2/4096) = 345.1 tokens, 17% above the approximation s·I*/2 = 295.3;
+// an 512-wide square layer never does (1/512 + 1/512 > 2/(2·295.3)).
+TEST(Roofline, NoOverlapRatioAndExactCrossover) {
+  const json g = calc("roofline", {{"hardware", "h100-sxm"}, {"dtype", "bf16"}, {"flops", 137438953472.0},
+                                   {"bytes", 100663296.0}});
+  EXPECT_NEAR(g["no_overlap_ratio"].get<double>(), 1.2163, 1e-4);
+  const json m = calc("matmul", {{"m", 1}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}, {"hardware", "h100-sxm"}});
+  const double ridge = 989.4 / 3.35;
+  EXPECT_NEAR(m["crossover_m"].get<double>(), 1 / (1 / ridge - 2.0 / 4096), 1e-9);
+  EXPECT_NEAR(m["crossover_m"].get<double>(), 345.1, 0.05);
+  EXPECT_NEAR(m["crossover_m_approx"].get<double>(), ridge, 1e-9);
+  EXPECT_NEAR(m["crossover_m_excess"].get<double>(), 0.1685, 1e-3);
+  // The exact crossover is where the bound flips: below it memory, above it compute.
+  const auto bound_at = [](int b) {
+    return calc("matmul", {{"m", b}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}, {"hardware", "h100-sxm"}})["bound"];
+  };
+  EXPECT_EQ(bound_at(345), "memory");
+  EXPECT_EQ(bound_at(346), "compute");
+  const json narrow = calc("matmul", {{"m", 1}, {"n", 512}, {"k", 512}, {"dtype", "bf16"}, {"hardware", "h100-sxm"}});
+  EXPECT_TRUE(narrow["crossover_m"].is_null());
+  EXPECT_TRUE(narrow["crossover_m_excess"].is_null());
+}

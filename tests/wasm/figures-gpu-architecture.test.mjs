@@ -237,3 +237,26 @@ test("littles-law: every load width's line carries the marker its legend shows",
   const shown = cfg.data.datasets.filter((x, i) => cfg.options.plugins.legend.labels.filter({ datasetIndex: i }, cfg.data));
   assert.equal(shown.filter((x) => x.markersOnly).length, 0);
 });
+
+// The Stream-K bar says what it counts (MAC iterations per SM, and how many make one tile),
+// not "33 of 32 iterations".
+test('wave-quantization: the Stream-K bar counts MAC iterations per SM against one tile', () => {
+  const cfg = waveQuantization.draw(run(waveQuantization, { hardware: 'h100-sxm', blocks: 133, view: 'timeline' }), THEME);
+  const labels = cfg.data.datasets.map((d) => d.label);
+  assert.ok(labels.includes('Stream-K: 33 MAC iterations per SM (one tile has 32)'), labels.join(' | '));
+});
+
+// Capacities are binary in the legend (33 MiB, 80 GiB), so the capacity axis ticks at powers of
+// 8 bytes with binary prefixes too.
+test('memory-hierarchy: the capacity axis ticks in binary prefixes, as the legend', () => {
+  const cfg = memoryHierarchy.draw(run(memoryHierarchy, { hardware: 'h100-sxm', view: 'pyramid' }), THEME);
+  const x = cfg.options.scales.x;
+  const axis = { min: x.min, max: x.max, ticks: [] };
+  x.afterBuildTicks(axis);
+  const values = axis.ticks.map((t) => t.value);
+  assert.ok(values.length >= 4);
+  for (const v of values) assert.equal(Math.log2(v) % 3, 0, `tick ${v} is a power of 8`);
+  const text = values.map((v) => x.ticks.callback(v));
+  assert.ok(text.includes('128 MiB') && text.includes('1 GiB'), text.join(', '));
+  assert.ok(text.every((t) => /iB$/.test(t)), text.join(', '));
+});

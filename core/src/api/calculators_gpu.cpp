@@ -110,9 +110,13 @@ MLSYS_DESCRIBE(MemoryLevelOn, MLSYS_FLAT(level),
                MLSYS_OUT_NULLABLE(latency_cycles, "cycles", "latency_s · boost clock; null: registers"),
                MLSYS_OUT(capacity_source, "", "Source of the capacity"),
                MLSYS_OUT(bandwidth_source, "", "Source of the bandwidth, naming the GPU measured"),
-               MLSYS_OUT(latency_source, "", "Source of the latency, naming the GPU measured"));
+               MLSYS_OUT(latency_source, "", "Source of the latency, naming the GPU measured"),
+               MLSYS_OUT(read_time_s, "s", "bytes / bandwidth: the given bytes streamed once"),
+               MLSYS_OUT(times_hbm, "", "Bandwidth / HBM bandwidth"),
+               MLSYS_OUT(holds_bytes, "", "The given bytes fit the level (whole chip)"));
 MLSYS_DESCRIBE(MemoryHierarchyOn, MLSYS_OUT(levels, "", "Memory levels, fastest first"),
-               MLSYS_OUT(sms, "", "Number of SMs"), MLSYS_OUT(boost_clock_hz, "Hz", "SM boost clock"));
+               MLSYS_OUT(sms, "", "Number of SMs"), MLSYS_OUT(boost_clock_hz, "Hz", "SM boost clock"),
+               MLSYS_OUT(bytes, "B", "Bytes streamed through each level"));
 
 MLSYS_DESCRIBE(ComputeRate, MLSYS_OUT(format, "", "Input format"),
                MLSYS_OUT(tensor_format, "", "Tensor-core format (fp32: tf32)"),
@@ -216,7 +220,10 @@ void add_gpu_calculators(Calculators& out) {
   out.add("memory-hierarchy",
           "Capacity, bandwidth and latency of each memory level of an NVIDIA GPU: registers, L1 / shared memory, L2, "
           "HBM. Latencies and L2 bandwidth are microbenchmark measurements; see the hardware table's notes.",
-          {hardware_field(true)}, [](const Inputs& in) { return memory_hierarchy_on(accelerator_of(in)); });
+          {hardware_field(true),
+           number_field("bytes", "B", "Data streamed once through each level (default: a 4096 × 4096 bf16 matrix)",
+                        33554432.0, 1.0, 1e15)},
+          [](const Inputs& in) { return memory_hierarchy_on(accelerator_of(in), in.num("bytes")); });
 
   out.add("compute-units",
           "Dense peak of the tensor cores and of the CUDA cores for each number format, the tensor-core speed-up (fp32 "

@@ -1,4 +1,6 @@
 // Calculators `roofline` and `matmul` (shared/API.md).
+#include <optional>
+
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/gpu/roofline.hpp"
 #include "mlsys/kernels/matmul_cost.hpp"
@@ -13,7 +15,8 @@ MLSYS_DESCRIBE(RooflineResult, MLSYS_OUT(intensity, "FLOP/B", "Arithmetic intens
                MLSYS_OUT(time_s, "s", "Roofline time: the larger of the two"),
                MLSYS_OUT(bound, "", "compute or memory: the ceiling that sets the time"),
                MLSYS_OUT(attainable_flops, "FLOP/s", "min(peak, intensity · bandwidth)"),
-               MLSYS_OUT(time_no_overlap_s, "s", "No-overlap upper bound: compute_time_s + memory_time_s"));
+               MLSYS_OUT(time_no_overlap_s, "s", "No-overlap upper bound: compute_time_s + memory_time_s"),
+               MLSYS_OUT(no_overlap_ratio, "", "time_no_overlap_s / time_s, between 1 and 2"));
 
 MLSYS_DESCRIBE(MatmulCost, MLSYS_OUT(flops, "FLOP", "2·m·n·k"),
                MLSYS_OUT(bytes, "B", "(m·k + k·n + m·n) · element size: each matrix moved once"),
@@ -25,6 +28,12 @@ namespace {
 struct MatmulTime {
   double time_s, compute_time_s, memory_time_s, ridge_intensity, attainable_flops;
   std::string bound;
+  // The m (tokens of a weight matmul) where the matmul turns compute-bound with n and k fixed:
+  // exact, 1/m* = 2/(s·I*) − 1/n − 1/k (null when n and k are too narrow for any m), and the
+  // approximation m* ≈ s·I*/2 that ignores the activations.
+  std::optional<double> crossover_m;
+  double crossover_m_approx;
+  std::optional<double> crossover_m_excess;  // crossover_m / crossover_m_approx − 1
 };
 
 struct MatmulOut {
@@ -38,7 +47,10 @@ MLSYS_DESCRIBE(MatmulTime, MLSYS_OUT(time_s, "s", "Roofline time on the machine"
                MLSYS_OUT(compute_time_s, "s", "flops / peak FLOP/s"), MLSYS_OUT(memory_time_s, "s", "bytes / bandwidth"),
                MLSYS_OUT(ridge_intensity, "FLOP/B", "peak / bandwidth"),
                MLSYS_OUT(attainable_flops, "FLOP/s", "min(peak, intensity · bandwidth)"),
-               MLSYS_OUT(bound, "", "compute or memory"));
+               MLSYS_OUT(bound, "", "compute or memory"),
+               MLSYS_OUT_NULLABLE(crossover_m, "", "Exact m where it turns compute-bound (n, k fixed); null: never"),
+               MLSYS_OUT(crossover_m_approx, "", "s · ridge / 2: the crossover ignoring activation bytes"),
+               MLSYS_OUT_NULLABLE(crossover_m_excess, "", "crossover_m / crossover_m_approx - 1; null: never"));
 MLSYS_DESCRIBE(MatmulOut, MLSYS_FLAT(cost), MLSYS_FLAT(time));
 
 void add_roofline_calculators(Calculators& out) {
@@ -66,8 +78,14 @@ void add_roofline_calculators(Calculators& out) {
             if (in.has("hardware") || in.has("peak_flops") || in.has("bandwidth_Bps")) {
               const auto m = machine_from(in, dtype);
               const auto t = roofline(r.cost.flops, r.cost.bytes, m.peak_flops, m.bandwidth_Bps);
+              const double s = dtype_bytes(dtype);
+              const double inverse = 2 / (s * t.ridge_intensity) - 1.0 / static_cast<double>(in.integer("n")) -
+                                     1.0 / static_cast<double>(in.integer("k"));
+              const double approx = s * t.ridge_intensity / 2;
+              const std::optional<double> exact = inverse > 0 ? std::optional<double>(1 / inverse) : std::nullopt;
               r.time = MatmulTime{t.time_s, t.compute_time_s, t.memory_time_s, t.ridge_intensity, t.attainable_flops,
-                                  t.bound};
+                                  t.bound, exact, approx,
+                                  exact ? std::optional<double>(*exact / approx - 1) : std::nullopt};
             }
             return r;
           });

@@ -52,22 +52,61 @@ std::string si_bytes(double bytes) {
   return format_number(bytes, 3) + " B";
 }
 
+// Every accelerator of the table with HBM (the L4's GDDR6 is left out: the prompt says HBM) and
+// a dense rate for the dtype, so that pressing for new numbers rarely repeats a chip.
+Chip pick_any_chip(Rng& rng, const std::vector<std::string>& dtypes) {
+  static const std::vector<std::string> ids = {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x",
+                                               "tpu-v4", "tpu-v5e", "tpu-v5p", "h100-pcie"};
+  for (;;) {
+    const Accelerator* hw = find_accelerator(rng.pick(ids));
+    const std::string dtype = rng.pick(dtypes);
+    if (auto peak = hw->peak_for(dtype))
+      return {hw, dtype, round_sig(*peak / 1e12, 4), round_sig(hw->hbm_bandwidth_Bps / 1e12, 4)};
+  }
+}
+
 Exercise ridge(Rng& rng) {
-  const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3", "tf32"});
+  const Chip c = pick_any_chip(rng, {"bf16", "fp16", "fp8-e4m3", "tf32", "fp32"});
+  // Two draws in three ask for the ridge of measured roofs: a GEMM at a share of the peak and a
+  // streaming copy at a share of the bandwidth (the pitfall: real kernels reach neither).
+  const bool measured = rng.uniform() < 2.0 / 3;
+  static const std::vector<int> compute_pcts = {60, 65, 70, 75, 80}, memory_pcts = {85, 88, 90, 92, 95};
+  const int fc = measured ? rng.pick(compute_pcts) : 100, fm = measured ? rng.pick(memory_pcts) : 100;
   Exercise e;
   e.title = "Find the ridge point";
-  e.params = {{"hardware", c.hw->id}, {"dtype", c.dtype}};
+  e.params = {{"hardware", c.hw->id}, {"dtype", c.dtype}, {"compute_fraction", fc / 100.0},
+              {"bandwidth_fraction", fm / 100.0}};
   e.prompt = chip_text(c) +
-             " What arithmetic intensity must a kernel reach before compute, not memory, limits it? Answer in FLOP/B.";
+             (measured ? " On it, a well-tuned GEMM sustains " + std::to_string(fc) +
+                             "% of that peak and a streaming copy " + std::to_string(fm) +
+                             "% of that bandwidth. At what arithmetic intensity do the two measured roofs meet? Answer "
+                             "in FLOP/B."
+                       : " What arithmetic intensity must a kernel reach before compute, not memory, limits it? "
+                         "Answer in FLOP/B.");
   e.unit = "FLOP/B";
-  e.answer = c.peak_tflops * 1e12 / (c.bw_tbps * 1e12);
-  e.hint = "The two roofs meet where intensity × bandwidth equals the peak: I* = peak FLOP/s ÷ bytes/s. Convert both "
-           "to the same prefix first.";
-  e.solution = "I* = " + times_ten(c.peak_tflops, 4, 12) + " FLOP/s ÷ " + times_ten(c.bw_tbps, 4, 12) +
-               " B/s = " + format_number(e.answer, 4) + " FLOP/B. Kernels below this intensity are memory-bound.";
+  const double peak = c.peak_tflops * fc / 100.0, bw = c.bw_tbps * fm / 100.0;
+  e.answer = peak / bw;
+  e.hint = measured ? "Scale each roof first: measured peak = share × datasheet peak, measured bandwidth = share × "
+                      "datasheet bandwidth. The ridge is where they meet, measured peak ÷ measured bandwidth."
+                    : "The two roofs meet where intensity × bandwidth equals the peak: I* = peak FLOP/s ÷ bytes/s. "
+                      "Convert both to the same prefix first.";
+  e.solution = measured ? "Measured peak = " + std::to_string(fc) + "% × " + format_number(c.peak_tflops, 4) +
+                              " TFLOP/s = " + format_number(peak, 4) + " TFLOP/s; measured bandwidth = " +
+                              std::to_string(fm) + "% × " + format_number(c.bw_tbps, 4) + " TB/s = " +
+                              format_number(bw, 4) + " TB/s. I* = " + times_ten(peak, 4, 12) + " FLOP/s ÷ " +
+                              times_ten(bw, 4, 12) + " B/s = " + format_number(e.answer, 4) +
+                              " FLOP/B, left of the datasheet ridge because the GEMM falls further short of its "
+                              "peak than the copy does."
+                        : "I* = " + times_ten(c.peak_tflops, 4, 12) + " FLOP/s ÷ " + times_ten(c.bw_tbps, 4, 12) +
+                              " B/s = " + format_number(e.answer, 4) + " FLOP/B. Kernels below this intensity are "
+                              "memory-bound.";
   require_from_table(e, c.peak_tflops * 1e12, *c.hw->peak_for(c.dtype), "the dense " + c.dtype + " peak shown");
   require_from_table(e, c.bw_tbps * 1e12, c.hw->hbm_bandwidth_Bps, "the HBM bandwidth shown");
   reject_mistake(e, 2 * e.answer, "used the sparse (2:4) peak, twice the dense one");
+  if (measured) {
+    reject_mistake(e, c.peak_tflops / c.bw_tbps, "gave the datasheet ridge, not the measured one");
+    reject_mistake(e, c.peak_tflops * fm / (c.bw_tbps * fc), "swapped the two shares");
+  }
   return e;
 }
 

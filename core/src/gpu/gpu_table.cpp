@@ -198,15 +198,16 @@ GpuMemorySpec gpu_memory_spec_of(const Accelerator& a) {
           number_of(a, "hbm_latency_s")};
 }
 
-MemoryHierarchyOn memory_hierarchy_on(const Accelerator& a) {
+MemoryHierarchyOn memory_hierarchy_on(const Accelerator& a, double bytes) {
   const GpuMemorySpec g = gpu_memory_spec_of(a);
-  MemoryHierarchyOn h{{}, g.sms, g.boost_clock_hz};
+  MemoryHierarchyOn h{{}, g.sms, g.boost_clock_hz, bytes};
   const nlohmann::json none = nlohmann::json::object();
   const nlohmann::json& sources = a.json().contains("hierarchy_sources") ? a.json().at("hierarchy_sources") : none;
   const auto source = [&](const std::string& key) { return sources.value(key, std::string()); };
   for (const auto& l : memory_hierarchy(g))
     h.levels.push_back({l, l.latency_s ? std::optional<double>(*l.latency_s * g.boost_clock_hz) : std::nullopt,
-                        source(l.id + "_capacity"), source(l.id + "_bandwidth"), source(l.id + "_latency")});
+                        source(l.id + "_capacity"), source(l.id + "_bandwidth"), source(l.id + "_latency"),
+                        bytes / l.bandwidth_Bps, l.bandwidth_Bps / g.hbm_bandwidth_Bps, bytes <= l.capacity_bytes});
   return h;
 }
 

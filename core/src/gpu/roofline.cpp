@@ -17,6 +17,7 @@ RooflineResult roofline(double flops, double bytes, double peak_flops, double ba
   r.bound = r.compute_time_s >= r.memory_time_s ? "compute" : "memory";
   r.attainable_flops = std::min(peak_flops, r.intensity * bandwidth_Bps);
   r.time_no_overlap_s = r.compute_time_s + r.memory_time_s;
+  r.no_overlap_ratio = r.time_s > 0 ? r.time_no_overlap_s / r.time_s : 1.0;
   return r;
 }
 

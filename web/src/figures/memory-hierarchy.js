@@ -11,6 +11,12 @@ const GPUS = ['h100-sxm', 'a100-sxm-80gb', 'h200-sxm', 'h100-pcie'];
 const STYLES = ['circle', 'rect', 'triangle', 'rectRot'];
 // Binary prefixes for memory capacities (registers and caches are powers of two).
 const bytes = (x) => formatSI(x, 'GiB');
+// Powers of 8 bytes (8 MiB, 64 MiB, 512 MiB, 4 GiB, ...) between lo and hi, for a capacity axis.
+function binaryTicks(lo, hi) {
+  const out = [];
+  for (let e = Math.ceil(Math.log2(lo) / 3) * 3; 2 ** e <= hi; e += 3) out.push(2 ** e);
+  return out;
+}
 // Word-wrapped lines of at most `width` characters, for multi-line axis labels that fit a phone.
 function wrap(text, width = 26) {
   const lines = [];
@@ -88,7 +94,10 @@ export default {
       return chart(theme, {
         datasets,
         scales: {
-          x: log('Capacity, whole GPU (B)', { unit: 'B', range: [Math.min(...xs) / 4, Math.max(...xs) * 4] }),
+          // Ticks at powers of 8 in binary prefixes, as the legend writes capacities (33 MiB, 80 GiB).
+          x: log('Capacity, whole GPU (B)', { range: [Math.min(...xs) / 4, Math.max(...xs) * 4],
+            afterBuildTicks: (axis) => { axis.ticks = binaryTicks(axis.min, axis.max).map((value) => ({ value })); },
+            ticks: { autoSkip: false, callback: (v) => bytes(v) } }),
           y: log('Bandwidth (B/s)', { unit: 'B/s', range: [Math.min(...ys) / 3, Math.max(...ys) * 3] }),
         },
         tooltip: (ctx) => `${ctx.raw.l.name}: ${bytes(ctx.raw.x)}, ${formatSI(ctx.raw.y, 'B/s')} (${ctx.raw.l.bandwidth_source || 'source not given'})`,

@@ -6,6 +6,7 @@
 // CUDA-core (vector) peak, where the table has one; both flat roofs are drawn.
 import { formatSI } from '../runtime/format.js';
 import { chart, log, colours, series, line } from './shared/chart-config.js';
+import { roofNames, mergeCloseLabels } from './shared/compute-roofs.js';
 
 const DTYPES = ['fp32', 'tf32', 'bf16', 'fp16', 'fp8-e4m3', 'int8'];
 const N = 2 ** 26; // elements of the elementwise kernels
@@ -26,7 +27,7 @@ export default {
   id: 'roofline-plot',
   title: 'The roofline of one accelerator',
   caption:
-    'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets a flat compute roof at a ridge point, and each kernel sits on one of them. There are two flat roofs: matmuls (and the custom kernel) run on the tensor cores, elementwise ops and reductions on the CUDA cores’ fp32 vector peak, far lower. Switch to fp32 and watch the tensor-core roof drop onto the vector one while the slanted roof stays; then move the custom kernel across the ridge with its two controls.',
+    'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets a flat compute roof at a ridge point, and each kernel sits on one of them. On the GPUs there are two flat roofs: matmuls (and the custom kernel) run on the tensor cores, elementwise ops and reductions on the CUDA cores’ fp32 vector peak, far lower; for the TPUs the table gives only the matrix unit’s rate, so one roof serves every op. Switch to fp32 and watch the tensor-core roof drop onto the vector one while the slanted roof stays; then move the custom kernel across the ridge with its two controls.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['roofline', 'hardware'] },
     { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: DTYPES },
@@ -50,6 +51,7 @@ export default {
       }
     };
     const tensorPeak = 1e12 / roof(1e12, 1).compute_time_s; // throws on a format the chip lacks
+    const names = roofNames(engine.calc('hardware', { id: hardware }).vendor); // after the hardware is checked
     const vectorPeak = peakOf('fp32') > 0 ? Math.min(peakOf('fp32'), tensorPeak) : tensorPeak;
     const specs = [
       ...ELEMENTWISE.map((e) => ({ name: e.name, flops: e.flopsPer * N, bytes: e.elemsPer * N * size, vector: true })),
@@ -64,7 +66,7 @@ export default {
         ? engine.calc('roofline', { hardware, dtype, flops: s.flops, bytes: s.bytes, peak_flops: vectorPeak })
         : roof(s.flops, s.bytes);
       return { ...s, intensity: r.intensity, attainable: r.attainable_flops, time: r.time_s, bound: r.bound,
-        noOverlap: r.time_no_overlap_s, unit: s.vector ? 'CUDA cores (vector)' : 'tensor cores' };
+        noOverlap: r.time_no_overlap_s, unit: s.vector ? names.vectorUnits : names.matrixUnits };
     });
 
     // The roof: attainable FLOP/s from 0.01 to 10^4 FLOP/B (widened to hold every kernel).
@@ -89,12 +91,14 @@ export default {
         'Time, full overlap: max(F/P, Q/B) (s)', 'Time, no overlap: F/P + Q/B (s)', 'Bound'],
       rows: kernels.map((k) => [k.name, k.unit, k.flops, k.bytes, k.intensity, k.attainable, k.time, k.noOverlap, k.bound]),
     };
-    return { hardware, dtype, size, ridge, peak, vectorPeak, vectorRidge, vectorRoof, bandwidth, memoryRoof, computeRoof, kernels,
+    return { hardware, dtype, size, names, ridge, peak, vectorPeak, vectorRidge, vectorRoof, bandwidth, memoryRoof, computeRoof, kernels,
       range: [lo, hi], yMax, table };
   },
 
   draw(data, theme) {
-    const pts = (pred) => data.kernels.filter(pred).map((k) => ({ x: k.intensity, y: k.attainable, name: k.name, k, label: k.name.split(' (')[0] }));
+    // Labels of kernels whose markers coincide (the decode GEMV and the softmax) are merged.
+    const labelled = mergeCloseLabels(data.kernels.map((k) => ({ x: k.intensity, y: k.attainable, name: k.name, k, label: k.name.split(' (')[0] })));
+    const pts = (pred) => labelled.filter((q) => pred(q.k));
     const custom = data.kernels.find((k) => k.custom);
     const bottom = data.memoryRoof[0].y;
     const pick = colours(theme);
@@ -104,10 +108,11 @@ export default {
     const datasets = [
       line(memory, { label: `Memory roof: ${formatSI(data.bandwidth, 'B/s')} × intensity`, data: data.memoryRoof, group: 'memory' }),
       // Where the dtype's peak is the vector peak itself (fp32 on NVIDIA), one roof serves every op.
-      line(compute, { label: data.vectorRoof ? `Tensor-core roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for matmuls`
-        : `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for every op${data.dtype === 'fp32' ? ' (vector units)' : ' (no separate vector rate in the table)'}`,
+      line(compute, { label: data.vectorRoof ? `${data.names.matrix} roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for matmuls`
+        : data.dtype === 'fp32' ? `Compute roof: ${formatSI(data.peak, 'FLOP/s')} (fp32), for every op (vector units)`
+          : `${data.names.matrix} roof: ${formatSI(data.peak, 'FLOP/s')} (${data.dtype}), for every op (no separate vector rate in the table)`,
         data: data.computeRoof, group: 'compute' }),
-      ...(data.vectorRoof ? [line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(data.vectorPeak, 'FLOP/s')}, elementwise`,
+      ...(data.vectorRoof ? [line(pick(), { label: `${data.names.vector} roof: ${formatSI(data.vectorPeak, 'FLOP/s')}, elementwise`,
         data: data.vectorRoof, borderDash: [8, 4] })] : []),
       line(muted, { label: data.vectorRoof ? `Ridge point: ${formatSI(data.ridge, 'FLOP/B')} (vector roof: ${formatSI(data.vectorRidge, 'FLOP/B')})` : `Ridge point: ${formatSI(data.ridge, 'FLOP/B')}`, data: [{ x: data.ridge, y: bottom }, { x: data.ridge, y: data.peak }], borderDash: [4, 4] }),
       series(memory, { ...dots, label: 'Memory-bound kernels', data: pts((k) => !k.custom && k.bound === 'memory'), pointStyle: 'circle', pointRadius: 6, group: 'memory' }),

@@ -6,6 +6,7 @@
 // bytes, time, the peak each op runs at, and its bound.
 import { formatSI } from '../runtime/format.js';
 import { chart, linear, log, category, colours, series, line } from './shared/chart-config.js';
+import { roofNames, mergeCloseLabels } from './shared/compute-roofs.js';
 
 // Readable names for the engine's op ids; an unknown id is shown as it is.
 const NAMES = {
@@ -15,11 +16,19 @@ const NAMES = {
   residual2: 'Residual add 2',
 };
 
+// Families that a shared label names as one when all their members sit on one spot.
+const FAMILIES = {
+  'Weight matmuls': [NAMES.qkv, NAMES.out_proj, NAMES.mlp_up, NAMES.mlp_down],
+  'Attention matmuls': [NAMES.scores, NAMES.attn_v],
+  'Layer norms': [NAMES.ln1, NAMES.ln2],
+  'Residual adds': [NAMES.residual1, NAMES.residual2],
+};
+
 export default {
   id: 'transformer-ops-roofline',
   title: 'Where a transformer block spends its time',
   caption:
-    'Share of one block’s roofline time taken by each op (coloured by what bounds it) beside its share of the FLOPs. Matmuls run at the tensor-core peak, elementwise ops at the far lower CUDA-core (vector) peak; the second view draws both roofs with every op under its own. In prefill, find the ops whose time share far exceeds their FLOP share; switch to decode and every op turns memory-bound, then raise the batch to bring the weight matmuls back to compute-bound.',
+    'Share of one block’s roofline time taken by each op (coloured by what bounds it) beside its share of the FLOPs. Matmuls run at the tensor-core peak, elementwise ops at the far lower CUDA-core (vector) peak; the second view draws both roofs with every op under its own (for the TPUs the table gives only the matrix unit’s rate, so one roof serves every op). In prefill, find the ops whose time share far exceeds their FLOP share; switch to decode and every op turns memory-bound, then raise the batch to bring the weight matmuls back to compute-bound.',
   params: [
     {
       key: 'view', label: 'View', type: 'select', default: 'shares',
@@ -55,7 +64,7 @@ export default {
     return {
       view: p.view, phase: p.phase, dtype: p.dtype, ops, total_time_s: r.total_time_s, total_flops: r.total_flops,
       ridge_intensity: r.ridge_intensity, bandwidth: r.bandwidth_Bps, tensorPeak: peakOf('matmul'),
-      vectorPeak: peakOf('elementwise'), table,
+      vectorPeak: peakOf('elementwise'), table, names: roofNames(engine.calc('hardware', { id: p.hardware }).vendor),
     };
   },
 
@@ -102,13 +111,18 @@ function drawRoofline(data, theme) {
   const xs = data.ops.map((o) => o.intensity);
   const lo = Math.min(0.01, ...xs) / 2, hi = Math.max(1e4, ...xs) * 2;
   const B = data.bandwidth, P = data.tensorPeak, V = data.vectorPeak;
-  const pts = (pred) => data.ops.filter(pred).map((o) => ({ x: o.intensity, y: Math.min(o.peak_flops, o.intensity * B), o, label: o.name }));
+  // Ops whose markers coincide (QKᵀ and attention × V; MLP up and down) share one label.
+  const labelled = mergeCloseLabels(data.ops.map((o) => ({ x: o.intensity, y: Math.min(o.peak_flops, o.intensity * B), o, label: o.name })),
+    1.3, FAMILIES);
+  const pts = (pred) => labelled.filter((q) => pred(q.o));
   const datasets = [
     line(memory, { label: `Memory roof: ${formatSI(B, 'B/s')} × intensity`, data: [{ x: lo, y: lo * B }, { x: P / B, y: P }], group: 'memory' }),
-    line(compute, { label: `Tensor-core roof: ${formatSI(P, 'FLOP/s')} (${data.dtype}), matmuls`, data: [{ x: P / B, y: P }, { x: hi, y: P }], group: 'compute' }),
+    line(compute, { label: V && V < P ? `${data.names.matrix} roof: ${formatSI(P, 'FLOP/s')} (${data.dtype}), matmuls`
+      : data.dtype === 'fp32' ? `Compute roof: ${formatSI(P, 'FLOP/s')} (fp32), every op (vector units)`
+        : `${data.names.matrix} roof: ${formatSI(P, 'FLOP/s')} (${data.dtype}), every op (no separate vector rate in the table)`, data: [{ x: P / B, y: P }, { x: hi, y: P }], group: 'compute' }),
   ];
   if (V && V < P) {
-    datasets.push(line(pick(), { label: `CUDA-core (vector) roof: ${formatSI(V, 'FLOP/s')} fp32, elementwise ops`, data: [{ x: V / B, y: V }, { x: hi, y: V }],
+    datasets.push(line(pick(), { label: `${data.names.vector} roof: ${formatSI(V, 'FLOP/s')} fp32, elementwise ops`, data: [{ x: V / B, y: V }, { x: hi, y: V }],
       borderDash: [8, 4] }));
   }
   datasets.push(
@@ -119,12 +133,13 @@ function drawRoofline(data, theme) {
     datasets,
     scales: {
       x: log('Arithmetic intensity (FLOP/B)', { unit: '', range: [lo, hi] }),
-      y: log('Attainable performance (FLOP/s)', { unit: 'FLOP/s', range: [lo * B / 2, 2 * P] }),
+      // Room above the flat roof, so the matmuls' labels can sit clear of every roof line.
+      y: log('Attainable performance (FLOP/s)', { unit: 'FLOP/s', range: [lo * B / 2, 10 * P] }),
     },
     tooltip: (ctx) => {
       const o = ctx.raw.o;
       if (!o) return `${ctx.dataset.label}: ${formatSI(ctx.raw.y, 'FLOP/s')} at ${formatSI(ctx.raw.x, 'FLOP/B')}`;
-      return `${o.name} (${o.kind === 'matmul' ? 'tensor cores' : 'CUDA cores'}): ${formatSI(o.intensity, 'FLOP/B')}, ` +
+      return `${o.name} (${o.kind === 'matmul' ? data.names.matrixUnits : data.names.vectorUnits.replace(' (vector)', '')}): ${formatSI(o.intensity, 'FLOP/B')}, ` +
         `${formatSI(o.time_s, 's')}, ${o.bound}-bound`;
     },
   });

@@ -151,7 +151,7 @@ export default {
     for (let i = datasets.length - 1; i > 0; i--) if (datasets[i].data.every((v) => v === null)) datasets.splice(i, 1);
     const skRow = (span) => labels.map((_, i) => (i === groups.length ? span : null));
     const macEnd = sk.iters_per_worker / sk.iters_per_tile;
-    datasets.push(bar(`Stream-K: ${sk.iters_per_worker} of ${sk.iters_per_tile} iterations per SM`, skRow([0, macEnd]), pick('compute')));
+    datasets.push(bar(`Stream-K: ${sk.iters_per_worker} MAC iterations per SM (one tile has ${sk.iters_per_tile})`, skRow([0, macEnd]), pick('compute')));
     if (sk.fixup_iters > 0) datasets.push(bar(`Stream-K: ${sk.fixups} fix-up${sk.fixups === 1 ? '' : 's'} (assumed cost)`,
       skRow([macEnd, sk.stream_k_tiles]), pick('muted')));
     return chart(theme, {

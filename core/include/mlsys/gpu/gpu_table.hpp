@@ -119,14 +119,18 @@ struct MemoryLevelOn {
   // Where this row's numbers come from, naming the GPU they were measured on when that is not
   // this one: the table row's "hierarchy_sources" (empty when the row gives none).
   std::string capacity_source, bandwidth_source, latency_source;
+  double read_time_s;    // bytes / bandwidth: streaming the given bytes once through this level
+  double times_hbm;      // bandwidth / HBM bandwidth
+  bool holds_bytes;      // the given bytes fit this level's capacity (whole chip)
 };
 
 struct MemoryHierarchyOn {
   std::vector<MemoryLevelOn> levels;
-  double sms, boost_clock_hz;
+  double sms, boost_clock_hz, bytes;
 };
 
-MemoryHierarchyOn memory_hierarchy_on(const Accelerator& a);
+// bytes: an amount of data to stream once through each level (read_time_s, holds_bytes).
+MemoryHierarchyOn memory_hierarchy_on(const Accelerator& a, double bytes = 33554432.0);
 
 // Moving a step's matmuls from the CUDA cores to the tensor cores (Amdahl's law: the rest of
 // the step is unchanged): new = t·(1 − f) + t·f / (tensor rate / CUDA-core rate).

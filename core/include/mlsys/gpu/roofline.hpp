@@ -17,6 +17,7 @@ struct RooflineResult {
   // round): compute_time_s + memory_time_s, at most twice time_s. A real kernel's time lies
   // between time_s and this unless something else (latency, launch, occupancy) limits it.
   double time_no_overlap_s = 0;
+  double no_overlap_ratio = 0;  // time_no_overlap_s / time_s: 1 + the smaller term / the larger, in [1, 2]
 };
 
 // flops >= 0, bytes > 0, peak_flops > 0 (FLOP/s), bandwidth_Bps > 0 (bytes/s).
