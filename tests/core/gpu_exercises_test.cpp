@@ -2,6 +2,7 @@
 // the calculator give the answer, for many seeds.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 #include <set>
 
@@ -21,6 +22,24 @@ TEST(GpuExercises, OccupancyAgreesWithCalculator) {
   }
   // The draws exercise every limit but the 32-block one (which needs tiny blocks).
   EXPECT_GE(limiters.size(), 3u);
+}
+
+// The solution names the binding limit in the lesson's and the figure's words (warp slots,
+// registers, shared memory), never the calculator's ids ("threads", "smem").
+TEST(GpuExercises, OccupancySolutionNamesTheLimitInTheLessonsWords) {
+  const std::map<std::string, std::string> words = {
+      {"threads", "(limited by warp slots)"}, {"registers", "(limited by registers)"},
+      {"smem", "(limited by shared memory)"}, {"blocks", "(limited by the block limit)"}};
+  std::set<std::string> seen;
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    const auto e = mlsys::make_exercise("gpu-occupancy", seed);
+    const std::string limiter = calc("occupancy", e.params)["limiter"].get<std::string>();
+    EXPECT_NE(e.solution.find(words.at(limiter)), std::string::npos) << seed << ": " << e.solution;
+    EXPECT_EQ(e.solution.find("limited by smem"), std::string::npos) << seed;
+    EXPECT_EQ(e.solution.find("limited by threads"), std::string::npos) << seed;
+    seen.insert(limiter);
+  }
+  EXPECT_GE(seen.size(), 3u);
 }
 
 TEST(GpuExercises, MaxRegistersIsTheLargestThatKeepsTheWarps) {

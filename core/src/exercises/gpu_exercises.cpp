@@ -16,6 +16,14 @@ namespace {
 
 double field(const Accelerator& a, const char* key) { return a.json().at(key).get<double>(); }
 
+// A limit as the lesson and the occupancy figure name it (the calculator's ids are terse).
+std::string limit_name(const std::string& limiter) {
+  if (limiter == "threads") return "warp slots";
+  if (limiter == "smem") return "shared memory";
+  if (limiter == "blocks") return "the block limit";
+  return limiter;  // "registers"
+}
+
 // The CUDA occupancy limits of a table row (the NVIDIA rows this file draws from have them all).
 SmLimits limits_of(const Accelerator& a) {
   SmLimits s;
@@ -110,7 +118,7 @@ Exercise occupancy_exercise(Rng& rng) {
                format_int(static_cast<double>(s.smem_per_sm_bytes)) + " ÷ " +
                format_int(static_cast<double>(o.smem_per_block_bytes)) + " → " + format_int(o.blocks_by_smem) +
                " blocks. Block limit: " + format_int(o.blocks_by_blocks) + ". The smallest is " +
-               format_int(o.blocks_per_sm) + " (limited by " + o.limiter + "), so " + format_int(o.blocks_per_sm) +
+               format_int(o.blocks_per_sm) + " (limited by " + limit_name(o.limiter) + "), so " + format_int(o.blocks_per_sm) +
                " × " + wpb + " = " + format_int(o.active_warps) + " warps: occupancy " + format_int(o.active_warps) +
                " / " + format_int(s.max_warps_per_sm) + " = " + format_number(e.answer, 4) + "%.";
   require(e, k.threads_per_block <= s.max_threads_per_block && k.registers_per_thread <= s.max_registers_per_thread &&
