@@ -27,7 +27,7 @@ export default {
   id: 'roofline-plot',
   title: 'The roofline of one accelerator',
   caption:
-    'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets a flat compute roof at a ridge point, and each kernel sits on one of them. On the GPUs there are two flat roofs: matmuls (and the custom kernel) run on the tensor cores, elementwise ops and reductions on the CUDA cores’ fp32 vector peak, far lower; for the TPUs the table gives only the matrix unit’s rate, so one roof serves every op. Switch to fp32 and watch the tensor-core roof drop onto the vector one while the slanted roof stays; then move the custom kernel across the ridge with its two controls.',
+    'Attainable FLOP/s against arithmetic intensity: the slanted memory roof meets a flat compute roof at a ridge point, and each kernel sits on one of them. On the GPUs there are two flat roofs: matmuls (and the custom kernel) run on the tensor cores, elementwise ops and reductions on the CUDA cores’ fp32 vector peak, far lower; for the TPUs the table gives only the matrix unit’s rate, so every op sits under that one roof, which their vector unit may not reach. Switch to fp32 and watch the tensor-core roof drop onto the vector one while the slanted roof stays; then move the custom kernel across the ridge with its two controls.',
   params: [
     { key: 'hardware', label: 'Accelerator', from: ['roofline', 'hardware'] },
     { key: 'dtype', label: 'Data type', from: ['roofline', 'dtype'], options: DTYPES },

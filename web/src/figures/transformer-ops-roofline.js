@@ -28,7 +28,7 @@ export default {
   id: 'transformer-ops-roofline',
   title: 'Where a transformer block spends its time',
   caption:
-    'Share of one block’s roofline time taken by each op (coloured by what bounds it) beside its share of the FLOPs. Matmuls run at the tensor-core peak, elementwise ops at the far lower CUDA-core (vector) peak; the second view draws both roofs with every op under its own (for the TPUs the table gives only the matrix unit’s rate, so one roof serves every op). In prefill, find the ops whose time share far exceeds their FLOP share; switch to decode and every op turns memory-bound, then raise the batch to bring the weight matmuls back to compute-bound.',
+    'Share of one block’s roofline time taken by each op (coloured by what bounds it) beside its share of the FLOPs. Matmuls run at the tensor-core peak, elementwise ops at the far lower CUDA-core (vector) peak; the second view draws both roofs with every op under its own (for the TPUs the table gives only the matrix unit’s rate, so every op sits under that one roof, which their vector unit may not reach). In prefill, find the ops whose time share far exceeds their FLOP share; switch to decode and every op turns memory-bound, then raise the batch to bring the weight matmuls back to compute-bound.',
   params: [
     {
       key: 'view', label: 'View', type: 'select', default: 'shares',

@@ -1,6 +1,6 @@
 // What each vendor calls the units under a roofline's two flat roofs: the matrix units that run
 // matmuls and the vector units that run elementwise ops. The hardware table gives TPUs only the
-// matrix unit's rate, so their one roof serves every op.
+// matrix unit's rate, so every op sits under that one roof there, an upper bound their vector unit may not reach.
 const NAMES = {
   NVIDIA: { matrix: 'Tensor-core', vector: 'CUDA-core (vector)', matrixUnits: 'tensor cores', vectorUnits: 'CUDA cores (vector)' },
   AMD: { matrix: 'Matrix-core', vector: 'Vector-unit', matrixUnits: 'matrix cores', vectorUnits: 'vector units' },
