@@ -44,6 +44,15 @@ TEST(RooflineExercises, TheShorterRoofIsWrong) {
   }
 }
 
+// A kernel's traffic never exceeds what the chip's HBM holds (394 GB on a 141 GB H200 was drawn).
+TEST(RooflineExercises, KernelTrafficFitsTheChipsMemory) {
+  for (std::uint32_t seed = 0; seed < 2000; ++seed) {
+    const auto e = mlsys::make_exercise("roofline-time", seed);
+    const auto& hw = *mlsys::find_accelerator(e.params["hardware"].get<std::string>());
+    EXPECT_LE(e.params["bytes"].get<double>(), hw.hbm_bytes) << seed << ": " << e.prompt;
+  }
+}
+
 // The ridge exercise draws from the whole accelerator table, and two in three ask for the
 // ridge of measured roofs (a GEMM at 60-80% of the peak, a copy at 85-95% of the bandwidth):
 // presses rarely repeat (the old draw had 19 prompts in all), and the datasheet ridge is wrong where the roofs are measured.

@@ -116,7 +116,8 @@ constexpr double kShortestKernelUs = 1, kLongestKernelUs = 1e6;
 Exercise kernel_time(Rng& rng) {
   const Chip c = pick_chip(rng, {"bf16", "fp16", "fp8-e4m3"});
   // Redraw until the two times differ by a fifth, so that the smaller one (the wrong roof) is
-  // never accepted as the answer.
+  // never accepted as the answer, and until the traffic is at most what the chip's HBM holds
+  // (a kernel that moves more must reread its data, a shape the prompt does not describe).
   double gflop = 0, gbytes = 0, compute_us = 0, memory_us = 0;
   do {
     gflop = round_sig(log_uniform(rng, 1, 5000), 3);
@@ -124,10 +125,11 @@ Exercise kernel_time(Rng& rng) {
     compute_us = gflop * 1e9 / (c.peak_tflops * 1e12) * 1e6;
     memory_us = gbytes * 1e9 / (c.bw_tbps * 1e12) * 1e6;
   } while (std::max(compute_us, memory_us) < 1.2 * std::min(compute_us, memory_us) ||
-           std::max(compute_us, memory_us) < kShortestKernelUs || std::max(compute_us, memory_us) > kLongestKernelUs);
+           std::max(compute_us, memory_us) < kShortestKernelUs || std::max(compute_us, memory_us) > kLongestKernelUs ||
+           gbytes * 1e9 > c.hw->hbm_bytes);
   Exercise e;
   e.title = "Lower-bound a kernel's time";
-  e.params = {{"dtype", c.dtype}, {"flops", gflop * 1e9}, {"bytes", gbytes * 1e9},
+  e.params = {{"hardware", c.hw->id}, {"dtype", c.dtype}, {"flops", gflop * 1e9}, {"bytes", gbytes * 1e9},
               {"peak_flops", c.peak_tflops * 1e12}, {"bandwidth_Bps", c.bw_tbps * 1e12}};
   e.prompt = chip_text(c) + " A kernel in " + c.dtype + " performs " + format_number(gflop, 3) + " GFLOP and moves " +
              si_bytes(gbytes * 1e9) + " to and from HBM. What is the roofline lower bound on its run time, in " +
@@ -142,6 +144,7 @@ Exercise kernel_time(Rng& rng) {
                ". The bound is the larger, " + format_number(e.answer, 4) + " " + kMicro + " (" +
                (compute_us >= memory_us ? "compute" : "memory") + "-bound).";
   require_between(e, e.answer, kShortestKernelUs, kLongestKernelUs, "the kernel's time in \u00B5s");
+  require(e, gbytes * 1e9 <= c.hw->hbm_bytes, "the traffic fits the chip's HBM");
   reject_mistake(e, std::min(compute_us, memory_us), "took the shorter time, the roof that does not bind");
   reject_mistake_where_distinct(e, compute_us + memory_us, "added the two times (the bound with no overlap)");
   return e;
