@@ -283,7 +283,7 @@ const std::map<std::string, int>& prompt_space() {
       {"pa-ppo-memory", 194}, {"pp-bubble-fraction", 128}, {"pp-inflight-saving", 4943},
       {"pp-layout-states", 416}, {"pp-smallest-depth", 297}, {"prof-attention-share", 97},
       {"prof-chinchilla-tokens", 30}, {"prof-exposed-comm", 392}, {"prof-training-days", 2505},
-      {"quant-group-memory", 128}, {"quant-int4-decode", 1420}, {"roofline-ridge", 848},
+      {"quant-group-memory", 128}, {"quant-int4-decode", 1405}, {"roofline-ridge", 848},
       {"seq-ring-min-block", 118}, {"seq-sp-activation", 166}, {"seq-ulysses-bytes", 36},
       {"serve-kv-bytes-per-token", 36}, {"serve-sequences-fit", 350}, {"serve-spec-speedup", 1321},
       {"serve-spec-tokens", 316}, {"serve-tpot-bound", 1382}, {"sf-cluster-mtbf", 1092}, {"sf-sync-save", 963},

@@ -10,6 +10,7 @@
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
+#include "mlsys/hardware/accelerator.hpp"
 #include "mlsys/quantization/phase_speedup.hpp"
 #include "mlsys/quantization/quantizer.hpp"
 #include "mlsys/quantization/smoothquant.hpp"
@@ -328,6 +329,21 @@ TEST(QuantExercises, Int4DecodeDependsOnTheDrawnNumbers) {
   for (std::uint32_t seed = 0; seed < 60; ++seed)
     answers.insert(std::llround(mlsys::make_exercise("quant-int4-decode", seed).answer * 1000));
   EXPECT_GT(answers.size(), 40u);
+}
+
+// Every draw leaves 10% of the chip's memory free, the serving budget the lesson uses: seed 277
+// used to put 80.1 GB of int4 weights and bf16 cache on an 80 GB H100.
+TEST(QuantExercises, Int4DecodeFitsNinetyPercentOfMemory) {
+  for (std::uint32_t seed = 0; seed < 500; ++seed) {
+    const mlsys::Exercise e = mlsys::make_exercise("quant-int4-decode", seed);
+    const json& p = e.params;
+    const double kv_token = 2 * p["layers"].get<double>() * p["kv_heads"].get<double>() * 128 * 2;
+    const double bytes = p["params"].get<double>() * p["weight_bits"].get<double>() / 8 +
+                         p["batch"].get<double>() * p["context"].get<double>() * kv_token;
+    const auto* hw = mlsys::find_accelerator(p["hardware"].get<std::string>());
+    ASSERT_NE(hw, nullptr);
+    EXPECT_LE(bytes, 0.9 * hw->hbm_bytes) << "seed " << seed;
+  }
 }
 
 // --- The quantization models behind the calculators ----------------------------------------

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { engine, THEME, THEME_COLOURS, params, run, close, isEngineError, colours } from './figure-harness.mjs';
 import { resolveParams, defaults } from '../../web/src/runtime/params.js';
 import { EngineError } from '../../web/src/runtime/engine-api.js';
-import explorer from '../../web/src/figures/float-format-explorer.js';
+import explorer, { decadeTicks } from '../../web/src/figures/float-format-explorer.js';
 import stagnation from '../../web/src/figures/sum-stagnation.js';
 import lossScaling from '../../web/src/figures/loss-scaling-range.js';
-import throughput from '../../web/src/figures/precision-throughput.js';
+import throughput, { phoneLabel } from '../../web/src/figures/precision-throughput.js';
 
 const FIGURES = [explorer, stagnation, lossScaling, throughput];
 
@@ -90,6 +90,43 @@ test('loss-scaling-range: the closed form and the three views', () => {
   assert.ok(dyn.dynamic.skipped_steps > 0);
   for (const q of dyn.dynamic.series) if (q.overflow) assert.ok(q.log2_max_grad + q.log2_scale > dyn.limits.max);
   assert.throws(() => run(lossScaling, { sigma_log2: 0 }), isEngineError('sigma_log2'));
+});
+
+test('loss-scaling-range: histogram legend entries fit a phone, the max reads 2^16 not 2^16.00', () => {
+  for (const format of ['fp16', 'bf16', 'fp8-e5m2', 'fp8-e4m3']) {
+    for (const loss_scale of [1, 2 ** 20, 2 ** 40]) {
+      const labels = lossScaling.draw(run(lossScaling, { format, loss_scale }), THEME).data.datasets.map((d) => d.label);
+      // About 64 characters of legend text fit beside the key on a 390 px phone; 60 leaves a margin.
+      for (const l of labels) assert.ok(l.length <= 60, `${format}: "${l}" is ${l.length} characters`);
+      assert.ok(!labels.some((l) => /\.00\b/.test(l)), labels.join(' | '));
+    }
+  }
+  const fp16 = lossScaling.draw(run(lossScaling, { format: 'fp16' }), THEME).data.datasets.map((d) => d.label);
+  assert.ok(fp16.includes('Max ≈ 2^16'), fp16.join(' | '));
+  // The binade axis ends 24 past the format's limits, off its tick step: the ends get no label.
+  assert.equal(lossScaling.draw(run(lossScaling, {}), THEME).options.scales.x.ticks.includeBounds, false);
+});
+
+test('precision-throughput: on a phone the step-time labels break into lines that fit their slot', () => {
+  for (const hardware of ['h100-sxm', 'mi300x', 'a100-sxm-80gb']) {
+    const cfg = throughput.draw(run(throughput, { hardware }), THEME);
+    const { callback } = cfg.options.scales.x.ticks;
+    cfg.data.labels.forEach((label, i) => {
+      assert.deepEqual(callback.call({ chart: { width: 1000 } }, i, i), label); // desktop: format and time
+      const lines = callback.call({ chart: { width: 360 } }, i, i);
+      assert.deepEqual(lines, phoneLabel(label));
+      // A slot of about 50 px holds 8 characters of tick text ("fp8-e4m3").
+      for (const l of lines) assert.ok(l.length <= 8, `${hardware}: "${l}" of ${JSON.stringify(label)}`);
+    });
+  }
+});
+
+test('float-format-explorer: the magnitude axis ticks every 20 decades on a phone', () => {
+  assert.deepEqual(decadeTicks(360), [-40, -20, 0, 20, 40]);
+  assert.equal(decadeTicks(700).length, 9);
+  const axis = { chart: { width: 360 } };
+  explorer.draw(run(explorer), THEME).options.scales.x.afterBuildTicks(axis);
+  assert.deepEqual(axis.ticks.map((t) => Math.round(Math.log10(t.value))), [-40, -20, 0, 20, 40]);
 });
 
 test('precision-throughput: 16 bytes per parameter with Adam, peaks from the table', () => {

@@ -82,6 +82,10 @@ test('quantizer-staircase: a reversed range is an EngineError on range_max', () 
   assert.throws(() => run(staircase, { range_min: 1, range_max: 0 }), isEngineError('range_max'));
 });
 
+test('quantizer-staircase: the error axis labels no bound beside its ticks', () => {
+  for (const bits of [2, 3, 5]) assert.equal(staircase.draw(run(staircase, { bits }), THEME).options.scales.y1.ticks.includeBounds, false);
+});
+
 // --- quantization-mse-vs-bits --------------------------------------------------------------
 
 test('quantization-mse-vs-bits: uniform data follows Δ²/12 and falls 4× per bit', () => {
@@ -92,6 +96,21 @@ test('quantization-mse-vs-bits: uniform data follows Δ²/12 and falls 4× per b
   for (let i = 5; i < d.points.length; i++) close(d.points[i].mse / d.points[i - 1].mse, 0.25, 0.06);
   const laplace = run(mseBits, { distribution: 'laplace' });
   assert.ok(laplace.points[6].mse > 2 * d.points[6].mse); // wider range for the same variance
+});
+
+test('quantization-mse-vs-bits: MSE ticks in one notation, end points drawn whole', () => {
+  const cfg = mseBits.draw(run(mseBits), THEME);
+  const { x, y } = cfg.options.scales;
+  // Every decade of the fixed 1e-10 … 1e3 axis reads 1eN (1 at 1): no 0.000001 beside 1e-7.
+  const decades = Array.from({ length: 14 }, (_, i) => 10 ** (i - 10));
+  const ticks = decades.map((value) => ({ value }));
+  const labels = decades.map((v, i) => y.ticks.callback(v, i, ticks));
+  assert.deepEqual(labels, decades.map((v, i) => (i === 10 ? '1' : `1e${i - 10}`)));
+  // The bit axis leaves half a bit beyond 2 and 16, and ticks only whole bits.
+  assert.ok(x.min < 2 && x.max > 16);
+  const axis = { min: x.min, max: x.max };
+  x.afterBuildTicks(axis);
+  assert.deepEqual(axis.ticks.map((t) => t.value), Array.from({ length: 15 }, (_, i) => i + 2));
 });
 
 // --- clip-tradeoff ------------------------------------------------------------------------
@@ -110,6 +129,14 @@ test('clip-tradeoff: the marked best clip is named on the chart with its value',
   const star = clip.draw(d, THEME).data.datasets.find((ds) => ds.pointStyle === 'star');
   assert.ok(star.pointLabels);
   assert.deepEqual(star.data.map((q) => [q.x, q.label]), [[d.best_clip, `best clip ${Number(d.best_clip.toPrecision(3))}`]]);
+});
+
+test('clip-tradeoff: the clipping part ends where nothing is clipped, not at the axis floor', () => {
+  const d = run(clip);
+  const ds = clip.draw(d, THEME).data.datasets.find((x) => x.label === 'Clipping part');
+  d.points.forEach((q, i) => assert.equal(ds.data[i].y, q.clipping > 0 ? q.clipping : null));
+  assert.equal(ds.data.at(-1).y, null); // no clipping at max|x|
+  assert.equal(ds.spanGaps, false);
 });
 
 test('clip-tradeoff: an unknown distribution is an EngineError on distribution', () => {

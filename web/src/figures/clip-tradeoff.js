@@ -3,7 +3,7 @@
 // cut off, and the search finds the clip with the least total MSE. One call to
 // calc('clip-search').
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
-import { formatShort } from '../runtime/format.js';
+import { formatShort, exponentTick } from '../runtime/format.js';
 
 const fmt = formatShort;
 
@@ -39,9 +39,11 @@ export default {
   },
 
   draw(data, theme) {
-    const pos = (v) => Math.max(v, 1e-12); // a log axis cannot show zero clipping error
+    // A log axis cannot show zero: where no value is clipped the clipping part ends (a gap),
+    // instead of plunging to the axis floor as if it were a value there.
+    const pos = (v) => (v > 0 ? v : null);
     const pick = colours(theme);
-    const curve = (label, key, dash) => line(pick(), { label, data: data.points.map((q) => ({ x: q.clip, y: pos(q[key]), q })), borderDash: dash });
+    const curve = (label, key, dash) => line(pick(), { label, data: data.points.map((q) => ({ x: q.clip, y: pos(q[key]), q })), borderDash: dash, spanGaps: false });
     const ys = data.points.flatMap((q) => [q.mse, q.rounding]).filter((v) => v > 0);
     // Fixed per bit width (every data set, outlier scale up to 50 and scale choice of the
     // controls falls inside at the default seed), so raising the outlier scale moves the curves.
@@ -59,7 +61,8 @@ export default {
       datasets,
       scales: {
         x: linear('Clip (fraction of max |x|)', { range: [0, 1] }),
-        y: log('Mean-squared error (value units²)', { unit: '', range: [yLo, yHi] }),
+        // Decades in one notation (1e-7, not 0.000001 beside it).
+        y: log('Mean-squared error (value units²)', { range: [yLo, yHi], ticks: { callback: (v, i, t) => { const s = exponentTick(v, i, t); return s === '1e0' ? '1' : s; } } }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;

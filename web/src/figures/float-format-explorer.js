@@ -20,6 +20,9 @@ const precision = (r) => {
   return `${show(r.rounded)}, ulp ${pow2(r.ulp)}${r.subnormal ? ' (subnormal)' : ''}`;
 };
 
+// The exponents ticked on the magnitude axis of a chart `width` px wide.
+export const decadeTicks = (width) => (width < 480 ? [-40, -20, 0, 20, 40] : [-40, -30, -20, -10, 0, 10, 20, 30, 40]);
+
 export default {
   id: 'float-format-explorer',
   title: 'Floating-point formats: range, precision and rounding',
@@ -84,7 +87,8 @@ export default {
       type: 'bar', labels, datasets, indexAxis: 'y',
       scales: {
         x: log('Magnitude (dimensionless, log scale)', { range: [1e-46, 1e40],
-          afterBuildTicks: (axis) => { axis.ticks = [-40, -30, -20, -10, 0, 10, 20, 30, 40].map((e) => ({ value: 10 ** e })); },
+          // Every 10 decades; every 20 on a phone, where nine labels such as 1e-40 run together.
+          afterBuildTicks: (axis) => { axis.ticks = decadeTicks(axis.chart.width).map((e) => ({ value: 10 ** e })); },
           ticks: { callback: (t) => `1e${Math.round(Math.log10(t))}` } }),
         y: category(),
       },

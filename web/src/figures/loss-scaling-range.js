@@ -136,16 +136,17 @@ export default {
     const f = data.fractions;
     return chart(theme, {
       datasets: [
-        line(pick('memory'), { label: `${data.samples.toLocaleString('en-US')} sampled gradients: ${pct(f.zero)} zero, ${pct(f.subnormal)} subnormal, ${pct(f.overflow)} overflow`,
+        line(pick('memory'), { label: `${data.samples.toLocaleString('en-US')} drawn: ${pct(f.zero)} zero, ${pct(f.subnormal)} subnormal, ${pct(f.overflow)} overflow`,
           data: h.flatMap((b) => [{ x: b.log2_lo, y: 100 * b.fraction }, { x: b.log2_hi, y: 100 * b.fraction }]),
           fill: 'origin', backgroundColor: pick(), order: 10 }),
         vline(L.sub, 0, top, `Smallest subnormal 2^${L.sub}`, pick('text'), [2, 3]),
         vline(L.normal, 0, top, `Smallest normal 2^${L.normal}`, pick('muted'), [6, 3]),
-        vline(L.max, 0, top, `Max ≈ 2^${L.max.toFixed(2)}`, pick('compute'), [10, 3]),
+        vline(L.max, 0, top, `Max ≈ 2^${Number(L.max.toFixed(2))}`, pick('compute'), [10, 3]),
       ],
       // The binades of the format with 24 to spare on each side: fixed for a format, so raising
       // the loss scale moves the histogram across its limits, not the axis under it.
-      scales: { x: axis('log2 |gradient × loss scale| (binades)', { range: [Math.floor(L.sub) - 24, Math.ceil(L.max) + 24] }),
+      // Its ends are not ticks of the axis's step: no label of their own (−48 crowding −40).
+      scales: { x: axis('log2 |gradient × loss scale| (binades)', { range: [Math.floor(L.sub) - 24, Math.ceil(L.max) + 24], ticks: { maxRotation: 0, includeBounds: false } }),
         y: axis('Share of gradients per bin (%)', { min: 0 }) },
     });
   },

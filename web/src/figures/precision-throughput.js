@@ -14,6 +14,13 @@ const BYTES_RANGE = [0, 18];
 // A step time as a reader says it: ms or s, then minutes, hours, days (format.js).
 const duration = (s) => formatSI(s, 's');
 
+// Below this chart width (px) the category labels go on short lines (phoneLabel).
+const PHONE_WIDTH = 480;
+export function phoneLabel([format, time]) {
+  const name = format.endsWith('-fnuz') ? [format.slice(0, -5), 'fnuz'] : [format];
+  return [...name, ...time.split(' ')];
+}
+
 export default {
   id: 'precision-throughput',
   title: 'Throughput and bytes per format',
@@ -60,7 +67,10 @@ export default {
       ],
       scales: {
         // Every format named, unrotated: the step time under each is read against its neighbours.
-        x: category({ stacked: true, title: 'Compute format, and step time at its peak', ticks: { autoSkip: false, maxRotation: 0 } }),
+        // A phone's slot is about 50 px, narrower than "43.9 min": there the number and its unit
+        // (and an FNUZ suffix) take lines of their own, so neighbouring labels do not run together.
+        x: category({ stacked: true, title: 'Compute format, and step time at its peak', ticks: { autoSkip: false, maxRotation: 0,
+          callback(value, i) { return this.chart.width < PHONE_WIDTH ? phoneLabel(labels[i]) : labels[i]; } } }),
         y: log('Dense peak (FLOP/s, log scale)', { position: 'left', stacked: false, range: PEAK_RANGE, unit: 'FLOP/s' }),
         y1: linear(`Bytes per parameter (B): ${state} of model state`, { position: 'right', stacked: true, range: BYTES_RANGE, grid: { drawOnChartArea: false } }),
       },

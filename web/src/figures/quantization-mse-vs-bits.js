@@ -2,13 +2,15 @@
 // from 2 to 16, beside the rounding-noise model Δ²/12 (each block's step averaged over the
 // elements). One call to calc('quantization-mse-vs-bits').
 import { chart, linear, log, span, colours, series, line } from './shared/chart-config.js';
-import { formatShort } from '../runtime/format.js';
+import { formatShort, exponentTick } from '../runtime/format.js';
 
 // The MSE axis: at the default seed, every data set, scale choice and zero-point setting from
 // 2 to 16 bits falls between 2e-10 and 360 value units² (measured and model). Fixed (widened
 // if a seed goes beyond), so that switching the data or the scales moves the points, not the axis.
 const MSE_SPAN = [1e-10, 1e3];
 const fmt = formatShort;
+const BITS = Array.from({ length: 15 }, (_, i) => i + 2);
+const MSE_TICK = (v, i, ticks) => { const t = exponentTick(v, i, ticks); return t === '1e0' ? '1' : t; };
 
 export default {
   id: 'quantization-mse-vs-bits',
@@ -55,8 +57,10 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: linear('Bits per value (bit)', { range: [2, 16], ticks: { stepSize: 1 } }),
-        y: log('Mean-squared error (value units²)', { unit: '', range }),
+        // Half a bit of margin each side, so the points at 2 and 16 bits are drawn whole.
+        x: linear('Bits per value (bit)', { range: [1.5, 16.5], afterBuildTicks: (axis) => { axis.ticks = BITS.map((value) => ({ value })); } }),
+        // Thirteen decades in one notation (1e-10 … 1e3), not decimals that switch to exponents at 1e-7.
+        y: log('Mean-squared error (value units²)', { range, ticks: { callback: MSE_TICK } }),
       },
       tooltip: (ctx) => {
         const q = ctx.raw.q;

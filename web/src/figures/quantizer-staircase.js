@@ -63,7 +63,9 @@ export default {
       scales: {
         x: linear('Input x (value units)', { range: [x0, x1], ticks }),
         y: linear('Dequantized x̂ (value units)', { ticks }),
-        y1: linear('Error x̂ − x (value units)', { position: 'right', range: [-errMax, errMax], ticks, grid: { drawOnChartArea: false } }),
+        // The range is 10% past the largest error, not a tick: its bounds get no label of their own
+        // (a '0.7' crowding the '0.6' below it).
+        y1: linear('Error x̂ − x (value units)', { position: 'right', range: [-errMax, errMax], ticks: { ...ticks, includeBounds: false }, grid: { drawOnChartArea: false } }),
       },
       legend: { filter: (item) => item.text !== '−Δ/2' },
       tooltip: (ctx) => {
