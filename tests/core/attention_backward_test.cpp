@@ -144,7 +144,7 @@ TEST(AttentionBackwardCalc, BadInputs) {
 }
 
 // Standard attention's traffic: the answer that forgets the 4Nd terms (only 4N²) is wrong, even
-// where they are 0.39% of the total (N = 16,384, d = 64).
+// where they are 0.26% of the total (N = 24,576, d = 64).
 TEST(AttentionExercises, StandardHbmRejectsTheN2OnlyCount) {
   for (std::uint32_t seed = 0; seed < 40; ++seed) {
     const auto e = mlsys::make_exercise("attention-standard-hbm", seed);
