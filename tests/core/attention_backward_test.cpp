@@ -195,6 +195,20 @@ TEST(AttentionExercises, AnswersAgreeWithTheCalculators) {
   }
 }
 
+// The split count uses FlashAttention-2's split-KV tiles (flash_fwd_launch_template.h,
+// run_mha_fwd_splitkv_dispatch: kBlockN = 256 for d <= 64, 128 for d <= 128), so a tile of
+// K or V is 32 KiB of bf16 at both head dimensions the exercise draws.
+TEST(AttentionExercises, SplitCountTilesAreFlashAttention2s) {
+  for (std::uint32_t seed = 0; seed < 60; ++seed) {
+    const auto e = mlsys::make_exercise("attention-split-count", seed);
+    const int d = e.params["head_dim"].get<int>();
+    const int keys = e.params["tile_keys"].get<int>();
+    EXPECT_EQ(keys, d <= 64 ? 256 : 128) << seed;
+    EXPECT_EQ(keys * d * 2, 32768) << seed;
+    EXPECT_NE(e.prompt.find("one tile of " + std::to_string(keys) + " keys"), std::string::npos) << e.prompt;
+  }
+}
+
 // The lesson's report: the standard backward moves 7N² + 8Nd elements per head (reads 5N² + 5Nd,
 // writes 2N² + 3Nd; Dao et al. 2022, Algorithm 3), the stored P is N² elements per head, and the
 // times divide by the machine's rates.
