@@ -178,8 +178,7 @@ def main(argv=None):
         if not low <= value <= high:
             unit = f" bytes (at least 4·d {a.dtype} elements)" if "sram" in flag else ""
             p.error(f"--{flag} must be a whole number from {low} to {high}{unit}")
-    n, d = a.seq, a.head_dim
-    peak, bandwidth = gpu["peak_flops"][a.dtype], gpu["hbm_bandwidth_Bps"]
+    n, d, peak, bandwidth = a.seq, a.head_dim, gpu["peak_flops"][a.dtype], gpu["hbm_bandwidth_Bps"]
 
     def roofline(flops, nbytes):
         return {"time_s": max(flops / peak, nbytes / bandwidth), "compute_time_s": flops / peak}
@@ -193,9 +192,10 @@ def main(argv=None):
     fl.update(intensity=fl["flops"] / fl["hbm_bytes"], **roofline(fl["flops"], fl["hbm_bytes"]))
     fa2 = flash2_elements(n, d, blocks, a.causal) * s
 
-    # The lesson's example row: scores (1, 3, 2), values (1, 0, 0), blocks of two.
-    example = online_softmax([1.0, 3.0, 2.0], [1.0, 0.0, 0.0], 2)["output"]
+    example = online_softmax([1.0, 3.0, 2.0], [1.0, 0.0, 0.0], 2)["output"]  # the lesson's row, blocks of two
+    moved = online_softmax([2.0, 1.0, 3.0], [0.0, 1.0, 0.0], 2)  # reordered with its values: the max jumps, same output
     assert abs(example - math.e / (math.e + math.e**3 + math.e**2)) < 1e-15
+    assert moved["rescales"] == 1 and abs(moved["output"] - example) < 1e-15
     # The engine's online-softmax inputs: 32 scores in [-4, 4) and values in [-1, 1), fp32.
     rng_s, rng_v = seeded_stream(a.seed, 0x1234567), seeded_stream(a.seed, 0x7654321)
     scores = [to_float32(4.0 * (2.0 * (next(rng_s) >> 11) * 2.0**-53 - 1.0)) for _ in range(32)]

@@ -144,7 +144,7 @@ TEST(AttentionBackwardCalc, BadInputs) {
 }
 
 // Standard attention's traffic: the answer that forgets the 4Nd terms (only 4N²) is wrong, even
-// where they are 0.39% of the total (N = 16,384, d = 64).
+// where they are 0.26% of the total (N = 24,576, d = 64).
 TEST(AttentionExercises, StandardHbmRejectsTheN2OnlyCount) {
   for (std::uint32_t seed = 0; seed < 40; ++seed) {
     const auto e = mlsys::make_exercise("attention-standard-hbm", seed);
@@ -192,6 +192,20 @@ TEST(AttentionExercises, AnswersAgreeWithTheCalculators) {
         EXPECT_LT(calc("split-kv", fewer)["fraction_of_peak"].get<double>(), 1) << seed;
       }
     }
+  }
+}
+
+// The split count uses FlashAttention-2's split-KV tiles (flash_fwd_launch_template.h,
+// run_mha_fwd_splitkv_dispatch: kBlockN = 256 for d <= 64, 128 for d <= 128), so a tile of
+// K or V is 32 KiB of bf16 at both head dimensions the exercise draws.
+TEST(AttentionExercises, SplitCountTilesAreFlashAttention2s) {
+  for (std::uint32_t seed = 0; seed < 60; ++seed) {
+    const auto e = mlsys::make_exercise("attention-split-count", seed);
+    const int d = e.params["head_dim"].get<int>();
+    const int keys = e.params["tile_keys"].get<int>();
+    EXPECT_EQ(keys, d <= 64 ? 256 : 128) << seed;
+    EXPECT_EQ(keys * d * 2, 32768) << seed;
+    EXPECT_NE(e.prompt.find("one tile of " + std::to_string(keys) + " keys"), std::string::npos) << e.prompt;
   }
 }
 

@@ -256,8 +256,8 @@ TEST(ExerciseSuite, NewNumbersChangeThePrompt) {
 // many seeds) and its row updated.
 const std::map<std::string, int>& prompt_space() {
   static const std::map<std::string, int> space = {
-      {"attention-backward-saving", 64}, {"attention-flash-passes", 222}, {"attention-split-count", 264},
-      {"attention-standard-hbm", 20}, {"ca-break-even-price", 702}, {"ca-decode-tokens-per-joule", 841},
+      {"attention-backward-saving", 998}, {"attention-flash-passes", 222}, {"attention-split-count", 186},
+      {"attention-standard-hbm", 288}, {"ca-break-even-price", 702}, {"ca-decode-tokens-per-joule", 841},
       {"ca-fewest-chips", 308}, {"ca-ridge-point", 21}, {"ca-step-roofline", 2425},
       {"collectives-alltoall-nodes", 174}, {"collectives-crossover", 36}, {"collectives-hierarchical", 140},
       {"collectives-ring-allreduce-time", 335}, {"collectives-ring-bytes", 36}, {"dp-fsdp-tokens", 544},

@@ -81,6 +81,14 @@ test('coalescing-sectors: the highlighted stride is its own dataset', () => {
   assert.deepEqual(cfg.data.datasets[1].data.filter((v) => v !== null), [12]);
 });
 
+test('coalescing-sectors: the stride axis ticks 1 and every multiple of 4, so stride 8 of the caption is labelled', () => {
+  const data = run(coalescing);
+  const x = coalescing.draw(data, THEME).options.scales.x;
+  assert.equal(x.ticks.autoSkip, false);
+  const shown = data.points.map((q, i) => x.ticks.callback(i, i)).filter((t) => t !== '');
+  assert.deepEqual(shown, ['1', '4', '8', '12', '16', '20', '24', '28', '32']);
+});
+
 test('coalescing-sectors: bad offsets are EngineErrors on the offset control', () => {
   assert.throws(() => run(coalescing, { offset: -1 }), isEngineError('offset'));
 });

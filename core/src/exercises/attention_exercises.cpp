@@ -68,9 +68,10 @@ Exercise online_rescale(Rng& rng) {
 }
 
 Exercise standard_hbm(Rng& rng) {
-  const int n = rng.pick(std::vector<int>{1024, 2048, 4096, 8192, 16384});
-  const int d = rng.pick(std::vector<int>{64, 128});
-  const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16"});
+  // N a multiple of 1,024 up to 24,576, where the 4Nd terms are still 0.26% of the total at d = 64.
+  const int n = 1024 * rng.integer(1, 24);
+  const int d = rng.pick(std::vector<int>{64, 80, 96, 128});
+  const std::string dtype = rng.pick(std::vector<std::string>{"fp32", "bf16", "fp16"});
   const double s = dtype_bytes(dtype);
   const double elements = 4.0 * n * n + 4.0 * n * d;
   Exercise e;
@@ -78,10 +79,10 @@ Exercise standard_hbm(Rng& rng) {
   e.params = {{"seq", n}, {"head_dim", d}, {"dtype", dtype}, {"execute", false}};
   e.prompt = "Standard attention for one head with N = " + format_int(n) + " tokens and head dimension d = " +
              std::to_string(d) + " in " + dtype + " runs three kernels: S = QKᵀ (read Q, K; write S), P = "
-             "softmax(S) (read S; write P), O = PV (read P, V; write O). How many MB cross HBM in all (1 MB = 10^6 B)?";
+             "softmax(S) (read S; write P), O = PV (read P, V; write O). How many MB cross HBM in all (1 MB = 10⁶ B)?";
   e.unit = "MB";
   e.answer = elements * s / 1e6;
-  // The 4Nd terms are d/N of the total (0.39% at N = 16,384, d = 64): a 1% tolerance would
+  // The 4Nd terms are d/(N + d) of the total (0.26% at N = 24,576, d = 64): a 1% tolerance would
   // accept 4N² alone, so the answer must be within 0.1%.
   e.rel_tolerance = 0.001;
   e.hint = "Count elements: Q, K, V, O are N×d each and cross once; S and P are N×N and each is written once and "
@@ -138,9 +139,9 @@ Exercise backward_saving(Rng& rng) {
   int n = 0, heads = 0, batch = 0;
   double p_bytes = 0;
   do {
-    n = rng.pick(std::vector<int>{2048, 4096, 8192, 16384, 32768});
-    heads = rng.pick(std::vector<int>{16, 32, 40, 64});
-    batch = rng.pick(std::vector<int>{1, 2, 4, 8});
+    n = 1024 * rng.integer(2, 32);
+    heads = rng.pick(std::vector<int>{8, 12, 16, 24, 32, 40, 48, 64});
+    batch = rng.pick(std::vector<int>{1, 2, 3, 4, 6, 8});
     p_bytes = static_cast<double>(batch) * heads * n * static_cast<double>(n) * 2.0;
   } while (p_bytes > find_accelerator("h100-sxm")->hbm_bytes);
   const double l_bytes = static_cast<double>(batch) * heads * n * 4.0;
@@ -152,7 +153,7 @@ Exercise backward_saving(Rng& rng) {
              counted(batch, "sequence") + " of N = " + format_int(n) +
              " tokens in bf16. Standard attention keeps the probabilities P (N×N per head, bf16) for the backward "
              "pass; FlashAttention keeps only the logsumexp L (N numbers per head, fp32) and recomputes P. How many "
-             "GB does that save in this layer (1 GB = 10^9 B)?";
+             "GB does that save in this layer (1 GB = 10⁹ B)?";
   e.unit = "GB";
   e.answer = (p_bytes - l_bytes) / 1e9;
   e.hint = "P takes batch × heads × N² × 2 bytes; L takes batch × heads × N × 4 bytes. Subtract.";
@@ -207,11 +208,14 @@ Exercise split_count(Rng& rng) {
   const Accelerator* hw = find_accelerator(rng.pick(ids));
   const double latency = hw->json()["hbm_latency_s"].get<double>();
   const double bw = hw->hbm_bandwidth_Bps;
-  const int batch = rng.pick(std::vector<int>{1, 2, 3, 4});
+  const int batch = rng.integer(1, 3);
   const int heads = rng.pick(std::vector<int>{1, 2, 4, 8});
   const int d = rng.pick(std::vector<int>{64, 128});
   const int ctx = rng.pick(std::vector<int>{32768, 65536, 131072});
-  constexpr int kTile = 128, kBytes = 2;
+  // FlashAttention-2's split-KV dispatch (run_mha_fwd_splitkv_dispatch): 256 keys per tile up to
+  // d = 64, 128 up to d = 128, so a tile of K or V is 32 KiB of bf16 either way.
+  const int kTile = d <= 64 ? 256 : 128;
+  constexpr int kBytes = 2;
   const double in_flight = static_cast<double>(kTile) * d * kBytes;
   const double needed = bw * latency;  // bytes in flight that saturate HBM
   const double blocks = std::ceil(needed / in_flight - 1e-9);

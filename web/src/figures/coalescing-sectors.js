@@ -67,10 +67,14 @@ export default {
       series(pick('text'), { type: 'line', label: `Effective bandwidth (right axis; peak ${formatSI(data.peak, 'B/s')})`,
         data: data.points.map((q) => q.effective / 1e12), yAxisID: 'y1', borderWidth: 2, borderDash: [6, 3], pointStyle: 'rectRot', pointRadius: 3, order: 1 }),
     ];
+    const labels = data.points.map((q) => String(q.stride));
+    // Stride 1 and every multiple of 4: the staircase's steps (8 for 4-byte elements, 32 for 1-byte) carry a tick.
+    const strideTick = (value, index) => (index === 0 || (index + 1) % 4 === 0 ? labels[index] : '');
     return chart(theme, {
-      type: 'bar', labels: data.points.map((q) => String(q.stride)), datasets,
+      type: 'bar', labels, datasets,
       scales: {
-        x: category({ title: `Stride between threads (elements of ${data.element_bytes} B)`, ticks: { maxRotation: 0, autoSkip: true } }),
+        x: category({ title: `Stride between threads (elements of ${data.element_bytes} B)`,
+          ticks: { maxRotation: 0, autoSkip: false, callback: strideTick } }),
         y: linear('32-byte sectors per warp load (count)', { range: [0, 36], position: 'left', ticks: { stepSize: 4 } }),
         y1: linear('Effective bandwidth (TB/s)', { range: [0, Number((data.peak / 1e12).toPrecision(3)) * 1.05], position: 'right',
           grid: { drawOnChartArea: false } }),
