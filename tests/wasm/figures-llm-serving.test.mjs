@@ -251,3 +251,15 @@ test('paged-kv-waste: every power-of-two block size keeps its tick label (16 on 
   assert.equal(x.ticks.callback(16), '16');
   assert.match(pagedKvWaste.caption, /no recompute or swap step/);
 });
+
+test('kv-cache-capacity: a vertical line marks the context the chosen model was trained at', () => {
+  for (const [model, seq] of [['llama-3-8b', 8192], ['opt-13b', 2048], ['llama-2-7b', 4096]]) {
+    const d = run(kvCapacity, { model });
+    assert.equal(d.trained_context, seq);
+    const marker = kvCapacity.draw(d, THEME).data.datasets.find((s) => /trained context/.test(s.label));
+    assert.ok(marker, model);
+    assert.deepEqual(marker.data.map((q) => q.x), [seq, seq]);
+    assert.match(marker.label, new RegExp(`${seq.toLocaleString('en-US')} tokens$`));
+  }
+  assert.match(kvCapacity.caption, /trained at/);
+});
