@@ -263,3 +263,13 @@ test('kv-cache-capacity: a vertical line marks the context the chosen model was 
   }
   assert.match(kvCapacity.caption, /trained at/);
 });
+
+test('ttft-tpot: time ticks stay in seconds (100 s, not 1.67 min)', () => {
+  const cfg = ttftTpot.draw(run(ttftTpot), THEME);
+  const cb = cfg.options.scales.y.ticks.callback;
+  const ticks = [1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100].map((value) => ({ value }));
+  const labels = ticks.map((t, i) => cb(t.value, i, ticks));
+  assert.ok(labels.includes('100 s'), labels.join(', '));
+  assert.ok(labels.includes('10 s') && labels.includes('1 ms'), labels.join(', '));
+  assert.ok(!labels.some((l) => /min/.test(l)), labels.join(', '));
+});
