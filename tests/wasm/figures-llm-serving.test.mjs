@@ -273,3 +273,10 @@ test('ttft-tpot: time ticks stay in seconds (100 s, not 1.67 min)', () => {
   assert.ok(labels.includes('10 s') && labels.includes('1 ms'), labels.join(', '));
   assert.ok(!labels.some((l) => /min/.test(l)), labels.join(', '));
 });
+
+test('paged-kv-waste: the block-size control shows only in the breakdown view (the sweep draws every size)', () => {
+  const specs = resolveParams(pagedKvWaste, engine);
+  assert.deepEqual(specs.find((s) => s.key === 'block_size').when, { view: ['breakdown'] });
+  const a = run(pagedKvWaste, { block_size: 8 }), b = run(pagedKvWaste, { block_size: 64 });
+  assert.deepEqual(a.series, b.series);
+});
