@@ -251,3 +251,32 @@ test('paged-kv-waste: every power-of-two block size keeps its tick label (16 on 
   assert.equal(x.ticks.callback(16), '16');
   assert.match(pagedKvWaste.caption, /no recompute or swap step/);
 });
+
+test('kv-cache-capacity: a vertical line marks the context the chosen model was trained at', () => {
+  for (const [model, seq] of [['llama-3-8b', 8192], ['opt-13b', 2048], ['llama-2-7b', 4096]]) {
+    const d = run(kvCapacity, { model });
+    assert.equal(d.trained_context, seq);
+    const marker = kvCapacity.draw(d, THEME).data.datasets.find((s) => /trained context/.test(s.label));
+    assert.ok(marker, model);
+    assert.deepEqual(marker.data.map((q) => q.x), [seq, seq]);
+    assert.match(marker.label, new RegExp(`${seq.toLocaleString('en-US')} tokens$`));
+  }
+  assert.match(kvCapacity.caption, /trained at/);
+});
+
+test('ttft-tpot: time ticks stay in seconds (100 s, not 1.67 min)', () => {
+  const cfg = ttftTpot.draw(run(ttftTpot), THEME);
+  const cb = cfg.options.scales.y.ticks.callback;
+  const ticks = [1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100].map((value) => ({ value }));
+  const labels = ticks.map((t, i) => cb(t.value, i, ticks));
+  assert.ok(labels.includes('100 s'), labels.join(', '));
+  assert.ok(labels.includes('10 s') && labels.includes('1 ms'), labels.join(', '));
+  assert.ok(!labels.some((l) => /min/.test(l)), labels.join(', '));
+});
+
+test('paged-kv-waste: the block-size control shows only in the breakdown view (the sweep draws every size)', () => {
+  const specs = resolveParams(pagedKvWaste, engine);
+  assert.deepEqual(specs.find((s) => s.key === 'block_size').when, { view: ['breakdown'] });
+  const a = run(pagedKvWaste, { block_size: 8 }), b = run(pagedKvWaste, { block_size: 64 });
+  assert.deepEqual(a.series, b.series);
+});

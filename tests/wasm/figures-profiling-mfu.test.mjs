@@ -207,3 +207,11 @@ test('mfu-waterfall: the caption settings show what it says', () => {
   assert.ok(share(small, 'launch_gaps') > 0.15 && share(smallGraphs, 'launch_gaps') < 0.05);
   assert.match(waterfall.caption, /CUDA graphs then change almost nothing/);
 });
+
+test('mfu-flops-counter: model names fit the select (no truncation at 1280 px or on a phone); the shape is in Show data', () => {
+  const opts = resolveParams(mfuCounter, engine).find((s) => s.key === 'model').options;
+  for (const o of opts) assert.ok(o.label.length <= 34, o.label);
+  assert.ok(opts.some((o) => o.label === 'PaLM 540B (118 layers, T = 2048)'), opts.map((o) => o.label).join(' | '));
+  const d = run(mfuCounter);
+  assert.ok(d.table.rows.some((r) => r[0].startsWith('H × Q') && r[1] === '48 × 256'));
+});

@@ -2,9 +2,9 @@
 // for the same model with multi-head, grouped-query (8 KV heads) and multi-query attention.
 // Three calls to calc('kv-capacity') (each returns the whole series over context).
 import { formatSI } from '../runtime/format.js';
-import { chart, log, span, colours, series } from './shared/chart-config.js';
+import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 import { EngineError } from '../runtime/engine-api.js';
-import { modelOptions, publishedConfig } from './shared/published-models.js';
+import { modelOptions, publishedConfig, publishedModel } from './shared/published-models.js';
 
 // Published configurations (content/data/models.json, through the engine's `models`
 // calculator). Shared by the serving figures.
@@ -27,7 +27,7 @@ export default {
   id: 'kv-cache-capacity',
   title: 'How many sequences fit beside the weights',
   caption:
-    "The most sequences whose whole KV cache fits in what the weights leave of a 90% share of HBM (vLLM's default budget), against context length, for the chosen model built with multi-head, grouped-query (8 KV heads) and multi-query attention. It is an upper bound: in a real engine activations and CUDA graphs take part of that budget too. Start with Llama 2 7B, then switch the KV cache to fp8; pick Llama 3 70B and add GPUs until its weights fit.",
+    "The most sequences whose whole KV cache fits in what the weights leave of a 90% share of HBM (vLLM's default budget), against context length, for the chosen model built with multi-head, grouped-query (8 KV heads) and multi-query attention. It is an upper bound: in a real engine activations and CUDA graphs take part of that budget too. Start with Llama 2 7B, then switch the KV cache to fp8; pick Llama 3 70B and add GPUs until its weights fit. The dotted vertical line marks the context the model was trained at.",
   params: [
     modelParam('llama-3-8b'),
     { key: 'hardware', label: 'Accelerator', from: ['kv-capacity', 'hardware'] },
@@ -65,7 +65,10 @@ export default {
     };
     // The weights as the model is built (the MHA/MQA variants also resize W_K and W_V).
     const built = variants.find((v) => v.actual) ?? variants[0];
-    return { model: p.model, hbm_bytes: hbm, weights_bytes: built.weights_bytes, free_bytes: built.free_bytes, variants, range, table };
+    // The context the model was trained at: the curves run past it (a longer-context release of
+    // the same shape, such as Llama 3.1, reaches further), so the chart marks where it ends.
+    const pm = publishedModel(engine, p.model);
+    return { model: p.model, name: pm.name, trained_context: pm.seq, hbm_bytes: hbm, weights_bytes: built.weights_bytes, free_bytes: built.free_bytes, variants, range, table };
   },
 
   draw(data, theme) {
@@ -87,6 +90,12 @@ export default {
     if (data.free_bytes <= 0) {
       datasets.push(series(pick('text'), { label: `The weights (${formatSI(data.weights_bytes, 'B')}) exceed 90% of ${formatSI(data.hbm_bytes, 'B')}: add GPUs`, data: [],
         showLine: false, pointStyle: 'line' }));
+    }
+    if (data.trained_context > 0) {
+      datasets.push(line(pick('muted'), {
+        label: `${data.name}'s trained context: ${data.trained_context.toLocaleString('en-US')} tokens`,
+        data: [{ x: data.trained_context, y: data.range[0] }, { x: data.trained_context, y: data.range[1] }], borderWidth: 1.5, borderDash: [2, 3],
+      }));
     }
     return chart(theme, {
       datasets,

@@ -10,7 +10,8 @@ import { modelOptions, publishedModel } from './shared/published-models.js';
 // with a tied head (PaLM's 540.35B, GPT-3's 175B), less the input embedding table (a lookup)
 // with an untied one (Llama 2); L layers, H heads of size Q, T the trained context.
 const MODEL_IDS = ['palm-540b', 'gpt-3-175b', 'llama-2-70b', 'llama-2-7b'];
-const shape = (m) => `${m.name} (${m.layers} layers, ${m.heads} × ${m.head_dim}, T = ${m.seq})`;
+// Short enough for the select at 1280 px and on a phone (heads and head size are in Show data).
+const shape = (m) => `${m.name} (${m.layers} layers, T = ${m.seq})`;
 export const MODELS = Object.fromEntries(modelOptions(MODEL_IDS, shape).map((o) => [o.value, { label: o.label }]));
 
 export default {
@@ -48,6 +49,9 @@ export default {
       columns: ['Quantity', 'Value', 'Unit'],
       rows: [
         ['N: parameters in the matmuls (layers and output head)', n, ''],
+        ['L: layers', m.layers, ''],
+        ['H × Q: heads × head size', `${m.heads} × ${m.head_dim}`, ''],
+        ['T: sequence length', seq, 'tokens'],
         ['FLOPs per token, 6N', r.flops_per_token_params, 'FLOP'],
         ['FLOPs per token, attention 12·L·H·Q·T', r.flops_per_token_attention, 'FLOP'],
         ['Attention share', 100 * r.attention_share, '%'],

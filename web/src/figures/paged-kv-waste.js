@@ -21,7 +21,7 @@ export default {
     { key: 'output_mean', label: 'Mean output length', type: 'integer', min: 8, max: 128, default: 128, scale: 'log' },
     { key: 'prompt_mean', label: 'Mean prompt length', type: 'integer', min: 16, max: 2048, default: 256, scale: 'log' },
     { key: 'pool_tokens', label: 'KV pool (token slots)', type: 'select', default: 16384, options: [8192, 16384, 32768, 65536].map((v) => ({ value: v, label: formatFixed(v, 0) })) },
-    { key: 'block_size', label: 'Block size (breakdown)', from: ['kv-paging-sim', 'block_size'], type: 'select', options: [1, 2, 4, 8, 16, 32, 64, 128, 256].map((v) => ({ value: v, label: `${v} tokens` })) },
+    { key: 'block_size', label: 'Block size (breakdown)', from: ['kv-paging-sim', 'block_size'], type: 'select', when: { view: ['breakdown'] }, options: [1, 2, 4, 8, 16, 32, 64, 128, 256].map((v) => ({ value: v, label: `${v} tokens` })) },
   ],
 
   data(engine, p) {

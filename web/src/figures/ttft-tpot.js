@@ -3,7 +3,14 @@
 // engine reports), decode re-reads the weights and KV cache for every token. Each point is one
 // calc('decode') with context = prompt, so a prefill and a decode step move the same bytes:
 // prefill's memory roof is the decode step's, drawn once as TPOT's memory-bound part.
-import { formatSI, formatFixed } from '../runtime/format.js';
+import { formatSI, formatFixed, logTick } from '../runtime/format.js';
+
+// Time ticks in seconds throughout: 100 s, not the 1.67 min an SI formatter writes.
+const secondsTick = logTick('s');
+export const timeTick = (v, i, ticks) => {
+  const label = secondsTick(v, i, ticks);
+  return label && v >= 60 ? `${formatFixed(v, 0)} s` : label;
+};
 import { chart, log, span, colours, series, line } from './shared/chart-config.js';
 import { modelParam, modelConfig } from './kv-cache-capacity.js';
 
@@ -75,7 +82,7 @@ export default {
       datasets,
       scales: {
         x: log('Prompt length = context (tokens)', { unit: '', range: [PROMPTS[0], PROMPTS.at(-1)] }),
-        y: log('Time (s)', { unit: 's', range: data.range }),
+        y: log('Time (s)', { range: data.range, ticks: { callback: timeTick } }),
       },
       tooltip: (ctx) => (ctx.raw.q ? `${ctx.dataset.label.split(':')[0].split(' (')[0]} at ${ctx.raw.q.prompt} tokens: ${formatSI(ctx.parsed.y, 's')}` : ctx.dataset.label),
     });
