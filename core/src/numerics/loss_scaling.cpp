@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "mlsys/foundations/deterministic.hpp"
+#include "mlsys/foundations/units.hpp"
 
 namespace mlsys {
 
@@ -115,12 +114,7 @@ ScalerRun simulate_dynamic_loss_scale(double mu_log2, double sigma_log2, double 
 
 namespace {
 // x to 12 significant digits (0 and non-finite unchanged).
-double round12(double x) {
-  if (x == 0 || !std::isfinite(x)) return x;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", x);
-  return std::strtod(buf, nullptr);
-}
+double round12(double x) { return round_sig(x, 12); }
 void round12(GradientFractions& g) {
   for (double* v : {&g.zero, &g.subnormal, &g.normal, &g.overflow}) *v = round12(*v);
 }
