@@ -4,6 +4,7 @@
 // versus a CUDA graph). The models live in core/src/kernels/.
 #include "mlsys/foundations/dtype.hpp"
 #include "mlsys/hardware/accelerator.hpp"
+#include "mlsys/hardware/datasheet.hpp"
 #include "mlsys/kernels/coalescing.hpp"
 #include "mlsys/kernels/fusion.hpp"
 #include "mlsys/kernels/launch.hpp"
@@ -208,22 +209,20 @@ void add_kernels_calculators(Calculators& out) {
                                                       in.num_if("smem_limit_bytes"),
                                                       static_cast<std::uint64_t>(in.integer("seed")),
                                                       in.boolean("reference"), registers_of(in));
+            r.thread_tile = in.integer("thread_tile");
             if (hw) {
+              const AcceleratorEntry& row = accelerator_entry(*hw);
               r.peak_flops = hw->peak_for(in.str("dtype"));
-              if (hw->json().contains("l2_bandwidth_Bps") && hw->json().at("l2_bandwidth_Bps").is_number()) {
-                r.l2_bandwidth_Bps = hw->json().at("l2_bandwidth_Bps").get<double>();
-                r.l2_bound_flops = r.tiled_intensity * *r.l2_bandwidth_Bps;
+              if (row.l2_bandwidth_Bps) {
+                r.l2_bandwidth_Bps = row.l2_bandwidth_Bps;
+                r.l2_bound_flops = r.tiled_intensity * *row.l2_bandwidth_Bps;
               }
-              const auto num = [&](const char* key) -> std::optional<double> {
-                if (hw->json().contains(key) && hw->json().at(key).is_number()) return hw->json().at(key).get<double>();
-                return std::nullopt;
-              };
-              r.thread_tile = in.integer("thread_tile");
-              const auto sms = num("sms"), clock = num("boost_clock_hz"), per_clock = num("smem_bytes_per_clock_per_sm");
-              if (sms && clock && per_clock) r.smem_bound_flops = smem_bound_flops(*sms, *clock, *per_clock, r.thread_tile);
-              const json& cc = hw->json().contains("cuda_core_flops") ? hw->json().at("cuda_core_flops") : json();
-              if (cc.is_object() && cc.contains("fp32") && cc.at("fp32").is_number())
-                r.cuda_core_fp32_flops = cc.at("fp32").get<double>();
+              if (row.boost_clock_hz && row.smem_bytes_per_clock_per_sm)
+                r.smem_bound_flops = smem_bound_flops(static_cast<double>(row.sms), *row.boost_clock_hz,
+                                                      static_cast<double>(*row.smem_bytes_per_clock_per_sm),
+                                                      r.thread_tile);
+              if (row.cuda_core_flops && row.cuda_core_flops->count("fp32"))
+                r.cuda_core_fp32_flops = row.cuda_core_flops->at("fp32");
             }
             return r;
           });
