@@ -225,7 +225,7 @@ TEST(TrainingMemory, BadInputs) {
   EXPECT_EQ(field_of("training-memory", {{"sequence_parallel", "yes"}}), "sequence_parallel");
   EXPECT_EQ(field_of("training-memory", {{"zero", 1}}), "zero");
   EXPECT_EQ(field_of("training-memory-timeline", {{"layers", 1000}}), "layers");
-  EXPECT_EQ(field_of("training-memory-timeline", {{"pp", 2}}), "pp");
+  EXPECT_EQ(field_of("training-memory-timeline", {{"pp", 1000}}), "pp");  // more stages than layers
   EXPECT_EQ(field_of("activation-checkpointing", {{"strategy", "half"}}), "strategy");
   EXPECT_EQ(field_of("activation-checkpointing", {{"k", 0}}), "k");
   EXPECT_EQ(field_of("activation-checkpointing", {{"tp", 5}}), "tp");

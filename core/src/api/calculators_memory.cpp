@@ -64,8 +64,10 @@ MLSYS_DESCRIBE(ModelStates, MLSYS_OUT(weights_bytes, "B", "Weights held by one G
                MLSYS_OUT_AS("model_states_bytes", total_bytes, "B", "Weights + gradients + optimizer states on the GPU"),
                MLSYS_OUT(offloaded_bytes, "B", "Gradients and optimizer states held in CPU memory (cpu_offload)"));
 MLSYS_DESCRIBE(TrainingMemory, MLSYS_FLAT(states),
-               MLSYS_OUT(activations_bytes, "B", "Activations of the first pipeline stage"),
-               MLSYS_OUT(total_bytes, "B", "Model states + activations on one GPU"),
+               MLSYS_OUT(activations_bytes, "B",
+                         "Activations of the first pipeline stage at the step's peak: the stored ones, plus "
+                         "recompute_bytes where it exceeds the output layer's (freed before the backward pass)"),
+               MLSYS_OUT(total_bytes, "B", "Model states + activations on one GPU: the step's peak with gradient buffers kept"),
                MLSYS_OUT(params, "", "Parameters of the whole model"),
                MLSYS_OUT(params_per_gpu, "", "Parameters of the first pipeline stage / tp, before ZeRO sharding"),
                MLSYS_OUT(layers_per_stage, "", "ceil(layers / pp)"),
@@ -75,7 +77,10 @@ MLSYS_DESCRIBE(TrainingMemory, MLSYS_FLAT(states),
                          "(non-gated MLP of width f) or 6·f/h (gated), 34 + 5·a·s/h for f = 4h, before TP/SP/recompute"),
                MLSYS_OUT(activations_layers_bytes, "B", "inflight · layers_per_stage · per layer"),
                MLSYS_OUT(activations_embedding_bytes, "B",
-                         "Input-embedding dropout mask (and the output layer and loss when pp = 1)"));
+                         "Input-embedding dropout mask (and the output layer and loss when pp = 1)"),
+               MLSYS_OUT(recompute_bytes, "B",
+                         "One layer re-made in the backward pass on top of the stored activations: the whole layer "
+                         "(full), its attention scores (selective; 0 with FlashAttention), 0 without recomputation"));
 MLSYS_DESCRIBE(HbmFit, MLSYS_OUT(hbm_bytes, "B", "HBM of the accelerator"),
                MLSYS_OUT(fits, "", "total_bytes ≤ hbm_bytes"),
                MLSYS_OUT(headroom_bytes, "B", "hbm_bytes − total_bytes (negative: does not fit)"));
@@ -158,7 +163,7 @@ TrainingSetup setup_from(const Inputs& in, const ModelConfig& c, bool with_pp) {
 }
 
 std::vector<Field> timeline_fields() {
-  std::vector<Field> f = training_fields(false);
+  std::vector<Field> f = training_fields(true);
   f.push_back(boolean_field("persistent_grads",
                             "Gradient buffers allocated before the step and kept (DDP buckets, Megatron-LM, DeepSpeed); "
                             "false: allocated during backward and freed by zero_grad(set_to_none=True)",
@@ -206,16 +211,18 @@ void add_memory_calculators(Calculators& out) {
           });
 
   out.add("training-memory-timeline",
-          "Memory on one GPU across one training step of one micro-batch (no pipeline): weights and optimizer states "
-          "throughout; the forward pass adds each layer's activations, the backward pass frees them and builds the "
-          "gradients (with full recomputation each layer's activations briefly reappear), the optimizer updates in "
-          "place, and zero_grad(set_to_none) frees the gradients. With persistent_grads the gradient buffers exist "
-          "all step (DDP, Megatron-LM, DeepSpeed) and the peak equals training-memory's total. Same model and setup "
-          "fields as training-memory.",
+          "Memory on one GPU across one training step of one micro-batch: weights and optimizer states throughout; "
+          "the forward pass adds each layer's activations, the backward pass frees them and builds the gradients "
+          "(with recomputation each layer's re-made activations, training-memory's recompute_bytes, briefly "
+          "reappear), the optimizer updates in place, and zero_grad(set_to_none) frees the gradients. With pp > 1 "
+          "it is the first stage under 1F1B: its layers, no output layer, and the pp − 1 micro-batches sent before "
+          "this one still holding their activations. With persistent_grads the gradient buffers exist all step "
+          "(DDP, Megatron-LM, DeepSpeed) and the peak equals training-memory's total. Same model and setup fields "
+          "as training-memory.",
           timeline_fields(), [](const Inputs& in) {
             const ModelConfig c = model_config_from(in);
             if (c.layers > 512) throw InputError("layers", "The timeline is limited to 512 layers.");
-            TrainingSetup st = setup_from(in, c, false);
+            TrainingSetup st = setup_from(in, c, true);
             st.persistent_grads = in.boolean("persistent_grads");
             return memory_step(c, params_override(in), st);
           });

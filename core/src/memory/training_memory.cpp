@@ -64,14 +64,19 @@ double params_on_gpu(const ModelConfig& m, const ModelCounts& c, double params_o
   return stage / tp;
 }
 
+// The final norm, output projection and fp32 cross-entropy of one micro-batch (16-bit count),
+// 4·s·b·h·(1 + v/h)/t; held only by a GPU with the output layer (pp = 1).
+double output_layer_activations(const ModelConfig& m, const TrainingSetup& st) {
+  return 4 * m.seq * st.micro_batch * m.hidden * (1 + m.vocab / m.hidden) / st.tp;
+}
+
 // Activations outside the layers (Korthikanti et al. section 4.3): the input embedding's
 // dropout mask, s·b·h bytes per in-flight micro-batch (split over t with sequence
-// parallelism), and with pp = 1 the final norm, output projection and fp32 cross-entropy,
-// 4·s·b·h·(1 + v/h)/t.
+// parallelism), and with pp = 1 the output layer above.
 double embedding_activations(const ModelConfig& m, const TrainingSetup& st) {
   const double sbh = m.seq * st.micro_batch * m.hidden;
   double bytes = st.pp * sbh / (st.sequence_parallel ? st.tp : 1);
-  if (st.pp <= 1) bytes += 4 * sbh * (1 + m.vocab / m.hidden) / st.tp;
+  if (st.pp <= 1) bytes += output_layer_activations(m, st);
   return bytes;
 }
 
@@ -99,61 +104,77 @@ TrainingMemory training_memory(const ModelConfig& model, double params_override,
     r.states.grads_bytes = r.states.optimizer_bytes = 0;
     r.states.total_bytes = r.states.weights_bytes;
   }
-  r.activations_bytes = r.activations_layers_bytes + r.activations_embedding_bytes;
+  // The backward pass re-makes one layer at a time on top of what is stored: with full
+  // recomputation the whole layer (the M(k) count with k = 1), with selective recomputation its
+  // attention scores (none with FlashAttention, whose kernel re-makes them tile by tile).
+  const auto per_layer = [&](Recompute rc) {
+    return act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden, model.heads, st.tp,
+                                                  st.sequence_parallel, rc, st.flash_attention,
+                                                  mlp_activation_units(model));
+  };
+  r.recompute_bytes = st.recompute == Recompute::Full        ? per_layer(Recompute::None)
+                      : st.recompute == Recompute::Selective ? per_layer(Recompute::None) - per_layer(Recompute::Selective)
+                                                             : 0;
+  // The step's peak: the end of the forward pass (every stored activation and, with pp = 1, the
+  // output layer) or the first layer re-made in the backward pass (the output layer freed), the
+  // higher of the two; memory_timeline walks the same events.
+  const double output_layer = st.pp <= 1 ? act_scale * output_layer_activations(model, st) : 0;
+  r.activations_bytes = r.activations_layers_bytes + r.activations_embedding_bytes +
+                        std::max(0.0, r.recompute_bytes - output_layer);
   r.total_bytes = r.states.total_bytes + r.activations_bytes;
   return r;
 }
 
 std::vector<MemoryPoint> memory_timeline(const ModelConfig& model, double params_override, TrainingSetup st) {
-  st.pp = 1;
   const TrainingMemory tm = training_memory(model, params_override, st);
   const ModelStates& s = tm.states;
   const double L = tm.layers_per_stage;
   const double act_scale = st.weight_bytes / 2;
-  // Each layer's activations while it is re-run in the backward pass (full recomputation).
-  const double rematerialized =
-      act_scale * activation_bytes_per_layer(model.seq, st.micro_batch, model.hidden, model.heads, st.tp,
-                                             st.sequence_parallel, Recompute::None, st.flash_attention,
-                                             mlp_activation_units(model));
-  // Gradients arrive in proportion to the parameters: output head and final norm first, then
-  // the layers from last to first, the input embedding last.
+  const bool last_stage = st.pp <= 1;  // this GPU also holds the output layer
+  // Gradients arrive in proportion to the parameters of the stage: output head and final norm
+  // first (pp = 1), then the layers from last to first, the input embedding last.
   const ModelCounts c = model_counts(model);
-  const double layer_share = c.params_per_layer / (L * c.params_per_layer + c.params_embedding + model.hidden);
-  const double head_share = (model.hidden + (model.tied_embeddings ? 0 : model.vocab * model.hidden)) /
-                            (L * c.params_per_layer + c.params_embedding + model.hidden);
+  const double head = last_stage ? model.hidden + (model.tied_embeddings ? 0 : model.vocab * model.hidden) : 0;
+  const double stage_params = L * c.params_per_layer + model.vocab * model.hidden + head;
+  const double layer_share = c.params_per_layer / stage_params, head_share = head / stage_params;
   std::vector<MemoryPoint> out;
   // Persistent buffers (DDP buckets, Megatron-LM's main_grad, DeepSpeed) hold all gradients
   // from the start; PyTorch's zero_grad(set_to_none=True) allocates them during backward.
   const double grads_floor = st.persistent_grads ? s.grads_bytes : 0;
-  double grads = grads_floor, acts = 0;
+  const double embed_mask = act_scale * model.seq * st.micro_batch * model.hidden / (st.sequence_parallel ? st.tp : 1);
+  const double out_layer = last_stage ? act_scale * output_layer_activations(model, st) : 0;  // logits and loss
+  // With pp > 1 the walk is the first stage under 1F1B at its fullest: the pp − 1 micro-batches
+  // sent on before this one still hold their stored activations while it runs forward and back.
+  const double earlier = (st.pp - 1) * (embed_mask + L * tm.activations_per_layer_bytes);
+  double grads = grads_floor, acts = earlier;
   auto push = [&](const char* phase, double layer) {
     out.push_back({phase, layer, s.weights_bytes, grads, s.optimizer_bytes, acts,
                    s.weights_bytes + grads + s.optimizer_bytes + acts});
   };
-  const double out_layer = tm.activations_embedding_bytes;  // embedding mask + output layer (pp = 1)
-  const double embed_mask = act_scale * model.seq * st.micro_batch * model.hidden / (st.sequence_parallel ? st.tp : 1);
   push("start", 0);
   acts += embed_mask;
   for (int i = 1; i <= static_cast<int>(L); ++i) {
     acts += tm.activations_per_layer_bytes;
     push("forward", i);
   }
-  acts += out_layer - embed_mask;  // logits and loss
-  push("forward", L);
-  acts -= out_layer - embed_mask;
-  if (!st.persistent_grads) grads += head_share * s.grads_bytes;
-  push("backward", L);
+  if (last_stage) {
+    acts += out_layer;
+    push("forward", L);
+    acts -= out_layer;
+    if (!st.persistent_grads) grads += head_share * s.grads_bytes;
+    push("backward", L);
+  }
   for (int i = static_cast<int>(L); i >= 1; --i) {
-    if (st.recompute == Recompute::Full) {
-      acts += rematerialized;
+    if (tm.recompute_bytes > 0) {  // the layer re-made before its backward (tm.recompute_bytes)
+      acts += tm.recompute_bytes;
       push("recompute", i);
-      acts -= rematerialized;
+      acts -= tm.recompute_bytes;
     }
     acts -= tm.activations_per_layer_bytes;
     if (!st.persistent_grads) grads += layer_share * s.grads_bytes;
     push("backward", i);
   }
-  acts = 0;
+  acts = 0;  // the embedding's mask and, with pp > 1, the other micro-batches drained
   grads = s.grads_bytes;
   push("backward", 0);
   push("optimizer", 0);

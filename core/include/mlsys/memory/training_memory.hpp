@@ -79,6 +79,13 @@ struct TrainingMemory {
   double activations_layers_bytes;  // inflight · layers_per_stage · per layer
   double activations_embedding_bytes;  // input-embedding dropout mask (and the output layer when pp = 1)
   ModelStates states;
+  // Activations of the one layer that recomputation re-makes in the backward pass, on top of the
+  // stored ones: the whole layer (full), its attention scores (selective, 0 with FlashAttention), 0 (none).
+  double recompute_bytes;
+  // activations_bytes is the step's peak: stored layers and embedding terms, plus whatever
+  // recompute_bytes exceeds the output layer's activations (freed before the backward pass
+  // re-makes a layer). total_bytes = states + activations_bytes = memory_step's peak with
+  // persistent gradient buffers.
   double activations_bytes, total_bytes;
 };
 
@@ -86,12 +93,14 @@ struct TrainingMemory {
 // still use its shape). Sizes scale by weight_bytes / 2 for the activations in fp32.
 TrainingMemory training_memory(const ModelConfig& model, double params_override, const TrainingSetup& setup);
 
-// Memory on the GPU across one training step (one micro-batch, no pipeline): the forward
-// pass stores activations layer by layer, the backward frees them and builds the gradients
-// (with full recomputation each layer's activations reappear briefly), the optimizer step
+// Memory on the GPU across one training step of one micro-batch: the forward pass stores
+// activations layer by layer, the backward frees them and builds the gradients (with
+// recomputation each layer's re-made activations, recompute_bytes, reappear briefly), the
+// optimizer step
 // updates in place, and zero_grad(set_to_none) frees the gradients. With persistent_grads the
 // gradient buffers exist throughout (DDP buckets, Megatron-LM, DeepSpeed) and the peak is the
-// training_memory() total.
+// training_memory() total. With pp > 1 it walks the first stage (its layers, no output layer)
+// with the pp − 1 micro-batches sent before this one holding their activations, as under 1F1B.
 struct MemoryPoint {
   std::string phase;  // "start", "forward", "backward", "recompute", "optimizer", "zero-grad"
   double layer;       // the layer just processed (0 where none)
