@@ -79,50 +79,54 @@ def training_memory(m, st, params_override=None):
     embed = pp * sbh / (tp if st["sequence_parallel"] else 1)  # the embedding's dropout mask, per micro-batch in flight
     if pp <= 1:
         embed += 4 * sbh * (1 + m["vocab"] / m["hidden"]) / tp  # final norm, logits and fp32 loss
+    # the backward pass re-makes one layer on top of the stored ones: all of it (full), its scores (selective)
+    whole = act * activation_bytes_per_layer(m, st, "none")
+    remade = {"none": 0.0, "full": whole, "selective": whole - act * activation_bytes_per_layer(m, st, "selective")}
+    out_layer = act * 4 * sbh * (1 + m["vocab"] / m["hidden"]) / tp if pp <= 1 else 0.0  # freed before that
     r = {"params": params_override or c["params"], "params_per_gpu": params_gpu, **states,
          "model_states_bytes": states["weights_bytes"] + states["grads_bytes"] + states["optimizer_bytes"],
          "activations_per_layer_bytes": per_layer, "activations_layers_bytes": pp * L * per_layer,
-         "activations_embedding_bytes": act * embed}
-    r["activations_bytes"] = r["activations_layers_bytes"] + r["activations_embedding_bytes"]
+         "activations_embedding_bytes": act * embed, "recompute_bytes": remade[st["recompute"]]}
+    r["activations_bytes"] = (r["activations_layers_bytes"] + r["activations_embedding_bytes"]
+                              + max(0.0, r["recompute_bytes"] - out_layer))  # the step's peak
     r["total_bytes"] = r["model_states_bytes"] + r["activations_bytes"]
     return r
 
 
 def step_peak(m, st, persistent_grads):
-    """Walks one step event by event (no pipeline): forward staircase, logits, backward, optimizer."""
-    st = {**st, "pp": 1}
-    tm, c, L = training_memory(m, st), counts(m), m["layers"]
+    """Walks one micro-batch event by event on the first stage (pp - 1 earlier micro-batches held, as in 1F1B)."""
+    tm, c, pp = training_memory(m, st), counts(m), st["pp"]
+    L = math.ceil(m["layers"] / pp)
     w, o, G = tm["weights_bytes"], tm["optimizer_bytes"], tm["grads_bytes"]
     act = 2 if st["dtype"] == "fp32" else 1
-    remade = act * activation_bytes_per_layer(m, st, "none")  # a layer re-run in backward (full recompute)
-    denom = L * c["params_per_layer"] + c["params_embedding"] + m["hidden"]
-    layer_share = c["params_per_layer"] / denom  # gradients arrive in proportion to parameters
-    head_share = (m["hidden"] + (0 if m["tied_embeddings"] else m["vocab"] * m["hidden"])) / denom
-    floor = G if persistent_grads else 0.0
-    grads, acts, peak, phase = floor, 0.0, -1.0, ""
+    head = (m["hidden"] + (0 if m["tied_embeddings"] else m["vocab"] * m["hidden"])) if pp <= 1 else 0
+    denom = L * c["params_per_layer"] + m["vocab"] * m["hidden"] + head
+    layer_share, head_share = c["params_per_layer"] / denom, head / denom  # gradients arrive with the parameters
+    mask = act * m["seq"] * st["micro_batch"] * m["hidden"] / (st["tp"] if st["sequence_parallel"] else 1)
+    out_layer = tm["activations_embedding_bytes"] - pp * mask  # logits and loss (0 when pp > 1)
+    grads, acts, peak, phase = G if persistent_grads else 0.0, (pp - 1) * (mask + L * tm["activations_per_layer_bytes"]), -1.0, ""
 
     def push(name):
         nonlocal peak, phase
         if w + grads + o + acts > peak:
             peak, phase = w + grads + o + acts, name
 
-    out_layer = tm["activations_embedding_bytes"]
-    mask = act * m["seq"] * st["micro_batch"] * m["hidden"] / (st["tp"] if st["sequence_parallel"] else 1)
     push("start")
     acts += mask
     for _ in range(L):
         acts += tm["activations_per_layer_bytes"]
         push("forward")
-    acts += out_layer - mask  # logits and loss
-    push("forward")
-    acts -= out_layer - mask
-    grads += 0 if persistent_grads else head_share * G
-    push("backward")
+    if pp <= 1:
+        acts += out_layer
+        push("forward")
+        acts -= out_layer
+        grads += 0 if persistent_grads else head_share * G
+        push("backward")
     for _ in range(L):
-        if st["recompute"] == "full":
-            acts += remade
+        if tm["recompute_bytes"] > 0:
+            acts += tm["recompute_bytes"]
             push("recompute")
-            acts -= remade
+            acts -= tm["recompute_bytes"]
         acts -= tm["activations_per_layer_bytes"]
         grads += 0 if persistent_grads else layer_share * G
         push("backward")
@@ -208,8 +212,10 @@ def main(argv=None):
     print("\nZeRO, 7.5B parameters on 64 GPUs: " + ", ".join(f"stage {z} {v / 1e9:.3g} GB" for z, v in zero.items()))
     print(f"\nyour setup, one layer: {gb(rows['mine']['activations_per_layer_bytes'])} of activations; "
           f"checkpointing every k-th layer peaks lowest at k = {best['k']}: {gb(best['peak_bytes'])} (k = 1: {gb(ks[0]['peak_bytes'])})")
+    where = f"the first of {a.pp} pipeline stages" if a.pp > 1 else "one GPU"
     for name, pk in peaks.items():
-        print(f"one step, {name.replace('_', '-')} gradient buffers: peak {gb(pk['peak_bytes'])} during {pk['peak_phase']}")
+        print(f"your setup, one step on {where}, {name.replace('_', '-')} gradient buffers: "
+              f"peak {gb(pk['peak_bytes'])} during {pk['peak_phase']}")
 
 
 if __name__ == "__main__":

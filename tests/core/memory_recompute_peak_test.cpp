@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mlsys/api/calc.hpp"
+#include "mlsys/exercises/exercise.hpp"
 #include "mlsys/memory/training_memory.hpp"
 
 using mlsys::json;
@@ -109,4 +110,15 @@ TEST(RecomputePeak, TimelineWalksTheFirstPipelineStage) {
   const double per_mb = num(tm, "activations_bytes") / 8;
   EXPECT_NEAR(num(pts.at(0), "activations_bytes"), 7 * per_mb, 1e-9 * per_mb);
   EXPECT_NEAR(num(step, "peak_bytes"), num(tm, "total_bytes"), 1e-9 * num(tm, "total_bytes"));
+}
+
+TEST(RecomputePeak, ModelStatesExerciseAlwaysShards) {
+  // The ZeRO exercise draws a stage that shards (1–3): stage 0 would be the plain 16 bytes per
+  // parameter with the GPU count playing no part.
+  for (int seed = 1; seed <= 300; ++seed) {
+    const json e = mlsys::exercise_json(mlsys::make_exercise("memory-model-states", static_cast<std::uint32_t>(seed)));
+    const int stage = e.at("params").at("zero_stage").get<int>();
+    EXPECT_GE(stage, 1) << "seed " << seed;
+    EXPECT_LE(stage, 3) << "seed " << seed;
+  }
 }

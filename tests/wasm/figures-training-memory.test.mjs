@@ -142,3 +142,58 @@ test('training-fit: Llama 2 7B with Adam overflows one H100; ZeRO-3 on 8 GPUs wi
   assert.throws(() => run(fit, { hardware: 'nope' }), isEngineError('hardware'));
   assert.throws(() => run(fit, { seq: 1.5 }), isEngineError('seq'));
 });
+
+test('model-state-bytes: per parameter the x axis is the ZeRO stage; sizes are labelled in billions', () => {
+  const d = run(modelStateBytes, { view: 'param', dp: 64, zero_stage: '2' });
+  const totals = d.stages.map((q) => q.total);
+  [16, 4 + 12 / 64, 2 + 14 / 64, 16 / 64].forEach((x, i) => close(totals[i], x));
+  assert.equal(new Set(totals.map((x) => x.toFixed(6))).size, 4); // four different bars, not six equal ones
+  const cfg = modelStateBytes.draw(d, THEME);
+  assert.deepEqual(cfg.data.labels, ['stage 0', 'stage 1', 'stage 2 ◀', 'stage 3']);
+  assert.deepEqual(d.table.rows.map((r) => r[0]), [0, 1, 2, 3]);
+  // Moving the GPUs changes the sharded stages in this view.
+  assert.notDeepEqual(run(modelStateBytes, { view: 'param', dp: 8 }).stages, run(modelStateBytes, { view: 'param', dp: 64 }).stages);
+  const gb = modelStateBytes.draw(run(modelStateBytes), THEME);
+  assert.deepEqual(gb.data.labels, ['1.3B', '7B', '13B', '30B', '70B', '175B']);
+});
+
+test('step-memory-timeline: the axis fits the step shown and stays put under ZeRO, GPUs and buffers', () => {
+  // Llama 2 7B, b = 16, no FlashAttention, full recomputation, ZeRO-3 over 8: the axis is the
+  // ZeRO-0 total of the same step, not the 1.8 TB of storing every activation.
+  const set = { model: 'llama2-7b', micro_batch: 16, seq: 4096, flash_attention: false, recompute: 'full', dp: 8 };
+  const d = run(timeline, { ...set, zero_stage: '3', persistent_grads: true });
+  close(d.peak, d.total); // kept buffers: the peak is the training-memory total, re-made layer included
+  assert.equal(d.peak_phase, 'recompute');
+  assert.ok(d.top < 3 * d.peak, `axis ${d.top} against a peak of ${d.peak}`);
+  const zero0 = run(timeline, { ...set, zero_stage: '0', persistent_grads: true });
+  close(zero0.peak, d.top);
+  for (const other of [{ zero_stage: '1' }, { dp: 64 }, { persistent_grads: false }])
+    close(run(timeline, { ...set, zero_stage: '3', persistent_grads: true, ...other }).top, d.top);
+  // The end of the forward pass is marked.
+  const cfg = timeline.draw(d, THEME);
+  const marker = cfg.data.datasets.find((ds) => ds.label === 'end of the forward pass');
+  assert.ok(marker && marker.data.every((pt) => pt.x === d.forwardEnd));
+  assert.equal(d.points[d.forwardEnd].phase, 'forward');
+  assert.equal(d.points[d.forwardEnd + 1].phase, 'backward');
+});
+
+test('training-fit: with full recomputation the verdict is the timeline peak against HBM', () => {
+  // Llama 2 7B, b = 16, ZeRO-3 over 8, no FlashAttention: the step peaks at about 83 GB while
+  // its stored activations alone would say 40 GB; both figures must agree.
+  const set = { model: 'llama2-7b', micro_batch: 16, flash_attention: false, recompute: 'full', zero_stage: '3' };
+  const f = run(fit, { ...set, gpus: 8 });
+  const t = run(timeline, { ...set, seq: 4096, dp: 8, persistent_grads: true });
+  close(f.total, t.peak);
+  assert.ok(f.total > 80e9);
+  assert.match(f.segments.at(-1).label, /re-made/);
+});
+
+test('training-fit: three equal tick steps are round numbers', async () => {
+  const { niceTop } = await import('../../web/src/figures/training-fit.js');
+  for (const top of [85.9e9, 101e9, 212e9, 33e9, 1.7e12, 9.99e9, 1e10]) {
+    const end = niceTop(top), step = end / 3;
+    assert.ok(end >= top * (1 - 1e-12));
+    const mant = step / 10 ** Math.floor(Math.log10(step));
+    assert.ok([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8].some((m) => Math.abs(m - mant) < 1e-9), `step ${step}`);
+  }
+});

@@ -52,9 +52,9 @@ double zero_bytes(double p, int stage, int dp) {
 Exercise model_states(Rng& rng) {
   double billions = 0, p = 0;
   int stage = 0, dp = 0;
-  do {  // states that fit the lesson's GPU, an H100
+  do {  // states that fit the lesson's GPU, an H100; a stage that shards (stage 0 is the plain 16 bytes)
     billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7.5, 13, 30, 70, 175});
-    stage = rng.integer(0, 3);
+    stage = rng.integer(1, 3);
     dp = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256});
     p = billions * 1e9;
   } while (zero_bytes(p, stage, dp) > hbm_of("h100-sxm"));
@@ -72,10 +72,11 @@ Exercise model_states(Rng& rng) {
            "of GPUs, stage 2 also the 2 bytes of gradients, stage 3 also the 2 bytes of weights.";
   e.solution = "Weights " + format_number(w / 1e9, 4) + " GB + gradients " + format_number(g / 1e9, 4) +
                " GB + optimizer states " + format_number(o / 1e9, 4) + " GB (" +
-               (stage == 0 ? "no sharding: 16 bytes per parameter" : "sharded over " + format_int(dp) + " GPUs") +
+               "sharded over " + format_int(dp) + " GPUs" +
                ") = " + format_number(e.answer, 4) + " GB per GPU.";
   require_fits(e, w + g + o, hbm_of("h100-sxm"), "model states on one H100");
-  require_between(e, stage, 0, 3, "ZeRO stage");
+  require_between(e, stage, 1, 3, "ZeRO stage that shards");
+  reject_mistake(e, 16 * p / 1e9, "kept all 16 bytes per parameter on every GPU (ZeRO stage 0)");
   reject_mistake(e, (w + g) / 1e9, "forgot the optimizer's 12 bytes per parameter");
   const int other = stage == 3 ? 2 : stage + 1;
   reject_mistake(e, zero_bytes(p, other, dp) / 1e9, "sharded the states of ZeRO stage " + std::to_string(other) + " instead");

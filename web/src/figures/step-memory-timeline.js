@@ -13,7 +13,7 @@ export default {
   id: 'step-memory-timeline',
   title: 'Memory during one training step',
   caption:
-    'Bytes on one GPU at each event of a step, stacked: the forward pass adds each layer\'s activations, the logits and loss add a spike, the backward pass frees activations while the gradients grow, and zero_grad frees the gradients after the optimizer step. With gradients allocated on demand (PyTorch\'s zero_grad(set_to_none=True)) no gradient exists during the forward pass, so the top of the forward pass sits one gradient copy below the dashed line, the training-memory total that the "Does it fit?" calculator reports (weights, gradients, optimizer states and activations at once). Keep the gradient buffers, as DDP, Megatron-LM and DeepSpeed do, and the peak meets the line. FlashAttention is on by default; turn it off to see the attention scores. Switch recomputation to full and the activation mountain flattens, with a small bump as each layer is re-run; raise the ZeRO stage to watch the flat base shrink against the fixed axis.',
+    'Bytes on one GPU at each event of a step, stacked: the forward pass adds each layer\'s activations, the logits and loss add a spike, the backward pass frees activations while the gradients grow, and zero_grad frees the gradients after the optimizer step. With gradients allocated on demand (PyTorch\'s zero_grad(set_to_none=True)) no gradient exists during the forward pass, so the top of the forward pass sits one gradient copy below the dashed line, the training-memory total that the "Does it fit?" calculator reports (weights, gradients, optimizer states and activations at once). Keep the gradient buffers, as DDP, Megatron-LM and DeepSpeed do, and the peak meets the line, with or without recomputation. The vertical line marks the end of the forward pass. FlashAttention is on by default; turn it off to see the attention scores. Switch recomputation to full and the staircase flattens to the layer inputs, while each layer re-run in the backward pass rises as a spike on top of them; the axis follows the model, sequence, micro-batch, FlashAttention and recomputation. Raise the ZeRO stage or the GPUs to watch the flat base shrink against an axis that stays put.',
   params: [
     { key: 'model', label: 'Model', type: 'select', options: presetOptions(), default: 'gpt3-1.3b' },
     { key: 'recompute', label: 'Recomputation', from: ['training-memory-timeline', 'recompute'] },
@@ -32,16 +32,18 @@ export default {
       micro_batch: p.micro_batch, seq: p.seq, flash_attention: p.flash_attention };
     const r = calcFor(engine, 'training-memory-timeline', { ...setup, persistent_grads: p.persistent_grads }, fields, 'model');
     const total = calcFor(engine, 'training-memory', setup, fields, 'model').total_bytes;
-    // The y axis keeps the height of ZeRO stage 0 without recomputation (the most this model,
-    // micro-batch and sequence can hold), so the ZeRO stage, recomputation and the buffers
-    // move the curves, not the axis.
-    const top = calcFor(engine, 'training-memory', { ...setup, zero_stage: 0, recompute: 'none' }, fields, 'model').total_bytes;
+    // The y axis keeps the height of ZeRO stage 0 for this model, micro-batch, sequence,
+    // FlashAttention and recomputation (its total is this step's peak with every state
+    // unsharded), so the ZeRO stage, the GPU count and the gradient buffers move the curves,
+    // not the axis, while the axis fits the step being shown.
+    const top = calcFor(engine, 'training-memory', { ...setup, zero_stage: 0 }, fields, 'model').total_bytes;
+    const forwardEnd = r.points.findLastIndex((q) => q.phase === 'forward');
     const points = r.points.map((q, i) => ({ ...q, i, name: q.phase === 'start' || q.phase === 'optimizer' || q.phase === 'zero-grad' ? q.phase : `${q.phase} layer ${q.layer}` }));
     const table = {
       columns: ['Event', ...LAYERS.map(([, l]) => `${l} (B)`), 'Total (B)', 'training-memory total, all four at once (B)'],
       rows: points.map((q) => [q.name, ...LAYERS.map(([k]) => q[k]), q.total_bytes, total]),
     };
-    return { model: PRESETS[p.model].label, points, peak: r.peak_bytes, peak_phase: r.peak_phase, total, top, table };
+    return { model: PRESETS[p.model].label, points, peak: r.peak_bytes, peak_phase: r.peak_phase, total, top, forwardEnd, table };
   },
 
   draw(data, theme) {
@@ -57,6 +59,11 @@ export default {
       label: `training-memory total ${formatSI(data.total, 'B')} (all four at once)`, stack: 'total', showLine: true,
       data: [{ x: 0, y: data.total, q: ref }, { x: last, y: data.total, q: ref }],
       fill: false, pointRadius: 0, borderWidth: 1.5, borderDash: [5, 4],
+    }));
+    const edge = { name: 'end of the forward pass' };
+    datasets.push(series(pick('muted'), {
+      label: 'end of the forward pass', stack: 'marker', showLine: true, fill: false, pointRadius: 0, borderWidth: 1,
+      borderDash: [2, 3], data: [{ x: data.forwardEnd, y: 0, q: edge }, { x: data.forwardEnd, y: 1.05 * data.top, q: edge }],
     }));
     return chart(theme, {
       type: 'line', datasets,

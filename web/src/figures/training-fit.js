@@ -41,18 +41,18 @@ export const COMPONENTS = [
   ['activations_bytes', 'Activations'],
 ];
 
-// The axis end: the next of 1, 1.5, 2, 3, 4.5, 6, 7.5 or 9 × 10^k at or above `top`, so that
-// three equal steps end on round numbers (150 GB: 50, 100, 150).
-function niceTop(top) {
+// The axis end: the next of 1.2, 1.5, 1.8, 2.4, 3, 4.5, 6, 7.5, 9 or 12 × 10^k at or above
+// `top`, so that each of three equal steps is a round number (120 GB: 40, 80, 120).
+export function niceTop(top) {
   const unit = 10 ** Math.floor(Math.log10(top));
-  return unit * [1, 1.5, 2, 3, 4.5, 6, 7.5, 9, 10].find((m) => m * unit >= top * (1 - 1e-12));
+  return unit * [1.2, 1.5, 1.8, 2.4, 3, 4.5, 6, 7.5, 9, 12].find((m) => m * unit >= top * (1 - 1e-12));
 }
 
 export default {
   id: 'training-fit',
   title: 'Does it fit? Bytes per GPU against HBM',
   caption:
-    'Bytes one GPU holds while training, by component, against its HBM capacity; all four components count at once, as with gradient buffers kept for the whole step. Start with Llama 2 7B on one H100: the 16 bytes per parameter alone overflow it. On one GPU, try 8-bit Adam with full recomputation, or CPU offload (the legend then names what moved to CPU memory). Or raise the GPUs and the ZeRO stage to shard the model states, then raise the sequence length or micro-batch and watch activations take over; switch recomputation to selective or full to win them back. fp32 gradient buffers, as Megatron-LM keeps them, add 2 bytes per parameter.',
+    'Bytes one GPU holds while training, by component, against its HBM capacity; all four components count at once, as with gradient buffers kept for the whole step. Start with Llama 2 7B on one H100: the 16 bytes per parameter alone overflow it. On one GPU, try 8-bit Adam with full recomputation, or CPU offload (the legend then names what moved to CPU memory). Or raise the GPUs and the ZeRO stage to shard the model states, then raise the sequence length or micro-batch and watch activations take over; switch recomputation to selective or full to win them back. fp32 gradient buffers, as Megatron-LM keeps them, add 2 bytes per parameter. Activations are counted at the step\'s peak: with recomputation that includes the layer the backward pass re-makes, so the verdict is the peak of the step timeline above with its gradient buffers kept.',
   params: [
     { key: 'model', label: 'Model', type: 'select', options: presetOptions(), default: 'llama2-7b' },
     { key: 'hardware', label: 'Accelerator', from: ['training-memory', 'hardware'], default: 'h100-sxm' },
@@ -80,7 +80,8 @@ export default {
       fp32_grads: 'fp32_grads', cpu_offload: 'cpu_offload' };
     const r = calcFor(engine, 'training-memory', input, fields, 'model');
     let start = 0;
-    const segments = COMPONENTS.map(([key, label]) => {
+    const segments = COMPONENTS.map(([key, name]) => {
+      const label = key === 'activations_bytes' && r.recompute_bytes > 0 ? `${name} at the peak (one layer re-made)` : name;
       const seg = { key, label, start, end: start + r[key], bytes: r[key] };
       start = seg.end;
       return seg;
