@@ -35,7 +35,7 @@ const CASES = [
   { id: 'model-state-bytes', axes: ['y'], vary: ['zero_stage', 'dp'] },
   { id: 'activation-memory-vs-seq', axes: ['x', 'y'], vary: ['tp', 'sequence_parallel'] },
   { id: 'checkpointing-tradeoff', axes: ['x', 'y'], vary: ['seq', 'flash_attention'] },
-  { id: 'step-memory-timeline', axes: ['y'], vary: ['zero_stage', 'recompute', 'persistent_grads'] },
+  { id: 'step-memory-timeline', axes: ['y'], vary: ['zero_stage', 'dp', 'persistent_grads'] },
   { id: 'wave-quantization', view: { view: 'streamk' }, axes: ['x', 'y'], vary: ['fixup_iters', 'iters_per_tile'] },
   { id: 'littles-law', axes: ['x'], vary: ['bytes_per_warp'] },
   { id: 'training-fit', axes: ['x'], vary: ['gpus', 'zero_stage', 'cpu_offload'] },
