@@ -34,7 +34,7 @@ BUCKET_BYTES = 25 * 2**20  # PyTorch DDP's default bucket_cap_mb
 PIPELINED = True  # NVLink and network phases streamed together (NCCL); --phases sequential adds them
 
 
-def group_collective_s(op, p, size_bytes, nvlink_Bps, latency_s=LATENCY_S):
+def group_collective_s(op, p, size_bytes, nvlink_Bps, latency_s=LATENCY_S, pipelined=None):
     """All-gather / reduce-scatter / all-reduce of S bytes over p GPUs: ring in a node, else hierarchical."""
     phases = 2 if op == "allreduce" else 1  # an all-reduce is a reduce-scatter then an all-gather
     g = GPUS_PER_NODE
@@ -43,7 +43,7 @@ def group_collective_s(op, p, size_bytes, nvlink_Bps, latency_s=LATENCY_S):
     n = p / g  # nodes: NVLink phases move S/g a step, NIC phases S/(g·N), each GPU on its own NIC
     nv, nic = phases * (g - 1) * size_bytes / g / nvlink_Bps, phases * (n - 1) * size_bytes / (g * n) / NIC_BANDWIDTH_BPS
     latency = phases * (g - 1 + n - 1) * latency_s
-    return latency + (max(nv, nic) if PIPELINED else nv + nic)
+    return latency + (max(nv, nic) if (PIPELINED if pipelined is None else pipelined) else nv + nic)
 
 
 def dp_step(params, gpus, tokens, flops_per_s, nvlink_Bps):
@@ -103,8 +103,9 @@ def zero_stages(params, gpus, optimizer, nvlink_Bps):
 def fsdp(params, gpus, units, tokens_per_gpu, flops_per_s, nvlink_Bps, prefetch):
     """Per unit two all-gathers and a reduce-scatter, against compute 6·Ψ·T / (P·mfu)."""
     unit_bytes = params * ELEMENT_BYTES / units
-    ag = group_collective_s("allgather", gpus, unit_bytes, nvlink_Bps)
-    rs = group_collective_s("reducescatter", gpus, unit_bytes, nvlink_Bps)
+    # The FSDP threshold keeps the phases one after the other (the conservative bound).
+    ag = group_collective_s("allgather", gpus, unit_bytes, nvlink_Bps, pipelined=False)
+    rs = group_collective_s("reducescatter", gpus, unit_bytes, nvlink_Bps, pipelined=False)
     comm = units * (2 * ag + rs)
     compute = 6 * params * tokens_per_gpu / flops_per_s
     # Tokens at which compute equals communication; Ψ cancels in the bandwidth term:
