@@ -1,7 +1,10 @@
 """Memory and communication per GPU of data parallelism, ZeRO stages 1-3 and FSDP.
 
 A companion to the lesson "Data parallelism, ZeRO and FSDP". It follows the lesson's sections:
-the model-state bytes each GPU holds under plain data parallelism (stage 0) and ZeRO stages 1,
+one data-parallel step ("What one step costs", "Hiding the all-reduce behind the backward pass",
+"Scaling efficiency": the global batch, the gradient all-reduce with its NVLink and network
+phases pipelined or one after the other, 25 MiB buckets overlapped with the backward pass, the
+exposed time and the weak-scaling efficiency), the model-state bytes each GPU holds under plain data parallelism (stage 0) and ZeRO stages 1,
 2 and 3 ("The memory problem"), the elements each GPU sends per step and the time of those
 collectives ("What sharding costs in communication": a ring inside a node, the hierarchical
 algorithm across nodes), FSDP's per-unit all-gathers and reduce-scatters against the step's
@@ -11,6 +14,7 @@ from the course's datasheet table, written into this file when the course was bu
 
 Run:  python3 data-parallel-zero-fsdp.py      the worked example: 70B on 1,024 H100s
       python3 data-parallel-zero-fsdp.py --params 7.5e9 --gpus 64 --units 32   (ZeRO's Figure 1)
+      python3 data-parallel-zero-fsdp.py --params 7e9 --gpus 64 --tokens 1024 --phases sequential
       python3 data-parallel-zero-fsdp.py --json
 """
 import argparse
@@ -26,17 +30,38 @@ NIC_BANDWIDTH_BPS = 50e9  # one 400 Gb/s InfiniBand adapter per GPU, per directi
 LATENCY_S = 1e-6  # α of one communication step, NVLink or network (the engine's assumption)
 ELEMENT_BYTES = 2  # bf16 weights, gradients and communicated elements
 OPTIMIZER_BYTES = {"adam": 12, "sgd": 8}  # fp32 master weights + momentum (+ variance) per parameter
+BUCKET_BYTES = 25 * 2**20  # PyTorch DDP's default bucket_cap_mb
+PIPELINED = True  # NVLink and network phases streamed together (NCCL); --phases sequential adds them
 
 
-def group_collective_s(op, p, size_bytes, nvlink_Bps):
+def group_collective_s(op, p, size_bytes, nvlink_Bps, latency_s=LATENCY_S, pipelined=None):
     """All-gather / reduce-scatter / all-reduce of S bytes over p GPUs: ring in a node, else hierarchical."""
     phases = 2 if op == "allreduce" else 1  # an all-reduce is a reduce-scatter then an all-gather
     g = GPUS_PER_NODE
     if p <= g:
-        return phases * (p - 1) * LATENCY_S + phases * (p - 1) / p * size_bytes / nvlink_Bps
+        return phases * (p - 1) * latency_s + phases * (p - 1) / p * size_bytes / nvlink_Bps
     n = p / g  # nodes: NVLink phases move S/g a step, NIC phases S/(g·N), each GPU on its own NIC
-    return (phases * (g - 1) * (LATENCY_S + size_bytes / g / nvlink_Bps)
-            + phases * (n - 1) * (LATENCY_S + size_bytes / (g * n) / NIC_BANDWIDTH_BPS))
+    nv, nic = phases * (g - 1) * size_bytes / g / nvlink_Bps, phases * (n - 1) * size_bytes / (g * n) / NIC_BANDWIDTH_BPS
+    latency = phases * (g - 1 + n - 1) * latency_s
+    return latency + (max(nv, nic) if (PIPELINED if pipelined is None else pipelined) else nv + nic)
+
+
+def dp_step(params, gpus, tokens, flops_per_s, nvlink_Bps):
+    """One plain data-parallel step: compute, the gradient all-reduce, buckets overlapped with the backward pass."""
+    compute = 6 * params * tokens / flops_per_s
+    tb, size = compute * 2 / 3, params * ELEMENT_BYTES
+    allreduce = group_collective_s("allreduce", gpus, size, nvlink_Bps)
+    n = max(1, math.ceil(size / BUCKET_BYTES))
+    beta = group_collective_s("allreduce", gpus, size / n, nvlink_Bps, latency_s=0)  # a bucket's bandwidth term
+    g, nodes = GPUS_PER_NODE, gpus / GPUS_PER_NODE
+    # Latency of a bucket: the (hierarchical) ring or NCCL's trees, 2(g−1) + 2⌈log2 N⌉ steps, the fewer.
+    steps = 2 * (gpus - 1) if gpus <= g else 2 * (g - 1) + 2 * min(nodes - 1, math.ceil(math.log2(nodes) - 1e-12))
+    bucket_latency = steps * LATENCY_S
+    exposed = 0.0 if gpus == 1 else max(bucket_latency + beta, tb / n + bucket_latency + n * beta - tb)
+    return {"compute_time_s": compute, "backward_time_s": tb, "allreduce_time_s": allreduce, "bucket_count": n,
+            "bucket_allreduce_time_s": bucket_latency + beta, "exposed_comm_s": exposed,
+            "step_time_s": compute + exposed, "efficiency": compute / (compute + exposed),
+            "step_time_no_overlap_s": compute + allreduce}
 
 
 def phase_seconds_per_byte(p, nvlink_Bps):
@@ -78,8 +103,9 @@ def zero_stages(params, gpus, optimizer, nvlink_Bps):
 def fsdp(params, gpus, units, tokens_per_gpu, flops_per_s, nvlink_Bps, prefetch):
     """Per unit two all-gathers and a reduce-scatter, against compute 6·Ψ·T / (P·mfu)."""
     unit_bytes = params * ELEMENT_BYTES / units
-    ag = group_collective_s("allgather", gpus, unit_bytes, nvlink_Bps)
-    rs = group_collective_s("reducescatter", gpus, unit_bytes, nvlink_Bps)
+    # The FSDP threshold keeps the phases one after the other (the conservative bound).
+    ag = group_collective_s("allgather", gpus, unit_bytes, nvlink_Bps, pipelined=False)
+    rs = group_collective_s("reducescatter", gpus, unit_bytes, nvlink_Bps, pipelined=False)
     comm = units * (2 * ag + rs)
     compute = 6 * params * tokens_per_gpu / flops_per_s
     # Tokens at which compute equals communication; Ψ cancels in the bandwidth term:
@@ -129,6 +155,8 @@ def main(argv=None):
     p.add_argument("--mfu", type=float, default=0.4, help="fraction of peak the step reaches (default 0.4)")
     p.add_argument("--optimizer", default="adam", choices=sorted(OPTIMIZER_BYTES), help="optimizer (default adam)")
     p.add_argument("--no-prefetch", action="store_true", help="FSDP without parameter prefetch")
+    p.add_argument("--phases", default="pipelined", choices=["pipelined", "sequential"],
+                   help="NVLink and network phases across nodes: pipelined (default) or one after the other")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     args = p.parse_args(argv)
     if not 1e6 <= args.params <= 1e13:
@@ -141,10 +169,13 @@ def main(argv=None):
         p.error("--tokens must be a whole number from 1 to 1e12")
     if not 0 < args.mfu <= 1:
         p.error("--mfu must be above 0 and at most 1")
+    global PIPELINED
+    PIPELINED = args.phases == "pipelined"
     gpu = HARDWARE[args.hardware]
     nvlink = gpu["scaleup_bandwidth_Bps"] / 2  # per direction: datasheets sum both
     flops_per_s = gpu["peak_flops"]["bf16"] * args.mfu
 
+    step = dp_step(args.params, args.gpus, args.tokens, flops_per_s, nvlink)
     stages = zero_stages(args.params, args.gpus, args.optimizer, nvlink)
     f = fsdp(args.params, args.gpus, args.units, args.tokens, flops_per_s, nvlink, not args.no_prefetch)
     intra, inter = phase_seconds_per_byte(args.gpus, nvlink)
@@ -152,11 +183,18 @@ def main(argv=None):
     batch_tokens = args.tokens * args.gpus
     if args.json:
         print(json.dumps({"hardware": args.hardware, "hbm_bytes": gpu["hbm_bytes"], "link_bandwidth_Bps": bus_bandwidth,
-                          "stages": stages, "fsdp": f, "global_batch_tokens": batch_tokens}, indent=1))
+                          "dp": step, "stages": stages, "fsdp": f, "global_batch_tokens": batch_tokens}, indent=1))
         return
     nodes = math.ceil(args.gpus / GPUS_PER_NODE)
     print(f"{args.params / 1e9:g}B parameters on {args.gpus} x {gpu['name']} ({nodes} node{'s' * (nodes > 1)})")
-    print(f"bus bandwidth {bus_bandwidth / 1e9:.0f} GB/s, HBM per GPU {gpu['hbm_bytes'] / 2**30:.0f} GiB")
+    print(f"bus bandwidth {bus_bandwidth / 1e9:.0f} GB/s with the phases one after the other, "
+          f"HBM per GPU {gpu['hbm_bytes'] / 2**30:.0f} GiB")
+    print()
+    print(f"Plain data parallelism, {args.tokens:,} tokens per GPU, {args.phases} phases:")
+    print(f"  compute {fmt_time(step['compute_time_s'])} (backward {fmt_time(step['backward_time_s'])}), "
+          f"all-reduce {fmt_time(step['allreduce_time_s'])} in {step['bucket_count']} buckets")
+    print(f"  exposed {fmt_time(step['exposed_comm_s'])}: efficiency {step['efficiency']:.2%} with overlap, "
+          f"{step['compute_time_s'] / step['step_time_no_overlap_s']:.2%} without")
     print()
     print("stage  weights  grads    optimizer  model states  sent/GPU  comm time  in HBM")
     for z in stages:

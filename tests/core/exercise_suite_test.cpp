@@ -261,7 +261,7 @@ const std::map<std::string, int>& prompt_space() {
       {"ca-fewest-chips", 308}, {"ca-ridge-point", 21}, {"ca-step-roofline", 2425},
       {"collectives-alltoall-nodes", 174}, {"collectives-crossover", 36}, {"collectives-hierarchical", 140},
       {"collectives-ring-allreduce-time", 335}, {"collectives-ring-bytes", 36}, {"dp-fsdp-tokens", 544},
-      {"dp-global-batch", 613}, {"dp-scaling-efficiency", 340}, {"dp-zero-memory", 122},
+      {"dp-global-batch", 613}, {"dp-pipelined-allreduce", 141}, {"dp-scaling-efficiency", 340}, {"dp-zero-memory", 122},
       {"dp-zero3-communication", 76}, {"elementwise-time", 90}, {"embedding-params-share", 119},
       {"embedding-table-bytes", 294}, {"ev-min-detectable", 735}, {"ev-paired-se", 2774},
       {"ev-questions-needed", 72}, {"ev-wilson-low", 71}, {"fd-cross-document", 120},

@@ -14,7 +14,9 @@ MLSYS_DESCRIBE(DpStep, MLSYS_OUT(compute_time_s, "s", "Forward and backward of e
                MLSYS_OUT(backward_time_s, "s", "Two thirds of the compute"),
                MLSYS_OUT(last_backward_time_s, "s", "Backward of the last micro-batch, the only one the all-reduce can hide behind"),
                MLSYS_OUT(gradient_bytes, "B", "params · size of grad_dtype"),
-               MLSYS_OUT(allreduce_time_s, "s", "One all-reduce of the whole gradient: a ring inside a node, the hierarchical algorithm across nodes"),
+               MLSYS_OUT(allreduce_time_s, "s", "One all-reduce of the whole gradient: a ring inside a node, the hierarchical algorithm across nodes with its NVLink and network phases as `phases` says"),
+               MLSYS_OUT(allreduce_time_sequential_s, "s", "The same with the NVLink and network phases one after the other (the conservative bound)"),
+               MLSYS_OUT(allreduce_time_pipelined_s, "s", "The same with the two phases pipelined: every step's latency plus the slower phase's bandwidth term"),
                MLSYS_OUT(bucket_count, "", "ceil(gradient_bytes / bucket_bytes)"),
                MLSYS_OUT(bucket_allreduce_time_s, "s", "All-reduce of one bucket on an idle stream: bucket_latency_s + its bandwidth term"),
                MLSYS_OUT(bucket_latency_s, "s", "Latency of one bucket's all-reduce with the faster of the (hierarchical) ring, 2(g−1) + 2(N−1) steps, and NCCL's trees, 2(g−1) + 2⌈log2 N⌉ steps"),
@@ -25,7 +27,8 @@ MLSYS_DESCRIBE(DpStep, MLSYS_OUT(compute_time_s, "s", "Forward and backward of e
                MLSYS_OUT(bus_bandwidth_overlapped_Bps, "B/s", "The same if the NVLink and network phases overlapped completely: (p−1)/p / max of the two terms"),
                MLSYS_OUT(inter_node, "", "The group spans nodes"));
 MLSYS_DESCRIBE(DpScaling, MLSYS_FLAT(step), MLSYS_OUT(efficiency, "", "Weak-scaling efficiency T(1) / T(gpus)"),
-               MLSYS_OUT(step_time_no_overlap_s, "s", "compute + the whole all-reduce (no overlap)"));
+               MLSYS_OUT(step_time_no_overlap_s, "s", "compute + the whole all-reduce (no overlap)"),
+               MLSYS_OUT(efficiency_phases_sequential, "", "Efficiency with the same overlap but the NVLink and network phases one after the other (equals efficiency inside a node or with phases = sequential)"));
 MLSYS_DESCRIBE(DpSeriesPoint, MLSYS_OUT(gpus, "", "Data-parallel replicas"), MLSYS_FLAT(at),
                MLSYS_OUT(efficiency_no_overlap, "", "T(1) / step_time_no_overlap_s"));
 MLSYS_DESCRIBE(DpTraining, MLSYS_FLAT(at), MLSYS_OUT(tokens_per_gpu, "tokens", "seq · micro_batch · accumulation"),
@@ -97,6 +100,16 @@ std::vector<Field> join(std::vector<Field> a, std::vector<Field> b) {
   return a;
 }
 
+// Across nodes, the NVLink and network phases of each collective: pipelined by default (the
+// model that meets NCCL's measured cross-node bus bandwidth), or one after the other.
+Field phases_field() {
+  return string_field("phases",
+                      "Across nodes, the NVLink and network phases of each collective: pipelined (NCCL streams chunks "
+                      "through both at once, so the slower phase sets the time) or sequential (one after the other, "
+                      "the conservative bound)",
+                      "pipelined", {"pipelined", "sequential"});
+}
+
 DpNetwork network_from(const Inputs& in) {
   DpNetwork n{};
   n.gpus_per_node = static_cast<int>(in.integer("gpus_per_node"));
@@ -122,6 +135,7 @@ void add_data_parallel_calculators(Calculators& out) {
   dp.push_back(number_field("bucket_bytes", "B", "Gradient bucket size (PyTorch DDP's default bucket_cap_mb = 25 MiB)",
                             26214400.0, 1e3, 1e13));
   dp.push_back(boolean_field("overlap", "All-reduce gradient buckets during the backward pass", true));
+  dp.push_back(phases_field());
   dp.push_back(optional(integer_field("series_max_gpus", "",
                                       "Also return the step at 1, 2, 4, … GPUs up to this count (weak scaling)", json(), 1,
                                       1048576)));
@@ -141,8 +155,10 @@ void add_data_parallel_calculators(Calculators& out) {
          c.tokens_per_gpu = dp_tokens_per_gpu(static_cast<double>(in.integer("seq")), mb, c.accumulation);
          c.peak_flops = peak_from(in, in.str("dtype"));
          c.mfu = in.num("mfu");
+         DpNetwork net = network_from(in);
+         net.pipelined_phases = in.str("phases") == "pipelined";
          return dp_training(c, mb, dtype_bytes(in.str("grad_dtype")), in.num("bucket_bytes"), in.boolean("overlap"),
-                            static_cast<int>(in.integer("gpus")), network_from(in),
+                            static_cast<int>(in.integer("gpus")), net,
                             in.has("series_max_gpus") ? std::optional(in.integer("series_max_gpus")) : std::nullopt);
        });
 
@@ -153,6 +169,7 @@ void add_data_parallel_calculators(Calculators& out) {
                            string_field("comm_dtype", "Type of the communicated gradients and parameters", "bf16",
                                         {"bf16", "fp16", "fp32"})};
   zf = join(zf, network_fields());
+  zf.push_back(phases_field());
   out.add(
       "zero",
        "ZeRO stages 0–3 (Rajbhandari et al. 2020) over `dp` ranks with mixed precision: model-state bytes per GPU "
@@ -163,8 +180,10 @@ void add_data_parallel_calculators(Calculators& out) {
        "collectives, and their time in the alpha-beta model (a ring inside a node, the hierarchical algorithm across "
        "nodes).",
        zf, [](const Inputs& in) {
+         DpNetwork net = network_from(in);
+         net.pipelined_phases = in.str("phases") == "pipelined";
          return zero_stages(in.num("params"), in.str("optimizer") == "adam", static_cast<int>(in.integer("dp")),
-                            dtype_bytes(in.str("comm_dtype")), network_from(in));
+                            dtype_bytes(in.str("comm_dtype")), net);
        });
 
   std::vector<Field> ff = join(compute_fields(), network_fields());

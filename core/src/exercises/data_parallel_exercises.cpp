@@ -54,8 +54,9 @@ Exercise global_batch(Rng& rng) {
   e.params = {{"micro_batch", mb}, {"gpus", gpus}, {"accumulation", accum}, {"seq", seq}};
   e.prompt = "A run's recipe asks for a global batch of " + format_int(target) + " sequences of " + format_int(seq) +
              " tokens (" + format_number(target * seq / 1e6, 4) + " M tokens) per optimizer step. You train on " +
-             format_int(gpus) + " GPUs in pure data parallelism, and only " + format_int(mb) +
-             " sequence(s) per GPU fit in memory at once. How many gradient-accumulation steps (micro-batches per "
+             format_int(gpus) + " GPUs in pure data parallelism, and only " +
+             (mb == 1 ? std::string("one sequence per GPU fits") : format_int(mb) + " sequences per GPU fit") +
+             " in memory at once. How many gradient-accumulation steps (micro-batches per "
              "optimizer step) do you need?";
   e.unit = "";
   e.answer = accum;
@@ -129,7 +130,7 @@ Exercise exposed_allreduce(Rng& rng) {
              "% MFU and processes " + format_int(tokens) +
              " tokens per step. The bf16 gradients are all-reduced with a ring (ignore latency) in " +
              format_int(buckets) +
-             " equal buckets that become ready at an even pace during the backward pass (two thirds of 6·N·tokens) and "
+             " equal buckets that become ready at an even pace during the backward pass (two thirds of the 6·Ψ·tokens FLOPs of a step, Ψ the parameter count) and "
              "run one after another. How many milliseconds of communication remain exposed after the backward pass ends?";
   e.unit = "ms";
   e.answer = exposed * 1e3;
@@ -311,7 +312,8 @@ Exercise scaling_efficiency(Rng& rng) {
   e.title = "Weak-scaling efficiency without overlap";
   e.params = {{"params", psi}, {"peak_flops", g.peak_tflops * 1e12}, {"mfu", mfu}, {"seq", tokens}, {"micro_batch", 1},
               {"accumulation", 1}, {"gpus", gpus}, {"gpus_per_node", 8}, {"intra_bandwidth_Bps", g.nvlink_gbps * 1e9},
-              {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}, {"grad_dtype", "bf16"}, {"overlap", false}};
+              {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0}, {"grad_dtype", "bf16"}, {"overlap", false},
+              {"phases", "sequential"}};
   e.prompt = "Each of " + format_int(gpus) + " " + g.name + " GPUs in nodes of 8 (" + format_number(g.peak_tflops, 4) +
              " TFLOP/s bf16 at 40% MFU; NVLink " + format_number(g.nvlink_gbps, 3) + " GB/s per direction, and one " +
              nic_words(*nic) + ", per GPU) processes " + format_int(tokens) +
@@ -341,6 +343,62 @@ Exercise scaling_efficiency(Rng& rng) {
   return e;
 }
 
+
+// Across nodes of 8 GPUs with the hierarchical all-reduce and its two phases pipelined, as
+// NCCL streams chunks through NVLink and the NICs at once: the slower phase sets the time.
+// Nodes from 2 to 128, so that both the NVLink-bound case (few A100 or H100 nodes) and the
+// network-bound one occur.
+Exercise pipelined_allreduce(Rng& rng) {
+  Gpu g{};
+  const InterconnectLink* nic = nullptr;
+  double params_b = 0, nv = 0, net = 0;
+  int nodes = 0;
+  for (;;) {
+    g = pick_gpu(rng);
+    nic = &draw_nic(rng, g.hw->id);
+    nodes = rng.pick(std::vector<int>{2, 3, 4, 8, 16, 32, 128});
+    params_b = rng.pick(std::vector<double>{1.3, 3, 7, 8, 13});
+    const double grad = 2 * params_b * 1e9;
+    nv = 2 * 7.0 / 8 * grad / (g.nvlink_gbps * 1e9);
+    net = 2 * (nodes - 1.0) / (8 * nodes) * grad / nic->bandwidth_Bps;
+    if (replica_bytes(params_b * 1e9) > g.hw->hbm_bytes) continue;  // plain data parallelism keeps a replica
+    if (tells_apart(nv, net, 0.03)) break;  // the two phases differ, so the max is a choice
+  }
+  const double bw = nic->bandwidth_Bps / 1e9, grad = 2 * params_b * 1e9, gpus = 8.0 * nodes;
+  Exercise e;
+  e.title = "A pipelined all-reduce across nodes";
+  e.params = {{"params", params_b * 1e9}, {"gpus", static_cast<int>(gpus)}, {"gpus_per_node", 8},
+              {"intra_bandwidth_Bps", g.nvlink_gbps * 1e9}, {"inter_bandwidth_Bps", bw * 1e9}, {"latency_s", 0},
+              {"grad_dtype", "bf16"}, {"phases", "pipelined"}};
+  e.prompt = "The bf16 gradients of " + article(format_number(params_b, 3), false) + format_number(params_b, 3) +
+             "B-parameter model are all-reduced over " + format_int(gpus) + " " + g.name + " GPUs in " +
+             format_int(nodes) + " nodes of 8 (NVLink " + format_number(g.nvlink_gbps, 3) +
+             " GB/s per direction, and one " + nic_words(*nic) +
+             ", per GPU) with the hierarchical algorithm: an NVLink reduce-scatter, a ring all-reduce of each GPU's "
+             "shard across the nodes, an NVLink all-gather. The library streams chunks through NVLink and the "
+             "network at once, so the two kinds of phase overlap completely. Ignoring latency, how many "
+             "milliseconds does the all-reduce take?";
+  e.unit = "ms";
+  e.answer = std::max(nv, net) * 1e3;
+  e.hint = "NVLink phases together: 2·(g−1)/g · S / B_NVLink; network phase: 2·(N−1)/(g·N) · S / B_network, with "
+           "S = 2Ψ bytes. Pipelined, the slower of the two sets the time.";
+  e.solution = "S = " + format_number(grad / 1e9, 4) + " GB. NVLink phases = 2 × 7/8 × " + format_number(grad / 1e9, 4) +
+               " GB / " + format_number(g.nvlink_gbps, 3) + " GB/s = " + format_number(nv * 1e3, 4) +
+               " ms; network phase = 2 × " + format_int(nodes - 1) + "/(8 × " + format_int(nodes) + ") × " +
+               format_number(grad / 1e9, 4) + " GB / " + format_number(bw, 3) + " GB/s = " +
+               format_number(net * 1e3, 4) + " ms. One after the other they would take " +
+               format_number((nv + net) * 1e3, 4) + " ms; pipelined, the slower phase, " +
+               (nv > net ? "NVLink" : "the network") + ", sets the time: " + format_number(e.answer, 4) + " ms.";
+  require_nic_of(e, g.hw->id, bw * 1e9, "network port");
+  require_scaleup_of(e, g.hw->id, g.nvlink_gbps * 1e9, "NVLink");
+  require_fits(e, replica_bytes(params_b * 1e9), g.hw->hbm_bytes, "a whole replica's model states (16 bytes per parameter)");
+  require_between(e, e.answer, 1e-2, 1e4, "all-reduce time in ms");
+  reject_mistake(e, (nv + net) * 1e3, "added the phases: one after the other is the conservative bound, not the pipelined time");
+  reject_mistake(e, std::min(nv, net) * 1e3, "took the faster phase: the slower one sets the pace of a pipeline");
+  reject_mistake(e, 2 * (gpus - 1) / gpus * grad / (bw * 1e9) * 1e3, "sent the whole gradient through one NIC (a flat ring)");
+  return e;
+}
+
 }  // namespace
 
 void add_data_parallel_exercises(std::vector<Generator>& out) {
@@ -350,6 +408,7 @@ void add_data_parallel_exercises(std::vector<Generator>& out) {
   out.push_back({"dp-zero3-communication", zero3_comm});
   out.push_back({"dp-fsdp-tokens", fsdp_tokens});
   out.push_back({"dp-scaling-efficiency", scaling_efficiency});
+  out.push_back({"dp-pipelined-allreduce", pipelined_allreduce});
 }
 
 }  // namespace mlsys::exercises

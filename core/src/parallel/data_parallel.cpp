@@ -48,7 +48,15 @@ PhaseTerms phase_terms(int ranks, const DpNetwork& n) {
 
 CollectiveCost dp_collective(Collective op, int ranks, double bytes, const DpNetwork& net) {
   try {
-    return group_collective_cost(op, ranks, net.gpus_per_node, bytes, intra_link(net), inter_link(net));
+    CollectiveCost c = group_collective_cost(op, ranks, net.gpus_per_node, bytes, intra_link(net), inter_link(net));
+    if (net.pipelined_phases && ranks > net.gpus_per_node) {
+      const HierarchicalBreakdown h =
+          hierarchical_breakdown(op, ranks, net.gpus_per_node, bytes, intra_link(net), inter_link(net));
+      const double latency = (h.intra_steps + h.inter_steps) * net.latency_s;
+      c.time_s = latency + std::max(h.intra_time_s - h.intra_steps * net.latency_s,
+                                    h.inter_time_s - h.inter_steps * net.latency_s);
+    }
+    return c;
   } catch (const InputError& e) {
     if (e.field == "ranks") throw InputError("gpus", e.what());
     throw;
@@ -89,7 +97,12 @@ DpStep dp_step(const DpCompute& c, double grad_bytes, double bucket_bytes, bool 
   s.link_bandwidth_Bps = dp_bus_bandwidth(gpus, net);
   s.bus_bandwidth_overlapped_Bps = dp_bus_bandwidth_overlapped(gpus, net);
   s.inter_node = gpus > net.gpus_per_node;
-  s.allreduce_time_s = dp_collective(Collective::AllReduce, gpus, s.gradient_bytes, net).time_s;
+  DpNetwork seq = net, pipe = net;
+  seq.pipelined_phases = false;
+  pipe.pipelined_phases = true;
+  s.allreduce_time_sequential_s = dp_collective(Collective::AllReduce, gpus, s.gradient_bytes, seq).time_s;
+  s.allreduce_time_pipelined_s = dp_collective(Collective::AllReduce, gpus, s.gradient_bytes, pipe).time_s;
+  s.allreduce_time_s = net.pipelined_phases ? s.allreduce_time_pipelined_s : s.allreduce_time_sequential_s;
   s.bucket_count = std::max(1.0, std::ceil(s.gradient_bytes / bucket_bytes));
   // A bucket's bandwidth term β (the same algorithm at α = 0) and the latency L of the
   // algorithm NCCL would pick for a message of its size.
@@ -117,14 +130,22 @@ double dp_tokens_per_gpu(double seq, double micro_batch, double accumulation) {
 }
 
 namespace {
-DpScaling scaling(const DpStep& s, double t1) { return {s, t1 / s.step_time_s, s.compute_time_s + s.allreduce_time_s}; }
+DpScaling scaling(const DpCompute& c, double gb, double bucket, bool overlap, int gpus, const DpNetwork& net,
+                  double t1) {
+  const DpStep s = dp_step(c, gb, bucket, overlap, gpus, net);
+  DpNetwork seq = net;
+  seq.pipelined_phases = false;
+  const double t_seq = net.pipelined_phases ? dp_step(c, gb, bucket, overlap, gpus, seq).step_time_s : s.step_time_s;
+  return {s, t1 / s.step_time_s, s.compute_time_s + s.allreduce_time_s, t1 / t_seq};
+}
 }  // namespace
 
 DpTraining dp_training(const DpCompute& c, double mb, double gb, double bucket, bool overlap, int gpus,
                        const DpNetwork& net, std::optional<long long> series_max_gpus) {
   const double t1 = dp_step(c, gb, bucket, overlap, 1, net).step_time_s;
-  const DpStep s = dp_step(c, gb, bucket, overlap, gpus, net);
-  DpTraining r{scaling(s, t1),
+  const DpScaling at = scaling(c, gb, bucket, overlap, gpus, net, t1);
+  const DpStep& s = at.step;
+  DpTraining r{at,
                c.tokens_per_gpu,
                mb * gpus * c.accumulation,
                c.tokens_per_gpu * gpus,
@@ -141,7 +162,7 @@ DpTraining dp_training(const DpCompute& c, double mb, double gb, double bucket, 
     for (long long g = 1; g < net.gpus_per_node && g <= *series_max_gpus; g *= 2) counts.push_back(g);
     for (long long g = net.gpus_per_node; g <= *series_max_gpus; g *= 2) counts.push_back(g);
     for (long long g : counts) {
-      const DpScaling p = scaling(dp_step(c, gb, bucket, overlap, static_cast<int>(g), net), t1);
+      const DpScaling p = scaling(c, gb, bucket, overlap, static_cast<int>(g), net, t1);
       r.series->push_back({g, p, t1 / p.step_time_no_overlap_s});
     }
   }

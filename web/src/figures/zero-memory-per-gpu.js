@@ -13,7 +13,7 @@ export default {
   id: 'zero-memory-per-gpu',
   title: 'Memory per GPU under ZeRO stages 0–3',
   caption:
-    'Bytes of weights, gradients and optimizer states each GPU holds (mixed-precision training, activations excluded) as the data-parallel degree grows. Stages 1 and 2 level off at the unsharded 4Ψ and 2Ψ bytes; only stage 3 keeps falling as 16Ψ/N. Raise the parameter count until stage 0 no longer fits the HBM line, then find the smallest degree at which each stage fits.',
+    'Bytes of weights, gradients and optimizer states each GPU holds (mixed-precision training, activations excluded) as the data-parallel degree grows. Stages 1 and 2 level off at the unsharded 4Ψ and 2Ψ bytes; only stage 3 keeps falling as 16Ψ/N. At the default 7.5B parameters stage 0 lies above the HBM line at every degree: adding GPUs never helps it. Lower the parameter count until stage 0 fits, then raise it again and watch the smallest degree at which each stage fits (in the legend) move to more GPUs.',
   params: [
     { key: 'params', label: 'Parameters Ψ', type: 'number', min: PARAMS[0], max: PARAMS[1], default: 7.5e9, scale: 'log' },
     { key: 'optimizer', label: 'Optimizer', from: ['zero', 'optimizer'] },

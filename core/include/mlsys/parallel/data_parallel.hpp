@@ -25,10 +25,15 @@ struct DpNetwork {
   double inter_bandwidth_Bps;  // per GPU (one NIC) per direction across nodes
   double latency_s;            // α of one communication step, on either link
   int gpus_per_node;
+  // Across nodes, run the NVLink and network phases of a collective pipelined (NCCL sends
+  // chunks through both at once): the latency of every step plus the slower phase's bandwidth
+  // term. False: one phase after the other (the conservative bound).
+  bool pipelined_phases = false;
 };
 
-// One collective of `bytes` over a group of `ranks` GPUs (group_collective_cost). Throws
-// InputError("gpus") when the group spans a partial node.
+// One collective of `bytes` over a group of `ranks` GPUs (group_collective_cost; with
+// net.pipelined_phases across nodes, (steps)·α + max(intra, inter bandwidth terms) of the
+// hierarchical breakdown). Throws InputError("gpus") when the group spans a partial node.
 CollectiveCost dp_collective(Collective op, int ranks, double bytes, const DpNetwork& net);
 
 // The group's effective bus bandwidth, latency aside, in nccl-tests' convention (busbw =
@@ -63,7 +68,9 @@ struct DpStep {
   double backward_time_s;       // two thirds of compute
   double last_backward_time_s;  // backward of the last micro-batch: the only one the all-reduce can hide behind
   double gradient_bytes;        // Ψ · grad_bytes
-  double allreduce_time_s;      // one ring all-reduce of the whole gradient
+  double allreduce_time_s;      // one all-reduce of the whole gradient (net.pipelined_phases decides the phases)
+  double allreduce_time_sequential_s;  // the same with the NVLink and network phases one after the other
+  double allreduce_time_pipelined_s;   // the same with the two phases pipelined
   double bucket_count;          // ceil(gradient_bytes / bucket_bytes)
   double bucket_allreduce_time_s;  // one bucket's all-reduce on an idle stream: latency + bandwidth
   double bucket_latency_s;      // its latency (dp_bucket_latency)
@@ -98,6 +105,9 @@ struct DpScaling {
   DpStep step;
   double efficiency;              // T(1) / T(gpus)
   double step_time_no_overlap_s;  // compute + the whole all-reduce
+  // T(1) / T(gpus) with the same overlap but the NVLink and network phases one after the
+  // other (equal to efficiency inside one node or when net.pipelined_phases is false).
+  double efficiency_phases_sequential;
 };
 struct DpSeriesPoint {
   long long gpus;
