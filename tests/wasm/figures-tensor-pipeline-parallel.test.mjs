@@ -211,3 +211,41 @@ test('layout-search: more memory per GPU lets more layouts fit', () => {
 test('layout-search: unknown hardware is an EngineError on hardware', () => {
   assert.throws(() => run(layoutSearch, { hardware: 'nope' }), isEngineError('hardware'));
 });
+
+// --- messages, interleaving's memory, units ----------------------------------------------
+
+test('pp-schedule-timeline: at the caption\'s 0.5 ms messages, v = 2 pulls further ahead of 1F1B and v = 4 falls behind', () => {
+  const at = (schedule, chunks, p2p_s) => run(ppTimeline, { schedule, stages: 4, microbatches: 8, chunks, p2p_s }).step_time_s;
+  const lead = (chunks, p2p) => at('1f1b', 1, p2p) - at('interleaved-1f1b', chunks, p2p);
+  assert.ok(lead(2, 5e-4) > lead(2, 0), '1F1B waits for a gradient every cycle; v = 2 hides it');
+  assert.ok(lead(4, 0) > 0 && lead(4, 5e-4) < 0, 'v = 4 messages queue on the link');
+  assert.match(ppTimeline.caption, /0\.5 ms/);
+  assert.ok(ppTimeline.params.find((q) => q.key === 'p2p_s').max >= 5e-4);
+});
+
+test('pp-schedule-timeline: the bubble formula on the axis has v only for interleaving', () => {
+  const title = (schedule, chunks) => ppTimeline.draw(run(ppTimeline, { schedule, chunks, stages: 4, microbatches: 8 }), THEME)
+    .options.scales.x.title.text;
+  assert.match(title('1f1b', 2), /\(p − 1\)\/m = 0\.375/);
+  assert.doesNotMatch(title('1f1b', 2), /v·m/);
+  assert.match(title('interleaved-1f1b', 2), /\(p − 1\)\/\(v·m\) = 0\.188/);
+});
+
+test('pp-activation-memory: interleaving (v = 2) adds (p − 1)/2 on every stage, most in proportion on the last', () => {
+  for (const stages of [4, 8, 16]) {
+    const [, onef, inter] = run(ppMemory, { stages, microbatches: 2 * stages, chunks: 2 }).series;
+    const extra = inter.perStage.map((x, s) => x - onef.perStage[s]);
+    assert.ok(extra.every((x) => x === (stages - 1) / 2), `p = ${stages}: ${extra}`);
+    const relative = inter.perStage.map((x, s) => x / onef.perStage[s]);
+    assert.equal(Math.max(...relative), relative[stages - 1]);
+  }
+  assert.doesNotMatch(ppMemory.caption, /a little more on the first stages/);
+  assert.match(ppMemory.caption, /4\.5 instead of 1 on stage 7/);
+});
+
+test('layout-search: the HBM line names the datasheet\'s binary size beside the decimal axis', () => {
+  const d = run(layoutSearch, { hardware: 'h100-sxm' });
+  const hbm = layoutSearch.draw(d, THEME).data.datasets.find((s) => /^HBM/.test(s.label));
+  assert.equal(hbm.label, 'HBM 80 GiB = 85.9 GB');
+  assert.ok(d.table.rows.every((r) => r[9] === 0 || r[9] > 1e-6), 'no rounding residue as a bubble');
+});

@@ -237,7 +237,8 @@ void add_model_parallel_calculators(Calculators& out) {
       "pipeline",
        "Executes a pipeline schedule (gpipe, 1f1b or interleaved-1f1b) op by op against its dependencies and returns "
        "the timeline, step time, bubble and activations in flight. forward_s and backward_s are one micro-batch "
-       "through one whole stage (each of the v chunks takes 1/v of it); p2p_s is one message between stages. Above "
+       "through one whole stage (each of the v chunks takes 1/v of it); p2p_s is one message between stages, during "
+       "which it holds its sender's link (each stage sends one message at a time). Above "
        "stages·microbatches·chunks = 4096 the closed form is used (method says which).",
        {string_field("schedule", "gpipe, 1f1b or interleaved-1f1b", "1f1b", {"gpipe", "1f1b", "interleaved-1f1b"}),
         integer_field("stages", "", "Pipeline stages p (GPUs in the pipeline)", 4, 1, 256),
@@ -245,7 +246,7 @@ void add_model_parallel_calculators(Calculators& out) {
         integer_field("chunks", "", "Model chunks v per stage (interleaved-1f1b only)", 1, 1, 64),
         number_field("forward_s", "s", "Forward time of one micro-batch on one stage", 1e-3, 0.0, 1e4, true),
         number_field("backward_s", "s", "Backward time of one micro-batch on one stage", 2e-3, 0.0, 1e4, true),
-        number_field("p2p_s", "s", "Time of one point-to-point message between stages", 0.0, 0.0, 1e4)},
+        number_field("p2p_s", "s", "Time of one point-to-point message between stages; it holds the sender's link", 0.0, 0.0, 1e4)},
        pipeline_run);
 
   out.add(

@@ -27,9 +27,10 @@ void check_pipeline(const PipelineConfig& c) {
   if (c.schedule != PipelineSchedule::Interleaved && c.chunks != 1)
     throw InputError("chunks", "Only the interleaved-1f1b schedule splits a stage into model chunks; set chunks to 1.");
   if (c.schedule == PipelineSchedule::Interleaved && c.microbatches % c.stages != 0)
-    throw InputError("microbatches", "The interleaved schedule sends micro-batches through in groups of 'stages': "
-                                     "'microbatches' (" + std::to_string(c.microbatches) +
-                                         ") must be a multiple of 'stages' (" + std::to_string(c.stages) + ").");
+    throw InputError("microbatches", "The interleaved schedule here is Megatron's default order, which sends "
+                                     "micro-batches through in groups of one per stage, so 'microbatches' (" +
+                                         std::to_string(c.microbatches) + ") must be a multiple of 'stages' (" +
+                                         std::to_string(c.stages) + ").");
 }
 
 namespace {
@@ -84,10 +85,13 @@ namespace {
 
 void fill_bubble(const PipelineConfig& c, PipelineResult& r) {
   r.busy_per_stage_s = c.microbatches * (c.forward_s + c.backward_s);
-  const double idle_per_stage = std::max(0.0, r.step_time_s - r.busy_per_stage_s);
+  // Summing op times leaves rounding residue (1e-15 of the step with no bubble at all): below
+  // a billionth of the step the idle time is zero.
+  double idle_per_stage = std::max(0.0, r.step_time_s - r.busy_per_stage_s);
+  if (idle_per_stage <= 1e-9 * r.step_time_s) idle_per_stage = 0;
   r.bubble_fraction = idle_per_stage / r.step_time_s;
   r.bubble_ratio = idle_per_stage / r.busy_per_stage_s;
-  r.bubble_time_s = r.step_time_s - r.busy_per_stage_s;
+  r.bubble_time_s = idle_per_stage;
   r.bubble_ratio_formula = (c.stages - 1.0) / (static_cast<double>(c.chunks) * c.microbatches);
   r.method = r.executed ? "executed" : "closed-form";
 }
@@ -127,6 +131,12 @@ PipelineResult simulate_pipeline(const PipelineConfig& c, long long limit) {
   for (int s = 0; s < p; ++s) order[s] = pipeline_stage_order(c, s);
   // End times of F and B per (virtual stage, micro-batch); negative: not run yet.
   std::vector<double> f_end(static_cast<std::size_t>(virtual_stages) * m, -1), b_end(f_end);
+  // Arrival of the activation (gradient) that virtual stage vs sends on for micro-batch i. A
+  // message occupies its sender's link for p2p_s: each GPU sends one message at a time (one
+  // network port; receiving is the other direction of the full-duplex link), in the order it
+  // finishes the ops, so messages sent closer together than p2p_s queue.
+  std::vector<double> f_arrive(f_end.size(), -1), b_arrive(f_end.size(), -1);
+  std::vector<double> link_free(p, 0);
   auto at = [&](int vs, int i) { return static_cast<std::size_t>(vs) * m + i; };
   std::vector<std::size_t> next(p, 0);
   std::vector<double> free_at(p, 0);
@@ -147,23 +157,31 @@ PipelineResult simulate_pipeline(const PipelineConfig& c, long long limit) {
         double ready = free_at[s];
         if (op.kind == 'F') {
           if (vs > 0) {
-            const double prev = f_end[at(vs - 1, op.microbatch)];
+            const double prev = f_arrive[at(vs - 1, op.microbatch)];
             if (prev < 0) break;
-            ready = std::max(ready, prev + (p > 1 ? c.p2p_s : 0.0));
+            ready = std::max(ready, prev);
           }
         } else {
           const double own = f_end[at(vs, op.microbatch)];
           if (own < 0) break;
           ready = std::max(ready, own);
           if (vs < virtual_stages - 1) {
-            const double later = b_end[at(vs + 1, op.microbatch)];
+            const double later = b_arrive[at(vs + 1, op.microbatch)];
             if (later < 0) break;
-            ready = std::max(ready, later + (p > 1 ? c.p2p_s : 0.0));
+            ready = std::max(ready, later);
           }
         }
         op.start_s = ready;
         op.end_s = ready + (op.kind == 'F' ? tf : tb);
         (op.kind == 'F' ? f_end : b_end)[at(vs, op.microbatch)] = op.end_s;
+        const bool sends = op.kind == 'F' ? vs < virtual_stages - 1 : vs > 0;
+        if (sends) {  // no link within one GPU (p = 1): the message is free
+          double& link = link_free[s];
+          const double depart = p > 1 ? std::max(op.end_s, link) : op.end_s;
+          const double arrive = p > 1 ? depart + c.p2p_s : op.end_s;
+          if (p > 1) link = arrive;
+          (op.kind == 'F' ? f_arrive : b_arrive)[at(vs, op.microbatch)] = arrive;
+        }
         free_at[s] = op.end_s;
         held[s] += op.kind == 'F' ? 1 : -1;
         r.peak_inflight_chunks_per_stage[s] = std::max(r.peak_inflight_chunks_per_stage[s], held[s] + (op.kind == 'B'));

@@ -67,7 +67,8 @@ export default {
         pointStyle: 'rectRot', pointRadius: 7, borderWidth: 2, pointLabels: true }),
       series(pick(), { label: 'Fits with the most headroom', data: data.roomiest ? [{ ...pt(data.roomiest), label: `#${data.roomiest.rank} ${data.roomiest.name}` }] : [],
         pointStyle: 'triangle', pointRadius: 8, borderWidth: 2, pointLabels: true }),
-      line(pick('muted'), { label: `HBM ${formatSI(data.hbm_bytes, 'B')}`, data: [{ x: xLo - pad, y: data.hbm_bytes / 1e9 }, { x: xHi + pad, y: data.hbm_bytes / 1e9 }],
+      // Datasheets print the capacity in binary units ("80GB" is 80 GiB); the axis is decimal GB.
+      line(pick('muted'), { label: `HBM ${Math.round(data.hbm_bytes / 2 ** 30)} GiB = ${formatSI(data.hbm_bytes, 'B')}`, data: [{ x: xLo - pad, y: data.hbm_bytes / 1e9 }, { x: xHi + pad, y: data.hbm_bytes / 1e9 }],
         borderDash: [6, 4] }),
     ];
     return chart(theme, {

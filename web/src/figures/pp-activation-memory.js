@@ -14,7 +14,7 @@ export default {
   id: 'pp-activation-memory',
   title: 'Pipeline activation memory per schedule',
   caption:
-    'The peak number of micro-batches whose activations each stage holds (one micro-batch = the activations of all the stage\'s layers). GPipe keeps all m on every stage, so its memory grows with the very number you raise to shrink the bubble; 1F1B caps stage s at p − s, whatever m is. Interleaving cuts the bubble but holds a little more on the first stages. From m = 2p up, raise the micro-batches and watch only the GPipe bars grow against the fixed axis (below that, m also caps the other schedules); set micro-batches to a value that is not a multiple of the stages and interleaving drops out.',
+    'The peak number of micro-batches whose activations each stage holds (one micro-batch = the activations of all the stage\'s layers). GPipe keeps all m on every stage, so its memory grows with the very number you raise to shrink the bubble; 1F1B caps stage s at p − s, whatever m is. Interleaving cuts the bubble but holds more on every stage: with v = 2, (p − 1)/2 micro-batches more on each, so stage 0 still holds the most while the last stages hold several times what 1F1B holds (at p = 8: 11.5 instead of 8 on stage 0, 4.5 instead of 1 on stage 7). From m = 2p up, raise the micro-batches and watch only the GPipe bars grow against the fixed axis (below that, m also caps the other schedules); set micro-batches to a value that is not a multiple of the stages and interleaving drops out.',
   simulation: true,
   params: [
     { key: 'stages', label: 'Stages p', type: 'integer', min: 2, max: 16, default: 8 },

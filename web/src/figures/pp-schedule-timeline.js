@@ -11,14 +11,14 @@ export default {
   id: 'pp-schedule-timeline',
   title: 'Pipeline schedules, executed',
   caption:
-    'Each row is one GPU (pipeline stage); tall bars are forward passes and thin bars backward passes of one micro-batch (hover for its number), gaps are the bubble. GPipe runs every forward, then every backward; 1F1B starts backward passes as soon as the last stage can, so each stage holds fewer micro-batches, but its bubble is the same (p − 1)/m. Raise the micro-batches to shrink the bubble, then pick interleaved 1F1B and raise the chunks: the bubble shrinks by v, at the cost of v times as many stage-to-stage messages (add a message time to see them). Interleaving refuses micro-batch counts that are not a multiple of the stages.',
+    'Each row is one GPU (pipeline stage); tall bars are forward passes and thin bars backward passes of one micro-batch (hover for its number), gaps are the bubble. GPipe runs every forward, then every backward; 1F1B starts backward passes as soon as the last stage can, so each stage holds fewer micro-batches, but its bubble is the same (p − 1)/m. Raise the micro-batches to shrink the bubble, then pick interleaved 1F1B and raise the chunks: the bubble shrinks by v, at the cost of v times as many stage-to-stage messages. Each stage sends one message at a time, so set a message time of 0.5 ms (0.0005 s): 1F1B waits for a gradient in every cycle and interleaving with v = 2 pulls further ahead, but with v = 4 its messages, sent after chunks of only 0.25 ms, queue and it falls behind 1F1B. Interleaving here follows Megatron\'s default order and refuses micro-batch counts that are not a multiple of the stages.',
   simulation: true,
   params: [
     { key: 'schedule', label: 'Schedule', from: ['pipeline', 'schedule'] },
     { key: 'stages', label: 'Stages p', type: 'integer', min: 2, max: 8, default: 4 },
     { key: 'microbatches', label: 'Micro-batches m', type: 'integer', min: 1, max: 32, default: 8 },
     { key: 'chunks', label: 'Chunks per stage v (interleaved)', type: 'integer', min: 1, max: 4, default: 2 },
-    { key: 'p2p_s', label: 'Message time between stages', type: 'number', unit: 's', min: 0, max: 0.5e-3, default: 0 },
+    { key: 'p2p_s', label: 'Message time between stages', type: 'number', unit: 's', min: 0, max: 1e-3, default: 0 },
   ],
 
   data(engine, p) {
@@ -62,7 +62,9 @@ export default {
       }
     }
     const pct = (x) => `${(100 * x).toFixed(1)}%`;
-    const summary = `step ${formatSI(data.step_time_s, 's')}, bubble ${pct(data.bubble_fraction)} of the step, ${data.bubble_ratio.toFixed(3)} × the ideal ((p − 1)/(v·m) = ${data.bubble_ratio_formula.toFixed(3)})`;
+    // The chunks control only applies to interleaving: the other schedules' formula has no v.
+    const formula = interleaved ? '(p − 1)/(v·m)' : '(p − 1)/m';
+    const summary = `step ${formatSI(data.step_time_s, 's')}, bubble ${pct(data.bubble_fraction)} of the step, ${data.bubble_ratio.toFixed(3)} × the ideal (${formula} = ${data.bubble_ratio_formula.toFixed(3)})`;
     return chart(theme, {
       type: 'bar', indexAxis: 'y', labels, datasets,
       scales: {

@@ -30,7 +30,7 @@ struct PipelineConfig {
   int chunks = 1;        // v, model chunks per stage (interleaved only; 1 otherwise)
   double forward_s = 1;   // one micro-batch through one stage (all its chunks), forward
   double backward_s = 2;  // same, backward
-  double p2p_s = 0;       // one activation (or gradient) message between stages
+  double p2p_s = 0;       // one activation (or gradient) message between stages; it holds the link
 };
 
 // Largest stages·microbatches·chunks executed op by op; beyond it the closed form is used.
@@ -61,8 +61,10 @@ void check_pipeline(const PipelineConfig& c);
 std::vector<PipelineOp> pipeline_stage_order(const PipelineConfig& c, int stage);
 
 // Executes the schedule: each op starts when its stage is free and its inputs exist (forward of
-// virtual stage k after forward k−1 plus p2p; backward k after backward k+1 plus p2p and after
-// its own forward). Falls back to the closed form when stages·microbatches·chunks > limit.
+// virtual stage k after forward k−1's message has arrived; backward k after backward k+1's
+// message and its own forward). A message occupies its sender's link for p2p_s: each stage
+// sends one message at a time, so messages sent closer together than p2p_s queue
+// (interleaving sends v times as many, after chunk ops 1/v as long). Falls back to the closed form when stages·microbatches·chunks > limit.
 PipelineResult simulate_pipeline(const PipelineConfig& c, long long limit = kPipelineExecutedLimit);
 
 // Closed form, exact at p2p_s = 0 and a lower bound otherwise (the executed schedule also waits
