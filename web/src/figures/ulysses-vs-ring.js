@@ -67,13 +67,14 @@ export default {
     const xKey = data.x === 'gpus' ? 'ranks' : 'seq';
     const uly = data.points.filter((q) => q.ulysses_bytes !== null).map((q) => ({ x: q[xKey], y: q.ulysses_bytes, q }));
     const ring = data.points.map((q) => ({ x: q[xKey], y: q.ring_bytes, q }));
-    const note = data.blocked.length ? ` — impossible at ${data.x === 'gpus' ? 'p' : 's'} = ${data.blocked.join(', ')} (${data.heads} heads)` : '';
+    // Short enough for a phone's legend line: the heads are in the select above.
+    const uLabel = data.blocked.length ? `Ulysses, impossible at ${data.x === 'gpus' ? 'p' : 's'} = ${data.blocked.join(', ')}` : 'DeepSpeed-Ulysses, 4 all-to-alls';
     const pick = colours(theme);
     // The whole sweep on the axis, so that Ulysses' missing points leave a visible gap.
     const xs = data.x === 'gpus' ? data.gpus : SEQS;
     return chart(theme, {
       datasets: [
-        series(pick(), { label: `DeepSpeed-Ulysses, 4 all-to-alls${note}`, data: uly, showLine: true, pointStyle: 'circle', pointRadius: 4, borderWidth: 2 }),
+        series(pick(), { label: uLabel, data: uly, showLine: true, pointStyle: 'circle', pointRadius: 4, borderWidth: 2 }),
         series(pick(), { label: 'Ring attention, K/V passed p−1 times', data: ring, showLine: true, pointStyle: 'rect', pointRadius: 4, borderWidth: 2,
           borderDash: [6, 3] }),
       ],
@@ -89,7 +90,7 @@ export default {
         // ring at 1M tokens with 32 KV heads), one label per decade.
         y: log('Sent per GPU per layer, forward (B)', { unit: 'B', range: Y_RANGE }),
       },
-      tooltip: (ctx) => `${ctx.dataset.label.split(',')[0]}: ${formatSI(ctx.raw.y, 'B')} (p = ${ctx.raw.q.ranks}, s = ${ctx.raw.q.seq})`,
+      tooltip: (ctx) => `${ctx.datasetIndex === 0 ? 'Ulysses' : 'Ring attention'}: ${formatSI(ctx.raw.y, 'B')} (p = ${ctx.raw.q.ranks}, s = ${ctx.raw.q.seq})`,
     });
   },
 };
