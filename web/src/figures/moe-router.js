@@ -58,8 +58,9 @@ export default {
         // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
         y: linear('Token assignments (count)', { stacked: true, min: 0, suggestedMax: top }),
       },
-      // Point-style keys: filled boxes for the bars, a dashed stroke for the capacity line.
-      legend: { usePointStyle: true },
+      // Point-style keys: filled boxes for the bars, a dashed stroke for the capacity line (24 px
+      // wide, so that its dashes show).
+      legend: { usePointStyle: true, pointStyleWidth: 24 },
       tooltip: (ctx) => `${ctx.dataset.label.split(':')[0].split(' (')[0]}: ${formatSI(ctx.raw, '')}`,
     });
   },
