@@ -175,3 +175,34 @@ test('sp-activation-memory: the fixed y range holds every setting; the axis name
   const title = spMemory.draw(run(spMemory, { model: 'llama-7b' }), THEME).options.scales.x.title.text.join(' ');
   assert.match(title, /h 4,096, 32 heads, 32 layers, SwiGLU MLP 11,008/);
 });
+
+test('ulysses-vs-ring: with 40 heads and 160K tokens the sweep adds 5, 10, 20 and 40 GPUs', () => {
+  const d = run(ulysses, { x: 'gpus', model: 'heads-40', seq: '163840' });
+  const drawn = d.points.filter((q) => q.ulysses_bytes !== null).map((q) => q.ranks);
+  // 5, 10 and 20 divide the query heads but not the 8 KV heads (nor can 8 be repeated onto them).
+  assert.deepEqual(d.points.map((q) => q.ranks), [2, 4, 5, 8, 10, 16, 20, 32, 40, 64]);
+  assert.deepEqual(drawn, [2, 4, 8, 40]);
+  assert.deepEqual(d.blocked, [5, 10, 16, 20, 32, 64]);
+  assert.match(ulysses.caption, /p > 1 \+ H\/H_kv/);
+  // Ring over Ulysses is p·H_kv/(H + H_kv): above 1 once p > 1 + H/H_kv (5 for 32 and 8 heads).
+  const gqa = run(ulysses, { x: 'gpus', model: 'llama3-8b', seq: '131072' }).points;
+  for (const q of gqa) assert.equal(q.ring_bytes > q.ulysses_bytes, q.ranks > 5, `p = ${q.ranks}`);
+});
+
+test('moe-router: the capacity line has a dashed line key, the bars box keys', () => {
+  const chart = router.draw(run(router, {}), THEME);
+  assert.equal(chart.options.plugins.legend.labels.usePointStyle, true);
+  const [kept, dropped, capacity] = chart.data.datasets;
+  assert.equal(kept.pointStyle, 'rect');
+  assert.equal(dropped.pointStyle, 'rect');
+  assert.equal(capacity.pointStyle, 'line');
+  assert.deepEqual(capacity.borderDash, [6, 4]);
+});
+
+test('sp-activation-memory: the default sequence is the lesson text\'s 2,048 tokens (579 and 359 MB at t = 8)', () => {
+  const seq = resolveParams(spMemory, engine).find((s) => s.key === 'seq');
+  assert.equal(seq.default, '2048');
+  const at8 = run(spMemory, {}).points.find((q) => q.tp === 8);
+  close(at8.tp_only, 2048 * 12288 * (10 + 24 / 8 + (5 * 96 * 2048) / (12288 * 8)));
+  close(at8.tp_sp, 2048 * 12288 * (34 + (5 * 96 * 2048) / 12288) / 8);
+});

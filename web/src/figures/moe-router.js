@@ -46,18 +46,21 @@ export default {
     return chart(theme, {
       type: 'bar', labels,
       datasets: [
-        series(pick(), { label: 'Kept (within capacity)', data: data.experts.map((e) => e.kept), borderColor: theme.text, borderWidth: 1, stack: 's' }),
+        series(pick(), { label: 'Kept (within capacity)', data: data.experts.map((e) => e.kept), borderColor: theme.text, borderWidth: 1, stack: 's',
+          pointStyle: 'rect' }),
         series(pick(), { label: `Dropped: ${data.dropped} of ${data.assignments} assignments (${(100 * data.drop_fraction).toFixed(1)}%)`, data: data.experts.map((e) => e.dropped),
-          borderColor: theme.text, borderWidth: 2, stack: 's' }),
+          borderColor: theme.text, borderWidth: 2, stack: 's', pointStyle: 'rect' }),
         series(pick('text'), { type: 'line', label: `Capacity C = ${data.capacity}; max/mean load ${data.max_over_mean.toFixed(2)}; E·Σf·P = ${data.balance_score.toFixed(3)}`,
-          data: labels.map(() => data.capacity), borderDash: [6, 4], borderWidth: 2, pointRadius: 0 }),
+          data: labels.map(() => data.capacity), borderDash: [6, 4], borderWidth: 2, pointRadius: 0, pointStyle: 'line' }),
       ],
       scales: {
         x: category({ title: 'Expert', stacked: true }),
         // suggestedMax, not max: the top rounds up to a whole tick, and every setting stays below it.
         y: linear('Token assignments (count)', { stacked: true, min: 0, suggestedMax: top }),
       },
-      legend: { usePointStyle: false },
+      // Point-style keys: filled boxes for the bars, a dashed stroke for the capacity line (24 px
+      // wide, so that its dashes show).
+      legend: { usePointStyle: true, pointStyleWidth: 24 },
       tooltip: (ctx) => `${ctx.dataset.label.split(':')[0].split(' (')[0]}: ${formatSI(ctx.raw, '')}`,
     });
   },

@@ -21,7 +21,7 @@ export default {
     'Bytes of activations one GPU stores per layer and micro-batch as the tensor-parallel degree grows (log scale). Tensor parallelism alone flattens out: 10·s·b·h bytes (the layer norms\' inputs, the QKV and first MLP matmuls\' inputs, the two dropout masks) stay whole on every GPU. Sequence parallelism keeps dividing by t. Each model\'s MLP sets its share: GPT-3\'s GeLU MLP of width 4h gives Korthikanti\'s 34·s·b·h; the Llama-2 SwiGLU MLPs store their gate, up and product tensors. K and V are counted at the full width of the heads, as in Korthikanti; grouped-query attention (Llama-2 70B) stores a little less. Try 32,768 tokens: the attention scores dominate until selective recomputation or FlashAttention removes them.',
   params: [
     { key: 'model', label: 'Model', type: 'select', options: Object.entries(MODELS).map(([value, m]) => ({ value, label: m.label })), default: 'gpt3-175b' },
-    { key: 'seq', label: 'Sequence length', type: 'select', options: ['2048', '4096', '8192', '16384', '32768'], default: '4096' },
+    { key: 'seq', label: 'Sequence length', type: 'select', options: ['2048', '4096', '8192', '16384', '32768'], default: '2048' },
     { key: 'micro_batch', label: 'Micro-batch (sequences)', from: ['sequence-parallel-memory', 'micro_batch'], max: 16 },
     { key: 'flash_attention', label: 'FlashAttention', from: ['sequence-parallel-memory', 'flash_attention'] },
   ],
