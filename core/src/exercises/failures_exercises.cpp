@@ -216,7 +216,7 @@ Exercise async_goodput(Rng& rng) {
              "failures, what percentage of the wall-clock time is new training (the goodput)?";
   e.unit = "%";
   e.answer = 100 * daly_goodput(tau, m, delta, r);
-  e.rel_tolerance = 0.01;
+  e.rel_tolerance = 0.003;  // the goodput is near 100%: ±0.3 points, not ±1
   e.hint = "Training waits only for the copy: δ = params × 14 / writers / copy bandwidth. Then τ = √(2δM), and the "
            "goodput is τ / (M·e^(R/M)·(e^((τ + δ)/M) − 1)).";
   e.solution = "Each writer holds " + format_number(params / 1e9, 3) + "e9 × 14 / " + format_int(writers) + " = " +
