@@ -15,6 +15,7 @@ this file when the course was built.
 
 Run:  python3 surviving-failures.py                              the lesson's worked example
       python3 surviving-failures.py --gpus 100000
+      python3 surviving-failures.py --failures 12 --days 30 --observed-gpus 2048   your own cluster
       python3 surviving-failures.py --model llama-3-70b --writers 64 --restart-s 60
       python3 surviving-failures.py --json                       the same numbers as JSON
 """
@@ -76,8 +77,9 @@ class Parser(argparse.ArgumentParser):
 def main(argv=None):
     p = Parser(prog="surviving-failures.py", description="Cluster MTBF, checkpoint save time and the Young/Daly interval.")
     p.add_argument("--gpus", type=int, default=16384, help="GPUs in the job, 1 to 10,000,000 (default 16,384)")
-    p.add_argument("--failures", type=float, default=419, help="failures observed on 16,384 GPUs (default 419, Llama 3)")
+    p.add_argument("--failures", type=float, default=419, help="failures observed on --observed-gpus GPUs (default 419, Llama 3)")
     p.add_argument("--days", type=float, default=54, help="days they were observed over (default 54)")
+    p.add_argument("--observed-gpus", type=int, default=16384, help="GPUs the failures were observed on (default 16,384, Llama 3)")
     p.add_argument("--model", default="llama-3-405b", choices=sorted(MODELS), help="model whose checkpoint is saved (default llama-3-405b)")
     p.add_argument("--writers", type=int, default=128, help="GPUs writing in parallel (default 128)")
     p.add_argument("--per-writer", type=float, default=2e9, help="write bandwidth of one writer, B/s (default 2e9, an assumption)")
@@ -94,10 +96,12 @@ def main(argv=None):
             p.error(f"--{name.replace('_', '-')} must be a positive number")
     if a.writers < 1:
         p.error("--writers must be at least 1")
+    if not 1 <= a.observed_gpus <= 10_000_000:
+        p.error("--observed-gpus must be from 1 to 10,000,000")
     if not (math.isfinite(a.restart_s) and a.restart_s >= 0):
         p.error("--restart-s must be zero or more")
 
-    c = cluster(a.gpus, a.failures, a.days, 16384)
+    c = cluster(a.gpus, a.failures, a.days, a.observed_gpus)
     params = MODELS[a.model]["params"]
     sync = save(params, 14, a.storage, a.writers, a.per_writer, False, a.copy)
     asyn = save(params, 14, a.storage, a.writers, a.per_writer, True, a.copy)
@@ -105,12 +109,14 @@ def main(argv=None):
     sync_iv = intervals(m, sync["stall_s"], a.restart_s)
     async_iv = intervals(m, asyn["stall_s"], a.restart_s)
     at = {str(t): 1 - waste(t, m, sync["stall_s"], a.restart_s) for t in (60, 3600)}
+    at_exact = {str(t): 1 - waste_exact(t, m, sync["stall_s"], a.restart_s) for t in (60, 3600)}
     out = {"gpus": a.gpus, "cluster": c, "model": a.model, "params": params, "sync": sync, "async": asyn,
-           "sync_intervals": sync_iv, "async_intervals": async_iv, "sync_goodput_at": at, "restart_s": a.restart_s}
+           "sync_intervals": sync_iv, "async_intervals": async_iv, "sync_goodput_at": at, "sync_goodput_exact_at": at_exact,
+           "restart_s": a.restart_s, "observed_gpus": a.observed_gpus}
     if a.json:
         print(json.dumps(out, indent=1))
         return
-    print(f"{a.failures:g} failures in {a.days:g} days on 16,384 GPUs: "
+    print(f"{a.failures:g} failures in {a.days:g} days on {a.observed_gpus:,} GPUs: "
           f"{c['failures_per_gpu_per_year']:.3f} failures per GPU per year (M_gpu = {c['gpu_mtbf_s'] / YEAR:.2f} years)")
     print(f"A job on {a.gpus:,} GPUs fails every {c['cluster_mtbf_h']:.2f} h, {c['failures_per_day']:.2f} times a day; "
           f"a day without failure: {100 * c['failure_free_day_probability']:.3g}%")
@@ -122,8 +128,9 @@ def main(argv=None):
     for name, iv, s in (("synchronous", sync_iv, sync), ("asynchronous", async_iv, asyn)):
         print(f"\n{name} (delta = {s['stall_s']:.2f} s, R = {a.restart_s:g} s, M = {m:,.0f} s):")
         print(f"  Young sqrt(2 delta M) = {iv['young_interval_s']:.0f} s, Daly = {iv['daly_interval_s']:.0f} s")
-        print(f"  goodput at Daly: {100 * iv['goodput']:.1f}% (first order), {100 * iv['goodput_exact']:.1f}% (exact)")
-    print(f"\nsynchronous, checkpointing every hour: {100 * at['3600']:.1f}%; every minute: {100 * at['60']:.1f}%")
+        print(f"  goodput at Daly: {100 * iv['goodput_exact']:.1f}% (Daly's exact model; first order {100 * iv['goodput']:.1f}%)")
+    print(f"\nsynchronous, checkpointing every hour: {100 * at_exact['3600']:.1f}% (first order {100 * at['3600']:.1f}%); "
+          f"every minute: {100 * at_exact['60']:.1f}% (first order {100 * at['60']:.1f}%)")
 
 
 if __name__ == "__main__":

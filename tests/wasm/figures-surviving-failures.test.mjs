@@ -36,7 +36,8 @@ test('cluster-mtbf: M_cluster = M_gpu / N on every line, and the Llama 3 run whe
 
 test('checkpoint-goodput: both models by hand, Young\'s interval the first-order optimum, Daly\'s near the exact one', () => {
   const d = run(goodput);
-  const M = 3.1 * 3600, delta = 60, R = 600;
+  // The defaults are the worked example: M = 3.093 h (Llama 3), δ = 22.2 s, R = 10 min.
+  const M = 3.093 * 3600, delta = 22.2, R = 600;
   close(d.young_interval_s, Math.sqrt(2 * delta * M), 1e-12);
   for (const q of d.points) {
     const first = 1 - (delta / q.interval_s + (q.interval_s + delta) / (2 * M) + R / M);
@@ -73,10 +74,38 @@ test('checkpoint-save-time: 405B × 14 B = 5.67 TB; the writers bound the write 
   assert.ok(TECTONIC_BPS === 2e12);
   // 1,024 writers: storage becomes the bound at 2 TB/s.
   assert.equal(run(save, { writers: 1024 }).tectonic.bottleneck, 'storage');
-  const a = save.draw(d, THEME), b = save.draw(run(save, { model: 'llama-3-8b', writers: 16384, copy: 6e10 }), THEME);
+  const a = save.draw(d, THEME), b = save.draw(run(save, { model: 'llama-3-8b', writers: 16384, copy: 60 }), THEME);
   assertChartSubset('checkpoint-save-time', a);
   assert.deepEqual([a.options.scales.y.min, a.options.scales.y.max], [b.options.scales.y.min, b.options.scales.y.max]);
   for (const ds of [...a.data.datasets, ...b.data.datasets]) for (const p of ds.data) {
     assert.ok(p.y >= a.options.scales.y.min && p.y <= a.options.scales.y.max, `${ds.label}: ${p.y}`);
   }
+});
+
+test('surviving-failures figures: rates without SI prefixes, the worked example by default, the sync line visible', () => {
+  // A rate below 1 reads 0.173, not "173 m" (milli).
+  const low = run(mtbf, { rate: 0.173 });
+  const cfg = mtbf.draw(low, THEME);
+  assert.ok(cfg.data.datasets[0].label.includes('0.173 failures per GPU per year'), cfg.data.datasets[0].label);
+  assert.ok(low.table.columns[1].includes('0.173 /GPU/yr'));
+  for (const c of low.table.columns) assert.ok(!/\d m /.test(c), c);
+  // The labelled dot is the caption's 16,384 GPUs, every 32 minutes at 1 failure per GPU per year.
+  const dot = mtbf.draw(run(mtbf), THEME).data.datasets.at(-1).data[0];
+  assert.equal(dot.x, 16384);
+  assert.ok(dot.label.includes('32 min'), dot.label);
+  // checkpoint-goodput opens on the worked example: Daly's interval 11.5 min at 88.9% (exact model),
+  // the number the lesson quotes; the table is in percent.
+  const g = run(goodput);
+  const daly = goodput.draw(g, THEME).data.datasets.at(-1).data[0];
+  assert.ok(daly.label.startsWith('Daly: 11.5 min, 88.9%'), daly.label);
+  assert.ok(g.table.columns[1].endsWith('(%)'));
+  for (const row of g.table.rows) assert.ok(row[2] >= 0 && row[2] <= 100);
+  assert.ok(Math.max(...g.table.rows.map((row) => row[2])) > 80);
+  // checkpoint-save-time: the synchronous line is drawn wider than the dashed async line over it,
+  // and bandwidths are given in GB/s.
+  const s = save.draw(run(save), THEME).data.datasets;
+  assert.ok(s[0].borderWidth > 2 * (s[1].borderWidth ?? 2));
+  const d = run(save, { per_writer: 4 });
+  close(d.tectonic.write_bandwidth_Bps, 128 * 4e9, 1e-12);
+  assert.equal(run(save).table.rows[0][0], 10);
 });

@@ -19,7 +19,8 @@ MLSYS_DESCRIBE(ClusterFailures, MLSYS_OUT(gpus, "", "N, the GPUs the job needs a
                MLSYS_OUT(young_interval_s, "s", "With checkpoint_s: Young's interval sqrt(2·δ·M_cluster)"),
                MLSYS_OUT(daly_interval_s, "s", "With checkpoint_s: Daly's interval (checkpoint-interval)"),
                MLSYS_OUT(waste_fraction, "", "With checkpoint_s: waste at the Daly interval (checkpoint-interval)"),
-               MLSYS_OUT(goodput, "", "With checkpoint_s: 1 − waste_fraction (checkpoint-interval)"));
+               MLSYS_OUT(goodput, "", "With checkpoint_s: 1 − waste_fraction (checkpoint-interval), first order"),
+               MLSYS_OUT(goodput_exact, "", "With checkpoint_s: Daly's exponential-failure model at the Daly interval"));
 MLSYS_DESCRIBE(GoodputPoint, MLSYS_OUT(interval_s, "s", "τ: work between checkpoints"),
                MLSYS_OUT(goodput, "", "1 − [δ/τ + (τ + δ)/(2M) + R/M], at least 0 (first order)"),
                MLSYS_OUT(goodput_exact, "", "τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)): Daly's exponential-failure model"),

@@ -59,6 +59,7 @@ ClusterFailures cluster_failures(double gpus, std::optional<double> gpu_mtbf_s,
     r.daly_interval_s = c.daly_interval_s;
     r.waste_fraction = c.waste_fraction;
     r.goodput = c.goodput;
+    r.goodput_exact = 1 - c.waste_fraction_exact;
   }
   return r;
 }

@@ -13,10 +13,10 @@ export default {
   id: 'checkpoint-goodput',
   title: 'Checkpoint interval and goodput: the Young/Daly optimum',
   caption:
-    'Checkpoint too often and the job spends its time writing checkpoints (left); too rarely and each failure throws away a long stretch of work (right). Between them is a flat-topped optimum near Young\u2019s √(2δM). Defaults: the Llama 3 run\u2019s 3.1-hour MTBF, a 60-second synchronous checkpoint and a 10-minute restart. The first-order model (solid) and Daly\u2019s exact model for exponential failures (dashed) agree near the optimum and part ways far from it, where the first-order waste passes 100%. Shrink the checkpoint time to 2 s, what an asynchronous save stalls, and the peak rises and moves left; raise the restart time and the whole curve drops, wherever the checkpoints are.',
+    'Checkpoint too often and the job spends its time writing checkpoints (left); too rarely and each failure throws away a long stretch of work (right). Between them is a flat-topped optimum near Young\u2019s √(2δM). Defaults: the lesson\u2019s worked example, the Llama 3 run\u2019s 3.09-hour MTBF, a 22-second synchronous checkpoint and a 10-minute restart; the diamond is Daly\u2019s interval with the exact model\u2019s goodput. The first-order model (solid) and Daly\u2019s exact model for exponential failures (dashed) agree near the optimum and part most on the left, where the first-order sum charges δ/τ for checkpoints although they take only δ/(τ + δ) of the wall clock. Shrink the checkpoint time to 2 s, what an asynchronous save stalls, and the peak rises and moves left; raise the restart time and the whole curve drops, wherever the checkpoints are.',
   params: [
-    { key: 'mtbf_h', label: 'Job MTBF M (hours)', type: 'number', min: 0.25, max: 48, default: 3.1, scale: 'log' },
-    { key: 'checkpoint_s', label: 'Checkpoint time δ (stall)', type: 'number', unit: 's', min: 1, max: 1800, default: 60, scale: 'log' },
+    { key: 'mtbf_h', label: 'Job MTBF M (hours)', type: 'number', min: 0.25, max: 48, default: 3.093, scale: 'log' },
+    { key: 'checkpoint_s', label: 'Checkpoint time δ (stall)', type: 'number', unit: 's', min: 1, max: 1800, default: 22.2, scale: 'log' },
     { key: 'restart_s', label: 'Restart time R', type: 'number', unit: 's', min: 0, max: 3600, default: 600 },
   ],
 
@@ -31,8 +31,9 @@ export default {
       intervals_s: [r.young_interval_s, r.daly_interval_s],
     }).points;
     const table = {
-      columns: ['Interval τ (s)', 'Goodput, first order', 'Goodput, Daly exact', 'Checkpointing δ/τ', 'Rework (τ+δ)/2M', 'Restarts R/M'],
-      rows: r.points.filter((_, i) => i % 6 === 0).map((q) => [q.interval_s, q.goodput, q.goodput_exact, q.checkpoint_fraction, q.rework_fraction, q.restart_fraction]),
+      columns: ['Interval τ (s)', 'Goodput, first order (%)', 'Goodput, Daly exact (%)', 'Checkpointing δ/τ (%)', 'Rework (τ+δ)/2M (%)', 'Restarts R/M (%)'],
+      rows: r.points.filter((_, i) => i % 6 === 0).map((q) => [Number(q.interval_s.toPrecision(3)),
+        ...[q.goodput, q.goodput_exact, q.checkpoint_fraction, q.rework_fraction, q.restart_fraction].map((f) => Number((100 * f).toFixed(1)))]),
     };
     return { ...r, young, daly, table };
   },
@@ -43,10 +44,10 @@ export default {
     const datasets = [
       line(pick(), { label: 'First-order model (Young)', data: data.points.map((q) => pct(q, 'goodput')), borderWidth: 3 }),
       line(pick(), { label: 'Daly\u2019s model for exponential failures', data: data.points.map((q) => pct(q, 'goodput_exact')), borderDash: [6, 4] }),
-      series(pick('compute'), { label: 'Young\u2019s interval √(2δM)', pointStyle: 'triangle', pointRadius: 8, pointLabels: true,
-        data: [{ ...pct(data.young, 'goodput'), label: `Young: ${duration(data.young_interval_s)}, ${formatFixed(100 * data.young.goodput, 1)}%` }] }),
-      series(pick('text'), { label: 'Daly\u2019s interval', pointStyle: 'rectRot', pointRadius: 7, pointLabels: true,
-        data: [{ ...pct(data.daly, 'goodput_exact'), label: `Daly: ${duration(data.daly_interval_s)}, ${formatFixed(100 * data.daly.goodput_exact, 1)}%` }] }),
+      series(pick('compute'), { label: 'Young\u2019s interval √(2δM), first order', pointStyle: 'triangle', pointRadius: 8,
+        data: [pct(data.young, 'goodput')] }),
+      series(pick('text'), { label: 'Daly\u2019s interval, exact model', pointStyle: 'rectRot', pointRadius: 7, pointLabels: true,
+        data: [{ ...pct(data.daly, 'goodput_exact'), label: `Daly: ${duration(data.daly_interval_s)}, ${formatFixed(100 * data.daly.goodput_exact, 1)}% (Young: ${duration(data.young_interval_s)})` }] }),
     ];
     return chart(theme, {
       datasets,

@@ -30,8 +30,10 @@ struct ClusterFailures {
   double cluster_mtbf_h = 0;             // cluster_mtbf_s / 3600
   double failures_per_day = 0;           // 86,400 / M_cluster
   double failure_free_day_probability = 0;  // e^(−failures_per_day): a day with no failure
-  // With checkpoint_s (and restart_s, default 0): checkpoint_interval(M_cluster, δ, R).
-  std::optional<double> young_interval_s, daly_interval_s, waste_fraction, goodput;
+  // With checkpoint_s (and restart_s, default 0): checkpoint_interval(M_cluster, δ, R). goodput is
+  // the first-order 1 − waste at Daly's interval; goodput_exact is Daly's exponential-failure
+  // model at the same interval (1 − checkpoint_waste_exact).
+  std::optional<double> young_interval_s, daly_interval_s, waste_fraction, goodput, goodput_exact;
 };
 
 // Exactly one of gpu_mtbf_s, failures_per_gpu_per_year, or failures with days; restart_s only
