@@ -71,7 +71,7 @@ export default {
       const under = c.method === 'concat';
       const m = data.marked.find((q) => q.method === c.method);
       datasets.push(series(colour, {
-        label: c.name, showLine: true, pointRadius: under ? 5 : 3, borderWidth: under ? 6 : 2, group: c.method,
+        label: c.name, showLine: true, pointRadius: 3, pointBorderWidth: 1, borderWidth: under ? 6 : 2, group: c.method,
         order: under ? 2 : 1, borderDash: under ? [8, 4] : [],
         data: c.points.map((q) => ({ x: q.mean, y: 100 * q[key], n: q.sequences })),
       }));
