@@ -4,9 +4,10 @@ batch with its learning rate.
 A companion to the lesson "Feeding the accelerators". It simulates a PyTorch-style DataLoader
 (batch k built whole by worker k mod W, prefetch_factor batches in flight per worker, the loop
 taking batches in order, lognormal load times) and reports how much of the time the GPU is
-busy; it draws random document lengths and fills sequences of max_len tokens by padding,
-best-fit-decreasing packing and concatenate-and-split, counting the attention pairs of a causal
-and a per-document mask; and it computes the global batch and the linear, square-root and
+busy; it draws random document lengths and fills sequences of max_len tokens by padding (to
+max_len, or to the batch's longest: dynamic, and bucketed by length), best-fit-decreasing
+packing and concatenate-and-split, counting the attention pairs of a causal and a
+per-document mask; and it computes the global batch and the linear, square-root and
 noise-scale learning-rate rules. The random draws are the course engine's (SplitMix64,
 Marsaglia's polar method), so a seed gives the same runs as the lesson's figures.
 
@@ -109,8 +110,8 @@ def pack(max_len, docs, method):
                     row, used = [], 0
         return stream_rows + ([row] if row else [])
     kept = [min(d, max_len) for d in docs]
-    if method == "pad":
-        return [[d] for d in kept]
+    if method in ("pad", "dynamic", "bucket"):  # one document per row; bucket sorts by length
+        return [[d] for d in (sorted(kept) if method == "bucket" else kept)]
     rows, rooms = [], []  # rooms: sorted (room left, serial, row), as the engine's multimap
     for serial, d in enumerate(sorted(kept, reverse=True)):
         i = bisect.bisect_left(rooms, (d, -1, -1))
@@ -130,10 +131,13 @@ def packing(max_len, dist, mean, n, method, seed):
     docs = lengths(dist, mean, n, seed)
     rows = pack(max_len, docs, method)
     useful = sum(map(sum, rows))
+    slots = len(rows) * max_len  # dynamic, bucket: each batch of 16 rows padded to its longest
+    if method in ("dynamic", "bucket"):
+        slots = sum(len(rows[i:i + 16]) * max(map(sum, rows[i:i + 16])) for i in range(0, len(rows), 16))
     pairs = lambda u: u * (u + 1) / 2
     causal = sum(pairs(sum(r)) for r in rows)
     document = sum(pairs(d) for r in rows for d in r)
-    return {"sequences": len(rows), "useful_tokens": useful, "efficiency": useful / (len(rows) * max_len),
+    return {"sequences": len(rows), "useful_tokens": useful, "efficiency": useful / slots,
             "truncated_tokens": sum(docs) - useful, "causal_pairs": causal, "document_pairs": document,
             "cross_document_share": (causal - document) / causal}
 
@@ -174,7 +178,7 @@ def main(argv=None):
     runs = {f"w{w}_p{q}": simulate(w, q, a.load_time, a.load_cv, a.step_time, 200, a.seed)
             for w in (a.workers - 1, a.workers, a.workers + 1) if w >= 0 for q in sorted({1, a.prefetch, 2 * a.prefetch}) if q <= 64}
     pipe = simulate(a.workers, a.prefetch, a.load_time, a.load_cv, a.step_time, 200, a.seed)
-    methods = {m: packing(a.max_len, a.lengths, a.mean_len, 1000, m, a.seed) for m in ("pad", "pack", "concat")}
+    methods = {m: packing(a.max_len, a.lengths, a.mean_len, 1000, m, a.seed) for m in ("pad", "dynamic", "bucket", "pack", "concat")}
     gb = batch(2, 512, 1, 4096)
     out = {"pipeline": pipe, "runs": runs, "packing": methods, "batch": gb}
     if a.json:
@@ -187,7 +191,7 @@ def main(argv=None):
         print(f"  {w:>2} workers, prefetch {q:>2}: GPU busy {100 * r['gpu_busy_fraction']:5.1f}%, stalled {r['stall_s']:6.2f} s")
     print(f"\n1000 {a.lengths} documents, mean {a.mean_len:g} tokens, in sequences of {a.max_len}:")
     for m, r in methods.items():
-        print(f"  {m:6s}: {r['sequences']:5d} sequences, efficiency {100 * r['efficiency']:5.1f}%, "
+        print(f"  {m:7s}: {r['sequences']:5d} sequences, efficiency {100 * r['efficiency']:5.1f}%, "
               f"truncated {r['truncated_tokens']:6d} tokens, causal-mask pairs across documents {100 * r['cross_document_share']:4.1f}%")
     print(f"\nGlobal batch 2 x 512 x 1 x 4096 = {gb['tokens']:,} tokens ({gb['sequences']} sequences)")
     print(f"  lr tuned 3e-4 at 2^20 tokens: linear {gb['lr_linear']:.5f}, square root {gb['lr_sqrt']:.5f}, "

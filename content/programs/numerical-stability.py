@@ -1,5 +1,5 @@
-"""Numerical stability: softmax overflow per format, the max-subtraction fix, and a toy
-training run with rare bad batches and gradient-norm clipping.
+"""Numerical stability: softmax overflow per format, the max-subtraction fix, loss spikes and
+clipping, and logit growth with and without the z-loss.
 
 A companion to the lesson "Numerical stability at scale". It rounds to fp32, bf16 and fp16
 exactly (round to nearest, ties to even, subnormals, overflow to infinity), runs a naive
@@ -9,7 +9,9 @@ softmax-stability calculator does, prints where each format's exponential and su
 and computes PaLM's z-loss 1e-4 (log Z)^2. Then it executes the loss-spikes toy of the
 lesson: SGD with momentum on an 8-dimensional linear regression whose bad batches (inputs
 x spike_scale) have spike_scale^2 times the curvature, with and without gradient-norm
-clipping as torch.nn.utils.clip_grad_norm_. Its random numbers are the engine's (SplitMix64
+clipping as torch.nn.utils.clip_grad_norm_, and the logit-growth toy: a linear softmax
+classifier trained by Adam whose logits grow past fp16's range without a z-loss and stay
+near log Z = 0 with one. Its random numbers are the engine's (SplitMix64
 and Marsaglia's polar method), so a seed gives the same bad batches as the lesson's figure.
 
 Run:  python3 numerical-stability.py                        the lesson's worked example
@@ -149,13 +151,53 @@ def loss_spikes(steps=600, lr=0.05, momentum=0.9, max_norm=0.0, spike_rate=0.01,
             "bad_step_loss_factor": (1 - lr * spike_scale ** 2 * lam[0]) ** 2}
 
 
+def logit_growth(steps=1000, lr=0.03, z_loss=0.0, seed=1, K=8, D=16, B=16, N=1024):
+    """Linear softmax classifier on separable data, Adam (0.9, 0.95, 1e-8), optional z-loss."""
+    rng = Stream(seed, 0x2F6E1D0C9B8A7061)
+    mu = [[rng.normal() for _ in range(D)] for _ in range(K)]
+    ys, xs = [], []
+    for _ in range(N):
+        ys.append(rng.next() % K)
+        xs.append([m + 0.3 * rng.normal() for m in mu[ys[-1]]])
+    P = K * D + K
+    th, m1, m2 = [0.0] * P, [0.0] * P, [0.0] * P  # W (K x D) then b (K), and Adam's moments
+    peak, first, series = -1e300, None, []
+    for t in range(steps + 1):
+        g, top, mean_lz, loss = [0.0] * P, -1e300, 0.0, 0.0
+        for _ in range(B):
+            n = rng.next() % N
+            x, y = xs[n], ys[n]
+            z = [th[K * D + k] + sum(th[k * D + i] * x[i] for i in range(D)) for k in range(K)]
+            m, e = max(z), [math.exp(v - max(z)) for v in z]
+            lz = m + math.log(sum(e))
+            p = [v / sum(e) for v in e]
+            top, mean_lz, loss = max(top, m), mean_lz + lz / B, loss + (lz - z[y]) / B
+            for k in range(K):
+                dz = (p[k] - (k == y) + 2 * z_loss * lz * p[k]) / B
+                for i in range(D):
+                    g[k * D + i] += dz * x[i]
+                g[K * D + k] += dz
+        peak = max(peak, top)
+        if first is None and top > math.log(65504):
+            first = t
+        series.append((t, top, mean_lz, loss))
+        if t == steps:
+            break
+        for j in range(P):
+            m1[j] = 0.9 * m1[j] + 0.1 * g[j]
+            m2[j] = 0.95 * m2[j] + 0.05 * g[j] * g[j]
+            th[j] -= lr * (m1[j] / (1 - 0.9 ** (t + 1))) / (math.sqrt(m2[j] / (1 - 0.95 ** (t + 1))) + 1e-8)
+    return {"first_fp16_exp_overflow_step": first, "peak_max_logit": peak, "final_max_logit": series[-1][1],
+            "final_mean_log_z": series[-1][2], "final_loss": series[-1][3]}
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage block
         sys.exit(f"{self.prog}: {message} (see --help)")
 
 
 def main(argv=None):
-    p = Parser(prog="numerical-stability.py", description="Softmax overflow per format, max subtraction, loss spikes and clipping.")
+    p = Parser(prog="numerical-stability.py", description="Softmax overflow per format, max subtraction, loss spikes and clipping, logit growth and z-loss.")
     p.add_argument("--top", type=float, default=10.5, help="largest logit of the softmax example, -1e4 to 1e4 (default 10.5)")
     p.add_argument("--count", type=int, default=8, help="logits, 1 apart below the top one, 1 to 4096 (default 8)")
     p.add_argument("--format", default="fp16", choices=sorted(FORMATS), help="format of the kernel (default fp16)")
@@ -180,14 +222,15 @@ def main(argv=None):
     on = loss_spikes(seed=a.seed, max_norm=a.max_norm)
     out = {"softmax": sm, "thresholds": thresholds, "z_loss": 1e-4 * z * z,
            "no_clipping": {k: off[k] for k in ("bad_steps", "final_loss", "peak_loss", "bad_step_loss_factor")},
-           "clipped": {k: on[k] for k in ("bad_steps", "clipped_steps", "clipped_fraction", "final_loss", "peak_loss")}}
+           "clipped": {k: on[k] for k in ("bad_steps", "clipped_steps", "clipped_fraction", "final_loss", "peak_loss")},
+           "logits": {"no_z_loss": logit_growth(seed=a.seed), "z_loss": logit_growth(seed=a.seed, z_loss=1e-4)}}
     if a.json:
         print(json.dumps(out, indent=1))
         return
     print("e^x overflows above ln(max): " + ", ".join(f"{f} {t:.4f}" for f, t in thresholds.items()))
     print(f"\n{a.count} logits {a.top:g}, {a.top - 1:g}, ... in {a.format}:")
     print(f"  the naive sum overflows above a top logit of {sm['sum_overflow_threshold']:.4f}")
-    state = "NaN (an exponential overflowed)" if sm["exp_overflow"] else (
+    state = "NaN where e^x overflowed (inf/inf), 0 elsewhere (x/inf)" if sm["exp_overflow"] else (
         "all zeros (the sum overflowed)" if sm["sum_overflow"] else f"top token {sm['naive'][0]:.5f}")
     print(f"  naive:  {state}")
     print(f"  stable: top token {sm['stable'][0]:.5f}   exact: {sm['exact'][0]:.5f}")
@@ -197,6 +240,10 @@ def main(argv=None):
     print(f"  no clipping:          peak loss after step 100 {off['peak_loss']:.4g}, final {off['final_loss']:.4g}")
     print(f"  clipped at {a.max_norm:<10g} peak loss after step 100 {on['peak_loss']:.4g}, final {on['final_loss']:.4g}, "
           f"{100 * on['clipped_fraction']:.1f}% of steps clipped")
+    print(f"\nLogit-growth toy (Adam, lr 0.03, 1000 steps), seed {a.seed}:")
+    for name, r in out["logits"].items():
+        print(f"  {name:9s}: largest logit peaks at {r['peak_max_logit']:.2f}, passes ln 65504 at step "
+              f"{r['first_fp16_exp_overflow_step'] or 'never'}, mean log Z ends at {r['final_mean_log_z']:.2f}, loss {r['final_loss']:.3g}")
 
 
 if __name__ == "__main__":

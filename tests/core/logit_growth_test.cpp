@@ -65,4 +65,25 @@ TEST(LogitGrowth, Errors) {
   EXPECT_TRUE(mlsys::calc("logit-growth", {{"steps", 3000}, {"lr", 1}, {"z_loss", 1}, {"weight_decay", 0.5}})["final_loss"].is_number());
 }
 
+TEST(LogitGrowth, Bf16ErrorIsBoundedByTheSpacingAtTheLargestMagnitude) {
+  // Storing z_k in bf16 moves it by at most half the spacing at |z_k|, and log Z by at most the
+  // largest such move, so |Δ log p| ≤ spacing at max |z|. With z-loss the largest |logit| is a
+  // negative one: the spacing at the largest logit understates the error there.
+  bool understated = false;
+  for (double z_loss : {0.0, 1e-4}) {
+    const json r = mlsys::calc("logit-growth", {{"z_loss", z_loss}, {"steps", 1000}});
+    for (const auto& s : r["series"]) {
+      const double a = s["max_abs_logit"].get<double>();
+      if (a < 1) continue;
+      const double stored = mlsys::round_value(a, mlsys::float_format("bf16"));
+      EXPECT_DOUBLE_EQ(s["bf16_spacing_abs"].get<double>(), std::ldexp(1.0, std::ilogb(stored) - 7)) << a;
+      EXPECT_LE(s["bf16_log_prob_error"].get<double>(), s["bf16_spacing_abs"].get<double>() + 1e-12);
+      if (s["bf16_log_prob_error"].get<double>() > s["bf16_spacing"].get<double>()) understated = true;
+    }
+    EXPECT_EQ(r["final_bf16_spacing_abs"], r["series"].back()["bf16_spacing_abs"]);
+    EXPECT_EQ(r["final_max_abs_logit"], r["series"].back()["max_abs_logit"]);
+  }
+  EXPECT_TRUE(understated);
+}
+
 }  // namespace

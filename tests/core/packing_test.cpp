@@ -4,6 +4,7 @@
 // mask, arXiv:2407.21783).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -88,4 +89,40 @@ TEST(Packing, SeededAndValidated) {
   EXPECT_THROW(mlsys::pack_sequences(10, "zipf", 10, 10, "pad", 1), mlsys::InputError);
   EXPECT_THROW(mlsys::pack_sequences(10, "fixed", 10, 10, "stack", 1), mlsys::InputError);
   EXPECT_THROW(mlsys::pack_sequences(10, "fixed", 10, 20001, "pad", 1), mlsys::InputError);
+}
+
+TEST(Packing, DynamicPaddingAndBucketingPadToTheBatchLongest) {
+  // Hand example: lengths drawn, then batches of batch_rows documents padded to their longest.
+  const auto lengths = mlsys::draw_lengths("uniform", 300, 10, 3);
+  double slots_dynamic = 0, useful = 0;
+  for (std::size_t b = 0; b < lengths.size(); b += 4) {
+    int longest = 0;
+    for (std::size_t i = b; i < std::min(lengths.size(), b + 4); ++i) longest = std::max(longest, lengths[i]);
+    slots_dynamic += static_cast<double>(std::min(lengths.size(), b + 4) - b) * longest;
+  }
+  for (int l : lengths) useful += l;
+  const auto dyn = mlsys::pack_sequences(2048, "uniform", 300, 10, "dynamic", 3, 1.0, 4);
+  EXPECT_DOUBLE_EQ(dyn.slot_tokens, slots_dynamic);
+  EXPECT_DOUBLE_EQ(dyn.efficiency, useful / slots_dynamic);
+  EXPECT_EQ(dyn.sequences, 10);
+  // Fixed lengths: every batch is already uniform, so both reach 100 % where padding to
+  // max_len keeps L/M.
+  for (const char* m : {"dynamic", "bucket"})
+    EXPECT_DOUBLE_EQ(mlsys::pack_sequences(2048, "fixed", 300, 64, m, 1).efficiency, 1.0) << m;
+  // Lognormal lengths: a batch of 16 usually holds one long document, so dynamic padding gains
+  // little over padding to max_len; sorting by length first (bucketing) recovers most of it,
+  // and packing still beats both. One row per batch makes dynamic padding exact.
+  const auto pad = mlsys::pack_sequences(2048, "lognormal", 600, 1000, "pad", 1);
+  const auto d16 = mlsys::pack_sequences(2048, "lognormal", 600, 1000, "dynamic", 1);
+  const auto b16 = mlsys::pack_sequences(2048, "lognormal", 600, 1000, "bucket", 1);
+  const auto pack = mlsys::pack_sequences(2048, "lognormal", 600, 1000, "pack", 1);
+  EXPECT_LT(pad.efficiency, d16.efficiency);
+  EXPECT_LT(d16.efficiency, 0.5);
+  EXPECT_GT(b16.efficiency, 0.9);
+  EXPECT_LT(b16.efficiency, pack.efficiency);
+  EXPECT_EQ(b16.useful_tokens, pack.useful_tokens);
+  EXPECT_DOUBLE_EQ(mlsys::pack_sequences(2048, "lognormal", 600, 1000, "dynamic", 1, 1.0, 1).efficiency, 1.0);
+  EXPECT_THROW(mlsys::pack_sequences(2048, "fixed", 300, 10, "dynamic", 1, 1.0, 0), mlsys::InputError);
+  EXPECT_EQ(mlsys::calc("packing", {{"method", "bucket"}, {"batch_rows", 16}}).at("efficiency"),
+            b16.efficiency);
 }

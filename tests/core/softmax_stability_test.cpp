@@ -168,3 +168,24 @@ TEST(SoftmaxStability, ExercisesAgreeWithTheCalculator) {
 }
 
 }  // namespace
+
+TEST(SoftmaxStability, NaiveRowIsOneNaNPerOverflowedExponentialThenZeros) {
+  // fp16, 8 logits 1 apart topped at 11.5: e^11.5 overflows (inf), the others do not; the sum is
+  // inf, so a framework returns inf/inf = NaN for the top entry and finite/inf = 0 for the rest.
+  const json r = mlsys::calc("softmax-stability", {{"max_logit", 11.5}, {"count", 8}, {"format", "fp16"}});
+  EXPECT_TRUE(r["exp_overflow"].get<bool>());
+  EXPECT_TRUE(r["naive"].is_null());
+  EXPECT_EQ(r["naive_nan_count"], 1);
+  // Two logits past ln 65504 give two NaNs; a sum overflow alone gives none (a row of zeros).
+  EXPECT_EQ(mlsys::calc("softmax-stability", {{"logits", {11.5, 11.3, 2}}, {"format", "fp16"}})["naive_nan_count"], 2);
+  const json zeros = mlsys::calc("softmax-stability", {{"max_logit", 10.75}, {"count", 8}, {"format", "fp16"}});
+  EXPECT_EQ(zeros["naive_nan_count"], 0);
+  EXPECT_EQ(zeros["naive"][0], 0.0);
+  // bf16 and fp32 return zeros from the sum's threshold, 88.26 for this pattern, before 88.72.
+  for (const char* f : {"bf16", "fp32"}) {
+    const json t = mlsys::calc("softmax-stability", {{"max_logit", 88.3}, {"count", 8}, {"format", f}});
+    EXPECT_TRUE(t["sum_overflow"].get<bool>()) << f;
+    EXPECT_FALSE(t["exp_overflow"].get<bool>()) << f;
+    EXPECT_NEAR(t["sum_overflow_threshold"].get<double>(), 88.26, 0.01) << f;
+  }
+}

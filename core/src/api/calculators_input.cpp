@@ -87,7 +87,8 @@ void add_input_calculators(Calculators& out) {
           "Padding versus packing of seeded random-length documents into sequences of max_len tokens. pad: one "
           "document per sequence, truncated to max_len; pack: truncated documents placed whole by best-fit "
           "decreasing; concat: concatenate and split every max_len tokens (nothing dropped, only the last sequence "
-          "padded). Lengths: fixed (mean_len), uniform on [1, 2·mean_len − 1], or lognormal with mean mean_len and "
+          "padded); dynamic: one document per row, each batch of batch_rows padded to its longest; bucket: the same "
+          "after sorting by length. Lengths: fixed (mean_len), uniform on [1, 2·mean_len − 1], or lognormal with mean mean_len and "
           "log-standard-deviation sigma. efficiency = useful tokens / (sequences · max_len); attention pairs under a "
           "plain causal mask and a per-document causal mask.",
           {integer_field("max_len", "tokens", "Sequence length M", 2048, 1, kMaxPackingLen),
@@ -95,15 +96,18 @@ void add_input_calculators(Calculators& out) {
                         {"uniform", "lognormal", "fixed"}),
            number_field("mean_len", "tokens", "Mean document length", 600, 1.0, kMaxPackingLen),
            integer_field("samples", "", "Documents drawn", 1000, 1, kMaxPackingSamples),
-           string_field("method", "pad (one document per sequence), pack (best-fit decreasing, no splitting) or concat "
-                                  "(concatenate and split)",
-                        "pack", {"pad", "pack", "concat"}),
+           string_field("method", "pad (one document per sequence), pack (best-fit decreasing, no splitting), concat "
+                                  "(concatenate and split), dynamic (pad to the batch's longest) or bucket (sorted by "
+                                  "length, then dynamic)",
+                        "pack", {"pad", "pack", "concat", "dynamic", "bucket"}),
            seed_field(),
-           number_field("sigma", "", "Standard deviation of ln(length) for lognormal lengths", 1.0, 0.0, 3.0, true)},
+           number_field("sigma", "", "Standard deviation of ln(length) for lognormal lengths", 1.0, 0.0, 3.0, true),
+           integer_field("batch_rows", "", "Rows per batch (dynamic and bucket)", 16, 1, kMaxPackingSamples)},
           [](const Inputs& in) {
             return pack_sequences(static_cast<int>(in.integer("max_len")), in.str("length_distribution"),
                                   in.num("mean_len"), static_cast<int>(in.integer("samples")), in.str("method"),
-                                  static_cast<std::uint64_t>(in.integer("seed")), in.num("sigma"));
+                                  static_cast<std::uint64_t>(in.integer("seed")), in.num("sigma"),
+                                  static_cast<int>(in.integer("batch_rows")));
           });
 
   out.add("batch-scaling",

@@ -30,6 +30,7 @@ MLSYS_DESCRIBE(SoftmaxStabilityResult, MLSYS_OUT(format, "", "fp32, bf16 or fp16
                MLSYS_OUT(exp_overflow, "", "An exponential overflowed the format"),
                MLSYS_OUT(sum_overflow, "", "Every exponential was finite but the sum overflowed"),
                MLSYS_OUT(sum_underflow, "", "Every exponential rounded to 0 (logits far below 0): the naive kernel divides 0 by 0"),
+               MLSYS_OUT(naive_nan_count, "", "NaN entries of the row a framework returns: one per overflowed exponential (inf/inf), the others 0"),
                MLSYS_OUT(overflow_threshold, "", "ln(max): the largest x whose e^x is finite in the format"),
                MLSYS_OUT(sum_overflow_threshold, "", "ln(max) − ln Σ e^(x_i − x_max): the largest top logit at which this pattern's sum of exponentials stays finite"),
                MLSYS_OUT_AS("max", format_max, "", "Largest finite value of the format"),
@@ -74,6 +75,8 @@ MLSYS_DESCRIBE(LogitStep, MLSYS_OUT(step, "", "Optimizer steps taken before this
                MLSYS_OUT(fp16_exp_overflow, "", "e^max_logit > 65504: a naive fp16 softmax would overflow"),
                MLSYS_OUT(fp16_overflow, "", "A logit itself is past fp16's 65504"),
                MLSYS_OUT(bf16_spacing, "", "Spacing of bf16 values at max_logit"),
+               MLSYS_OUT(max_abs_logit, "", "Largest |logit| of the batch"),
+               MLSYS_OUT(bf16_spacing_abs, "", "Spacing of bf16 values at the largest |logit|, which bounds the log-prob error"),
                MLSYS_OUT(bf16_prob_error, "", "max |softmax(bf16(z)) − softmax(z)| over the batch"),
                MLSYS_OUT(bf16_log_prob_error, "nats", "max |log softmax(bf16(z)) − log softmax(z)| over the batch"));
 MLSYS_DESCRIBE(LogitGrowthResult, MLSYS_OUT(series, "", "Step 0, then every ⌈steps/500⌉-th step and the last"),
@@ -85,6 +88,8 @@ MLSYS_DESCRIBE(LogitGrowthResult, MLSYS_OUT(series, "", "Step 0, then every ⌈s
                MLSYS_OUT(fp16_max, "", "65504"),
                MLSYS_OUT_NULLABLE(first_fp16_exp_overflow_step, "", "First step whose largest logit passes ln 65504 (null: never)"),
                MLSYS_OUT(final_bf16_spacing, "", "bf16 spacing at the last step's largest logit"),
+               MLSYS_OUT(final_bf16_spacing_abs, "", "bf16 spacing at the last step's largest |logit|"),
+               MLSYS_OUT(final_max_abs_logit, "", "Largest |logit| at the last step"),
                MLSYS_OUT(peak_bf16_prob_error, "", "Largest bf16 probability error of the run"),
                MLSYS_OUT(peak_bf16_log_prob_error, "nats", "Largest bf16 log-probability error of the run"));
 

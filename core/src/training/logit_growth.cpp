@@ -106,6 +106,8 @@ LogitGrowthResult logit_growth(const LogitGrowthConfig& c) {
     s.fp16_exp_overflow = s.max_logit > r.fp16_exp_overflow_threshold;
     s.fp16_overflow = max_abs > fp16.max;
     s.bf16_spacing = round_to_format(s.max_logit, bf16).ulp;
+    s.max_abs_logit = max_abs;
+    s.bf16_spacing_abs = round_to_format(max_abs, bf16).ulp;
     if (s.fp16_exp_overflow && !r.first_fp16_exp_overflow_step) r.first_fp16_exp_overflow_step = t;
     r.peak_max_logit = t == 0 ? s.max_logit : std::max(r.peak_max_logit, s.max_logit);
     r.peak_bf16_prob_error = std::max(r.peak_bf16_prob_error, s.bf16_prob_error);
@@ -128,6 +130,8 @@ LogitGrowthResult logit_growth(const LogitGrowthConfig& c) {
   r.final_mean_log_z = last.mean_log_z;
   r.final_loss = last.loss;
   r.final_bf16_spacing = last.bf16_spacing;
+  r.final_bf16_spacing_abs = last.bf16_spacing_abs;
+  r.final_max_abs_logit = last.max_abs_logit;
   return r;
 }
 

@@ -36,15 +36,17 @@ std::vector<int> draw_lengths(const std::string& dist, double mean_len, int samp
 }
 
 PackingResult pack_sequences(int max_len, const std::string& dist, double mean_len, int samples,
-                             const std::string& method, std::uint64_t seed, double sigma) {
+                             const std::string& method, std::uint64_t seed, double sigma, int batch_rows) {
   if (max_len < 1 || max_len > kMaxPackingLen) throw InputError("max_len", "max_len must be between 1 and 131072.");
   if (dist != "fixed" && dist != "uniform" && dist != "lognormal")
     throw InputError("length_distribution", "length_distribution must be fixed, uniform or lognormal.");
   if (!std::isfinite(mean_len) || mean_len < 1 || mean_len > kMaxPackingLen)
     throw InputError("mean_len", "mean_len must be between 1 and 131072 tokens.");
   if (samples < 1 || samples > kMaxPackingSamples) throw InputError("samples", "samples must be between 1 and 20000.");
-  if (method != "pad" && method != "pack" && method != "concat")
-    throw InputError("method", "method must be pad, pack or concat.");
+  if (method != "pad" && method != "pack" && method != "concat" && method != "dynamic" && method != "bucket")
+    throw InputError("method", "method must be pad, dynamic, bucket, pack or concat.");
+  if (batch_rows < 1 || batch_rows > kMaxPackingSamples)
+    throw InputError("batch_rows", "batch_rows must be between 1 and 20000.");
   if (!std::isfinite(sigma) || sigma <= 0 || sigma > 3) throw InputError("sigma", "sigma must be in (0, 3].");
 
   const std::vector<int> lengths = draw_lengths(dist, mean_len, samples, seed, sigma);
@@ -108,11 +110,22 @@ PackingResult pack_sequences(int max_len, const std::string& dist, double mean_l
       r.truncated_tokens += lengths[i] - kept[i];
       r.useful_tokens += kept[i];
     }
-    if (method == "pad") {
+    if (method == "pad" || method == "dynamic" || method == "bucket") {
       r.sequences = samples;
       for (double d : kept) r.document_pairs += pairs(d);
       r.causal_pairs = r.document_pairs;
       r.max_documents_per_sequence = 1;
+      if (method != "pad") {
+        // Batches of batch_rows documents, each padded to its longest: in the drawn order
+        // (dynamic), or after sorting by length so that similar lengths share a batch (bucket).
+        if (method == "bucket") std::sort(kept.begin(), kept.end());
+        for (std::size_t b = 0; b < kept.size(); b += static_cast<std::size_t>(batch_rows)) {
+          const std::size_t end = std::min(kept.size(), b + static_cast<std::size_t>(batch_rows));
+          const double longest = *std::max_element(kept.begin() + static_cast<std::ptrdiff_t>(b),
+                                                   kept.begin() + static_cast<std::ptrdiff_t>(end));
+          r.slot_tokens += static_cast<double>(end - b) * longest;
+        }
+      }
     } else {
       // Best-fit decreasing: open sequences keyed by room left; each document, longest first,
       // goes to the sequence with the least room that fits it.
@@ -145,7 +158,7 @@ PackingResult pack_sequences(int max_len, const std::string& dist, double mean_l
       }
     }
   }
-  r.slot_tokens = static_cast<double>(r.sequences) * M;
+  if (method != "dynamic" && method != "bucket") r.slot_tokens = static_cast<double>(r.sequences) * M;
   r.efficiency = r.useful_tokens / r.slot_tokens;
   r.padding_tokens = r.slot_tokens - r.useful_tokens;
   r.cross_document_share = r.causal_pairs > 0 ? (r.causal_pairs - r.document_pairs) / r.causal_pairs : 0;

@@ -23,6 +23,7 @@ struct Kernels {
   std::vector<double> stable;
   std::vector<double> exact;
   bool exp_overflow = false, sum_overflow = false, sum_underflow = false;
+  int naive_nan_count = 0;  // NaN entries of the row the framework returns
   std::optional<double> naive_sum;
   double log_z = 0;
   double stable_sum = 0;  // the stable kernel's fp32 sum of e^(x − max)
@@ -41,6 +42,11 @@ Kernels run_kernels(const std::vector<double>& x, const FloatFormat& f) {
     e[i] = rf(r32(exp_det(x[i])));
     if (std::isinf(e[i])) k.exp_overflow = true;
   }
+  if (k.exp_overflow) {
+    // The sum is +inf; e_i / inf is inf/inf = NaN for each overflowed exponential and
+    // finite/inf = 0 for the rest: one NaN per overflowed entry, zeros elsewhere.
+    for (double v : e) k.naive_nan_count += std::isinf(v) ? 1 : 0;
+  }
   if (!k.exp_overflow) {
     double acc = 0;
     for (double v : e) acc = r32(acc + v);
@@ -52,6 +58,7 @@ Kernels run_kernels(const std::vector<double>& x, const FloatFormat& f) {
     }
     if (s == 0) {
       k.sum_underflow = true;  // every e^x rounded to 0: 0/0 is NaN, the result is undefined
+      k.naive_nan_count = static_cast<int>(n);
     } else {
       std::vector<double> p(n);
       for (std::size_t i = 0; i < n; ++i) p[i] = std::isinf(s) ? 0.0 : rf(r32(e[i] / s));
@@ -118,6 +125,7 @@ SoftmaxStabilityResult softmax_stability(const std::vector<double>& logits, cons
   r.sum_underflow = k.sum_underflow;
   r.overflow = k.exp_overflow || k.sum_overflow;
   r.naive_sum = k.naive_sum;
+  r.naive_nan_count = k.naive_nan_count;
   r.log_z = k.log_z;
   r.sum_overflow_threshold = r.overflow_threshold - (k.log_z - r.max_logit);
   for (std::size_t i = 0; i < r.exact.size(); ++i)

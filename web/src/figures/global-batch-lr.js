@@ -52,7 +52,9 @@ export default {
     const inRange = data.tokens >= X_RANGE[0] && data.tokens <= X_RANGE[1];
     const datasets = [];
     const curve = (colour, label, key, mark, group) => {
-      datasets.push(line(colour, { label, group, data: b.curve.map((q) => ({ x: q.batch_tokens, y: q[key] })) }));
+      // The engine samples the curves at powers of 2; monotone cubic interpolation draws the
+      // bend of the noise-scale model smoothly between them without overshooting.
+      datasets.push(line(colour, { label, group, cubicInterpolationMode: 'monotone', data: b.curve.map((q) => ({ x: q.batch_tokens, y: q[key] })) }));
       datasets.push(series(colour, { label: `${label.split(':')[0]} at this batch`, group, pointStyle: 'rectRot', pointRadius: 8, pointLabels: true,
         data: inRange ? [{ x: data.tokens, y: b[key], label: mark(b[key]) }] : [] }));
     };

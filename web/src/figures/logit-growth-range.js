@@ -12,7 +12,7 @@ export default {
   id: 'logit-growth-range',
   title: 'Logit growth: fp16\'s range and bf16\'s precision, with and without z-loss',
   caption:
-    'A toy softmax classifier trained with Adam on data it can separate perfectly, executed. Cross-entropy keeps rewarding larger logits, so without a z-loss the largest logit and log Z climb steadily: past 11.09, where e^x overflows fp16, within the first couple of hundred steps, and on to several times that. With PaLM\'s z-loss, 10⁻⁴·(log Z)², log Z is pulled back to about 0 and the largest logit stays below 11.09. Switch to the precision view: at a logit of 32 to 64 bf16\'s neighbouring values are 0.25 apart, and storing the logits in bf16 moves log-probabilities by up to that much. Try a larger learning rate, or weight decay instead of the z-loss.',
+    'A toy softmax classifier trained with Adam on data it can separate perfectly, executed. Cross-entropy keeps rewarding larger logits, so without a z-loss the largest logit and log Z climb steadily: past 11.09, where e^x overflows fp16, within the first couple of hundred steps, and on to several times that. With PaLM\'s z-loss, 10⁻⁴·(log Z)², log Z is pulled back to about 0 and, at the default learning rate, the largest logit stays below 11.09; at a learning rate of 0.1 it still crosses 11.09 early, before the z-loss has pulled log Z back, and peaks near 17. Switch to the precision view: what sets the error of logits stored in bf16 is the spacing at the logit of largest magnitude, since every stored logit moves by up to half its own spacing. With the z-loss the largest logit is small but the rejected classes sit near −20, where bf16\'s values are 0.125 apart, so the error falls only about twofold. Try a larger learning rate, or weight decay instead of the z-loss.',
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'range', options: [
@@ -33,13 +33,13 @@ export default {
     const on = engine.calc('logit-growth', { ...base, z_loss: Number(p.z_loss) });
     const rows = off.series.map((s, i) => {
       const w = on.series[i];
-      return [s.step, s.max_logit, s.mean_log_z, w.max_logit, w.mean_log_z, s.bf16_spacing, s.bf16_log_prob_error, w.bf16_log_prob_error];
+      return [s.step, s.max_logit, s.mean_log_z, w.max_logit, w.mean_log_z, s.bf16_spacing_abs, s.bf16_log_prob_error, w.bf16_spacing_abs, w.bf16_log_prob_error];
     });
     return {
       view: p.view, z_loss: Number(p.z_loss), off, on,
       table: { columns: ['Step', 'Largest logit, no z-loss', 'Mean log Z, no z-loss', `Largest logit, z-loss ${p.z_loss}`,
-        `Mean log Z, z-loss ${p.z_loss}`, 'bf16 spacing at the largest logit, no z-loss', 'bf16 log-prob error, no z-loss (nats)',
-        `bf16 log-prob error, z-loss ${p.z_loss} (nats)`], rows },
+        `Mean log Z, z-loss ${p.z_loss}`, 'bf16 spacing at the largest |logit|, no z-loss', 'bf16 log-prob error, no z-loss (nats)',
+        `bf16 spacing at the largest |logit|, z-loss ${p.z_loss}`, `bf16 log-prob error, z-loss ${p.z_loss} (nats)`], rows },
     };
   },
 
@@ -56,12 +56,12 @@ export default {
       const pos = (r, k) => r.series.filter((s) => s[k] > 0).map((s) => ({ x: s.step, y: s[k] }));
       return chart(theme, {
         datasets: [
-          line(cOff, { label: 'bf16 spacing at the largest logit, no z-loss', group: 'off', stepped: true,
-            data: end(pos(off, 'bf16_spacing'), `spacing ${last(off).bf16_spacing}`), ...lab }),
+          line(cOff, { label: 'bf16 spacing at the largest |logit|, no z-loss', group: 'off', stepped: true,
+            data: end(pos(off, 'bf16_spacing_abs'), `spacing ${last(off).bf16_spacing_abs}`), ...lab }),
           line(cOff, { label: 'bf16 log-probability error, no z-loss', group: 'off', borderDash: [2, 2], borderWidth: 1,
             data: pos(off, 'bf16_log_prob_error') }),
-          line(cOn, { label: `bf16 spacing at the largest logit, z-loss ${zl}`, group: 'on', stepped: true,
-            data: end(pos(on, 'bf16_spacing'), `spacing ${last(on).bf16_spacing}`), ...lab }),
+          line(cOn, { label: `bf16 spacing at the largest |logit|, z-loss ${zl}`, group: 'on', stepped: true,
+            data: end(pos(on, 'bf16_spacing_abs'), `spacing ${last(on).bf16_spacing_abs}`), ...lab }),
           line(cOn, { label: `bf16 log-probability error, z-loss ${zl}`, group: 'on', borderDash: [2, 2], borderWidth: 1,
             data: pos(on, 'bf16_log_prob_error') }),
         ],

@@ -1,6 +1,7 @@
 // Padding against packing on random document lengths (calc 'packing', 1,000 seeded documents
 // per point): the share of a batch's token slots that hold real tokens, for padding one
-// document per sequence, best-fit-decreasing packing of whole documents and concatenate-and-
+// document per sequence to max_len, to the longest of its batch (dynamic), the same after
+// sorting by length (bucket), best-fit-decreasing packing of whole documents and concatenate-and-
 // split, as the mean document length grows against a fixed sequence length. The attention
 // view shows the price of packing under a plain causal mask: the share of attention pairs that
 // cross document boundaries, which a per-document mask removes.
@@ -9,17 +10,23 @@ import { chart, log, linear, colours, series } from './shared/chart-config.js';
 
 const FRACTIONS = [1 / 64, 1 / 32, 1 / 16, 1 / 8, 3 / 16, 1 / 4, 3 / 8, 1 / 2, 5 / 8, 3 / 4, 1, 3 / 2, 2];
 const METHODS = [
-  ['pad', 'pad: one document per sequence'],
+  ['pad', 'pad to max_len: one document per row'],
+  ['dynamic', 'dynamic: pad to the batch\'s longest'],
+  ['bucket', 'bucket: sort by length, then dynamic'],
   ['pack', 'pack: whole documents, best-fit decreasing'],
   ['concat', 'concatenate and split'],
 ];
+// The attention view draws only the methods that put several documents in a row: padding,
+// dynamic padding and bucketing keep one document per row, so nothing crosses documents.
+const MULTI = new Set(['pack', 'concat']);
+const BATCH_ROWS = 16;
 const VIEWS = [{ value: 'efficiency', label: 'Slot efficiency' }, { value: 'attention', label: 'Attention across documents' }];
 
 export default {
   id: 'packing-efficiency',
   title: 'Padding against packing: useful tokens per slot, and attention across documents',
   caption:
-    'Each point draws 1,000 documents with the chosen mean length and fills sequences of max_len tokens three ways; the diamonds mark the mean length set below. Padding one document per sequence wastes the rest of each sequence: with lognormal lengths averaging 600 tokens in 2,048-token sequences about three quarters of the slots are padding. Packing whole documents (longest first, each into the fullest sequence it still fits) and concatenate-and-split fill nearly every slot at every mean length; past max_len, padding and packing truncate long documents (the lost tokens are in "Show data") while concatenate-and-split keeps them. Choose fixed lengths to see packing\'s saw-tooth, ⌊M/L⌋·L/M. Then switch to the attention view: under a plain causal mask, about half the attention pairs of a packed sequence of 600-token documents connect different documents; a per-document mask removes them.',
+    'Each point draws 1,000 documents with the chosen mean length and fills sequences of max_len tokens five ways; the diamonds mark the mean length set below. Padding every row to max_len wastes the rest of each row: with lognormal lengths of nominal mean 600 tokens in 2,048-token sequences about three quarters of the slots are padding. Padding each batch of 16 rows only to its longest document (dynamic) helps little with these heavy-tailed lengths, since most batches hold one long document; sorting by length first (bucket) fills most slots. Packing whole documents (longest first, each into the fullest sequence it still fits) and concatenate-and-split fill nearly every slot at every mean length; past max_len, padding and packing truncate long documents (the lost tokens are in "Show data") while concatenate-and-split keeps them. Choose fixed lengths to see packing\'s saw-tooth, ⌊M/L⌋·L/M. Then switch to the attention view, which draws the two methods that share rows between documents: under a plain causal mask, about half the attention pairs of a packed sequence of 600-token documents connect different documents; a per-document mask removes them.',
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'efficiency', options: VIEWS },
@@ -31,7 +38,7 @@ export default {
 
   data(engine, p) {
     const M = Number(p.max_len);
-    const base = { max_len: M, length_distribution: p.length_distribution, samples: 1000, seed: p.seed };
+    const base = { max_len: M, length_distribution: p.length_distribution, samples: 1000, seed: p.seed, batch_rows: BATCH_ROWS };
     const lens = FRACTIONS.map((f) => Math.max(1, Math.round(f * M)));
     const curves = METHODS.map(([method, name]) => ({
       method, name,
@@ -58,9 +65,14 @@ export default {
     const datasets = [];
     for (const c of data.curves) {
       const colour = pick();
+      if (data.view === 'attention' && !MULTI.has(c.method)) continue;
+      // concat and pack both fill nearly every slot: concat is drawn wide and underneath, so
+      // the pack curve on top leaves it visible on both sides.
+      const under = c.method === 'concat';
       const m = data.marked.find((q) => q.method === c.method);
       datasets.push(series(colour, {
-        label: c.name, showLine: true, pointRadius: 3, borderWidth: 2, group: c.method, borderDash: c.method === 'concat' ? [6, 4] : [],
+        label: c.name, showLine: true, pointRadius: 3, pointBorderWidth: 1, borderWidth: under ? 6 : 2, group: c.method,
+        order: under ? 2 : 1, borderDash: under ? [8, 4] : [],
         data: c.points.map((q) => ({ x: q.mean, y: 100 * q[key], n: q.sequences })),
       }));
       datasets.push(series(colour, {
@@ -74,7 +86,7 @@ export default {
       legend: { filter: (item) => !item.text.endsWith('at the marked length') },
       scales: {
         x: log(`Mean document length (tokens; sequences of ${M})`, { unit: '', range: [8, 32768] }),
-        y: linear(data.view === 'attention' ? 'Causal-mask attention pairs crossing documents (%)' : 'Slots holding document tokens (%)', { range: [0, 100], ticks: { stepSize: 20 } }),
+        y: linear(data.view === 'attention' ? 'Causal-mask pairs across documents (%)' : 'Slots holding document tokens (%)', { range: [0, 100], ticks: { stepSize: 20 } }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: mean ${formatSI(ctx.raw.x, '')} tokens, ${formatShort(ctx.raw.y)}% (${ctx.raw.n} sequences)`,
     });

@@ -7,6 +7,12 @@ import { chart, linear, colours, series, line } from './shared/chart-config.js';
 
 export const FORMATS = ['fp16', 'bf16', 'fp32'];
 export const X_RANGE = [0, 100];
+// The fp16 close-up: top logits 0 to 15 in steps of 0.05 (one engine call per point and format).
+export const ZOOM_RANGE = [0, 15];
+const ZOOM_STEP = 0.05;
+const ZOOM_SUM_RANGE = [0, 20];
+// Where the NaN rows are drawn, above the probabilities (a NaN has no value to plot).
+const NAN_Y = { fp16: 1.14, bf16: 1.1, fp32: 1.06 };
 export const Y_RANGE = [0, 1.2];
 export const SUM_RANGE = [0, 120];
 // In the sum view bf16 and fp32 store the same sums: bf16 is drawn at even top logits and fp32
@@ -17,7 +23,7 @@ export default {
   id: 'softmax-overflow',
   title: 'Softmax overflow and the max-subtraction fix, per format',
   caption:
-    'All logits are shifted up together, which leaves the exact softmax unchanged. The naive kernel (e^x stored in the format, summed, divided) needs Σ e^x, whose logarithm is log Z: it rises one for one with the top logit, and the stored sum stops where log Z passes ln of the format\'s largest value, 11.09 for fp16 (65,504) and 88.72 for bf16 and fp32. The max-subtracted kernel sums e^(x − max) instead, which stays between 1 and the number of logits. Switch to the result view: the naive fp16 kernel returns 0 for every token once its sum overflows, NaN once e^x of the top logit does, and the max-subtracted kernel never fails. Raise the number of logits or narrow their spacing and watch fp16\'s sum overflow further left.',
+    'All logits are shifted up together, which leaves the exact softmax unchanged. The naive kernel (e^x stored in the format, summed, divided) needs Σ e^x, whose logarithm is log Z: it rises one for one with the top logit, and the stored sum stops where log Z passes ln of the format\'s largest value, 11.09 for fp16 (65,504) and 88.72 for bf16 and fp32. The max-subtracted kernel sums e^(x − max) instead, which stays between 1 and the number of logits. Switch to the result view: the naive fp16 kernel returns 0 for every token once its sum overflows, NaN once e^x of the top logit does, and the max-subtracted kernel never fails. Choose the fp16 close-up to see the order: right answers, then a row of zeros once the sum passes 65,504, then NaN (drawn as crosses above the plot\'s probabilities) once e^x of the top logit itself does. Raise the number of logits or narrow their spacing and the zeros start further left.',
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'sum', options: [
@@ -28,12 +34,19 @@ export default {
       options: [1, 2, 8, 32, 64].map((v) => ({ value: v, label: String(v) })) },
     { key: 'spacing', label: 'Gap between consecutive logits', type: 'select', default: 1,
       options: [0.1, 0.5, 1, 2].map((v) => ({ value: v, label: String(v) })) },
+    { key: 'range', label: 'Top logits shown', type: 'select', default: 'all', options: [
+      { value: 'all', label: '0 to 100, every 0.5' },
+      { value: 'fp16', label: '0 to 15, every 0.05 (fp16 close-up)' },
+    ] },
   ],
 
   data(engine, p) {
+    const zoom = p.range === 'fp16';
+    const pattern = { count: Number(p.count), spacing: Number(p.spacing) };
     const runs = FORMATS.map((format) => {
-      const r = engine.calc('softmax-stability', { max_logit: 0, count: Number(p.count), spacing: Number(p.spacing), format, sweep: true });
-      return { format, threshold: r.overflow_threshold, sumThreshold: r.sum_overflow_threshold, sweep: r.sweep };
+      const r = engine.calc('softmax-stability', { max_logit: 0, ...pattern, format, sweep: true });
+      const sweep = zoom ? closeUp(engine, pattern, format) : r.sweep;
+      return { format, threshold: r.overflow_threshold, sumThreshold: r.sum_overflow_threshold, sweep };
     });
     const byFormat = Object.fromEntries(runs.map((r) => [r.format, r]));
     const table = {
@@ -49,7 +62,7 @@ export default {
       table.rows = runs[0].sweep.map((q, i) => [q.max_logit, q.log_z, q.stable_log_sum,
         ...FORMATS.map((f) => byFormat[f].sweep[i].naive_log_sum ?? 'overflow (inf)')]);
     }
-    return { view: p.view, count: Number(p.count), spacing: Number(p.spacing), runs, table };
+    return { view: p.view, zoom, count: Number(p.count), spacing: Number(p.spacing), runs, table };
   },
 
   draw(data, theme) {
@@ -67,22 +80,32 @@ export default {
       const pts = r.sweep.filter((q) => q.naive_top !== null);
       const firstZero = pts.find((q) => q.sum_overflow);
       datasets.push(series(colour, {
-        label: `Naive, ${r.format}`, group: r.format, pointStyle: shapes[r.format], pointRadius: 3,
+        label: `Naive, ${r.format}`, group: r.format, pointStyle: shapes[r.format], pointRadius: data.zoom ? 2 : 3,
         data: pts.map((q) => ({ x: q.max_logit, y: q.naive_top,
-          label: q === firstZero ? `${r.format}: sum overflows, p = 0` : undefined })),
+          label: q === firstZero && (r.format === 'fp16' || !data.zoom) ? `${r.format}: sum overflows, p = 0 from ${formatFixed(q.max_logit, data.zoom ? 2 : 1)}` : undefined })),
         pointLabels: (raw) => raw.label ?? '',
       }));
+      // The rows with an overflowed exponential: the top entry is inf/inf = NaN (the others are
+      // finite/inf = 0), drawn as crosses in a band above the probabilities.
+      const nan = r.sweep.filter((q) => q.exp_overflow);
+      datasets.push(series(colour, {
+        label: `Naive, ${r.format}: NaN (e^x overflowed)`, group: r.format, pointStyle: 'crossRot', pointRadius: data.zoom ? 3 : 4, borderWidth: 1.5,
+        data: nan.map((q, i) => ({ x: q.max_logit, y: NAN_Y[r.format],
+          label: i === 0 && (r.format === 'fp16' || !data.zoom) ? `${r.format}: NaN from ${formatFixed(q.max_logit, data.zoom ? 2 : 1)}` : undefined })),
+        pointLabels: (raw) => raw.label ?? '',
+      }));
+      const xMax = data.zoom ? ZOOM_RANGE[1] : X_RANGE[1];
       datasets.push(line(colour, {
         label: `${r.format}: e^x overflows above ${formatFixed(r.threshold, 2)}`, group: r.format, borderDash: [6, 3], borderWidth: 1.5,
-        data: [{ x: r.threshold, y: 0 }, { x: r.threshold, y: 1.05, label: `${r.format} ${formatFixed(r.threshold, 2)}` }],
+        data: r.threshold > xMax ? [] : [{ x: r.threshold, y: 0 }, { x: r.threshold, y: 1.05, label: `${r.format} ${formatFixed(r.threshold, 2)}` }],
         pointLabels: (raw) => raw.label ?? '',
       }));
     }
     return chart(theme, {
       datasets,
       scales: {
-        x: linear('Largest logit (nats; the others follow it)', { range: X_RANGE }),
-        y: linear('Probability of the top token (fraction)', { range: Y_RANGE, ticks: { stepSize: 0.2 } }),
+        x: linear('Largest logit (nats; the others follow it)', { range: data.zoom ? ZOOM_RANGE : X_RANGE }),
+        y: linear('Probability of the top token (fraction; NaN above 1)', { range: Y_RANGE, ticks: { stepSize: 0.2 } }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: top logit ${formatFixed(ctx.raw.x, 1)}, p = ${formatFixed(ctx.raw.y, 4)}`,
     });
@@ -107,11 +130,13 @@ function drawSum(data, theme) {
     const colour = pick();
     const finite = r.sweep.filter((q) => q.naive_log_sum !== null);
     const last = finite[finite.length - 1];
-    const pts = finite.filter((q) => q === last || SHOWN[r.format](q.max_logit));
+    const shown = data.zoom ? (q, i) => r.format === 'fp16' || i % 4 === (r.format === 'bf16' ? 0 : 2) : (q) => SHOWN[r.format](q.max_logit);
+    const pts = finite.filter((q, i) => q === last || shown(q, i));
     datasets.push(series(colour, {
       label: `Naive ${r.format}: ln of the stored sum`, group: r.format, pointStyle: SHAPES[r.format], pointRadius: r.format === 'fp16' ? 3 : 4,
       data: pts.map((q) => ({ x: q.max_logit, y: q.naive_log_sum,
-        label: q === last && r.format !== 'fp32' ? `${r.format}: last finite sum at top logit ${formatFixed(q.max_logit, 1)}` : undefined })),
+        label: q === last && r.format !== 'fp32' && (r.format === 'fp16' || !data.zoom)
+          ? `${r.format}: last finite sum at top logit ${formatFixed(q.max_logit, data.zoom ? 2 : 1)}` : undefined })),
       pointLabels: (raw) => raw.label ?? '',
     }));
     datasets.push(line(colour, {
@@ -122,9 +147,23 @@ function drawSum(data, theme) {
   return chart(theme, {
     datasets,
     scales: {
-      x: linear('Largest logit (nats; the others follow it)', { range: X_RANGE }),
-      y: linear('ln of the sum of exponentials (nats)', { range: SUM_RANGE, ticks: { stepSize: 20 } }),
+      x: linear('Largest logit (nats; the others follow it)', { range: data.zoom ? ZOOM_RANGE : X_RANGE }),
+      y: linear('ln of the sum of exponentials (nats)', { range: data.zoom ? ZOOM_SUM_RANGE : SUM_RANGE, ticks: { stepSize: data.zoom ? 5 : 20 } }),
     },
     tooltip: (ctx) => `${ctx.dataset.label}: top logit ${formatFixed(ctx.raw.x, 1)}, ${formatFixed(ctx.raw.y, 3)}`,
   });
+}
+
+// The close-up's points, in the sweep's fields, from one engine call per top logit.
+function closeUp(engine, pattern, format) {
+  const points = [];
+  for (let i = 0; i * ZOOM_STEP <= ZOOM_RANGE[1] + 1e-9; i++) {
+    const r = engine.calc('softmax-stability', { max_logit: Math.round(i * ZOOM_STEP * 100) / 100, ...pattern, format });
+    points.push({
+      max_logit: Math.round(i * ZOOM_STEP * 100) / 100, naive_top: r.naive ? r.naive[0] : null, stable_top: r.stable[0], exact_top: r.exact[0],
+      exp_overflow: r.exp_overflow, sum_overflow: r.sum_overflow, log_z: r.log_z, stable_log_sum: r.log_z - r.max_logit,
+      naive_log_sum: r.naive_sum !== null && r.naive_sum > 0 ? Math.log(r.naive_sum) : null,
+    });
+  }
+  return points;
 }

@@ -53,6 +53,9 @@ struct LogitStep {
   bool fp16_exp_overflow = false;  // e^max_logit > 65504
   bool fp16_overflow = false;      // |a logit| > 65504
   double bf16_spacing = 0;         // spacing of bf16 at max_logit
+  double max_abs_logit = 0;        // largest |logit| of the batch (often a very negative one)
+  double bf16_spacing_abs = 0;     // spacing of bf16 at max_abs_logit: the stored logit that moves
+                                   // log-probabilities most is the one of largest magnitude
   double bf16_prob_error = 0;      // max |softmax(bf16(z)) − softmax(z)|
   double bf16_log_prob_error = 0;  // max |log softmax(bf16(z)) − log softmax(z)| (nats)
 };
@@ -66,6 +69,8 @@ struct LogitGrowthResult {
   double fp16_max = 0;                     // 65504
   std::optional<int> first_fp16_exp_overflow_step;  // first step whose largest logit passes ln 65504
   double final_bf16_spacing = 0;
+  double final_bf16_spacing_abs = 0;
+  double final_max_abs_logit = 0;
   double peak_bf16_prob_error = 0;  // peaks over the steps the series records
   double peak_bf16_log_prob_error = 0;
 };

@@ -14,6 +14,11 @@
 //   decreasing: longest first, each into the open sequence with the least room that still
 //   fits it, else into a new sequence. No document is split. (Krell et al.'s shortest-pack-
 //   first histogram packing is this heuristic run on the length histogram.)
+//   "dynamic": one document per row as in "pad", but each batch of batch_rows documents (in
+//   the drawn order) is padded only to its longest document, as a collate function that pads
+//   to the batch maximum does; slots = Σ over batches of rows · longest.
+//   "bucket": "dynamic" after sorting the documents by length, so each batch holds documents
+//   of similar length (the limit of length bucketing, every document in one sorted pool).
 //   "concat" (an addition to API.md's two): concatenate-and-split, as most LLM pre-training
 //   stacks do: all documents end to end, cut every max_len tokens; nothing is dropped, a
 //   document may be split across sequences, and only the last sequence is padded.
@@ -41,7 +46,7 @@ inline constexpr int kMaxDocumentLen = 1 << 24;  // lognormal draws are capped a
 struct PackingResult {
   std::string method;
   double useful_tokens;      // tokens trained on
-  double slot_tokens;        // sequences · max_len
+  double slot_tokens;        // sequences · max_len (dynamic, bucket: Σ rows · longest per batch)
   double efficiency;         // useful / slots
   long long sequences;       // sequences of max_len
   double padding_tokens;     // slots − useful
@@ -56,9 +61,10 @@ struct PackingResult {
 };
 
 // Throws InputError naming the field: max_len in [1, 131072], mean_len in [1, 131072],
-// samples in [1, 20000], sigma in (0, 3], an unknown distribution or method.
+// samples in [1, 20000], sigma in (0, 3], batch_rows in [1, 20000], an unknown distribution or method.
 PackingResult pack_sequences(int max_len, const std::string& length_distribution, double mean_len, int samples,
-                             const std::string& method, std::uint64_t seed, double sigma = 1.0);
+                             const std::string& method, std::uint64_t seed, double sigma = 1.0,
+                             int batch_rows = 16);
 
 // The document lengths the calculator draws (before truncation).
 std::vector<int> draw_lengths(const std::string& length_distribution, double mean_len, int samples, std::uint64_t seed,

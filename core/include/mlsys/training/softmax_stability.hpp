@@ -64,6 +64,9 @@ struct SoftmaxStabilityResult {
   bool exp_overflow = false;
   bool sum_overflow = false;
   bool sum_underflow = false;               // every exponential rounded to 0, so naive = 0/0
+  int naive_nan_count = 0;                  // NaN entries of the framework's naive row: one per
+                                            // overflowed exponential (inf/inf), the rest 0
+                                            // (finite/inf); every entry after a sum underflow (0/0)
   double overflow_threshold = 0;            // ln(max_F)
   double sum_overflow_threshold = 0;        // ln(max_F) − ln Σ e^(x_i − x_max)
   double format_max = 0;                    // max_F
