@@ -32,8 +32,10 @@ export default {
     }).points;
     const table = {
       columns: ['Interval τ (s)', 'Goodput, first order (%)', 'Goodput, Daly exact (%)', 'Checkpointing δ/τ (%)', 'Rework (τ+δ)/2M (%)', 'Restarts R/M (%)'],
-      rows: r.points.filter((_, i) => i % 6 === 0).map((q) => [Number(q.interval_s.toPrecision(3)),
-        ...[q.goodput, q.goodput_exact, q.checkpoint_fraction, q.rework_fraction, q.restart_fraction].map((f) => Number((100 * f).toFixed(1)))]),
+      // Cells as text at the precision the chart reads (three digits, percent to 0.1), so the
+      // table does not pad them to four digits ("5.400").
+      rows: r.points.filter((_, i) => i % 6 === 0).map((q) => [String(Number(q.interval_s.toPrecision(3))),
+        ...[q.goodput, q.goodput_exact, q.checkpoint_fraction, q.rework_fraction, q.restart_fraction].map((f) => (100 * f).toFixed(1))]),
     };
     return { ...r, young, daly, table };
   },

@@ -36,7 +36,7 @@ export default {
       columns: ['Storage bandwidth (GB/s)', 'Write bandwidth (GB/s)', 'Bound', 'Synchronous stall (s)', 'Async stall (s)', 'Async, on storage after (s)'],
       rows: BANDWIDTHS.filter((_, i) => i % 3 === 0).map((bw) => {
         const s = at(bw, false), a = at(bw, true);
-        const r3 = (x) => Number(x.toPrecision(3));
+        const r3 = (x) => String(Number(x.toPrecision(3)));  // as text: the table would pad it to four digits
         return [r3(bw / 1e9), r3(s.write_bandwidth_Bps / 1e9), s.bottleneck, r3(s.stall_s), r3(a.stall_s), r3(a.save_time_s)];
       }),
     };
