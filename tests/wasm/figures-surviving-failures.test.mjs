@@ -89,6 +89,7 @@ test('surviving-failures figures: rates without SI prefixes, the worked example 
   const cfg = mtbf.draw(low, THEME);
   assert.ok(cfg.data.datasets[0].label.includes('0.173 failures per GPU per year'), cfg.data.datasets[0].label);
   assert.ok(low.table.columns[1].includes('0.173 /GPU/yr'));
+  assert.deepEqual(tableText(run(mtbf).table)[0], ['8', '1,096', '0.0219', '6,335']);
   for (const c of low.table.columns) assert.ok(!/\d m /.test(c), c);
   // The labelled dot is the caption's 16,384 GPUs, every 32 minutes at 1 failure per GPU per year.
   const dot = mtbf.draw(run(mtbf), THEME).data.datasets.at(-1).data[0];
@@ -113,4 +114,5 @@ test('surviving-failures figures: rates without SI prefixes, the worked example 
   const gText = tableText(g.table);
   assert.deepEqual(gText[0].slice(1), ['0.0', '29.4', '222.0', '0.1', '5.4']);
   assert.deepEqual(tableText(run(save).table)[0], ['10', '10', 'storage', '568', '1.78', '570']);
+  assert.deepEqual(tableText(g.table).at(-1), ['300,000', '0.0', '0.0', '0.0', '1,347', '5.4']);
 });
