@@ -8,6 +8,7 @@ import { THEME, run, close, assertChartSubset } from './figure-harness.mjs';
 import mtbf, { GPU_COUNTS, LLAMA } from '../../web/src/figures/cluster-mtbf.js';
 import goodput from '../../web/src/figures/checkpoint-goodput.js';
 import save, { TECTONIC_BPS } from '../../web/src/figures/checkpoint-save-time.js';
+import { tableText } from '../../web/src/runtime/table-text.js';
 
 const YEAR = 365.25 * 86400;
 const axes = (cfg) => [cfg.options.scales.x.min, cfg.options.scales.x.max, cfg.options.scales.y.min, cfg.options.scales.y.max];
@@ -88,6 +89,7 @@ test('surviving-failures figures: rates without SI prefixes, the worked example 
   const cfg = mtbf.draw(low, THEME);
   assert.ok(cfg.data.datasets[0].label.includes('0.173 failures per GPU per year'), cfg.data.datasets[0].label);
   assert.ok(low.table.columns[1].includes('0.173 /GPU/yr'));
+  assert.deepEqual(tableText(run(mtbf).table)[0], ['8', '1,096', '0.0219', '6,335']);
   for (const c of low.table.columns) assert.ok(!/\d m /.test(c), c);
   // The labelled dot is the caption's 16,384 GPUs, every 32 minutes at 1 failure per GPU per year.
   const dot = mtbf.draw(run(mtbf), THEME).data.datasets.at(-1).data[0];
@@ -99,13 +101,18 @@ test('surviving-failures figures: rates without SI prefixes, the worked example 
   const daly = goodput.draw(g, THEME).data.datasets.at(-1).data[0];
   assert.ok(daly.label.startsWith('Daly: 11.5 min, 88.9%'), daly.label);
   assert.ok(g.table.columns[1].endsWith('(%)'));
-  for (const row of g.table.rows) assert.ok(row[2] >= 0 && row[2] <= 100);
-  assert.ok(Math.max(...g.table.rows.map((row) => row[2])) > 80);
+  for (const row of g.table.rows) assert.ok(Number(row[2]) >= 0 && Number(row[2]) <= 100);
+  assert.ok(Math.max(...g.table.rows.map((row) => Number(row[2]))) > 80);
   // checkpoint-save-time: the synchronous line is drawn wider than the dashed async line over it,
   // and bandwidths are given in GB/s.
   const s = save.draw(run(save), THEME).data.datasets;
   assert.ok(s[0].borderWidth > 2 * (s[1].borderWidth ?? 2));
   const d = run(save, { per_writer: 4 });
   close(d.tectonic.write_bandwidth_Bps, 128 * 4e9, 1e-12);
-  assert.equal(run(save).table.rows[0][0], 10);
+  assert.equal(run(save).table.rows[0][0], '10');
+  // "Show data" prints what the chart reads, not four padded digits: 5.4% restarts, not 5.400.
+  const gText = tableText(g.table);
+  assert.deepEqual(gText[0].slice(1), ['0.0', '29.4', '222.0', '0.1', '5.4']);
+  assert.deepEqual(tableText(run(save).table)[0], ['10', '10', 'storage', '568', '1.78', '570']);
+  assert.deepEqual(tableText(g.table).at(-1), ['300,000', '0.0', '0.0', '0.0', '1,347', '5.4']);
 });

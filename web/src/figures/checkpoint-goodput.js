@@ -2,11 +2,13 @@
 // checkpoint in δ and restarts in R: the first-order model 1 − [δ/τ + (τ + δ)/(2M) + R/M]
 // (Young 1974) and Daly's (2006) complete model for exponential failures, with Young's and
 // Daly's intervals marked. One `checkpoint-goodput` call (a calculator beyond API.md).
-import { formatSI, formatFixed } from '../runtime/format.js';
+import { formatSI, formatFixed, formatDecimal } from '../runtime/format.js';
 import { chart, log, linear, colours, series, line } from './shared/chart-config.js';
 
 export const X_RANGE = [10, 3e5];  // seconds of work between checkpoints
 const POINTS = 121;
+// A table cell as text: `n` significant digits, no padding, separators from 1,000 up.
+const digits = (v, n) => { const r = Number(v.toPrecision(n)); return r >= 1000 ? formatDecimal(r, 0) : String(r); };
 const duration = (s) => (s >= 3600 ? `${formatFixed(s / 3600, 1)} h` : s >= 60 ? `${formatFixed(s / 60, 1)} min` : `${formatFixed(s, 0)} s`);
 
 export default {
@@ -32,8 +34,10 @@ export default {
     }).points;
     const table = {
       columns: ['Interval τ (s)', 'Goodput, first order (%)', 'Goodput, Daly exact (%)', 'Checkpointing δ/τ (%)', 'Rework (τ+δ)/2M (%)', 'Restarts R/M (%)'],
-      rows: r.points.filter((_, i) => i % 6 === 0).map((q) => [Number(q.interval_s.toPrecision(3)),
-        ...[q.goodput, q.goodput_exact, q.checkpoint_fraction, q.rework_fraction, q.restart_fraction].map((f) => Number((100 * f).toFixed(1)))]),
+      // Cells as text at the precision the chart reads (three digits, percent to 0.1), so the
+      // table does not pad them to four digits ("5.400").
+      rows: r.points.filter((_, i) => i % 6 === 0).map((q) => [digits(q.interval_s, 3),
+        ...[q.goodput, q.goodput_exact, q.checkpoint_fraction, q.rework_fraction, q.restart_fraction].map((f) => (100 * f >= 1000 ? formatDecimal(100 * f, 0) : (100 * f).toFixed(1)))]),
     };
     return { ...r, young, daly, table };
   },

@@ -2,7 +2,7 @@
 // asynchronous: `checkpoint-save` at each bandwidth (bytes = params × 14, write bandwidth =
 // min(storage, writers × per-writer), async stall = each writer's share over the device-to-host
 // copy bandwidth). The model's size comes from the engine's published models.
-import { formatSI, formatFixed } from '../runtime/format.js';
+import { formatSI, formatFixed, formatDecimal } from '../runtime/format.js';
 import { modelOptions, publishedModel } from './shared/published-models.js';
 import { chart, log, colours, series, line } from './shared/chart-config.js';
 
@@ -10,6 +10,8 @@ export const BANDWIDTHS = Array.from({ length: 31 }, (_, i) => 1e10 * 10 ** (i /
 export const Y_RANGE = [1e-4, 1e5];
 export const TECTONIC_BPS = 2e12;  // Llama 3 paper, section 3.3.1: Tectonic sustains 2 TB/s
 const MODELS = ['llama-3-8b', 'llama-3-70b', 'gpt-3-175b', 'llama-3-405b', 'palm-540b'];
+// A table cell as text: three significant digits, no padding, separators from 1,000 up.
+const digits = (v) => { const r = Number(v.toPrecision(3)); return r >= 1000 ? formatDecimal(r, 0) : String(r); };
 const seconds = (s) => (s >= 100 ? `${formatFixed(s, 0)} s` : s >= 1 ? `${formatFixed(s, 1)} s` : `${formatFixed(s * 1000, 0)} ms`);
 
 export default {
@@ -36,8 +38,7 @@ export default {
       columns: ['Storage bandwidth (GB/s)', 'Write bandwidth (GB/s)', 'Bound', 'Synchronous stall (s)', 'Async stall (s)', 'Async, on storage after (s)'],
       rows: BANDWIDTHS.filter((_, i) => i % 3 === 0).map((bw) => {
         const s = at(bw, false), a = at(bw, true);
-        const r3 = (x) => Number(x.toPrecision(3));
-        return [r3(bw / 1e9), r3(s.write_bandwidth_Bps / 1e9), s.bottleneck, r3(s.stall_s), r3(a.stall_s), r3(a.save_time_s)];
+        return [digits(bw / 1e9), digits(s.write_bandwidth_Bps / 1e9), s.bottleneck, digits(s.stall_s), digits(a.stall_s), digits(a.save_time_s)];
       }),
     };
     return { name: m.name, bytes: sync[0].checkpoint_bytes, sync, asyn, tectonic, table };

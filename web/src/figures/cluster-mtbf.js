@@ -3,7 +3,7 @@
 // 405B run implies (Llama Team 2024, arXiv:2407.21783, section 3.3.4: 419 unexpected
 // interruptions, 466 in all, in a 54-day snapshot on 16,384 H100s). One `cluster-failures`
 // call per GPU count and line.
-import { formatSI, formatFixed } from '../runtime/format.js';
+import { formatSI, formatFixed, formatDecimal } from '../runtime/format.js';
 import { chart, log, colours, series, line } from './shared/chart-config.js';
 
 export const GPU_COUNTS = Array.from({ length: 15 }, (_, i) => 8 * 2 ** i);  // 8 … 131,072
@@ -12,6 +12,8 @@ export const Y_RANGE = [1e-3, 2e5];  // hours: 10 failures/GPU/yr at 131,072 GPU
 
 // A rate as a reader writes it: 0.173, 1, 2.5 (no SI prefix: 0.173 is not '173 m').
 export const rateText = (r) => String(Number(r.toPrecision(3)));
+// A table cell as text: `n` significant digits, no padding, separators from 1,000 up.
+const digits = (v, n) => { const r = Number(v.toPrecision(n)); return r >= 1000 ? formatDecimal(r, 0) : String(r); };
 const hours = (h) => (h >= 100 ? `${formatSI(h, '')} h` : h >= 1 ? `${formatFixed(h, 1)} h` : `${formatFixed(h * 60, 0)} min`);
 
 export default {
@@ -33,7 +35,9 @@ export default {
     const llama = GPU_COUNTS.map((n) => at(n, run.failures_per_gpu_per_year));
     const table = {
       columns: ['GPUs', `MTBF at ${rateText(rate)} /GPU/yr (h)`, 'Failures per day', `MTBF at Llama 3's ${run.failures_per_gpu_per_year.toFixed(3)} /GPU/yr (h)`],
-      rows: GPU_COUNTS.map((n, i) => [n, yours[i].cluster_mtbf_h, yours[i].failures_per_day, llama[i].cluster_mtbf_h]),
+      // As text, four digits at most and no padding (the table would print 0.0219 as 0.02190).
+      rows: GPU_COUNTS.map((n, i) => [n, ...[yours[i].cluster_mtbf_h, yours[i].failures_per_day, llama[i].cluster_mtbf_h]
+        .map((v) => digits(v, 4))]),
     };
     return { rate, failures, run, yours, llama, table };
   },
