@@ -112,3 +112,17 @@ TEST(ModelParallelExercises, InflightSavingDrawsActivationsThatFit) {
   }
   EXPECT_GT(most, 60.0);
 }
+
+// The same seed draws different pipelines in pp-bubble-fraction and pp-step-time, so that the
+// two exercises on one page do not repeat each other's setting.
+TEST(ModelParallelExercises, BubbleAndStepTimeDrawDifferentPipelines) {
+  int same = 0;
+  for (std::uint32_t seed = 0; seed < 100; ++seed) {
+    const auto a = mlsys::make_exercise("pp-bubble-fraction", seed).params;
+    const auto b = mlsys::make_exercise("pp-step-time", seed).params;
+    if (a["schedule"] == b["schedule"] && a["stages"] == b["stages"] && a["microbatches"] == b["microbatches"] &&
+        a["chunks"] == b["chunks"])
+      ++same;
+  }
+  EXPECT_LT(same, 25);
+}

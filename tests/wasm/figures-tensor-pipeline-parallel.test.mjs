@@ -249,3 +249,11 @@ test('layout-search: the HBM line names the datasheet\'s binary size beside the 
   assert.equal(hbm.label, 'HBM 80 GiB = 85.9 GB');
   assert.ok(d.table.rows.every((r) => r[9] === 0 || r[9] > 1e-6), 'no rounding residue as a bubble');
 });
+
+test('pp-schedule-timeline: the chunks control shows only for interleaved 1F1B, the one schedule it changes', () => {
+  const chunks = ppTimeline.params.find((p) => p.key === 'chunks');
+  assert.deepEqual(chunks.when, { schedule: ['interleaved-1f1b'] });
+  const step = (schedule, v) => run(ppTimeline, { schedule, stages: 4, microbatches: 8, chunks: v }).step_time_s;
+  assert.equal(step('1f1b', 2), step('1f1b', 4));
+  assert.notEqual(step('interleaved-1f1b', 2), step('interleaved-1f1b', 4));
+});

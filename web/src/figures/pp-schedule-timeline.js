@@ -17,7 +17,7 @@ export default {
     { key: 'schedule', label: 'Schedule', from: ['pipeline', 'schedule'] },
     { key: 'stages', label: 'Stages p', type: 'integer', min: 2, max: 8, default: 4 },
     { key: 'microbatches', label: 'Micro-batches m', type: 'integer', min: 1, max: 32, default: 8 },
-    { key: 'chunks', label: 'Chunks per stage v (interleaved)', type: 'integer', min: 1, max: 4, default: 2 },
+    { key: 'chunks', label: 'Chunks per stage v (interleaved)', type: 'integer', min: 1, max: 4, default: 2, when: { schedule: ['interleaved-1f1b'] } },
     { key: 'p2p_s', label: 'Message time between stages', type: 'number', unit: 's', min: 0, max: 1e-3, default: 0 },
   ],
 
