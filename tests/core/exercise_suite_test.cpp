@@ -275,7 +275,7 @@ const std::map<std::string, int>& prompt_space() {
       {"kernels-launch-fraction", 733}, {"kernels-smem-tile", 1152}, {"kernels-tiled-traffic", 2870},
       {"masks-causal-pairs", 4057}, {"masks-gqa-kv-bytes", 3256}, {"masks-gqa-reduction", 972},
       {"masks-score-bytes", 2286}, {"matmul-crossover-batch", 70}, {"matmul-intensity", 1299},
-      {"memory-layer-activations", 120}, {"memory-max-micro-batch", 100}, {"memory-model-states", 100},
+      {"memory-layer-activations", 250}, {"memory-max-micro-batch", 172}, {"memory-model-states", 168},
       {"memory-recompute-flops", 72}, {"memory-training-flops", 62}, {"moe-all-to-all-bytes", 108},
       {"ns-spike-factor", 184}, {"ns-sum-overflow", 233}, {"numerics-format-limit", 24},
       {"numerics-loss-scale", 629}, {"numerics-recipe-bytes", 14}, {"numerics-sum-stall", 20},

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string>
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
@@ -172,6 +174,24 @@ TEST(Checkpointing, StrategiesTradeMemoryForCompute) {
   EXPECT_LT(num(run("selective"), "stored_bytes"), num(run("none"), "stored_bytes"));
   // Chen et al. 2016: the peak L/k·2sbh + k·(full layer) falls and then rises with k.
   EXPECT_LT(num(run("every-k", 2), "peak_bytes"), num(run("every-k", 32), "peak_bytes"));
+}
+
+// The layer-activations prompt asks for the count the lesson derives without spelling out its
+// formula (the hint gives it), no prompt writes powers with a caret, and the draws vary widely
+// enough that New numbers rarely repeats a problem.
+TEST(MemoryExercises, PromptsAskWithoutTheFormulaAndVary) {
+  std::set<std::string> layer, states;
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    const auto la = mlsys::make_exercise("memory-layer-activations", seed);
+    EXPECT_EQ(la.prompt.find("18 + m"), std::string::npos) << la.prompt;
+    EXPECT_NE(la.hint.find("18 + m + 5·a·s/h"), std::string::npos) << la.hint;
+    layer.insert(la.prompt);
+    const auto ms = mlsys::make_exercise("memory-model-states", seed);
+    states.insert(ms.prompt);
+    for (const auto* e : {&la, &ms}) EXPECT_EQ(e->prompt.find('^'), std::string::npos) << e->prompt;
+  }
+  EXPECT_GE(layer.size(), 125u);  // the old draws had 120 prompts in all
+  EXPECT_GE(states.size(), 103u);  // and 100
 }
 
 TEST(MemoryExercises, AnswersAgreeWithCalculators) {

@@ -53,9 +53,9 @@ Exercise model_states(Rng& rng) {
   double billions = 0, p = 0;
   int stage = 0, dp = 0;
   do {  // states that fit the lesson's GPU, an H100; a stage that shards (stage 0 is the plain 16 bytes)
-    billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7.5, 13, 30, 70, 175});
+    billions = rng.pick(std::vector<double>{1.3, 2.7, 3, 6.7, 7.5, 8, 13, 30, 34, 65, 70, 175, 405});
     stage = rng.integer(1, 3);
-    dp = rng.pick(std::vector<int>{8, 16, 32, 64, 128, 256});
+    dp = rng.pick(std::vector<int>{4, 8, 16, 32, 64, 128, 256});
     p = billions * 1e9;
   } while (zero_bytes(p, stage, dp) > hbm_of("h100-sxm"));
   const double w = 2 * p / (stage >= 3 ? dp : 1), g = 2 * p / (stage >= 2 ? dp : 1), o = 12 * p / (stage >= 1 ? dp : 1);
@@ -65,7 +65,7 @@ Exercise model_states(Rng& rng) {
   e.prompt = "A model of " + format_number(billions, 3) + " billion parameters trains with mixed-precision Adam (bf16 "
              "weights and gradients, fp32 master weights, momentum and variance) on " + format_int(dp) +
              " data-parallel GPUs with ZeRO stage " + std::to_string(stage) +
-             ". How many gigabytes (1 GB = 10^9 bytes) of model states does each GPU hold? Ignore activations.";
+             ". How many gigabytes (1 GB = 10⁹ bytes) of model states does each GPU hold? Ignore activations.";
   e.unit = "GB";
   e.answer = (w + g + o) / 1e9;
   e.hint = "Start from 2 + 2 + 12 bytes per parameter. Stage 1 divides the 12 bytes of optimizer states by the number "
@@ -105,8 +105,8 @@ Exercise layer_activations(Rng& rng) {
     heads = gated ? ll.heads : gpt.heads;
     ffn = gated ? ll.ffn : 4 * gpt.hidden;
     layers = gated ? ll.layers : gpt.layers;
-    s = rng.pick(std::vector<int>{512, 1024, 2048, 4096, 8192});
-    b = rng.pick(std::vector<int>{1, 2, 4, 8});
+    s = rng.pick(std::vector<int>{512, 1024, 1536, 2048, 3072, 4096, 6144, 8192});
+    b = rng.pick(std::vector<int>{1, 2, 3, 4, 6, 8});
     sbh = 1.0 * s * b * hidden;
     quad = 5.0 * heads * s / hidden;
     m = (gated ? 6.0 : 4.0) * ffn / hidden;  // the MLP's inner tensors per s·b·h
@@ -122,13 +122,13 @@ Exercise layer_activations(Rng& rng) {
              (gated ? "a gated SwiGLU MLP of width f = " + format_int(ffn)
                     : "a non-gated GeLU MLP of width f = 4h = " + format_int(ffn)) +
              " processes a micro-batch of b = " + counted(b, "sequence") + " of s = " + format_int(s) +
-             " tokens, with 16-bit activations, 1-byte dropout masks, no parallelism and no recomputation. Using "
-             "Korthikanti et al.'s count with the MLP's terms for its shape, s·b·h·(18 + m + 5·a·s/h) bytes where m = "
-             "4f/h for a non-gated MLP and 6f/h for a gated one, how many megabytes (10^6 bytes) of activations does "
-             "this one layer store for the backward pass?";
+             " tokens, with 16-bit activations, 1-byte dropout masks, no parallelism and no recomputation. Counting "
+             "tensor by tensor as Korthikanti et al. do, with the MLP's inner tensors for its shape, how many megabytes "
+             "(10⁶ bytes) of activations does this one layer store for the backward pass?";
   e.unit = "MB";
   e.answer = sbh * bracket / 1e6;
-  e.hint = "Compute s·b·h first, then the bracket: 18 for attention, norms and the MLP's input and mask, m for the "
+  e.hint = "The layer stores s·b·h·(18 + m + 5·a·s/h) bytes, with m = 4f/h for a non-gated MLP and 6f/h for a gated "
+           "one. Compute s·b·h first, then the bracket: 18 for attention, norms and the MLP's input and mask, m for the "
            "tensors inside the MLP (" + std::string(gated ? "gate, up and their product: 6f/h" : "GeLU's input and output: 4f/h = 16") +
            "), plus 5·a·s/h for the attention scores: the softmax output, its dropout mask and the dropped-out scores "
            "that multiply V, which grow with s².";
@@ -164,7 +164,7 @@ Exercise max_micro_batch(Rng& rng) {
   for (;;) {
     hw = find_accelerator(rng.pick(ids));
     const Shape sh = rng.pick(std::vector<Shape>{{24, 2048, 16}, {32, 2560, 32}, {32, 4096, 32}, {24, 1024, 16}, {40, 5120, 40}});
-    c = config_of(sh, rng.pick(std::vector<int>{1024, 2048, 4096}));
+    c = config_of(sh, rng.pick(std::vector<int>{1024, 1536, 2048, 3072, 4096, 8192}));
     c.vocab = 32000;
     c.tied_embeddings = true;
     st = TrainingSetup{};
