@@ -103,6 +103,9 @@ TEST(LossSpikes, ExercisesAgreeWithTheCalculators) {
     EXPECT_NEAR(mlsys::calc("clip-grad-norm", c.params)["grads"][0].get<double>(), c.answer, 1e-12);
     const mlsys::Exercise f = mlsys::make_exercise("ns-spike-factor", seed);
     EXPECT_NEAR(mlsys::calc("loss-spikes", f.params)["bad_step_loss_factor"].get<double>(), f.answer, 1e-9 * f.answer);
+    // 1 − η·λ is negative (η·λ ≥ 3): the solution writes it with a minus sign, not a hyphen.
+    EXPECT_EQ(f.solution.find("= -"), std::string::npos) << f.solution;
+    EXPECT_NE(f.solution.find("= \u2212"), std::string::npos) << f.solution;
   }
 }
 

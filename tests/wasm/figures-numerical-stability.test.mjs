@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { THEME, run, close, assertChartSubset } from './figure-harness.mjs';
 import softmax from '../../web/src/figures/softmax-overflow.js';
-import spikes from '../../web/src/figures/loss-spike-clipping.js';
+import spikes, { LOSS_RANGE, NORM_RANGE } from '../../web/src/figures/loss-spike-clipping.js';
 import growth from '../../web/src/figures/logit-growth-range.js';
 
 const axes = (cfg) => [cfg.options.scales.x.min, cfg.options.scales.x.max, cfg.options.scales.y.min, cfg.options.scales.y.max];
@@ -91,6 +91,17 @@ test('loss-spike-clipping: the same bad batches; clipping shrinks the spikes by 
     assertChartSubset('loss-spike-clipping', cfg);
   }
   function r0(r) { return r.loss_floor; }
+});
+
+test('loss-spike-clipping: every run at the controls\' extremes stays inside the fixed axes', () => {
+  for (const over of [{ lr: 0.2 }, { lr: 0.2, spike_scale: 50 }, { lr: 0.1, spike_scale: 50, spike_rate: 0.03 },
+    { lr: 0.2, spike_scale: 50, spike_rate: 0.03, seed: 7 }]) {
+    const d = run(spikes, over);
+    for (const r of [d.off, d.on]) {
+      for (const y of r.loss) assert.ok(y <= LOSS_RANGE[1], `loss ${y} above the axis at ${JSON.stringify(over)}`);
+      for (const y of r.grad_norm) assert.ok(y <= NORM_RANGE[1], `norm ${y} above the axis at ${JSON.stringify(over)}`);
+    }
+  }
 });
 
 test('loss-spike-clipping: axes stay fixed across controls', () => {

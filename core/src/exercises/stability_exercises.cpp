@@ -170,7 +170,7 @@ Exercise spike_factor(Rng& rng) {
   e.hint = "A gradient step on a quadratic multiplies the error along an eigenvector by (1 − η·λ); the loss along it is "
            "quadratic in the error.";
   e.solution = "λ on the bad batch = " + format_number(s * s, 4) + "; 1 − η·λ = 1 − " + format_number(lr, 2) + " × " +
-               format_number(s * s, 4) + " = " + format_number(1 - lr * s * s, 4) + " (a stable step needs η·λ < 2; here it is " +
+               format_number(s * s, 4) + " = −" + format_number(lr * s * s - 1, 4) + " (a stable step needs η·λ < 2; here it is " +
                format_number(lr * s * s, 4) + "). The loss factor is its square: " + format_number(e.answer, 5) + ".";
   require(e, lr * s * s >= 2, "η·λ on the bad batch is past the stable limit 2, so the step amplifies the error");
   require_between(e, s, 1, 40, "the bad batch's input scale");

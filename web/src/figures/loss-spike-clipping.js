@@ -6,8 +6,10 @@ import { formatFixed, formatSignificant } from '../runtime/format.js';
 import { chart, linear, log, colours, series, line } from './shared/chart-config.js';
 
 export const STEPS = 600;
-export const LOSS_RANGE = [1e-3, 1e7];
-export const NORM_RANGE = [1e-3, 1e6];
+// Wide enough for every setting of the controls: the engine stops a run whose loss passes 10¹²
+// times its initial loss (a few units at most), and gradient norms stay below 10⁹ on the way.
+export const LOSS_RANGE = [1e-3, 1e13];
+export const NORM_RANGE = [1e-3, 1e9];
 
 export default {
   id: 'loss-spike-clipping',

@@ -27,7 +27,7 @@ export default {
   simulation: true,
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'sum', options: [
-      { value: 'sum', label: 'Sum of exponentials against each format\'s range' },
+      { value: 'sum', label: 'Sum of exponentials (log Z)' },
       { value: 'result', label: 'Probability of the top token' },
     ] },
     { key: 'count', label: 'Logits', type: 'select', default: 8,
