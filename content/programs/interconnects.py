@@ -14,6 +14,12 @@ all-reduce rings leave a leaf once each, one ring per rail leaf or g rings per l
 rails, s = max(1, rings x o / P); an all-to-all sends a share c = (N - n_leaf)/(N - 1) of its
 traffic beyond the leaf, s = max(1, c x o). Bisection = N g B_nic / (2 o).
 
+For comparison, NCCL's flat rings: g rings over all p = N g GPUs, each carrying S/g and leaving
+every node through a different NIC, 2(p-1) steps; a step lasts as long as the NIC's chunk
+S/(g p) or the g-1 chunks on the scale-up link, whichever is slower; latency as NCCL's tuning
+model counts it, the 2(N-1) steps that cross nodes at the network's, the rest at the scale-up
+link's. One ring through a single NIC per node is the same with one ring of S.
+
 Run:  python3 interconnects.py                         the lesson's worked example (64 nodes of 8 H100)
       python3 interconnects.py --nodes 256 --oversubscription 4 --no-rails
       python3 interconnects.py --op alltoall --bytes 2e8
@@ -50,8 +56,14 @@ def fat_tree(nodes, g, nic, up, o, rails, ports, size, op, a_up=2e-6, a_nic=5e-6
         inter = (nodes - 1) * (a_nic + size / nodes / bw)
     p = nodes * g
     slow_a, slow_b = (a_up, up) if nodes == 1 else (max(a_up, a_nic), min(up, bw))
+    single = None
     if op == "allreduce":
-        ring = 2 * (p - 1) * (slow_a + size / p / slow_b) if p > 1 else 0.0
+        if nodes > 1:
+            ring = flat_rings(nodes, g, size, g, a_up, up, a_nic, bw)
+            one_nic = nic / (max(1.0, o / ports) if groups > 1 else 1.0)  # one ring leaves a leaf alone
+            single = flat_rings(nodes, g, size, 1, a_up, up, a_nic, one_nic)
+        else:
+            ring = single = 2 * (p - 1) * (slow_a + size / p / slow_b) if p > 1 else 0.0
         steps = math.ceil(math.log2(p)) if p > 1 else 0
         tree = 2 * steps * (slow_a + size / slow_b)
     else:
@@ -63,7 +75,17 @@ def fat_tree(nodes, g, nic, up, o, rails, ports, size, op, a_up=2e-6, a_nic=5e-6
     return {"time_s": total, "intra_time_s": intra, "inter_time_s": inter, "spine_slowdown": s,
             "cross_spine_fraction": cross, "inter_bandwidth_Bps": bw, "bisection_Bps": p * nic / (2 * o),
             "bottleneck": bottleneck, "busbw_Bps": size / total * factor if total > 0 else 0.0,
-            "flat_ring_time_s": ring, "tree_time_s": tree}
+            "overlapped_time_s": max(intra, inter), "flat_ring_time_s": ring, "single_ring_time_s": single,
+            "tree_time_s": tree}
+
+
+def flat_rings(nodes, g, size, rings, a_up, up, a_nic, nic):
+    """All-reduce over all nodes x g GPUs with `rings` flat rings, each leaving a node by its own NIC."""
+    p = nodes * g
+    steps, net_steps = 2 * (p - 1), 2 * (nodes - 1)
+    chunk = size / (rings * p)
+    step = max(chunk / nic, min(rings, g - 1) * chunk / up)
+    return (steps - net_steps) * a_up + net_steps * a_nic + steps * step
 
 
 class Parser(argparse.ArgumentParser):
@@ -119,8 +141,13 @@ def main(argv=None):
           f"total {r['time_s'] * 1e3:.2f} ms (bottleneck: {r['bottleneck']})")
     print(f"  spine slowdown {r['spine_slowdown']:.2f}, NIC at {r['inter_bandwidth_Bps'] / 1e9:.1f} GB/s, "
           f"bisection {r['bisection_Bps'] / 1e12:.1f} TB/s, bus bandwidth {r['busbw_Bps'] / 1e9:.0f} GB/s")
-    tree = f", binomial tree {r['tree_time_s'] * 1e3:.1f} ms" if r["tree_time_s"] is not None else ""
-    print(f"  flat ring over all {a.nodes * g} GPUs {r['flat_ring_time_s'] * 1e3:.1f} ms{tree}")
+    if a.op == "allreduce":
+        print(f"  pipelined phases at best {r['overlapped_time_s'] * 1e3:.2f} ms; NCCL's flat rings over all "
+              f"{a.nodes * g} GPUs {r['flat_ring_time_s'] * 1e3:.2f} ms")
+        print(f"  one ring through one NIC per node {r['single_ring_time_s'] * 1e3:.1f} ms, "
+              f"binomial tree {r['tree_time_s'] * 1e3:.1f} ms")
+    else:
+        print(f"  pairwise exchange over all {a.nodes * g} GPUs {r['flat_ring_time_s'] * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":

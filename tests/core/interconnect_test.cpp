@@ -10,6 +10,7 @@
 #include "mlsys/comm/cost_model.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/foundations/input_error.hpp"
+#include "mlsys/foundations/units.hpp"
 #include "mlsys/hardware/datasheet.hpp"
 #include "mlsys/interconnect/fat_tree.hpp"
 #include "mlsys/interconnect/links.hpp"
@@ -71,6 +72,44 @@ TEST(Interconnect, PublishedFigures) {
   EXPECT_DOUBLE_EQ(per_dir("nvlink4") / per_dir("ib-ndr"), 9.0);
 }
 
+TEST(Interconnect, TorusLinksAreCountedPerLinkAndPerAxis) {
+  // TPU v5p: 1,200 GB/s both directions per chip (Google Cloud v5p page) over the six links of a
+  // 3D torus, 1e11 bytes/s per link one-way (Scaling Book, "How to Think About TPUs", ICI table):
+  // one transfer to one neighbour gets one link; a ring along one axis gets two.
+  const auto& tpu = mlsys::find_interconnect_link("tpu-v5p-ici");
+  EXPECT_EQ(tpu.topology, "torus");
+  EXPECT_EQ(tpu.link_count, 6);
+  EXPECT_DOUBLE_EQ(tpu.per_link_Bps, 100e9);
+  EXPECT_DOUBLE_EQ(tpu.peer_bandwidth_Bps, 100e9);
+  ASSERT_TRUE(tpu.axis_bandwidth_Bps.has_value());
+  EXPECT_DOUBLE_EQ(*tpu.axis_bandwidth_Bps, 200e9);
+  // NVLink through NVSwitch gives one peer the whole 450 GB/s: 18 links of 25 GB/s each way.
+  const auto& nv = mlsys::find_interconnect_link("nvlink4");
+  EXPECT_EQ(nv.topology, "switched");
+  EXPECT_EQ(nv.link_count, 18);
+  EXPECT_DOUBLE_EQ(nv.per_link_Bps, 25e9);
+  EXPECT_DOUBLE_EQ(nv.peer_bandwidth_Bps, 450e9);
+  EXPECT_FALSE(nv.axis_bandwidth_Bps.has_value());
+  EXPECT_EQ(mlsys::find_interconnect_link("nvlink3").link_count, 12);  // A100 whitepaper: 12 links
+  for (const auto& l : mlsys::interconnect_links()) {
+    EXPECT_TRUE(l.topology == "switched" || l.topology == "torus") << l.id;
+    EXPECT_GE(l.link_count, 1) << l.id;
+    if (l.topology == "switched") {
+      EXPECT_DOUBLE_EQ(l.peer_bandwidth_Bps, l.bandwidth_Bps) << l.id;
+    }
+    if (l.kind != "scale-up") {
+      EXPECT_EQ(l.link_count, 1) << l.id;
+    }
+  }
+  // So a neighbour on TPU ICI is reached at less than NVLink 4 gives one peer, though the chip's
+  // total is higher.
+  EXPECT_GT(tpu.bandwidth_Bps, nv.bandwidth_Bps);
+  EXPECT_LT(tpu.peer_bandwidth_Bps, nv.peer_bandwidth_Bps);
+  const json j = mlsys::calc("interconnect", {{"id", "tpu-v5p-ici"}});
+  EXPECT_DOUBLE_EQ(j["peer_bandwidth_Bps"].get<double>(), 100e9);
+  EXPECT_DOUBLE_EQ(j["axis_bandwidth_Bps"].get<double>(), 200e9);
+}
+
 TEST(Interconnect, CalculatorListsOrReturnsOneLink) {
   const json all = mlsys::calc("interconnect", json::object());
   ASSERT_TRUE(all.contains("links"));
@@ -110,7 +149,50 @@ TEST(FatTree, FullBisectionIsTheHierarchicalModel) {
   ASSERT_TRUE(r.tree_time_s.has_value());
   // Binomial tree at the slower link: 2⌈log2 512⌉ = 18 steps of the whole S.
   EXPECT_NEAR(*r.tree_time_s, 18 * (5e-6 + S / 50e9), 1e-12);
-  EXPECT_NEAR(r.flat_ring_time_s, 2 * 511 * (5e-6 + S / 512 / 50e9), 1e-12);
+  // NCCL's flat rings (header): 8 rings of S/8, 2·511 steps of S/(8·512) per ring, the NIC's
+  // chunk slower than NVLink's 7 chunks; network latency on the 2·63 hops that cross nodes.
+  const double latency = 126 * 5e-6 + (1022 - 126) * 2e-6;
+  EXPECT_NEAR(r.flat_ring_time_s, latency + 1022 * std::max(S / 4096 / 50e9, 7 * S / 4096 / 450e9), 1e-12);
+  ASSERT_TRUE(r.single_ring_time_s.has_value());
+  EXPECT_NEAR(*r.single_ring_time_s, latency + 1022 * S / 512 / 50e9, 1e-12);
+  EXPECT_DOUBLE_EQ(r.overlapped_time_s, std::max(r.intra_time_s, r.inter_time_s));
+}
+
+TEST(FatTree, FlatRingsUseEveryNicAsNcclDoes) {
+  // NCCL builds flat rings only, several of them, each leaving a node through its own NIC
+  // (NVIDIA/nccl #471: "we only build flat rings, no 2D ring"; #530: "Ring and Tree both use all
+  // NICs in parallel"). A ring through one NIC per node is the straw man this replaced: 45 ms
+  // for 1 GB on 64 × 8 H100 against 9.47 ms for the hierarchical algorithm.
+  mlsys::FatTreeConfig c;
+  c.nic_latency_s = 0;
+  c.scaleup_latency_s = 0;
+  const double S = 1e9, p = 512, g = 8;
+  const auto r = mlsys::fat_tree_collective(c, S, mlsys::Collective::AllReduce);
+  // Each NIC carries 2(p−1)/p · S/g, within 2% of the hierarchical algorithm's inter-node bytes.
+  const double nic_bytes = 2 * (p - 1) / p * S / g;
+  EXPECT_NEAR(nic_bytes / r.inter_bytes_per_gpu, 1.0, 0.02);
+  EXPECT_NEAR(r.flat_ring_time_s, nic_bytes / 50e9, 1e-12);        // bandwidth alone: 4.99 ms
+  EXPECT_NEAR(*r.single_ring_time_s, g * r.flat_ring_time_s, 1e-12);  // one NIC in eight
+  // Without latency the flat rings beat the hierarchical phases run one after another, and
+  // reach the NIC phase alone that pipelining would give.
+  EXPECT_LT(r.flat_ring_time_s, r.time_s);
+  EXPECT_NEAR(r.flat_ring_time_s, r.overlapped_time_s, 0.02 * r.flat_ring_time_s);
+  // With the latencies back, the flat rings pay 2.42 ms of it against 0.66 ms: the hierarchical
+  // algorithm wins small and medium messages, the flat rings large ones.
+  mlsys::FatTreeConfig d;
+  const auto small = mlsys::fat_tree_collective(d, 1e6, mlsys::Collective::AllReduce);
+  EXPECT_LT(small.time_s, small.flat_ring_time_s);
+  const auto large = mlsys::fat_tree_collective(d, 4e9, mlsys::Collective::AllReduce);
+  EXPECT_LT(large.flat_ring_time_s, large.time_s);
+  EXPECT_LT(large.time_s, *large.single_ring_time_s);
+  // Without rails at 8:1 the flat rings leave a leaf together like the hierarchical rings (s = 2);
+  // a single ring leaves it alone and is not slowed.
+  d.rail_optimized = false;
+  d.oversubscription = 8;
+  d.nic_latency_s = d.scaleup_latency_s = 0;
+  const auto nr = mlsys::fat_tree_collective(d, S, mlsys::Collective::AllReduce);
+  EXPECT_NEAR(nr.flat_ring_time_s, nic_bytes / 25e9, 1e-12);
+  EXPECT_NEAR(*nr.single_ring_time_s, 2 * (p - 1) / p * S / 50e9, 1e-12);
 }
 
 TEST(FatTree, OversubscriptionSlowsRingsOnlyWithoutRails) {
@@ -158,6 +240,44 @@ TEST(FatTree, BadInputsNameTheirField) {
   EXPECT_EQ(error_field("fat-tree", {{"op", "broadcast"}}), "op");
   EXPECT_EQ(error_field("fat-tree", {{"rail_optimized", false}, {"gpus_per_node", 64}}), "leaf_ports");
   EXPECT_EQ(error_field("fat-tree", {{"bytes", -1}}), "bytes");
+}
+
+TEST(InterconnectExercises, OneDirectionUsesWhatOnePeerGets) {
+  // A TPU v5p chip sends to a torus neighbour over one of its six links, 100 GB/s each way (not
+  // the chip's 600 GB/s); NVLink through NVSwitch gives one peer the device's 450 GB/s.
+  int tpu = 0;
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    const auto e = mlsys::make_exercise("ic-one-direction", seed);
+    const auto& l = mlsys::find_interconnect_link(e.params.at("id").get<std::string>());
+    const double gb = e.answer * 1e-3 * l.peer_bandwidth_Bps / 1e9;  // the size the prompt names
+    EXPECT_NE(e.prompt.find(mlsys::format_number(gb, 2) + " GB"), std::string::npos) << seed;
+    if (l.id == "tpu-v5p-ici") {
+      ++tpu;
+      EXPECT_NEAR(e.answer, gb / 100 * 1e3, 1e-9 * e.answer) << seed;
+      const json wrong = mlsys::check_exercise("ic-one-direction", seed, mlsys::format_number(gb / 600 * 1e3, 6) + " ms");
+      EXPECT_FALSE(wrong["correct"].get<bool>()) << seed;
+      const json right = mlsys::check_exercise("ic-one-direction", seed, mlsys::format_number(gb / 100 * 1e3, 6) + " ms");
+      EXPECT_TRUE(right["correct"].get<bool>()) << seed;
+    } else {
+      EXPECT_NEAR(e.answer, gb * 1e9 / l.bandwidth_Bps * 1e3, 1e-9 * e.answer) << seed;
+    }
+  }
+  EXPECT_GT(tpu, 20);
+}
+
+TEST(InterconnectExercises, LeavesHaveWholeUplinksAndRealisticRatios) {
+  // Every leaf the uplink exercises draw has whole host ports and whole uplinks, at most 4.6:1
+  // (draws such as 3.9 uplinks at 8.2:1 on 32 ports, or 61:1 on 64, are gone).
+  for (std::uint32_t seed = 0; seed < 2000; ++seed) {
+    for (const char* id : {"ic-no-rails", "ic-alltoall-oversub"}) {
+      const auto e = mlsys::make_exercise(id, seed);
+      const double ports = e.params.at("leaf_ports").get<double>(), o = e.params.at("oversubscription").get<double>();
+      const double uplinks = ports / o;
+      EXPECT_NEAR(uplinks, std::round(uplinks), 1e-9) << id << " " << seed;
+      EXPECT_GE(o, 1) << id << " " << seed;
+      EXPECT_LE(o, 4.6 + 1e-9) << id << " " << seed;
+    }
+  }
 }
 
 TEST(InterconnectExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {

@@ -15,6 +15,11 @@ MLSYS_DESCRIBE(InterconnectLink, MLSYS_OUT(id, "", "Id of the link (the `id` inp
                MLSYS_OUT(bandwidth_Bps, "B/s", "Per GPU, one direction"),
                MLSYS_OUT(bidirectional_Bps, "B/s", "Both directions summed: 2 × bandwidth_Bps"),
                MLSYS_OUT(latency_s, "s", "Typical order of magnitude of one message's latency (latency_note)"),
+               MLSYS_OUT(link_count, "", "Physical links the bandwidth sums (NVLink 4: 18; TPU v5p ICI: 6; a slot or port: 1)"),
+               MLSYS_OUT(topology, "", "switched (any one peer can get the whole bandwidth) or torus (direct links to the six neighbours of a 3D torus)"),
+               MLSYS_OUT(per_link_Bps, "B/s", "One physical link, one direction: bandwidth_Bps / link_count"),
+               MLSYS_OUT(peer_bandwidth_Bps, "B/s", "One transfer to one peer, one direction: bandwidth_Bps when switched, one link to a torus neighbour"),
+               MLSYS_OUT(axis_bandwidth_Bps, "B/s", "Torus only: what a chip sends along one axis to both its neighbours at once (2 × per_link_Bps)"),
                MLSYS_OUT(quoted, "", "The vendor's or standard's figure as printed"),
                MLSYS_OUT(quoted_as, "", "Whether that figure is bidirectional or per direction"),
                MLSYS_OUT(latency_note, "", "Where latency_s comes from"),
@@ -47,7 +52,10 @@ MLSYS_DESCRIBE(FatTreeResult, MLSYS_OUT(time_s, "s", "Hierarchical collective, p
                MLSYS_OUT(inter_bytes_per_gpu, "B", "Bytes one GPU sends through its NIC"),
                MLSYS_OUT(algbw_Bps, "B/s", "bytes / time_s"),
                MLSYS_OUT(busbw_Bps, "B/s", "nccl-tests bus bandwidth: algbw × 2(p−1)/p (all-to-all: (p−1)/p)"),
-               MLSYS_OUT(flat_ring_time_s, "s", "One ring over every GPU at the slower link (all-to-all: pairwise exchange)"),
+               MLSYS_OUT(overlapped_time_s, "s", "The phases pipelined chunk by chunk: max(intra_time_s, inter_time_s), a lower bound"),
+               MLSYS_OUT(flat_ring_time_s, "s",
+                         "All-reduce: NCCL's flat rings over every GPU, one per NIC (g rings of S/g; network latency on the 2(N−1) hops that cross nodes); all-to-all: pairwise exchange at the slower link"),
+               MLSYS_OUT(single_ring_time_s, "s", "All-reduce: one flat ring over every GPU, through one NIC per node"),
                MLSYS_OUT(tree_time_s, "s", "All-reduce: binomial tree over every GPU at the slower link"));
 
 void add_interconnect_calculators(Calculators& out) {

@@ -35,28 +35,48 @@ double leaf_radix(const InterconnectLink& nic) { return nic.id == "ib-hdr" ? 40 
 const std::vector<std::string> kScaleOut = {"ib-hdr", "ib-ndr", "ib-xdr"};
 
 Exercise one_direction(Rng& rng) {
-  // NVLink through NVSwitch gives one peer the device's whole per-direction bandwidth; a TPU's ICI
-  // figure sums six torus links, of which a transfer to one neighbour uses one, so it is not drawn.
-  const std::string id = rng.pick(std::vector<std::string>{"nvlink3", "nvlink4", "nvlink5"});
+  // NVLink through NVSwitch gives one peer the device's whole per-direction bandwidth. A TPU's ICI
+  // figure sums six torus links (+x, −x, +y, −y, +z, −z), of which a transfer to one neighbour
+  // uses one: per direction, then per link.
+  const std::string id = rng.pick(std::vector<std::string>{"nvlink3", "nvlink4", "nvlink5", "tpu-v5p-ici"});
   const InterconnectLink& l = find_interconnect_link(id);
+  const bool torus = l.topology == "torus";
   const double gb = round_sig(0.5 * exp_det(rng.uniform() * log_det(40.0)), 2);  // 0.5–20 GB, log-uniform
+  const std::string printed = format_number(l.bidirectional_Bps / 1e9, 4) + " GB/s";
   Exercise e;
   e.title = "A transfer over a link quoted both ways";
   e.params = {{"id", id}};
-  e.prompt = "The datasheet gives the " + l.name + " link " + format_number(l.bidirectional_Bps / 1e9, 4) +
-             " GB/s of total bandwidth per device, counting both directions. One device sends " +
-             format_number(gb, 2) + " GB to another over it, nothing else running. Ignoring latency and protocol "
-             "overhead, how long does the transfer take, in ms?";
   e.unit = "ms";
-  e.answer = gb * 1e9 / l.bandwidth_Bps * 1e3;
+  e.answer = gb * 1e9 / l.peer_bandwidth_Bps * 1e3;
   e.rel_tolerance = 0.01;
-  e.hint = "A transfer in one direction gets half of a figure that sums both directions.";
-  e.solution = "One direction: " + format_number(l.bidirectional_Bps / 1e9, 4) + " / 2 = " + gbps(l.bandwidth_Bps) +
-               "; " + format_number(gb, 2) + " GB / " + gbps(l.bandwidth_Bps) + " = " + format_number(e.answer, 4) +
-               " ms.";
-  require(e, l.kind == "scale-up" && l.quoted_as == "bidirectional" && l.id.rfind("nvlink", 0) == 0,
-          "the link is a switched NVLink row of the table, quoted both ways");
-  require_between(e, e.answer, 0.1, 100, "transfer time in ms");
+  if (torus) {
+    e.prompt = "Google's page gives the " + l.name.substr(0, l.name.find(" ICI")) + " " + printed + " of inter-chip interconnect bandwidth per chip, "
+               "counting both directions. Each chip has " + std::string(l.link_count == 6 ? "six" : "several") + " identical ICI links, one to "
+               "each of its neighbours in a 3D torus (+x, −x, +y, −y, +z, −z). One chip sends " + format_number(gb, 2) +
+               " GB to its +x neighbour, nothing else running. Ignoring latency and protocol overhead, how long does the "
+               "transfer take, in ms?";
+    e.hint = "Halve a figure that sums both directions; then ask how many of the chip's links reach that one neighbour.";
+    e.solution = "One direction: " + printed + " / 2 = " + gbps(l.bandwidth_Bps) + " out of the chip, over " +
+                 format_int(l.link_count) + " links: " + gbps(l.per_link_Bps) + " per link. The neighbour is one link "
+                 "away: " + format_number(gb, 2) + " GB / " + gbps(l.per_link_Bps) + " = " + format_number(e.answer, 4) +
+                 " ms. Through a switch, as NVLink, one peer could use the whole " + gbps(l.bandwidth_Bps) + ".";
+    reject_mistake(e, gb * 1e9 / l.bandwidth_Bps * 1e3, "used the whole chip's bandwidth: a neighbour is one link away");
+    reject_mistake(e, gb * 1e9 / (2 * l.per_link_Bps) * 1e3, "shared the total among the links but forgot to halve it");
+  } else {
+    e.prompt = "The datasheet gives the " + l.name + " link " + printed + " of total bandwidth per device, counting "
+               "both directions; the GPUs are joined through NVSwitch chips. One device sends " + format_number(gb, 2) +
+               " GB to another over it, nothing else running. Ignoring latency and protocol overhead, how long does "
+               "the transfer take, in ms?";
+    e.hint = "A transfer in one direction gets half of a figure that sums both directions.";
+    e.solution = "One direction: " + printed + " / 2 = " + gbps(l.bandwidth_Bps) + "; through NVSwitch one peer gets "
+                 "all of it: " + format_number(gb, 2) + " GB / " + gbps(l.bandwidth_Bps) + " = " +
+                 format_number(e.answer, 4) + " ms.";
+  }
+  require(e, l.kind == "scale-up" && l.quoted_as == "bidirectional",
+          "the link is a scale-up row of the table, quoted both ways");
+  require(e, torus || l.id.rfind("nvlink", 0) == 0, "a switched row is NVLink through NVSwitch");
+  require(e, !torus || l.link_count == 6, "a 3D torus: six links, one per neighbour");
+  require_between(e, e.answer, 0.1, 250, "transfer time in ms");
   reject_mistake(e, gb * 1e9 / l.bidirectional_Bps * 1e3, "used the figure that sums both directions");
   return e;
 }

@@ -14,6 +14,19 @@ void check_positive(double v, const char* field, const char* what) {
   if (!std::isfinite(v) || v <= 0) throw InputError(field, std::string(what) + " must be a positive number.");
 }
 
+// A flat ring all-reduce over all p = N·g GPUs split into `channels` rings (1 ≤ channels ≤ g),
+// each carrying S/channels and leaving every node through a different NIC, as NCCL builds them
+// (header). 2(p−1) steps; in each, a ring's chunk is S/(channels·p): the NIC of each exit GPU
+// carries one chunk, a GPU's scale-up link min(channels, g−1) of them, and the step lasts as long
+// as the slower. Latency as NCCL's tuning model counts it for a ring (src/graph/tuning.cc): the
+// 2(N−1) hops that cross nodes at the network's latency, the other steps at the scale-up link's.
+double flat_rings_time(int nodes, int g, double bytes, int channels, Link intra, Link inter) {
+  const double p = static_cast<double>(nodes) * g, steps = 2 * (p - 1), inter_steps = 2.0 * (nodes - 1);
+  const double chunk = bytes / (channels * p);
+  const double step_s = std::max(chunk / inter.bandwidth_Bps, std::min(channels, g - 1) * chunk / intra.bandwidth_Bps);
+  return (steps - inter_steps) * intra.latency_s + inter_steps * inter.latency_s + steps * step_s;
+}
+
 }  // namespace
 
 FatTreeResult fat_tree_collective(const FatTreeConfig& c, double bytes, Collective op) {
@@ -76,11 +89,23 @@ FatTreeResult fat_tree_collective(const FatTreeConfig& c, double bytes, Collecti
   r.algbw_Bps = r.time_s > 0 ? bytes / r.time_s : 0;
   r.busbw_Bps = r.algbw_Bps * bus_bandwidth_factor(op, p);
 
-  // Flat algorithms at the slower link.
+  r.overlapped_time_s = std::max(h.intra_time_s, h.inter_time_s);
+
+  // Flat algorithms over every GPU. Inside one node: a ring on the scale-up link. Across nodes:
+  // the all-reduce as NCCL's flat rings (one per NIC) and as a single ring through one NIC per
+  // node; the all-to-all's pairwise exchange and the binomial tree at the slower link.
   const Link slow = n == 1 ? intra
                            : Link{std::max(intra.latency_s, inter.latency_s),
                                   std::min(intra.bandwidth_Bps, inter.bandwidth_Bps)};
-  r.flat_ring_time_s = collective_cost(op, CollectiveAlgorithm::Ring, p, bytes, slow).time_s;
+  if (op == Collective::AllReduce && n > 1) {
+    r.flat_ring_time_s = flat_rings_time(n, g, bytes, g, intra, inter);
+    // One ring leaves a leaf once per direction, rails or not: s = max(1, o / P).
+    const Link one_nic{c.nic_latency_s, c.nic_bandwidth_Bps / (r.leaf_groups > 1 ? std::max(1.0, o / ports) : 1.0)};
+    r.single_ring_time_s = flat_rings_time(n, g, bytes, 1, intra, one_nic);
+  } else {
+    r.flat_ring_time_s = collective_cost(op, CollectiveAlgorithm::Ring, p, bytes, slow).time_s;
+    if (op == Collective::AllReduce) r.single_ring_time_s = r.flat_ring_time_s;
+  }
   if (op == Collective::AllReduce)
     r.tree_time_s = collective_cost(op, CollectiveAlgorithm::Tree, p, bytes, slow).time_s;
   return r;

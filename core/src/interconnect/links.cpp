@@ -21,6 +21,11 @@ const std::vector<InterconnectLink>& interconnect_links() {
       l.bandwidth_Bps = r.at("bandwidth_Bps").get<double>();
       l.bidirectional_Bps = 2 * l.bandwidth_Bps;
       l.latency_s = r.at("latency_s").get<double>();
+      l.link_count = r.at("link_count").get<int>();
+      l.topology = r.at("topology").get<std::string>();
+      l.per_link_Bps = l.bandwidth_Bps / l.link_count;
+      l.peer_bandwidth_Bps = l.topology == "torus" ? l.per_link_Bps : l.bandwidth_Bps;
+      if (l.topology == "torus") l.axis_bandwidth_Bps = 2 * l.per_link_Bps;
       l.quoted = r.at("quoted").get<std::string>();
       l.quoted_as = r.at("quoted_as").get<std::string>();
       l.latency_note = r.at("latency_note").get<std::string>();

@@ -1,6 +1,6 @@
 // The bandwidth ladder: every link of the engine's table (calc 'interconnect') as one bar per
-// GPU, on a log axis, coloured by kind (scale-up, PCIe, scale-out), per direction or with both
-// directions summed as vendors print them.
+// device, on a log axis, coloured by kind (scale-up, PCIe, scale-out): per direction, what one
+// transfer to one peer gets (a TPU torus neighbour: one of six links), or as vendors print it.
 import { formatSI } from '../runtime/format.js';
 import { chart, log, category, colours, series } from './shared/chart-config.js';
 
@@ -14,33 +14,44 @@ export const KINDS = [
 const SHORT = { nvlink3: 'NVLink 3 (A100)', nvlink4: 'NVLink 4 (H100)', nvlink5: 'NVLink 5 (B200)', 'pcie4-x16': 'PCIe 4.0 x16',
   'pcie5-x16': 'PCIe 5.0 x16', 'ib-hdr': 'IB HDR', 'ib-ndr': 'IB NDR', 'ib-xdr': 'IB XDR', 'roce-400g': 'RoCE 400G', 'tpu-v5p-ici': 'TPU v5p ICI' };
 
+// The value one bar shows in each view: per device and per direction; what one transfer to one
+// peer gets (a torus neighbour is one link away); the vendor's figure in its own convention
+// (scale-up summed over both directions, PCIe slots and network ports per direction).
+export const VIEWS = {
+  one: { label: 'Per device, one direction', axis: 'Bandwidth per device, one direction (B/s)', value: (l) => l.bandwidth_Bps, note: 'per direction, all links of the device' },
+  peer: { label: 'One transfer to one peer, one direction', axis: 'One transfer to one peer, one direction (B/s)', value: (l) => l.peer_bandwidth_Bps, note: 'to one peer, one direction' },
+  both: { label: 'As the vendor prints it', axis: 'As printed: scale-up both directions summed, ports per direction (B/s)',
+    value: (l) => (l.quoted_as === 'bidirectional' ? l.bidirectional_Bps : l.bandwidth_Bps), note: 'as printed' },
+};
+
 export default {
   id: 'interconnect-ladder',
-  title: 'The bandwidth ladder: what one GPU can send over each kind of link',
+  title: 'The bandwidth ladder: what one device can send over each kind of link',
   caption:
-    'Each bar is one GPU\u2019s bandwidth over one kind of link, on a log axis, one direction at a time (the defaults). NVLink 4 on an H100 gives 450 GB/s each way, nine times one 400 Gb/s InfiniBand NDR port (50 GB/s) and about seven times a PCIe 5.0 x16 slot (63 GB/s). Switch to "both directions summed" to see the figures vendors print (900 GB/s for NVLink 4): every bar doubles and the ratios stay the same. The rungs are a factor of ten apart, which is why a collective is planned around the slowest link it crosses.',
+    'One bar per link, on a log axis. Per device and per direction (the default), NVLink 4 on an H100 gives 450 GB/s, nine times one 400 Gb/s InfiniBand NDR port (50 GB/s) and about seven times a PCIe 5.0 x16 slot (63 GB/s); the TPU v5p\u2019s 600 GB/s is the sum of six torus links. Switch to one transfer to one peer: through NVSwitch one peer still gets all 450 GB/s, while a TPU chip reaches a neighbour over one link, 100 GB/s. "As the vendor prints it" doubles only the scale-up bars (NVLink 4: 900 GB/s); network ports and PCIe slots are quoted per direction.',
   params: [
     { key: 'direction', label: 'Bandwidth shown', type: 'select', default: 'one',
-      options: [{ value: 'one', label: 'Per direction (what one transfer gets)' }, { value: 'both', label: 'Both directions summed (as printed)' }] },
+      options: Object.entries(VIEWS).map(([value, v]) => ({ value, label: v.label })) },
   ],
 
   data(engine, p) {
     const links = engine.calc('interconnect', {}).links;
-    const both = p.direction === 'both';
-    const rows = links.map((l) => ({ id: l.id, name: l.name, kind: l.kind, value: both ? l.bidirectional_Bps : l.bandwidth_Bps,
-      per_direction: l.bandwidth_Bps, quoted_as: l.quoted_as }));
-    // The axis spans both settings, so that switching moves the bars, not the axis.
-    const lo = Math.min(...links.map((l) => l.bandwidth_Bps)), hi = Math.max(...links.map((l) => l.bidirectional_Bps));
+    const view = VIEWS[p.direction];
+    const rows = links.map((l) => ({ id: l.id, name: l.name, kind: l.kind, value: view.value(l),
+      per_direction: l.bandwidth_Bps, peer: l.peer_bandwidth_Bps, quoted_as: l.quoted_as, topology: l.topology }));
+    // The axis spans every view, so that switching moves the bars, not the axis.
+    const all = links.flatMap((l) => Object.values(VIEWS).map((v) => v.value(l)));
+    const lo = Math.min(...all), hi = Math.max(...all);
     const table = {
-      columns: ['Link', 'Kind', 'Per direction (B/s)', 'Both directions (B/s)', 'Vendor figure quoted as', 'Source'],
-      rows: links.map((l) => [l.name, l.kind, l.bandwidth_Bps, l.bidirectional_Bps, l.quoted_as, l.source]),
+      columns: ['Link', 'Kind', 'Per direction (B/s)', 'Both directions (B/s)', 'Links', 'Topology', 'One peer, one direction (B/s)', 'Vendor figure quoted as', 'Source'],
+      rows: links.map((l) => [l.name, l.kind, l.bandwidth_Bps, l.bidirectional_Bps, l.link_count, l.topology, l.peer_bandwidth_Bps, l.quoted_as, l.source]),
     };
     return { direction: p.direction, rows, range: [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi * 1.5))], table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
-    const both = data.direction === 'both';
+    const view = VIEWS[data.direction];
     const datasets = KINDS.map(({ kind, label }) => series(pick(), {
       label, grouped: false,
       data: data.rows.map((r) => (r.kind === kind ? r.value : null)),
@@ -50,11 +61,12 @@ export default {
       labels: data.rows.map((r) => [SHORT[r.id] ?? r.name, formatSI(r.value, 'B/s')]),
       datasets,
       scales: {
-        y: category({ title: 'Link' }),
-        x: log(both ? 'Bandwidth per GPU, both directions summed (B/s)' : 'Bandwidth per GPU, one direction (B/s)', { unit: 'B/s', range: data.range }),
+        // Every bar named: Chart.js would otherwise skip every other label on a short chart.
+        y: category({ title: 'Link', ticks: { autoSkip: false } }),
+        x: log(view.axis, { unit: 'B/s', range: data.range }),
       },
       legend: { usePointStyle: false },
-      tooltip: (ctx) => `${data.rows[ctx.dataIndex].name}: ${formatSI(ctx.raw, 'B/s')} ${both ? 'both directions' : 'per direction'}`,
+      tooltip: (ctx) => `${data.rows[ctx.dataIndex].name}: ${formatSI(ctx.raw, 'B/s')} ${view.note}`,
     });
   },
 };

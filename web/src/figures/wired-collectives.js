@@ -1,6 +1,7 @@
 // Collectives over real wiring: calc('fat-tree') on nodes of 8 GPUs, NVLink 4 inside and one
-// NIC per GPU across. View "size": all-reduce time against message size for one flat ring
-// over every GPU, a binomial tree and the hierarchical algorithm. View "oversubscription":
+// NIC per GPU across. View "size": all-reduce time against message size for NCCL's flat rings
+// over every GPU (one per NIC), one flat ring through a single NIC per node, a binomial tree and
+// the hierarchical algorithm. View "oversubscription":
 // all-reduce and all-to-all time against the leaf oversubscription, with and without rails.
 import { formatSI } from '../runtime/format.js';
 import { chart, log, linear, span, colours, series } from './shared/chart-config.js';
@@ -14,7 +15,7 @@ export default {
   id: 'wired-collectives',
   title: 'Collectives over real wiring: ring, tree and hierarchical; rails and oversubscription',
   caption:
-    'Nodes of 8 GPUs with NVLink 4 (450 GB/s each way) inside and one 400 Gb/s NIC per GPU across (the defaults: 64 nodes, 512 GPUs). In the message-size view the binomial tree is fastest for small messages, since it pays the network latency 2\u2308log\u2082 p\u2309 = 18 times where a flat ring over all 512 GPUs pays it 1,022 times; from about 1.6 MB up the hierarchical algorithm wins because each GPU sends only its 1/8 shard through its NIC. Move the nodes: the flat ring\u2019s latency floor grows with them. In the oversubscription view (1 GB at the defaults) the rail-optimized all-reduce stays flat, the all-reduce without rails turns up once o passes 32 ports / 8 rings = 4, and the all-to-all slows from o \u2248 2 whatever the wiring.',
+    'Nodes of 8 GPUs, NVLink 4 inside and one 400 Gb/s NIC per GPU across (defaults: 64 nodes). By message size, the binomial tree wins small messages (18 network latencies); from about 1.6 MB the hierarchical algorithm (14 NVLink and 126 network latencies); from about 0.5 GB NCCL\u2019s flat rings, which send as many bytes per NIC and overlap their NVLink and NIC hops, while the hierarchical phases here run one after another. One ring through a single NIC per node (dashed) falls far behind. By oversubscription (1 GB), the rail-optimized all-reduce stays flat, the one without rails turns up once o passes 32 ports / 8 rings = 4, and the all-to-all slows from o \u2248 2 with rails, from just above 1 without.',
   params: [
     { key: 'view', label: 'View', type: 'select', default: 'size',
       options: [{ value: 'size', label: 'Time vs message size (ring, tree, hierarchical)' }, { value: 'oversubscription', label: 'Time vs oversubscription (rails or not)' }] },
@@ -27,16 +28,16 @@ export default {
     if (p.view === 'size') {
       const sweep = (q) => SIZES.map((bytes) => {
         const r = engine.calc('fat-tree', { ...base(q), bytes });
-        return { bytes, ring: r.flat_ring_time_s, tree: r.tree_time_s, hier: r.time_s };
+        return { bytes, ring: r.flat_ring_time_s, single: r.single_ring_time_s, tree: r.tree_time_s, hier: r.time_s };
       });
       const points = sweep(p);
       // The time axis spans the extremes of the controls, so moving them moves the curves.
       const corners = [[2, 100e9], [512, 12.5e9]].flatMap(([nodes, nic]) => sweep({ nodes, nic_bandwidth_Bps: nic }));
-      const yRange = span([...points, ...corners].flatMap((q) => [q.ring, q.tree, q.hier]), { log: true, pad: 1.5 });
-      const best = (q) => (q.tree < q.hier && q.tree < q.ring ? 'tree' : q.hier <= q.ring ? 'hierarchical' : 'ring');
+      const yRange = span([...points, ...corners].flatMap((q) => [q.ring, q.single, q.tree, q.hier]), { log: true, pad: 1.5 });
+      const best = (q) => (q.tree < q.hier && q.tree < q.ring ? 'tree' : q.hier <= q.ring ? 'hierarchical' : 'flat rings');
       const table = {
-        columns: ['Message (B)', 'Flat ring (s)', 'Binomial tree (s)', 'Hierarchical (s)', 'Fastest'],
-        rows: points.map((q) => [q.bytes, q.ring, q.tree, q.hier, best(q)]),
+        columns: ['Message (B)', 'Flat rings, one per NIC (s)', 'One ring, one NIC per node (s)', 'Binomial tree (s)', 'Hierarchical (s)', 'Fastest'],
+        rows: points.map((q) => [q.bytes, q.ring, q.single, q.tree, q.hier, best(q)]),
       };
       return { view: 'size', nodes: p.nodes, ranks: p.nodes * 8, points, yRange, table };
     }
@@ -62,13 +63,14 @@ export default {
   draw(data, theme) {
     const pick = colours(theme);
     if (data.view === 'size') {
-      const curve = (label, key, shape) => series(pick(), {
+      const curve = (label, key, shape, dash = []) => series(pick(), {
         label, data: data.points.filter((q) => q[key] > 0).map((q) => ({ x: q.bytes, y: q[key] })), showLine: true,
-        pointStyle: shape, pointRadius: 2, borderWidth: 2,
+        pointStyle: shape, pointRadius: 2, borderWidth: 2, borderDash: dash,
       });
       return chart(theme, {
         datasets: [
-          curve(`Flat ring over all ${data.ranks} GPUs`, 'ring', 'rect'),
+          curve(`NCCL's flat rings over all ${data.ranks} GPUs, one per NIC`, 'ring', 'rect'),
+          curve('One flat ring, one NIC per node', 'single', 'rectRot', [6, 3]),
           curve('Binomial tree over all GPUs', 'tree', 'triangle'),
           curve('Hierarchical (NVLink, ring across nodes, NVLink)', 'hier', 'circle'),
         ],

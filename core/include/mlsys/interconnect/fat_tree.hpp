@@ -24,9 +24,18 @@
 // Left out: ECMP hash collisions on the uplinks, other jobs' traffic, adaptive routing,
 // in-network reduction (SHARP), and the overlap of phases NCCL gets by pipelining chunks.
 //
-// For comparison, flat algorithms over all p = N·g GPUs at the slower link (the NIC at
-// B_nic / s, the higher latency): a ring (all-to-all: the pairwise exchange) and, for
-// all-reduce, a binomial tree (2⌈log2 p⌉ steps of S, comm/cost_model.hpp).
+// For comparison, flat algorithms over all p = N·g GPUs. All-reduce rings as NCCL builds them:
+// flat across nodes, g of them (channels), each carrying S/g and leaving every node through a
+// different NIC, so every NIC works (NCCL maintainers, NVIDIA/nccl issues #471, #530: "rings are
+// flat", "Ring and Tree both use all NICs in parallel"); 2(p−1) steps of S/(g·p) per ring, each
+// step as long as the NIC's chunk at B_nic / s or the scale-up link's g−1 chunks, whichever is
+// slower; latency as NCCL's tuning model charges a ring (src/graph/tuning.cc): 2(N−1) network
+// hops at α_nic, the other 2(p−1) − 2(N−1) at α_up. Each NIC then sends 2(p−1)/p · S/g, about
+// what the hierarchical algorithm sends; the flat rings pay more latency and no separate
+// scale-up phases. The same with one ring through one NIC per node (single_ring_time_s) is the
+// mistake of giving a node one NIC. All-to-all: the pairwise exchange at the slower link (the
+// NIC at B_nic / s, the higher latency); all-reduce also: a binomial tree (2⌈log2 p⌉ steps of S,
+// comm/cost_model.hpp) there. One node: a ring on the scale-up link.
 #pragma once
 #include <optional>
 #include <string>
@@ -62,7 +71,9 @@ struct FatTreeResult {
   double allgather_time_s;       // all-reduce: intra-node all-gather (all-to-all: 0)
   double intra_bytes_per_gpu, inter_bytes_per_gpu;
   double algbw_Bps, busbw_Bps;   // nccl-tests: S / time and algbw · bus factor
-  double flat_ring_time_s;       // one flat ring (all-to-all: pairwise exchange) at the slower link
+  double overlapped_time_s;      // the phases pipelined chunk by chunk: max(intra, inter), a bound
+  double flat_ring_time_s;       // all-reduce: NCCL's flat rings, one per NIC; all-to-all: pairwise exchange
+  std::optional<double> single_ring_time_s;  // all-reduce: one flat ring through one NIC per node
   std::optional<double> tree_time_s;  // all-reduce: binomial tree over every GPU at the slower link
 };
 
