@@ -5,9 +5,9 @@ import { formatSI } from '../runtime/format.js';
 import { chart, log, category, colours, series } from './shared/chart-config.js';
 
 export const KINDS = [
-  { kind: 'scale-up', label: 'Scale-up (NVLink, TPU ICI): inside a node or pod' },
-  { kind: 'pcie', label: 'PCIe x16 slot: GPU to host, NIC or another GPU' },
-  { kind: 'scale-out', label: 'Scale-out (InfiniBand, Ethernet): one NIC port per GPU' },
+  { kind: 'scale-up', label: 'Scale-up (NVLink, TPU ICI)' },
+  { kind: 'pcie', label: 'PCIe x16 slot' },
+  { kind: 'scale-out', label: 'Scale-out: one NIC port per GPU' },
 ];
 
 // Short tick names (the full names are in the tooltip and Show data).
@@ -20,7 +20,7 @@ const SHORT = { nvlink3: 'NVLink 3 (A100)', nvlink4: 'NVLink 4 (H100)', nvlink5:
 export const VIEWS = {
   one: { label: 'Per device, one direction', axis: 'Bandwidth per device, one direction (B/s)', value: (l) => l.bandwidth_Bps, note: 'per direction, all links of the device' },
   peer: { label: 'One transfer to one peer, one direction', axis: 'One transfer to one peer, one direction (B/s)', value: (l) => l.peer_bandwidth_Bps, note: 'to one peer, one direction' },
-  both: { label: 'As the vendor prints it', axis: 'As printed: scale-up both directions summed, ports per direction (B/s)',
+  both: { label: 'As the vendor prints it', axis: 'As the vendor prints it (B/s)',
     value: (l) => (l.quoted_as === 'bidirectional' ? l.bidirectional_Bps : l.bandwidth_Bps), note: 'as printed' },
 };
 
@@ -52,13 +52,17 @@ export default {
   draw(data, theme) {
     const pick = colours(theme);
     const view = VIEWS[data.direction];
+    const narrow = theme.width !== undefined && theme.width < 560;
     const datasets = KINDS.map(({ kind, label }) => series(pick(), {
       label, grouped: false,
       data: data.rows.map((r) => (r.kind === kind ? r.value : null)),
     }));
     return chart(theme, {
       type: 'bar', indexAxis: 'y',
-      labels: data.rows.map((r) => [SHORT[r.id] ?? r.name, formatSI(r.value, 'B/s')]),
+      // Name and value on one line on a wide chart (ten two-line names overflow its height), on
+      // two lines on a phone's narrow and taller one.
+      labels: data.rows.map((r) => (narrow ? [SHORT[r.id] ?? r.name, formatSI(r.value, 'B/s')]
+        : `${SHORT[r.id] ?? r.name} \u00b7 ${formatSI(r.value, 'B/s')}`)),
       datasets,
       scales: {
         // Every bar named: Chart.js would otherwise skip every other label on a short chart.
