@@ -135,10 +135,12 @@ def main(argv=None):
         print(f"  {v['name']:<26} {b / 1e9:8.1f} GB/s   ({quoted})")
     g = a.gpus_per_node
     wiring = "no rails" if a.no_rails else "rail-optimized"
+    # The engine names the scale-up phase "nvlink" whatever the link; say which one it is.
+    neck = r["bottleneck"] if r["bottleneck"] != "nvlink" or a.scaleup.startswith("nvlink") else f"scale-up link, {a.scaleup}"
     print(f"\n{a.op} of {a.bytes / 1e9:g} GB on {a.nodes} nodes x {g} GPUs, {LINKS[a.scaleup]['name']} inside, "
           f"{LINKS[a.nic]['name']} per GPU, {wiring}, {a.oversubscription:g}:1")
     print(f"  inside nodes {r['intra_time_s'] * 1e3:.2f} ms, across nodes {r['inter_time_s'] * 1e3:.2f} ms, "
-          f"total {r['time_s'] * 1e3:.2f} ms (bottleneck: {r['bottleneck']})")
+          f"total {r['time_s'] * 1e3:.2f} ms (bottleneck: {neck})")
     print(f"  spine slowdown {r['spine_slowdown']:.2f}, NIC at {r['inter_bandwidth_Bps'] / 1e9:.1f} GB/s, "
           f"bisection {r['bisection_Bps'] / 1e12:.1f} TB/s, bus bandwidth {r['busbw_Bps'] / 1e9:.0f} GB/s")
     if a.op == "allreduce":
