@@ -27,7 +27,9 @@
 // For comparison, flat algorithms over all p = N·g GPUs. All-reduce rings as NCCL builds them:
 // flat across nodes, g of them (channels), each carrying S/g and leaving every node through a
 // different NIC, so every NIC works (NCCL maintainers, NVIDIA/nccl issues #471, #530: "rings are
-// flat", "Ring and Tree both use all NICs in parallel"); 2(p−1) steps of S/(g·p) per ring, each
+// flat", "Ring and Tree both use all NICs in parallel"), crossing nodes on the same NIC index
+// so that each ring stays on one rail (NCCL user guide, NCCL_CROSS_NIC), which gives them the
+// hierarchical rings' spine slowdown s; 2(p−1) steps of S/(g·p) per ring, each
 // step as long as the NIC's chunk at B_nic / s or the scale-up link's g−1 chunks, whichever is
 // slower; latency as NCCL's tuning model charges a ring (src/graph/tuning.cc): 2(N−1) network
 // hops at α_nic, the other 2(p−1) − 2(N−1) at α_up. Each NIC then sends 2(p−1)/p · S/g, about
