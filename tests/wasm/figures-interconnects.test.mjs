@@ -24,7 +24,7 @@ test('interconnect-ladder: per direction at the defaults, one peer, the printed 
   assert.ok(Math.abs(by.nvlink4.value / by['pcie5-x16'].value - 7) < 0.2);
   close(by['tpu-v5p-ici'].value, 600e9);
   // One transfer to one peer: NVLink through NVSwitch keeps 450 GB/s; a TPU neighbour is one of
-  // six links, 100 GB/s (Scaling Book: 1e11 bytes/s per link one-way on v5p).
+  // six links, 100 GB/s from Google's 1,200 GB/s total (the Scaling Book's table: 9e10 one-way).
   const q = run(ladder, { direction: 'peer' });
   const byQ = Object.fromEntries(q.rows.map((r) => [r.id, r]));
   close(byQ.nvlink4.value, 450e9);
