@@ -38,6 +38,12 @@ test('interconnect-ladder: per direction at the defaults, one peer, the printed 
   close(byB['tpu-v5p-ici'].value, 1.2e12);
   close(byB['ib-ndr'].value, 50e9);
   close(byB['pcie5-x16'].value, by['pcie5-x16'].value);
+  // PCIe is printed by its lane rate (PCI-SIG: GT/s per lane), and NVIDIA's H100 datasheet rounds a
+  // Gen5 x16 slot to 128 GB/s both ways: the caption may not say PCIe slots are quoted per direction.
+  const links = Object.fromEntries(b.rows.map((r) => [r.id, r]));
+  assert.equal(links['pcie5-x16'].quoted_as, 'per direction');
+  assert.doesNotMatch(ladder.caption, /PCIe slots are quoted per direction/);
+  assert.match(ladder.caption, /PCIe by its lane rate in GT\/s/);
   // Each view changes some bar and leaves some other where it was.
   for (const v of [q, b]) assert.ok(v.rows.some((r, i) => r.value !== d.rows[i].value) && v.rows.some((r, i) => r.value === d.rows[i].value));
   const a = ladder.draw(d, THEME), c = ladder.draw(b, THEME), e = ladder.draw(q, THEME);

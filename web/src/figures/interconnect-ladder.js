@@ -28,7 +28,7 @@ export default {
   id: 'interconnect-ladder',
   title: 'The bandwidth ladder: what one device can send over each kind of link',
   caption:
-    'One bar per link, on a log axis. Per device and per direction (the default), NVLink 4 on an H100 gives 450 GB/s, nine times one 400 Gb/s InfiniBand NDR port (50 GB/s) and about seven times a PCIe 5.0 x16 slot (63 GB/s); the TPU v5p\u2019s 600 GB/s is the sum of six torus links. Switch to one transfer to one peer: through NVSwitch one peer still gets all 450 GB/s, while a TPU chip reaches a neighbour over one link, 100 GB/s. "As the vendor prints it" doubles only the scale-up bars (NVLink 4: 900 GB/s); network ports and PCIe slots are quoted per direction.',
+    'One bar per link, on a log axis. Per device and per direction (the default), NVLink 4 on an H100 gives 450 GB/s, nine times one 400 Gb/s InfiniBand NDR port (50 GB/s) and about seven times a PCIe 5.0 x16 slot (63 GB/s); the TPU v5p\u2019s 600 GB/s is the sum of six torus links. Switch to one transfer to one peer: through NVSwitch one peer still gets all 450 GB/s, while a TPU chip reaches a neighbour over one link, 100 GB/s. "As the vendor prints it" doubles only the scale-up bars (NVLink 4: 900 GB/s): network ports are quoted per direction, and PCIe by its lane rate in GT/s, so its bars stay per direction.',
   params: [
     { key: 'direction', label: 'Bandwidth shown', type: 'select', default: 'one',
       options: Object.entries(VIEWS).map(([value, v]) => ({ value, label: v.label })) },
