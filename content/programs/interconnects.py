@@ -31,8 +31,14 @@ import math
 import sys
 from course_data import table  # the tables of content/data; the download has them written in
 
-# Per GPU, one direction, bytes/s, and whether the vendor quotes both directions summed.
-LINKS = table("interconnect: nvlink3, nvlink4, nvlink5, tpu-v5p-ici, pcie4-x16, pcie5-x16, ib-hdr, ib-ndr, ib-xdr, roce-400g | name, kind, bandwidth_Bps, quoted_as")
+# Per GPU, one direction, bytes/s, and whether the vendor quotes both directions summed; how many
+# links that sums, and whether one peer can use them all (switched) or one torus link.
+LINKS = table("interconnect: nvlink3, nvlink4, nvlink5, tpu-v5p-ici, pcie4-x16, pcie5-x16, ib-hdr, ib-ndr, ib-xdr, roce-400g | name, kind, bandwidth_Bps, quoted_as, link_count, topology")
+
+
+def peer_bandwidth(link):
+    """One transfer to one peer, one direction: all of a switched link, one link of a torus."""
+    return link["bandwidth_Bps"] / link["link_count"] if link["topology"] == "torus" else link["bandwidth_Bps"]
 
 
 def fat_tree(nodes, g, nic, up, o, rails, ports, size, op, a_up=2e-6, a_nic=5e-6):
@@ -117,7 +123,8 @@ def main(argv=None):
     if a.leaf_ports < 1 or (a.no_rails and a.leaf_ports < a.gpus_per_node):
         p.error("--leaf-ports must be at least 1, and at least --gpus-per-node without rails")
 
-    links = {k: {"name": v["name"], "bandwidth_Bps": v["bandwidth_Bps"], "bidirectional_Bps": 2 * v["bandwidth_Bps"]}
+    links = {k: {"name": v["name"], "bandwidth_Bps": v["bandwidth_Bps"], "bidirectional_Bps": 2 * v["bandwidth_Bps"],
+                 "peer_bandwidth_Bps": peer_bandwidth(v)}
              for k, v in LINKS.items()}
     nic, up = LINKS[a.nic]["bandwidth_Bps"], LINKS[a.scaleup]["bandwidth_Bps"]
     r = fat_tree(a.nodes, a.gpus_per_node, nic, up, a.oversubscription, not a.no_rails, a.leaf_ports, a.bytes, a.op)
@@ -132,6 +139,8 @@ def main(argv=None):
             quoted = f"{2 * b / 1e9:,.0f} GB/s both directions"
         else:  # NICs are quoted in bits per second
             quoted = f"{b / 1e9:.1f} GB/s per direction" if v["kind"] == "pcie" else f"{8 * b / 1e9:,.0f} Gb/s per direction"
+        if peer_bandwidth(v) != b:
+            quoted += f"; one neighbour {peer_bandwidth(v) / 1e9:,.0f} GB/s over one of {v['link_count']:.0f} links"
         print(f"  {v['name']:<26} {b / 1e9:8.1f} GB/s   ({quoted})")
     g = a.gpus_per_node
     wiring = "no rails" if a.no_rails else "rail-optimized"
