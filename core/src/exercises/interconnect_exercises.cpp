@@ -56,10 +56,12 @@ Exercise one_direction(Rng& rng) {
                " GB to its +x neighbour, nothing else running. Ignoring latency and protocol overhead, how long does the "
                "transfer take, in ms?";
     e.hint = "Halve a figure that sums both directions; then ask how many of the chip's links reach that one neighbour.";
+    // The solution ends on the answer, as every solution does.
     e.solution = "One direction: " + printed + " / 2 = " + gbps(l.bandwidth_Bps) + " out of the chip, over " +
-                 format_int(l.link_count) + " links: " + gbps(l.per_link_Bps) + " per link. The neighbour is one link "
+                 format_int(l.link_count) + " links: " + gbps(l.per_link_Bps) + " per link. Through a switch, as "
+                 "NVLink, one peer could use the whole " + gbps(l.bandwidth_Bps) + "; a torus neighbour is one link "
                  "away: " + format_number(gb, 2) + " GB / " + gbps(l.per_link_Bps) + " = " + format_number(e.answer, 4) +
-                 " ms. Through a switch, as NVLink, one peer could use the whole " + gbps(l.bandwidth_Bps) + ".";
+                 " ms.";
     reject_mistake(e, gb * 1e9 / l.bandwidth_Bps * 1e3, "used the whole chip's bandwidth: a neighbour is one link away");
     reject_mistake(e, gb * 1e9 / (2 * l.per_link_Bps) * 1e3, "shared the total among the links but forgot to halve it");
   } else {
