@@ -166,6 +166,13 @@ TEST(CommExercises, AnswersAgreeWithCalculators) {
     EXPECT_NEAR(a["inter_time_s"].get<double>() * 1e3, e.answer, 1e-9 * e.answer);
     // The all-reduce's answer (÷ g) is rejected.
     EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(e.answer / 8, 4))["correct"].get<bool>());
+    // So is the all-reduce's own cross-node time, and the solution's factor between the two is
+    // g/2 = 4, the all-reduce's 2(N − 1)/N · S/g against (N − 1)/N · S (it once said 8).
+    EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(e.answer / 4, 4))["correct"].get<bool>());
+    EXPECT_NE(e.solution.find("4 times less"), std::string::npos) << e.solution;
+    EXPECT_EQ(e.solution.find("8 times less"), std::string::npos) << e.solution;
+    const json ar = calc("hierarchical-allreduce", {{"nodes", e.params["nodes"]}, {"bytes", e.params["bytes"]}});
+    EXPECT_DOUBLE_EQ(a["inter_bytes_per_rank"].get<double>() / ar["inter_bytes_per_rank"].get<double>(), 4.0);
   }
 }
 

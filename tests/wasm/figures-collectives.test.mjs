@@ -92,6 +92,26 @@ test('collective-steps: every op and algorithm the engine allows runs and matche
   assert.throws(() => run(collectiveSteps, { ranks: 40 }), isEngineError('ranks'));
 });
 
+// The lesson's formula with the figure's step numbers (1, 2, …): in step s of the reduce-scatter
+// rank r adds chunk (r − s) mod p to rank r + 1 (at "after step 3", rank 0 sends chunk 5); in
+// step s of the all-gather it copies chunk (r − s + 1) mod p, starting with the one it owns.
+test('collective-steps: the ring sends the chunks the lesson\'s formula names, steps counted from 1', () => {
+  const p = 8;
+  for (let s = 1; s <= 2 * (p - 1); s++) {
+    const d = run(collectiveSteps, { op: 'allreduce', algorithm: 'ring', ranks: p, step: s });
+    assert.equal(d.messages.length, p);
+    for (const m of d.messages) {
+      const r = m.src;
+      const chunk = s < p ? (((r - s) % p) + p) % p : (((r - (s - (p - 1)) + 1) % p) + p) % p;
+      assert.equal(m.dst, (r + 1) % p);
+      assert.deepEqual(m.chunks, [chunk], `step ${s}, rank ${r}`);
+      assert.equal(m.reduce, s < p);
+    }
+  }
+  const row0 = run(collectiveSteps, { ranks: 8, step: 3 }).table.rows[0];
+  assert.match(row0[1], /adds chunk 5 to rank 1/);
+});
+
 test('collective-time-vs-size: closed forms and the recursive-doubling crossover', () => {
   const d = run(timeVsSize, { ranks: 16, latency_s: 5e-6, bandwidth_Bps: 5e10 });
   const ring = d.series.find((s) => s.algorithm === 'ring');

@@ -67,14 +67,17 @@ MLSYS_DESCRIBE(HierarchicalVsFlat, MLSYS_OUT(ranks, "", "GPUs: nodes · gpus_per
                MLSYS_OUT(inter_bytes_per_rank, "B", "Bytes a rank sends across nodes"),
                MLSYS_OUT(busbw_Bps, "B/s", "Bus bandwidth of the hierarchical algorithm"),
                MLSYS_OUT(flat_ring_time_s, "s",
-                         "One ring over every GPU at the slower link (all-to-all: the pairwise exchange)"),
+                         "One ring over every GPU at the slower link (all-to-all: the direct exchange, local "
+                         "blocks over NVLink while the others leave through the GPU's adapter)"),
                MLSYS_OUT(flat_ring_steps, "", "Its steps"),
                MLSYS_OUT(flat_ring_bytes_per_rank, "B", "Bytes a rank sends in the flat ring"),
                MLSYS_OUT(flat_ring_busbw_Bps, "B/s", "Bus bandwidth of the flat ring"),
                MLSYS_OUT(speedup, "", "flat_ring_time_s / time_s"),
                MLSYS_OUT(overlapped_time_s, "s",
                          "Bound with the phases pipelined chunk by chunk: max(intra_time_s, inter_time_s)"),
-               MLSYS_OUT(overlapped_busbw_Bps, "B/s", "Bus bandwidth at overlapped_time_s"));
+               MLSYS_OUT(overlapped_busbw_Bps, "B/s", "Bus bandwidth at overlapped_time_s"),
+               MLSYS_OUT(flat_inter_bytes_per_rank, "B",
+                         "Bytes the flat baseline's busiest GPU sends across nodes (0 on one node)"));
 
 namespace {
 

@@ -109,9 +109,11 @@ struct HierarchicalVsFlat {
   // The phases pipelined chunk by chunk, as NCCL runs them: no faster than the slower phase,
   // max(intra, inter), a bound rather than a prediction (chunking's own costs left out).
   double overlapped_time_s, overlapped_busbw_Bps;
+  double flat_inter_bytes_per_rank;  // the baseline's bytes across nodes from its busiest GPU
 };
 // Hierarchical `op` (all-reduce or all-to-all) of `bytes` on nodes × gpus_per_node against
-// one flat ring (all-to-all: the pairwise exchange) over every GPU at the slower link.
+// one flat ring over every GPU at the slower link (all-to-all: the direct exchange, local
+// blocks over NVLink while remote ones leave through the GPU's own adapter).
 HierarchicalVsFlat hierarchical_vs_flat(int nodes, int gpus_per_node, double bytes, Link intra, Link inter,
                                         Collective op = Collective::AllReduce);
 
