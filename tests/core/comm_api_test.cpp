@@ -176,6 +176,31 @@ TEST(CommExercises, AnswersAgreeWithCalculators) {
   }
 }
 
+// The lesson's exercises over many seeds: the ring-bytes draw never has p = 2 (where the answer
+// is the buffer itself and "each GPU sends S" would be right), the mistake is refused; a
+// decimal comma ("0,154") is refused with a message rather than read as 154; a bus bandwidth
+// given in gigabits per second is converted, not read as gigabytes.
+TEST(CommExercises, DrawsAndReadingsTheLessonWarnsAbout) {
+  for (std::uint32_t seed = 0; seed < 60; ++seed) {
+    const auto e = mlsys::make_exercise("collectives-ring-bytes", seed);
+    EXPECT_GE(e.params["ranks"].get<int>(), 4);
+    const double S = e.params["bytes"].get<double>() / 1e9;
+    EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(S, 4) + " GB")["correct"].get<bool>());
+  }
+  const auto t = mlsys::make_exercise("collectives-ring-allreduce-time", 1);
+  const std::string right = mlsys::format_number(t.answer, 4);
+  std::string comma = right;
+  comma[comma.find('.')] = ',';
+  const json c = mlsys::check_exercise(t.id, 1, comma);
+  EXPECT_FALSE(c["correct"].get<bool>());
+  EXPECT_TRUE(c["value"].is_null());
+  EXPECT_NE(c["message"].get<std::string>().find("use a point"), std::string::npos);
+  EXPECT_TRUE(mlsys::check_exercise(t.id, 1, right)["correct"].get<bool>());
+  const auto b = mlsys::make_exercise("collectives-bus-bandwidth", 1);
+  EXPECT_TRUE(mlsys::check_exercise(b.id, 1, mlsys::format_number(b.answer * 8, 5) + " Gb/s")["correct"].get<bool>());
+  EXPECT_FALSE(mlsys::check_exercise(b.id, 1, mlsys::format_number(b.answer, 5) + " Gb/s")["correct"].get<bool>());
+}
+
 }  // namespace
 
 // A DP/FSDP/TP group: a ring over NVLink inside one node, hierarchical across nodes with each

@@ -68,7 +68,7 @@ export default {
     const datasets = [
       curve(a2a ? 'Routed all-to-all (two phases in turn)' : 'Hierarchical all-reduce (phases in turn)', 'time_s', 'circle'),
       // The upper envelope of the two phase curves: a wide band drawn behind them (order 1).
-      curve('Phases pipelined (the slower phase alone)', 'overlapped_s', 'circle', [], { borderWidth: 7, pointRadius: 0, order: 1 }),
+      curve('Phases pipelined (the slower phase alone)', 'overlapped_s', 'line', [], { borderWidth: 7, pointRadius: 0, order: 1 }),
       curve(`Inside nodes (${data.link} ${formatSI(data.intra_bandwidth_Bps, 'B/s')} per direction)`, 'intra_s', 'triangle', [6, 3]),
       curve('Across nodes (InfiniBand)', 'inter_s', 'rectRot', [2, 3]),
       curve(a2a ? 'Direct exchange (no routing)' : 'Flat ring over every GPU', 'flat_s', 'rect'),
