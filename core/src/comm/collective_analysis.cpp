@@ -178,6 +178,18 @@ HierarchicalVsFlat hierarchical_vs_flat(int nodes, int g, double bytes, Link int
     flat.time_s = std::max(local, remote);
     flat_inter_bytes = (ranks - g) * block;
   }
+  // NCCL's flat rings (see the header): g rings of S/g each, all adapters busy at once.
+  double nccl_time = flat.time_s, nccl_inter_bytes = flat_inter_bytes;
+  if (op == Collective::AllReduce && ranks > 1) {
+    const double steps = 2.0 * (ranks - 1), inter_steps = 2.0 * (nodes - 1);
+    double step_s = bytes / ranks / intra.bandwidth_Bps;  // one node: g chunks of S/(g·p) over NVLink
+    if (nodes > 1) {
+      const double chunk = bytes / (static_cast<double>(g) * ranks);
+      step_s = std::max(chunk / inter.bandwidth_Bps, (g - 1) * chunk / intra.bandwidth_Bps);
+    }
+    nccl_time = inter_steps * inter.latency_s + (steps - inter_steps) * intra.latency_s + steps * step_s;
+    nccl_inter_bytes = nodes > 1 ? steps * bytes / (static_cast<double>(g) * ranks) : 0.0;
+  }
   const double factor = bus_bandwidth_factor(op, ranks);
   const double overlapped = std::max(h.intra_time_s, h.inter_time_s);
   auto busbw = [&](double time) { return time > 0 ? bytes / time * factor : 0.0; };
@@ -199,7 +211,10 @@ HierarchicalVsFlat hierarchical_vs_flat(int nodes, int g, double bytes, Link int
           h.total.time_s > 0 ? flat.time_s / h.total.time_s : 1.0,
           overlapped,
           busbw(overlapped),
-          flat_inter_bytes};
+          flat_inter_bytes,
+          nccl_time,
+          busbw(nccl_time),
+          nccl_inter_bytes};
 }
 
 }  // namespace mlsys
