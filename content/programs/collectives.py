@@ -104,10 +104,16 @@ def hierarchical_allreduce(nodes, g, size_bytes, latency_s, bandwidth_Bps):
     p = n * g
     flat_lat, flat_bw = (max(latency_s, INTER_LATENCY_S), INTER_BANDWIDTH_BPS) if n > 1 else (latency_s, bandwidth_Bps)
     flat_s = collective_time("ring", p, size_bytes, flat_lat, flat_bw)["time_s"]
+    # What NCCL runs: g flat rings, one leaving each node through each GPU's adapter, S/g each;
+    # a step waits for the adapter's chunk or the g - 1 chunks passed on over NVLink.
+    chunk = size_bytes / (g * p)
+    step_s = max(chunk / INTER_BANDWIDTH_BPS, (g - 1) * chunk / bandwidth_Bps) if n > 1 else size_bytes / p / bandwidth_Bps
+    nccl_s = 2 * (n - 1) * INTER_LATENCY_S + 2 * (p - n) * latency_s + 2 * (p - 1) * step_s if p > 1 else 0.0
     time_s = intra_s + inter_s
     return {"time_s": time_s, "intra_time_s": intra_s, "inter_time_s": inter_s,
             "inter_bytes_per_rank": 2 * (n - 1) * size_bytes / (g * n),
-            "flat_ring_time_s": flat_s, "speedup": flat_s / time_s if time_s > 0 else 1.0}
+            "flat_ring_time_s": flat_s, "speedup": flat_s / time_s if time_s > 0 else 1.0,
+            "nccl_rings_time_s": nccl_s}
 
 
 def alltoall_across_nodes(nodes, g, size_bytes, latency_s, bandwidth_Bps):
@@ -214,6 +220,7 @@ def main(argv=None):
     print(f"  NVLink {fmt_time(hier['intra_time_s'])} + InfiniBand {fmt_time(hier['inter_time_s'])}")
     print(f"  one flat ring over {args.nodes * GPUS_PER_NODE} GPUs: {fmt_time(hier['flat_ring_time_s'])}, "
           f"{hier['speedup']:.1f}x longer")
+    print(f"  NCCL's flat rings, one per adapter: {fmt_time(hier['nccl_rings_time_s'])}")
     if args.nodes > 1:
         print(f"all-to-all of {fmt_bytes(size)} per GPU, routed along rails: {fmt_time(a2a['time_s'])} "
               f"({fmt_time(a2a['overlapped_time_s'])} pipelined); direct exchange {fmt_time(a2a['flat_ring_time_s'])}")

@@ -162,6 +162,22 @@ test('hierarchical-allreduce: the table NVLink halved, phases add up, hierarchic
   assert.throws(() => run(hierarchical, { inter_bandwidth_Bps: 0 }), isEngineError('inter_bandwidth_Bps'));
 });
 
+// NCCL runs flat rings, one per adapter (NVIDIA/nccl issues #471, #530), not one ring through
+// one adapter: the figure draws them, between the sequential hierarchical time and the naive ring
+// for big buffers, and above the hierarchical time for small buffers on many nodes (latency).
+test('hierarchical-allreduce: NCCL\'s flat rings, one per adapter, are drawn beside the naive ring', () => {
+  const d = run(hierarchical, { hardware: 'h100-sxm', bytes: 14e9 });
+  const four = d.points.find((q) => q.nodes === 4);
+  assert.ok(four.nccl_s < four.time_s && four.nccl_s > four.overlapped_s && four.flat_s > 7 * four.nccl_s);
+  const small = run(hierarchical, { hardware: 'h100-sxm', bytes: 1e6 }).points.find((q) => q.nodes === 64);
+  assert.ok(small.nccl_s > 2 * small.time_s);
+  const labels = (data) => hierarchical.draw(data, { ...THEME, width: 1280, height: 500 }).data.datasets.map((x) => x.label);
+  assert.ok(labels(d).includes('NCCL: one flat ring per adapter'));
+  assert.ok(labels(d).some((l) => /one flat ring through one adapter \(naive\)/i.test(l)));
+  assert.ok(!labels(run(hierarchical, { op: 'alltoall' })).some((l) => l.startsWith('NCCL')));
+  assert.equal(d.table.columns.at(-1), 'NCCL rings (s)');
+});
+
 test('hierarchical-allreduce: across nodes the all-to-all part does not shrink with GPUs per node, the all-reduce part does', () => {
   const at = (op, g) => run(hierarchical, { op, gpus_per_node: g, inter_latency_s: 0 }).points.find((q) => q.nodes === 8);
   close(at('alltoall', 8).inter_s, at('alltoall', 2).inter_s);
