@@ -6,8 +6,8 @@ of p - 1 steps, then an all-gather of p - 1 steps), checks that every rank ends 
 and counts the steps and the bytes each rank sends. It then follows the lesson's sections: the
 alpha-beta cost a·α + b·S/B of the ring, the binomial tree, recursive doubling and
 halving-doubling ("The ring", "Trees and recursive doubling"), the crossover sizes, nccl-tests'
-algorithm and bus bandwidth ("Measuring a collective") and the hierarchical all-reduce across
-nodes ("Many nodes"). The NVLink bandwidth comes from the course's datasheet table (written in
+algorithm and bus bandwidth ("Measuring a collective"), the hierarchical all-reduce across
+nodes ("Many nodes") and the all-to-all across nodes, routed or direct ("All-to-all"). The NVLink bandwidth comes from the course's datasheet table (written in
 when the course was built), halved because datasheets sum both directions.
 
 The simulated buffers are random small integers from Python's own generator (--seed), not the
@@ -104,10 +104,31 @@ def hierarchical_allreduce(nodes, g, size_bytes, latency_s, bandwidth_Bps):
     p = n * g
     flat_lat, flat_bw = (max(latency_s, INTER_LATENCY_S), INTER_BANDWIDTH_BPS) if n > 1 else (latency_s, bandwidth_Bps)
     flat_s = collective_time("ring", p, size_bytes, flat_lat, flat_bw)["time_s"]
+    # What NCCL runs: g flat rings, one leaving each node through each GPU's adapter, S/g each;
+    # a step waits for the adapter's chunk or the g - 1 chunks passed on over NVLink.
+    chunk = size_bytes / (g * p)
+    step_s = max(chunk / INTER_BANDWIDTH_BPS, (g - 1) * chunk / bandwidth_Bps) if n > 1 else size_bytes / p / bandwidth_Bps
+    nccl_s = 2 * (n - 1) * INTER_LATENCY_S + 2 * (p - n) * latency_s + 2 * (p - 1) * step_s if p > 1 else 0.0
     time_s = intra_s + inter_s
     return {"time_s": time_s, "intra_time_s": intra_s, "inter_time_s": inter_s,
             "inter_bytes_per_rank": 2 * (n - 1) * size_bytes / (g * n),
-            "flat_ring_time_s": flat_s, "speedup": flat_s / time_s if time_s > 0 else 1.0}
+            "flat_ring_time_s": flat_s, "speedup": flat_s / time_s if time_s > 0 else 1.0,
+            "nccl_rings_time_s": nccl_s}
+
+
+def alltoall_across_nodes(nodes, g, size_bytes, latency_s, bandwidth_Bps):
+    """Routed (NVLink to the GPU on the destination's rail, then one message per node) against
+    the direct exchange (local blocks over NVLink while the others leave one by one through the
+    GPU's own adapter). size_bytes: each GPU's buffer of p blocks."""
+    n, p = nodes, nodes * g
+    intra_s = (g - 1) * (latency_s + size_bytes / g / bandwidth_Bps)
+    inter_s = (n - 1) * (INTER_LATENCY_S + size_bytes / n / INTER_BANDWIDTH_BPS)
+    block = size_bytes / p
+    direct_s = max((g - 1) * (latency_s + block / bandwidth_Bps), (p - g) * (INTER_LATENCY_S + block / INTER_BANDWIDTH_BPS))
+    time_s = intra_s + inter_s
+    return {"time_s": time_s, "inter_time_s": inter_s, "overlapped_time_s": max(intra_s, inter_s),
+            "inter_bytes_per_rank": (n - 1) * size_bytes / n, "flat_ring_time_s": direct_s,
+            "flat_inter_bytes_per_rank": (p - g) * block, "speedup": direct_s / time_s if time_s > 0 else 1.0}
 
 
 def fmt_time(seconds):
@@ -170,10 +191,12 @@ def main(argv=None):
                   for a in ("ring", "tree", "recursive-doubling", "halving-doubling")}
     crossovers = {a: crossover_bytes(a, ranks, alpha, bandwidth) for a in ("tree", "recursive-doubling", "halving-doubling")}
     hier = hierarchical_allreduce(args.nodes, GPUS_PER_NODE, size, alpha, bandwidth)
+    a2a = alltoall_across_nodes(args.nodes, GPUS_PER_NODE, size, alpha, bandwidth)
     if args.json:
         print(json.dumps({"hardware": args.hardware, "bandwidth_Bps": bandwidth, "latency_s": alpha,
                           "executed": executed, "algorithms": algorithms, "crossovers": crossovers,
-                          "half_bandwidth_bytes": alpha * bandwidth, "hierarchical": hier}, indent=1))
+                          "half_bandwidth_bytes": alpha * bandwidth, "hierarchical": hier,
+                          "alltoall": a2a}, indent=1))
         return
     print(f"executed ring all-reduce on {q} simulated ranks, {2 * q} numbers each:")
     print(f"  {steps} steps (2(p-1)), each rank sent {max(sent)} bytes (2(p-1)/p · {executed['bytes']} B), "
@@ -197,6 +220,11 @@ def main(argv=None):
     print(f"  NVLink {fmt_time(hier['intra_time_s'])} + InfiniBand {fmt_time(hier['inter_time_s'])}")
     print(f"  one flat ring over {args.nodes * GPUS_PER_NODE} GPUs: {fmt_time(hier['flat_ring_time_s'])}, "
           f"{hier['speedup']:.1f}x longer")
+    print(f"  NCCL's flat rings, one per adapter: {fmt_time(hier['nccl_rings_time_s'])}")
+    if args.nodes > 1:
+        print(f"all-to-all of {fmt_bytes(size)} per GPU, routed along rails: {fmt_time(a2a['time_s'])} "
+              f"({fmt_time(a2a['overlapped_time_s'])} pipelined); direct exchange {fmt_time(a2a['flat_ring_time_s'])}")
+        print(f"  both put {fmt_bytes(a2a['inter_bytes_per_rank'])} through each adapter: routing saves messages, not bytes")
 
 if __name__ == "__main__":
     main()

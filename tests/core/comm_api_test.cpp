@@ -166,7 +166,39 @@ TEST(CommExercises, AnswersAgreeWithCalculators) {
     EXPECT_NEAR(a["inter_time_s"].get<double>() * 1e3, e.answer, 1e-9 * e.answer);
     // The all-reduce's answer (÷ g) is rejected.
     EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(e.answer / 8, 4))["correct"].get<bool>());
+    // So is the all-reduce's own cross-node time, and the solution's factor between the two is
+    // g/2 = 4, the all-reduce's 2(N − 1)/N · S/g against (N − 1)/N · S (it once said 8).
+    EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(e.answer / 4, 4))["correct"].get<bool>());
+    EXPECT_NE(e.solution.find("4 times less"), std::string::npos) << e.solution;
+    EXPECT_EQ(e.solution.find("8 times less"), std::string::npos) << e.solution;
+    const json ar = calc("hierarchical-allreduce", {{"nodes", e.params["nodes"]}, {"bytes", e.params["bytes"]}});
+    EXPECT_DOUBLE_EQ(a["inter_bytes_per_rank"].get<double>() / ar["inter_bytes_per_rank"].get<double>(), 4.0);
   }
+}
+
+// The lesson's exercises over many seeds: the ring-bytes draw never has p = 2 (where the answer
+// is the buffer itself and "each GPU sends S" would be right), the mistake is refused; a
+// decimal comma ("0,154") is refused with a message rather than read as 154; a bus bandwidth
+// given in gigabits per second is converted, not read as gigabytes.
+TEST(CommExercises, DrawsAndReadingsTheLessonWarnsAbout) {
+  for (std::uint32_t seed = 0; seed < 60; ++seed) {
+    const auto e = mlsys::make_exercise("collectives-ring-bytes", seed);
+    EXPECT_GE(e.params["ranks"].get<int>(), 4);
+    const double S = e.params["bytes"].get<double>() / 1e9;
+    EXPECT_FALSE(mlsys::check_exercise(e.id, seed, mlsys::format_number(S, 4) + " GB")["correct"].get<bool>());
+  }
+  const auto t = mlsys::make_exercise("collectives-ring-allreduce-time", 1);
+  const std::string right = mlsys::format_number(t.answer, 4);
+  std::string comma = right;
+  comma[comma.find('.')] = ',';
+  const json c = mlsys::check_exercise(t.id, 1, comma);
+  EXPECT_FALSE(c["correct"].get<bool>());
+  EXPECT_TRUE(c["value"].is_null());
+  EXPECT_NE(c["message"].get<std::string>().find("use a point"), std::string::npos);
+  EXPECT_TRUE(mlsys::check_exercise(t.id, 1, right)["correct"].get<bool>());
+  const auto b = mlsys::make_exercise("collectives-bus-bandwidth", 1);
+  EXPECT_TRUE(mlsys::check_exercise(b.id, 1, mlsys::format_number(b.answer * 8, 5) + " Gb/s")["correct"].get<bool>());
+  EXPECT_FALSE(mlsys::check_exercise(b.id, 1, mlsys::format_number(b.answer, 5) + " Gb/s")["correct"].get<bool>());
 }
 
 }  // namespace

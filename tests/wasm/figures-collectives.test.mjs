@@ -92,6 +92,26 @@ test('collective-steps: every op and algorithm the engine allows runs and matche
   assert.throws(() => run(collectiveSteps, { ranks: 40 }), isEngineError('ranks'));
 });
 
+// The lesson's formula with the figure's step numbers (1, 2, …): in step s of the reduce-scatter
+// rank r adds chunk (r − s) mod p to rank r + 1 (at "after step 3", rank 0 sends chunk 5); in
+// step s of the all-gather it copies chunk (r − s + 1) mod p, starting with the one it owns.
+test('collective-steps: the ring sends the chunks the lesson\'s formula names, steps counted from 1', () => {
+  const p = 8;
+  for (let s = 1; s <= 2 * (p - 1); s++) {
+    const d = run(collectiveSteps, { op: 'allreduce', algorithm: 'ring', ranks: p, step: s });
+    assert.equal(d.messages.length, p);
+    for (const m of d.messages) {
+      const r = m.src;
+      const chunk = s < p ? (((r - s) % p) + p) % p : (((r - (s - (p - 1)) + 1) % p) + p) % p;
+      assert.equal(m.dst, (r + 1) % p);
+      assert.deepEqual(m.chunks, [chunk], `step ${s}, rank ${r}`);
+      assert.equal(m.reduce, s < p);
+    }
+  }
+  const row0 = run(collectiveSteps, { ranks: 8, step: 3 }).table.rows[0];
+  assert.match(row0[1], /adds chunk 5 to rank 1/);
+});
+
 test('collective-time-vs-size: closed forms and the recursive-doubling crossover', () => {
   const d = run(timeVsSize, { ranks: 16, latency_s: 5e-6, bandwidth_Bps: 5e10 });
   const ring = d.series.find((s) => s.algorithm === 'ring');
@@ -140,6 +160,22 @@ test('hierarchical-allreduce: the table NVLink halved, phases add up, hierarchic
   assert.equal(d.points[0].inter_s, 0);
   assert.throws(() => run(hierarchical, { hardware: 'nope' }), isEngineError('hardware'));
   assert.throws(() => run(hierarchical, { inter_bandwidth_Bps: 0 }), isEngineError('inter_bandwidth_Bps'));
+});
+
+// NCCL runs flat rings, one per adapter (NVIDIA/nccl issues #471, #530), not one ring through
+// one adapter: the figure draws them, between the sequential hierarchical time and the naive ring
+// for big buffers, and above the hierarchical time for small buffers on many nodes (latency).
+test('hierarchical-allreduce: NCCL\'s flat rings, one per adapter, are drawn beside the naive ring', () => {
+  const d = run(hierarchical, { hardware: 'h100-sxm', bytes: 14e9 });
+  const four = d.points.find((q) => q.nodes === 4);
+  assert.ok(four.nccl_s < four.time_s && four.nccl_s > four.overlapped_s && four.flat_s > 7 * four.nccl_s);
+  const small = run(hierarchical, { hardware: 'h100-sxm', bytes: 1e6 }).points.find((q) => q.nodes === 64);
+  assert.ok(small.nccl_s > 2 * small.time_s);
+  const labels = (data) => hierarchical.draw(data, { ...THEME, width: 1280, height: 500 }).data.datasets.map((x) => x.label);
+  assert.ok(labels(d).includes('NCCL: one flat ring per adapter'));
+  assert.ok(labels(d).some((l) => /one flat ring through one adapter \(naive\)/i.test(l)));
+  assert.ok(!labels(run(hierarchical, { op: 'alltoall' })).some((l) => l.startsWith('NCCL')));
+  assert.equal(d.table.columns.at(-1), 'NCCL rings (s)');
 });
 
 test('hierarchical-allreduce: across nodes the all-to-all part does not shrink with GPUs per node, the all-reduce part does', () => {

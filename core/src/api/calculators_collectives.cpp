@@ -67,14 +67,23 @@ MLSYS_DESCRIBE(HierarchicalVsFlat, MLSYS_OUT(ranks, "", "GPUs: nodes · gpus_per
                MLSYS_OUT(inter_bytes_per_rank, "B", "Bytes a rank sends across nodes"),
                MLSYS_OUT(busbw_Bps, "B/s", "Bus bandwidth of the hierarchical algorithm"),
                MLSYS_OUT(flat_ring_time_s, "s",
-                         "One ring over every GPU at the slower link (all-to-all: the pairwise exchange)"),
+                         "One ring over every GPU at the slower link (all-to-all: the direct exchange, local "
+                         "blocks over NVLink while the others leave through the GPU's adapter)"),
                MLSYS_OUT(flat_ring_steps, "", "Its steps"),
                MLSYS_OUT(flat_ring_bytes_per_rank, "B", "Bytes a rank sends in the flat ring"),
                MLSYS_OUT(flat_ring_busbw_Bps, "B/s", "Bus bandwidth of the flat ring"),
                MLSYS_OUT(speedup, "", "flat_ring_time_s / time_s"),
                MLSYS_OUT(overlapped_time_s, "s",
                          "Bound with the phases pipelined chunk by chunk: max(intra_time_s, inter_time_s)"),
-               MLSYS_OUT(overlapped_busbw_Bps, "B/s", "Bus bandwidth at overlapped_time_s"));
+               MLSYS_OUT(overlapped_busbw_Bps, "B/s", "Bus bandwidth at overlapped_time_s"),
+               MLSYS_OUT(flat_inter_bytes_per_rank, "B",
+                         "Bytes the flat baseline's busiest GPU sends across nodes (0 on one node)"),
+               MLSYS_OUT(nccl_rings_time_s, "s",
+                         "NCCL's flat rings, one per GPU's adapter, each carrying S/g (all-to-all: the direct "
+                         "exchange)"),
+               MLSYS_OUT(nccl_rings_busbw_Bps, "B/s", "Bus bandwidth of NCCL's flat rings"),
+               MLSYS_OUT(nccl_rings_inter_bytes_per_rank, "B",
+                         "Bytes each adapter sends in NCCL's flat rings: 2(p − 1)/p · S/g (0 on one node)"));
 
 namespace {
 
@@ -176,7 +185,8 @@ void add_collectives_calculators(Calculators& out) {
 
   out.add("hierarchical-allreduce",
           "Hierarchical all-reduce on nodes × GPUs (ring reduce-scatter inside each node, ring all-reduce of the shards "
-          "across nodes, ring all-gather inside) against one flat ring over every GPU; with op alltoall, the "
+          "across nodes, ring all-gather inside) against one flat ring over every GPU and against NCCL's flat rings, one "
+          "per adapter; with op alltoall, the "
           "rail-aligned two-phase all-to-all against the flat pairwise exchange.",
           {string_field("op", "The collective", "allreduce", {"allreduce", "alltoall"}),
            integer_field("nodes", "", "Number of nodes", 4, 1, 4096),

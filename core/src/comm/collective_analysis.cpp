@@ -163,7 +163,33 @@ HierarchicalVsFlat hierarchical_vs_flat(int nodes, int g, double bytes, Link int
   const int ranks = nodes * g;
   const auto h = hierarchical_breakdown(op, ranks, g, bytes, intra, inter);
   const CommTopology t{intra, inter, g};
-  const auto flat = collective_cost(op, CollectiveAlgorithm::Ring, ranks, bytes, flat_link(t, ranks));
+  auto flat = collective_cost(op, CollectiveAlgorithm::Ring, ranks, bytes, flat_link(t, ranks));
+  // The busiest GPU's bytes across nodes in the baseline: in one flat ring, the GPU at a node's
+  // edge sends everything it sends across.
+  double flat_inter_bytes = nodes > 1 ? flat.bytes_sent_per_rank : 0.0;
+  if (op == Collective::AllToAll) {
+    // The direct exchange without routing: each GPU sends its g − 1 blocks for local peers over
+    // NVLink and its p − g blocks for other nodes through its own adapter, one message of S/p
+    // each, both streams at once. The adapter carries (N − 1)/N · S, the two-phase algorithm's
+    // bytes: routing saves messages (latency), not bytes.
+    const double block = bytes / ranks;
+    const double local = (g - 1) * (intra.latency_s + block / intra.bandwidth_Bps);
+    const double remote = (ranks - g) * (inter.latency_s + block / inter.bandwidth_Bps);
+    flat.time_s = std::max(local, remote);
+    flat_inter_bytes = (ranks - g) * block;
+  }
+  // NCCL's flat rings (see the header): g rings of S/g each, all adapters busy at once.
+  double nccl_time = flat.time_s, nccl_inter_bytes = flat_inter_bytes;
+  if (op == Collective::AllReduce && ranks > 1) {
+    const double steps = 2.0 * (ranks - 1), inter_steps = 2.0 * (nodes - 1);
+    double step_s = bytes / ranks / intra.bandwidth_Bps;  // one node: g chunks of S/(g·p) over NVLink
+    if (nodes > 1) {
+      const double chunk = bytes / (static_cast<double>(g) * ranks);
+      step_s = std::max(chunk / inter.bandwidth_Bps, (g - 1) * chunk / intra.bandwidth_Bps);
+    }
+    nccl_time = inter_steps * inter.latency_s + (steps - inter_steps) * intra.latency_s + steps * step_s;
+    nccl_inter_bytes = nodes > 1 ? steps * bytes / (static_cast<double>(g) * ranks) : 0.0;
+  }
   const double factor = bus_bandwidth_factor(op, ranks);
   const double overlapped = std::max(h.intra_time_s, h.inter_time_s);
   auto busbw = [&](double time) { return time > 0 ? bytes / time * factor : 0.0; };
@@ -184,7 +210,11 @@ HierarchicalVsFlat hierarchical_vs_flat(int nodes, int g, double bytes, Link int
           busbw(flat.time_s),
           h.total.time_s > 0 ? flat.time_s / h.total.time_s : 1.0,
           overlapped,
-          busbw(overlapped)};
+          busbw(overlapped),
+          flat_inter_bytes,
+          nccl_time,
+          busbw(nccl_time),
+          nccl_inter_bytes};
 }
 
 }  // namespace mlsys

@@ -212,7 +212,8 @@ Exercise hierarchical(Rng& rng) {
 }
 
 // All-to-all across nodes: each GPU's cross-node bytes are (N − 1)/N of its buffer whatever
-// the GPUs per node (nothing is summed); dividing by g as for the all-reduce is 8× too fast.
+// the GPUs per node (nothing is summed); dividing by g as for the all-reduce is g× too fast. An
+// all-reduce of the same buffer sends 2(N − 1)/N · S/g across, g/2 times less.
 Exercise alltoall_nodes(Rng& rng) {
   const int nodes = rng.pick(std::vector<int>{2, 4, 8, 16, 32});
   const int g = 8;
@@ -236,13 +237,15 @@ Exercise alltoall_nodes(Rng& rng) {
   e.hint = "Count the blocks each GPU's adapter must send: everything its node owes the other nodes on its rail. "
            "Nothing is summed, so no step inside the node makes a GPU's share smaller.";
   e.solution = "Each GPU owes the other nodes " + format_int(nodes - 1) + "/" + format_int(nodes) +
-               " of its buffer, and after routing its adapter carries exactly that much, with 1 GPU per node or 8 "
-               "(an all-reduce would send 8 times less): " +
+               " of its buffer, and after routing its adapter carries exactly that much, with 1 GPU per node or " +
+               format_int(g) + " (an all-reduce of the same buffer would send 2(N − 1)/N × S/" + format_int(g) + ", " +
+               format_int(g / 2) + " times less): " +
                format_int(nodes - 1) + "/" + format_int(nodes) + " × " + format_number(gb, 3) + " GB / " +
                format_number(be, 3) + " GB/s = " + format_number(e.answer, 4) + " ms.";
   require_nic_of(e, gpu, be * 1e9, "network adapter");
   require_whole(e, nodes, "nodes");
   reject_mistake(e, e.answer / g, "divided by the 8 GPUs of a node as for an all-reduce: nothing is summed");
+  reject_mistake(e, 2.0 * e.answer / g, "priced an all-reduce's 2(N − 1)/N × S/g: an all-to-all has nothing to sum");
   return e;
 }
 

@@ -137,15 +137,15 @@ export default {
       label: `Written in step ${data.step} (framed)`, data: data.cells.filter((c) => c.written).map((c) => ({ x: c.chunk, y: c.rank, c })),
       pointStyle: 'rect', pointRadius: frame, pointHoverRadius: frame, borderWidth: digitsOnly ? 1.5 : 2.5, backgroundColor: paper,
     }));
-    const check = data.equals_direct ? 'result equals the direct computation' : 'result differs from the direct computation';
+    const check = data.equals_direct ? 'final buffers equal the result computed directly' : 'final buffers differ from the result computed directly';
     // One tick per chunk and rank; the grid lines fall between the markers.
     const grid = (n) => ({ range: [-0.5, n - 0.5], afterBuildTicks: integerTicks(n), ticks: { autoSkip: false } });
     const config = chart(theme, {
       datasets,
       plugins: { cellCounts: { color: written, haloColor: paper, size: fontPx, digitsInSeries: digitsOnly } },
       scales: {
-        x: linear(`Chunk (each ${formatSI(data.bytes / data.chunks, 'B')}) · step ${data.step} of ${data.steps}`, grid(data.chunks)),
-        y: linear(`Rank (GPU; ${check})`, { ...grid(data.ranks), reverse: true }),
+        x: linear([`Chunk (each ${formatSI(data.bytes / data.chunks, 'B')}) · step ${data.step} of ${data.steps}`, check], grid(data.chunks)),
+        y: linear('Rank (one per GPU)', { ...grid(data.ranks), reverse: true }),
       },
       tooltip: (ctx) => {
         const c = ctx.raw.c;

@@ -1,6 +1,8 @@
-// Hierarchical all-reduce on nodes × GPUs (NVLink inside a node, InfiniBand across) against
-// one flat ring whose every step waits for the slower link. calc('hierarchical-allreduce')
-// per node count.
+// Hierarchical all-reduce on nodes × GPUs (the GPU's scale-up link inside a node, InfiniBand
+// across) against one flat ring through one adapter per node (the naive baseline) and NCCL's
+// flat rings, one per adapter, with the phases one after another and pipelined (the slower
+// phase alone); all-to-all: the two-phase routed
+// exchange against the direct one. calc('hierarchical-allreduce') per node count.
 import { formatSI } from '../runtime/format.js';
 import { chart, log, span, colours, series } from './shared/chart-config.js';
 
@@ -9,13 +11,13 @@ const HARDWARE = ['a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'mi300x'];
 
 export default {
   id: 'hierarchical-allreduce',
-  title: 'Across nodes: the hierarchical all-reduce (or all-to-all) against a flat ring',
+  title: 'Across nodes: the hierarchical all-reduce (or all-to-all) against flat rings',
   caption:
-    'All-reduce time against the number of nodes, the phases one after another; pipelined, as NCCL runs them, the time falls towards the higher of the two phase curves (the "phases overlapped" column of Show data). The hierarchical algorithm reduce-scatters over NVLink inside each node, all-reduces only a 1/g shard per GPU over InfiniBand, then all-gathers over NVLink; the flat ring pushes 2S through the slow link and pays its latency 2(p − 1) times. Try a 10 MB message to see the latency term take over at many nodes, or raise the InfiniBand bandwidth to see the gap close. Switch to all-to-all and change g: its part across nodes does not move, because nothing is summed that could shrink each GPU\'s (N − 1)/N · S of cross-node bytes.',
+    'Time against the number of nodes. The all-reduce reduce-scatters inside each node over its scale-up link (NVLink; Infinity Fabric on the MI300X), all-reduces a 1/g shard per GPU over InfiniBand, then all-gathers; its circles run the phases one after another; the wide band under the phase curves is the bound with them pipelined, the slower phase alone. The squares are one ring through one adapter per node, the naive baseline: 2S through the slow link, latency paid 2(p − 1) times. The crosses are what NCCL runs: one flat ring per adapter, each carrying S/g. Try a 10 MB buffer to see latency take over at many nodes. Switch to all-to-all and change g: its part across nodes stays put, and the direct exchange puts the same bytes through each adapter, so routing only saves messages.',
   params: [
     { key: 'op', label: 'Collective', from: ['hierarchical-allreduce', 'op'],
       options: [{ value: 'allreduce', label: 'All-reduce' }, { value: 'alltoall', label: 'All-to-all (no reduction)' }] },
-    { key: 'hardware', label: 'GPU (NVLink from the table)', from: ['hierarchical-allreduce', 'hardware'],
+    { key: 'hardware', label: 'GPU (its scale-up link from the table)', from: ['hierarchical-allreduce', 'hardware'],
       options: HARDWARE },
     { key: 'gpus_per_node', label: 'GPUs per node g', from: ['hierarchical-allreduce', 'gpus_per_node'], min: 2, max: 16 },
     { key: 'bytes', label: 'Buffer S', from: ['hierarchical-allreduce', 'bytes'], min: 1e5, max: 1e11, scale: 'log' },
@@ -29,12 +31,12 @@ export default {
         op, nodes, gpus_per_node: p.gpus_per_node, bytes: p.bytes, hardware,
         inter_bandwidth_Bps: p.inter_bandwidth_Bps, inter_latency_s: p.inter_latency_s,
       });
-      return { nodes, gpus: r.ranks, time_s: r.time_s, intra_s: r.intra_time_s, inter_s: r.inter_time_s, flat_s: r.flat_ring_time_s, overlapped_s: r.overlapped_time_s, speedup: r.speedup, intra_bw: r.intra_bandwidth_Bps };
+      return { nodes, gpus: r.ranks, time_s: r.time_s, intra_s: r.intra_time_s, inter_s: r.inter_time_s, flat_s: r.flat_ring_time_s, nccl_s: r.nccl_rings_time_s, overlapped_s: r.overlapped_time_s, speedup: r.speedup, intra_bw: r.intra_bandwidth_Bps };
     });
     const points = sweep(p.hardware);
     // The time axis spans every GPU of the list at these settings, so that switching the GPU
     // moves the curves (the B200's faster NVLink halves the intra-node part), not the axis.
-    const times = (pts) => pts.flatMap((q) => [q.time_s, q.intra_s, q.inter_s, q.flat_s]);
+    const times = (pts) => pts.flatMap((q) => [q.time_s, q.intra_s, q.inter_s, q.flat_s, q.nccl_s, q.overlapped_s]);
     // ... and both collectives, so that switching to all-to-all shows its network part grow.
     // Every time falls as NVLink gets faster and nothing else depends on the GPU, so the GPUs
     // with the slowest and the fastest NVLink bound the range (half the calls of all five).
@@ -49,24 +51,30 @@ export default {
     });
     const yRange = span([...times(points), ...others].filter((y) => y > 0), { log: true, pad: 1.5 });
     const table = {
-      columns: ['Nodes', 'GPUs', 'Hierarchical (s)', 'Intra-node part (s)', 'Inter-node part (s)', 'Phases overlapped (s)', 'Flat (s)', 'Speedup (x)'],
-      rows: points.map((q) => [q.nodes, q.gpus, q.time_s, q.intra_s, q.inter_s, q.overlapped_s, q.flat_s, q.speedup]),
+      columns: ['Nodes', 'GPUs', 'Hierarchical (s)', 'Intra-node part (s)', 'Inter-node part (s)', 'Phases overlapped (s)', 'Flat (s)', 'Speedup (x)', 'NCCL rings (s)'],
+      rows: points.map((q) => [q.nodes, q.gpus, q.time_s, q.intra_s, q.inter_s, q.overlapped_s, q.flat_s, q.speedup, q.nccl_s]),
     };
-    return { op: p.op, hardware: p.hardware, gpus_per_node: p.gpus_per_node, bytes: p.bytes, intra_bandwidth_Bps: points[0].intra_bw, points, yRange, table };
+    // The MI300X joins its 8 GPUs by Infinity Fabric, 7 point-to-point links, not by NVLink.
+    const link = p.hardware === 'mi300x' ? 'Infinity Fabric' : 'NVLink';
+    return { op: p.op, hardware: p.hardware, link, gpus_per_node: p.gpus_per_node, bytes: p.bytes, intra_bandwidth_Bps: points[0].intra_bw, points, yRange, table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
-    const curve = (label, key, shape, dash = []) => series(pick(), {
+    const curve = (label, key, shape, dash = [], extra = {}) => series(pick(), {
       label, data: data.points.filter((q) => q[key] > 0).map((q) => ({ x: q.nodes, y: q[key], q })), showLine: true,
-      pointStyle: shape, pointRadius: 3, borderWidth: 2, borderDash: dash,
+      pointStyle: shape, pointRadius: 3, borderWidth: 2, borderDash: dash, ...extra,
     });
     const a2a = data.op === 'alltoall';
     const datasets = [
-      curve(a2a ? 'Hierarchical all-to-all (two phases)' : 'Hierarchical all-reduce', 'time_s', 'circle'),
-      curve(`Inside nodes (NVLink ${formatSI(data.intra_bandwidth_Bps, 'B/s')} per direction)`, 'intra_s', 'triangle', [6, 3]),
+      curve(a2a ? 'Routed all-to-all (two phases in turn)' : 'Hierarchical all-reduce (phases in turn)', 'time_s', 'circle'),
+      // The upper envelope of the two phase curves: a wide band drawn behind them (order 1).
+      curve('Phases pipelined (the slower phase alone)', 'overlapped_s', 'line', [], { borderWidth: 7, pointRadius: 0, order: 1 }),
+      curve(`Inside nodes (${data.link} ${formatSI(data.intra_bandwidth_Bps, 'B/s')} per direction)`, 'intra_s', 'triangle', [6, 3]),
       curve('Across nodes (InfiniBand)', 'inter_s', 'rectRot', [2, 3]),
-      curve(a2a ? 'Direct pairwise exchange' : 'Flat ring over every GPU', 'flat_s', 'rect'),
+      curve(a2a ? 'Direct exchange (no routing)' : 'One flat ring through one adapter (naive)', 'flat_s', 'rect'),
+      // NCCL's all-to-all is the direct exchange itself, so its rings are drawn for the all-reduce only.
+      ...(a2a ? [] : [curve('NCCL: one flat ring per adapter', 'nccl_s', 'crossRot')]),
     ];
     return chart(theme, {
       datasets,

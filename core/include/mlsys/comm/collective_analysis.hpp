@@ -109,9 +109,20 @@ struct HierarchicalVsFlat {
   // The phases pipelined chunk by chunk, as NCCL runs them: no faster than the slower phase,
   // max(intra, inter), a bound rather than a prediction (chunking's own costs left out).
   double overlapped_time_s, overlapped_busbw_Bps;
+  double flat_inter_bytes_per_rank;  // the baseline's bytes across nodes from its busiest GPU
+  // What NCCL runs instead of one ring (all-reduce): g flat rings (channels), each carrying S/g
+  // and leaving every node through a different GPU's adapter, so all adapters work at once. Each
+  // of the 2(p − 1) steps lasts as long as the slower load: one chunk S/(g·p) on the adapter, or
+  // the g − 1 chunks the GPU passes on over NVLink. Latency as NCCL's tuning model counts a ring:
+  // α_inter on the 2(N − 1) steps that cross nodes, α_intra on the others. All-to-all: NCCL sends
+  // point to point, so this is the direct exchange (flat_ring_time_s).
+  double nccl_rings_time_s, nccl_rings_busbw_Bps;
+  double nccl_rings_inter_bytes_per_rank;  // each adapter's bytes: 2(p − 1)/p · S/g
 };
 // Hierarchical `op` (all-reduce or all-to-all) of `bytes` on nodes × gpus_per_node against
-// one flat ring (all-to-all: the pairwise exchange) over every GPU at the slower link.
+// one flat ring over every GPU at the slower link, the naive baseline (all-to-all: the direct
+// exchange, local blocks over NVLink while remote ones leave through the GPU's own adapter), and
+// against NCCL's flat rings, one per adapter.
 HierarchicalVsFlat hierarchical_vs_flat(int nodes, int gpus_per_node, double bytes, Link intra, Link inter,
                                         Collective op = Collective::AllReduce);
 
