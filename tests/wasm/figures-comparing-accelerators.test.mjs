@@ -72,17 +72,21 @@ test('accelerator-workload-time: a training step defaults to 8 chips, where it f
   assert.equal(run(time, { workload: 'decode-step', train_chips: 32 }).chipsPer, 1);
   const cfg = time.draw(t, THEME);
   assertChartSubset('accelerator-workload-time', cfg);
-  const [computeSet, memorySet, legendOnly] = cfg.data.datasets;
+  const [computeFit, memoryFit, computeMisfit, memoryMisfit] = cfg.data.datasets;
   for (const [i, c] of t.chips.entries()) {
-    for (const ds of [computeSet, memorySet]) {
-      const fill = ds.backgroundColor({ type: 'data', dataIndex: i });
-      assert.equal(fill === THEME.background, !c.fits, `${c.short}: hollow exactly when it does not fit`);
-      assert.equal(ds.borderColor, ds.backgroundColor({ type: 'dataset' }));
-    }
+    assert.equal(computeFit.data[i], c.fits ? c.compute_time_s : null, c.short);
+    assert.equal(memoryFit.data[i], c.fits ? c.memory_time_s : null, c.short);
+    assert.equal(computeMisfit.data[i], c.fits ? null : c.compute_time_s, c.short);
+    assert.equal(memoryMisfit.data[i], c.fits ? null : c.memory_time_s, c.short);
   }
-  assert.match(legendOnly.label, /does not fit/);
-  assert.equal(legendOnly.grouped, false);
-  assert.ok(legendOnly.data.every((v) => v === null));
+  // Misfits: hollow (the background inside the chip's colour), named in the legend.
+  for (const [fit, misfit] of [[computeFit, computeMisfit], [memoryFit, memoryMisfit]]) {
+    assert.equal(fit.backgroundColor, fit.borderColor);
+    assert.equal(misfit.borderColor, fit.borderColor);
+    assert.equal(misfit.backgroundColor, THEME.background);
+    assert.match(misfit.label, /does not fit/);
+    assert.ok(fit.skipNull && misfit.skipNull);
+  }
   // All fit (32 chips: 9.3 GB each): no legend entry for misfits.
   assert.equal(time.draw(run(time, { workload: 'training-step', train_chips: 32 }), THEME).data.datasets.length, 2);
   assert.equal(cfg.options.scales.y.min, 10 ** Math.round(Math.log10(cfg.options.scales.y.min)));

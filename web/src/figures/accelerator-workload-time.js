@@ -61,24 +61,27 @@ export default {
     const left = data.excluded.length ? `; no ${data.dtype} rate: ${data.excluded.join(', ')}` : '';
     // A decode step's intensity climbs with the batch only towards the limit its KV cache sets.
     const ceiling = data.workload === 'decode-step' ? `, at most ${formatFixed(data.limit, 1)} at any batch with ${formatDecimal(data.seq)} cached` : '';
-    // Chips that cannot hold the step: hollow bars (outline only), still to scale.
-    const fill = (colour) => (ctx) => (ctx.type === 'data' && !data.chips[ctx.dataIndex]?.fits ? theme.background : colour);
-    const bars = (colour, spec) => series(colour, { ...spec, backgroundColor: fill(colour), borderWidth: 2 });
+    // Chips that cannot hold the step: hollow bars of the same colours (outline only), still to
+    // scale, as their own datasets so that the legend names them; skipNull keeps two bars a chip.
     const misfits = data.chips.some((c) => !c.fits);
+    const bars = (fits, colour, label, field) => series(colour, {
+      label, borderWidth: 2, skipNull: true, ...(fits ? {} : { backgroundColor: theme.background }),
+      data: data.chips.map((c) => (c.fits === fits ? c[field] : null)),
+    });
     return chart(theme, {
       type: 'bar', labels,
       datasets: [
-        bars(compute, { label: 'Compute time: FLOPs / dense peak', data: data.chips.map((c) => c.compute_time_s) }),
-        bars(memory, { label: 'Memory time: bytes / HBM bandwidth', data: data.chips.map((c) => c.memory_time_s) }),
-        ...(misfits ? [series(theme.muted, { label: 'Hollow: does not fit in HBM (times for reference)', backgroundColor: theme.background,
-          borderWidth: 2, grouped: false, data: data.chips.map(() => null) })] : []),
+        bars(true, compute, 'Compute time: FLOPs / dense peak', 'compute_time_s'),
+        bars(true, memory, 'Memory time: bytes / HBM bandwidth', 'memory_time_s'),
+        ...(misfits ? [bars(false, compute, 'Compute time, does not fit in HBM', 'compute_time_s'),
+          bars(false, memory, 'Memory time, does not fit in HBM', 'memory_time_s')] : []),
       ],
       scales: {
         x: category({ title: `Accelerator (${formatSI(data.intensity)} FLOP/B for this step${ceiling}, ${data.chipsPer} chip${data.chipsPer === 1 ? '' : 's'} each${left})` }),
         y: log('Time of the step (s, log)', { unit: 's', range: data.range }),
       },
       legend: { usePointStyle: false },
-      tooltip: (ctx) => `${data.chips[ctx.dataIndex].name}: ${ctx.dataset.label.split(':')[0]} ${ms(ctx.raw)}${data.chips[ctx.dataIndex].fits ? '' : ' (does not fit)'}`,
+      tooltip: (ctx) => `${data.chips[ctx.dataIndex].name}: ${ctx.dataset.label.split(':')[0]} ${ms(ctx.raw)}`,
     });
   },
 };
