@@ -126,9 +126,8 @@ Exercise decode_tokens_per_joule(Rng& rng) {
     e.rel_tolerance = 0.01;
     e.hint = "Step time = bytes / bandwidth; tokens per second = batch / step time; per joule, divide by the watts.";
     e.solution = "Step: " + gb(cost.bytes) + " / " + tbps(r.bandwidth_Bps) + " = " + format_number(1e3 * r.time_s, 4) +
-                 " ms, so " + format_number(r.tokens_per_s, 4) + " tokens/s; / " + format_int(*r.power_w) + " W = " +
-                 format_number(e.answer, 4) + " tokens per joule. It is a lower bound: a memory-bound step draws less than "
-                 "the chip's full power figure.";
+                 " ms, so " + format_number(r.tokens_per_s, 4) + " tokens/s; / " + format_int(*r.power_w) + " W (the full power figure, which a memory-bound step does not "
+                 "draw, so this is a lower bound) = " + format_number(e.answer, 4) + " tokens per joule.";
     require_fits(e, cost.memory_bytes, r.hbm_bytes, "weights and KV cache on the chip");
     require(e, r.memory_time_s > r.compute_time_s, "the decode step is memory-bound, as the prompt says");
     reject_mistake(e, batch / (r.compute_time_s * *r.power_w), "timed the step by its FLOPs, not by its bytes");
