@@ -17,7 +17,7 @@ const WORKLOADS = [
   { value: 'decode-step', label: 'Decode step' },
 ];
 const METRICS = {
-  joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at the full power figure: a lower bound)' },
+  joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at full power: lower bounds)' },
   dollar: { label: 'Tokens per dollar', field: 'tokens_per_dollar', axis: 'Tokens per dollar (at the prices set)' },
 };
 
