@@ -150,6 +150,16 @@ test('accelerator-cost-efficiency: a typed price replaces only its chip\'s; the 
     assert.equal(top, roundUp(top), JSON.stringify(over));
   }
   assert.match(cost.draw(run(cost), THEME).options.scales.y.title.text, /lower bound/);
+  // Only a memory-bound decode is understated at full power; a compute-bound step's roofline assumes
+  // the full peak, so its per-joule bars are optimistic, not lower bounds.
+  for (const workload of ['training-step', 'prefill']) {
+    const d = run(cost, { workload });
+    assert.ok(d.chips.every((c) => !c.fits || c.bound === 'compute'), workload);
+    const title = cost.draw(d, THEME).options.scales.y.title.text;
+    assert.doesNotMatch(title, /lower bound/, workload);
+    assert.match(title, /optimistic/, workload);
+  }
+  assert.match(cost.caption, /on decode the bars are lower bounds/);
 });
 
 test('ids, a list of names, is read from text as the calculators page gives it, each id checked', () => {

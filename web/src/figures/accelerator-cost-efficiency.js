@@ -17,7 +17,11 @@ const WORKLOADS = [
   { value: 'decode-step', label: 'Decode step' },
 ];
 const METRICS = {
-  joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at full power: lower bounds)' },
+  // A memory-bound decode reaches its roofline speed but draws far below its power figure, so its
+  // bars understate; a compute-bound step's roofline assumes the full peak, which real runs fall
+  // well short of, so there the same division overstates.
+  joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at full power: lower bounds)',
+    computeAxis: 'Tokens per joule (at full peak and power: optimistic)' },
   dollar: { label: 'Tokens per dollar', field: 'tokens_per_dollar', axis: 'Tokens per dollar (at the prices set)' },
 };
 
@@ -33,7 +37,7 @@ export default {
   id: 'accelerator-cost-efficiency',
   title: 'Tokens per joule and per dollar',
   caption:
-    'The roofline’s tokens per second for one workload, divided by each chip’s power or by its price per hour. Per joule, every chip is charged its full power figure, though a memory-bound decode draws far less, so the bars are lower bounds, not a ranking. On the default decode step the B200 leads and the A100 beats the H100; the TPU v5e and v5p have no bar because Google publishes no power figure, and the TPU v4’s is a measured chip maximum, not a board TDP, which flatters it. Switch to a training step and the order follows FLOP/s per watt. Per dollar, the prices are assumptions, not quotes: type the prices you are offered, as {"h100-sxm": 2.5} (chips you leave out keep theirs), and watch the order change; a chip at half the price and half the speed ties.',
+    'The roofline’s tokens per second for one workload, divided by each chip’s power or by its price per hour. Per joule, every chip is charged its full power figure, though a memory-bound decode draws far less, so on decode the bars are lower bounds, not a ranking; on a prefill or a training step they assume the full peak, which real runs reach only part of, and flatter every chip instead. On the default decode step the B200 leads and the A100 beats the H100; the TPU v5e and v5p have no bar because Google publishes no power figure, and the TPU v4’s is a measured chip maximum, not a board TDP, which flatters it. Switch to a training step and the order follows FLOP/s per watt. Per dollar, the prices are assumptions, not quotes: type the prices you are offered, as {"h100-sxm": 2.5} (chips you leave out keep theirs), and watch the order change; a chip at half the price and half the speed ties.',
   params: [
     { key: 'metric', label: 'Show', type: 'select', default: 'joule', options: Object.entries(METRICS).map(([value, m]) => ({ value, label: m.label })) },
     { key: 'workload', label: 'Workload', type: 'select', default: 'decode-step', options: WORKLOADS },
@@ -79,7 +83,8 @@ export default {
       ],
       scales: {
         x: category({ title: `Accelerator (${data.workload}, ${data.chipsPer} chip${data.chipsPer === 1 ? '' : 's'} of each kind)`, stacked: true }),
-        y: linear(METRICS[data.metric].axis, { range: data.range, stacked: true }),
+        y: linear(data.workload === 'decode-step' ? METRICS[data.metric].axis : METRICS[data.metric].computeAxis ?? METRICS[data.metric].axis,
+          { range: data.range, stacked: true }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${data.chips[ctx.dataIndex].name}: ${formatFixed(ctx.raw, 3)}`,
