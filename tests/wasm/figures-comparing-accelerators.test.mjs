@@ -158,6 +158,8 @@ test('accelerator-cost-efficiency: a typed price replaces only its chip\'s; the 
     const title = cost.draw(d, THEME).options.scales.y.title.text;
     assert.doesNotMatch(title, /lower bound/, workload);
     assert.match(title, /optimistic/, workload);
+    // No longer than the decode title, which shows whole beside the axis.
+    assert.ok(title.length <= cost.draw(run(cost), THEME).options.scales.y.title.text.length, title);
   }
   assert.match(cost.caption, /on decode the bars are lower bounds/);
 });

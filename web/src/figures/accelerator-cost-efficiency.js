@@ -21,7 +21,7 @@ const METRICS = {
   // bars understate; a compute-bound step's roofline assumes the full peak, which real runs fall
   // well short of, so there the same division overstates.
   joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at full power: lower bounds)',
-    computeAxis: 'Tokens per joule (at full peak and power: optimistic)' },
+    computeAxis: 'Tokens per joule (at full peak: optimistic)' },
   dollar: { label: 'Tokens per dollar', field: 'tokens_per_dollar', axis: 'Tokens per dollar (at the prices set)' },
 };
 
