@@ -70,6 +70,9 @@ test('accelerator-workload-time: a training step defaults to 8 chips, where it f
   for (const c of t.chips) assert.ok(c.time_s > 0 && c.bound === 'compute');
   // Prefill and decode keep their own chip count (1), untouched by the training one.
   assert.equal(run(time, { workload: 'decode-step', train_chips: 32 }).chipsPer, 1);
+  // The caption gives each workload's default chip count: a prefill on one chip, training on 8.
+  assert.equal(run(time, { workload: 'prefill' }).chipsPer, 1);
+  assert.match(time.caption, /prefill \(one chip\) or a training step \(8 chips of each kind\)/);
   const cfg = time.draw(t, THEME);
   assertChartSubset('accelerator-workload-time', cfg);
   const [computeFit, memoryFit, computeMisfit, memoryMisfit] = cfg.data.datasets;
