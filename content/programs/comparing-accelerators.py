@@ -49,18 +49,24 @@ def workload(m, kind, batch, seq):
         # weights read twice, gradient written, Adam reads and writes 16-bit and fp32 states: 34 B
         bytes_moved = 34 * total + 2 * activations
         resident = 16 * total + activations
+        fixed = 34 * total  # the bytes no sequence adds: the rest grows with the batch
     elif kind == "prefill":
         tokens = batch * seq
         flops = batch * (2 * n * seq + 2 * lhq * seq * (seq + 1))  # causal attention
         bytes_moved = n * BF16 + batch * seq * kv_per_token
         resident = total * BF16 + batch * seq * kv_per_token
+        fixed = n * BF16
     else:  # decode-step: one token per sequence over seq cached tokens
         tokens = batch
         flops = batch * (2 * n + 4 * lhq * seq)
         bytes_moved = n * BF16 + batch * seq * kv_per_token
         resident = total * BF16 + batch * seq * kv_per_token
+        fixed = n * BF16
+    # FLOPs and bytes grow linearly with the batch; the intensity approaches the ratio of what
+    # each sequence adds and never passes it (decode: its KV cache sets the ceiling).
+    limit = flops / (bytes_moved - fixed)
     return {"flops": flops, "bytes": bytes_moved, "tokens": tokens, "memory_bytes": resident,
-            "intensity": flops / bytes_moved}
+            "intensity": flops / bytes_moved, "intensity_limit": limit}
 
 
 def compare(w, chips, prices):
@@ -120,7 +126,7 @@ def main(argv=None):
         return
     print(f"{args.workload} of {MODELS[args.model]['name']}, batch {args.batch}, {args.seq:,} tokens, {args.chips} chip(s) of each kind")
     print(f"{w['flops']:.4g} FLOP, {w['bytes'] / 1e9:,.2f} GB moved: {w['intensity']:,.1f} FLOP/B; "
-          f"{w['memory_bytes'] / 1e9:,.1f} GB resident")
+          f"{w['memory_bytes'] / 1e9:,.1f} GB resident; at most {w['intensity_limit']:,.1f} FLOP/B at any batch")
     print(f"{'chip':<24}{'ridge':>8}{'time':>11}  {'bound':<8}{'tokens/s':>11}{'tok/J':>8}{'tok/$':>11}  fits")
     for cid, r in rows.items():
         per_j = "-" if r["tokens_per_joule"] is None else f"{r['tokens_per_joule']:.2f}"

@@ -161,6 +161,66 @@ TEST(AcceleratorCompare, BadInputsNameTheirField) {
   EXPECT_EQ(field({{"chips", 0}}), "chips");
 }
 
+TEST(AcceleratorCompare, DecodeIntensityStopsAtTheCeilingItsKvCacheSets) {
+  // Llama 2 7B (32 heads, 32 K/V heads): each sequence adds 2N' + 4·L·A·Q·s FLOPs and s·k bytes
+  // of cache, so the intensity tends to their ratio, 2N'/(s·k) + 1, whatever the batch.
+  const json r = mlsys::calc("accelerator-compare", {{"workload", "decode-step"}, {"model", "llama-2-7b"}, {"batch", 8},
+                                                     {"seq", 4096}, {"ids", "h100-sxm"}});
+  const double per_seq_flops = 2 * kMatmulParams + 4 * L * A * Q * 4096, per_seq_bytes = 4096 * kKvPerToken;
+  const double limit = per_seq_flops / per_seq_bytes;
+  EXPECT_NEAR(r.at("intensity_limit").get<double>(), limit, 1e-9 * limit);
+  EXPECT_NEAR(r.at("intensity_limit").get<double>(), 2 * kMatmulParams / per_seq_bytes + 1, 1e-9 * limit);
+  EXPECT_NEAR(r.at("fixed_bytes").get<double>(), 2 * kMatmulParams, 1e-3);
+  EXPECT_NEAR(r.at("bytes_per_sequence").get<double>(), per_seq_bytes, 1e-3);
+  // Llama 3 8B at 4,096 cached tokens (the lesson's decode step): the intensity climbs with the
+  // batch, 7.1, 22.2, 28.8, 31.1 at 8, 64, 256, 1,024, towards a ceiling of 32.0, below every
+  // ridge point of the lesson's chips, so no batch is compute-bound on any of them.
+  double last = 0;
+  for (const auto& [batch, want] : std::vector<std::pair<int, double>>{{8, 7.11}, {64, 22.2}, {256, 28.8}, {1024, 31.1}}) {
+    const json d = mlsys::calc("accelerator-compare", {{"model", "llama-3-8b"}, {"batch", batch}});
+    const double i = d.at("intensity").get<double>();
+    EXPECT_NEAR(i, want, 0.05) << batch;
+    EXPECT_GT(i, last);
+    EXPECT_LT(i, d.at("intensity_limit").get<double>());
+    last = i;
+    for (const auto& x : d.at("rows")) {
+      EXPECT_EQ(x.at("bound"), "memory") << x.at("id") << " at batch " << batch;
+      EXPECT_TRUE(x.at("compute_bound_batch").is_null()) << x.at("id");
+    }
+  }
+  const json d8 = mlsys::calc("accelerator-compare", {{"model", "llama-3-8b"}});
+  // 2N/(s·k) + H/K with 32 query heads over 8 K/V heads.
+  EXPECT_NEAR(d8.at("intensity_limit").get<double>(),
+              d8.at("fixed_bytes").get<double>() / d8.at("bytes_per_sequence").get<double>() + 4, 1e-9);
+  EXPECT_NEAR(d8.at("intensity_limit").get<double>(), 31.96, 0.01);
+  // A shorter cache lifts the ceiling: at 512 tokens it passes the A100's ridge (153), and the
+  // smallest compute-bound batch is exact: compute-bound there, memory-bound one sequence fewer.
+  const json s = mlsys::calc("accelerator-compare", {{"model", "llama-3-8b"}, {"seq", 512}, {"ids", "a100-sxm-80gb, h100-sxm"}});
+  EXPECT_GT(s.at("intensity_limit").get<double>(), s.at("rows")[0].at("ridge_intensity").get<double>());
+  EXPECT_LT(s.at("intensity_limit").get<double>(), s.at("rows")[1].at("ridge_intensity").get<double>());
+  EXPECT_TRUE(s.at("rows")[1].at("compute_bound_batch").is_null());
+  const double b = s.at("rows")[0].at("compute_bound_batch").get<double>();
+  const auto bound_at = [&](double batch) {
+    return mlsys::calc("accelerator-compare", {{"model", "llama-3-8b"}, {"seq", 512}, {"batch", batch}, {"ids", "a100-sxm-80gb"}})
+        .at("rows")[0].at("bound").get<std::string>();
+  };
+  EXPECT_EQ(bound_at(b), "compute");
+  EXPECT_EQ(bound_at(b - 1), "memory");
+  // The lesson: at 512 tokens the A100, TPU v5p and H200 have a compute-bound batch, the other
+  // five chips none; the H200's batch holds more caches than its HBM.
+  const json all = mlsys::calc("accelerator-compare", {{"model", "llama-3-8b"}, {"seq", 512}});
+  for (const char* id : kLesson) {
+    const bool some = row(all, id).at("compute_bound_batch").is_number();
+    EXPECT_EQ(some, std::string(id) == "a100-sxm-80gb" || std::string(id) == "tpu-v5p" || std::string(id) == "h200-sxm") << id;
+  }
+  const double h200 = row(all, "h200-sxm").at("compute_bound_batch").get<double>();
+  const json at = mlsys::calc("accelerator-compare", {{"model", "llama-3-8b"}, {"seq", 512}, {"batch", h200}, {"ids", "h200-sxm"}});
+  EXPECT_FALSE(at.at("rows")[0].at("fits").get<bool>());
+  // Training: compute-bound from the first sequence on every chip of the lesson.
+  const json t = mlsys::calc("accelerator-compare", {{"model", "llama-3-8b"}, {"workload", "training-step"}});
+  for (const auto& x : t.at("rows")) EXPECT_EQ(x.at("compute_bound_batch").get<double>(), 1) << x.at("id");
+}
+
 TEST(AcceleratorCompareExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
   for (std::uint32_t seed = 0; seed < 30; ++seed) {
     auto e = mlsys::make_exercise("ca-ridge-point", seed);

@@ -18,7 +18,12 @@ MLSYS_DESCRIBE(WorkloadCost, MLSYS_OUT(workload, "", "training-step, prefill or 
                MLSYS_OUT(bytes, "B", "HBM bytes of the whole step, each tensor moved once"),
                MLSYS_OUT(tokens, "tokens", "Tokens the step processes (decode: one per sequence)"),
                MLSYS_OUT(memory_bytes, "B", "Bytes resident in HBM during the step, all chips together"),
-               MLSYS_OUT(intensity, "FLOP/B", "flops / bytes: the same on every chip"));
+               MLSYS_OUT(intensity, "FLOP/B", "flops / bytes: the same on every chip"),
+               MLSYS_OUT(flops_per_sequence, "FLOP", "FLOPs each sequence adds: flops = batch · this"),
+               MLSYS_OUT(fixed_bytes, "B", "Bytes moved whatever the batch (weights; training: and optimizer state)"),
+               MLSYS_OUT(bytes_per_sequence, "B", "Bytes each sequence adds (its KV cache; training: its activations)"),
+               MLSYS_OUT(intensity_limit, "FLOP/B",
+                         "flops_per_sequence / bytes_per_sequence: the intensity as the batch grows without bound"));
 MLSYS_DESCRIBE(AcceleratorRow, MLSYS_OUT(id, "", "Accelerator id"), MLSYS_OUT(name, "", "Product name"),
                MLSYS_OUT(peak_flops, "FLOP/s", "Dense peak of the dtype (datasheet)"),
                MLSYS_OUT(bandwidth_Bps, "B/s", "HBM bandwidth (datasheet)"),
@@ -31,6 +36,9 @@ MLSYS_DESCRIBE(AcceleratorRow, MLSYS_OUT(id, "", "Accelerator id"), MLSYS_OUT(na
                MLSYS_OUT(hbm_bytes, "B", "HBM per chip (datasheet)"),
                MLSYS_OUT(memory_per_chip_bytes, "B", "memory_bytes / chips"),
                MLSYS_OUT(fits, "", "memory_per_chip_bytes <= hbm_bytes"),
+               MLSYS_OUT_NULLABLE(compute_bound_batch, "",
+                                  "Smallest batch at which this step (same seq) is compute-bound on this chip; null "
+                                  "when intensity_limit <= ridge_intensity"),
                MLSYS_OUT_NULLABLE(power_w, "W", "Power per chip from the hardware table (power_w); null where none is published"),
                MLSYS_OUT_NULLABLE(tokens_per_joule, "tokens/J", "tokens_per_s / (chips · power_w); null without a power figure"),
                MLSYS_OUT_NULLABLE(price_per_hour, "$/h", "Price per chip-hour, as given"),

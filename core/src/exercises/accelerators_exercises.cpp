@@ -47,7 +47,7 @@ Exercise ridge_point(Rng& rng) {
     e.prompt = "The " + a.name + " datasheet gives a dense peak of " + format_number(*peak / 1e12, 4) + what +
                " and a memory bandwidth of " + tbps(a.hbm_bandwidth_Bps) + ". Where is its ridge point: how many " +
                "operations must a kernel do per byte it moves for the compute roof, not the memory roof, to set "
-               "its time? Answer in FLOP/B.";
+               "its time? Answer in FLOP/B" + (dtype == "int8" ? std::string(", counting each integer operation as one.") : ".");
     e.unit = "FLOP/B";
     e.answer = *peak / a.hbm_bandwidth_Bps;
     e.rel_tolerance = 0.01;
@@ -86,8 +86,8 @@ Exercise step_roofline(Rng& rng) {
     e.title = "A workload on the roofline";
     e.params = {{"workload", w}, {"model", m.id}, {"batch", batch}, {"seq", seq}, {"dtype", "bf16"}, {"ids", id}};
     e.prompt = workload_words(w, m, batch, seq) + " performs " + prose(cost.flops, 4) + " FLOP and moves " +
-               prose(cost.bytes, 4) + " bytes to and from HBM. On one " + r.name + " (dense bf16 peak " +
-               tflops(r.peak_flops) + ", HBM " + tbps(r.bandwidth_Bps) + "), how long does it take by the "
+               prose(cost.bytes, 4) + " bytes to and from HBM. On one " + r.name + ", with a dense bf16 peak of " +
+               tflops(r.peak_flops) + " and HBM at " + tbps(r.bandwidth_Bps) + ", how long does it take by the "
                "roofline, in milliseconds?";
     e.unit = "ms";
     e.answer = 1e3 * r.time_s;
@@ -116,9 +116,9 @@ Exercise decode_tokens_per_joule(Rng& rng) {
     Exercise e;
     e.title = "Decode tokens per joule";
     e.params = {{"workload", "decode-step"}, {"model", m.id}, {"batch", batch}, {"seq", seq}, {"dtype", "bf16"}, {"ids", id}};
-    e.prompt = "A server decodes " + m.name + " in bf16 on one " + r.name + " (HBM " + tbps(r.bandwidth_Bps) +
-               ", " + format_int(*r.power_w) + " W). Each decode step produces one token for each of " +
-               counted(batch, "sequence") + " and reads " + gb(cost.bytes) + " from HBM (the weights and the "
+    e.prompt = "A server decodes " + m.name + " in bf16 on one " + r.name + ", with HBM at " + tbps(r.bandwidth_Bps) +
+               " and a power figure of " + format_int(*r.power_w) + " W. Each decode step produces one token " +
+               (batch == 1 ? std::string("for its single sequence") : "for each of " + counted(batch, "sequence")) + " and reads " + gb(cost.bytes) + " from HBM (the weights and the "
                "KV cache); the step is memory-bound. Taking the chip at that power for the whole step, how many "
                "tokens does it produce per joule?";
     e.unit = "";
@@ -126,8 +126,8 @@ Exercise decode_tokens_per_joule(Rng& rng) {
     e.rel_tolerance = 0.01;
     e.hint = "Step time = bytes / bandwidth; tokens per second = batch / step time; per joule, divide by the watts.";
     e.solution = "Step: " + gb(cost.bytes) + " / " + tbps(r.bandwidth_Bps) + " = " + format_number(1e3 * r.time_s, 4) +
-                 " ms, so " + format_number(r.tokens_per_s, 4) + " tokens/s; / " + format_int(*r.power_w) + " W = " +
-                 format_number(e.answer, 4) + " tokens per joule.";
+                 " ms, so " + format_number(r.tokens_per_s, 4) + " tokens/s; / " + format_int(*r.power_w) + " W (the full power figure, which a memory-bound step does not "
+                 "draw, so this is a lower bound) = " + format_number(e.answer, 4) + " tokens per joule.";
     require_fits(e, cost.memory_bytes, r.hbm_bytes, "weights and KV cache on the chip");
     require(e, r.memory_time_s > r.compute_time_s, "the decode step is memory-bound, as the prompt says");
     reject_mistake(e, batch / (r.compute_time_s * *r.power_w), "timed the step by its FLOPs, not by its bytes");
@@ -162,8 +162,8 @@ Exercise break_even_price(Rng& rng) {
                                            format_number(cost.intensity, 3) + " FLOP per byte of HBM traffic)"
                                      : "Decoding " + m.name + " at batch 8 (about " + format_number(cost.intensity, 3) +
                                            " FLOP per byte of HBM traffic)";
-    e.prompt = job + " costs $" + format_number(price, 3) + " per chip-hour on the " + ra.name + " (dense bf16 " +
-               tflops(ra.peak_flops) + ", HBM " + tbps(ra.bandwidth_Bps) + "). The " + rb.name + " has " +
+    e.prompt = job + " costs $" + format_number(price, 3) + " per chip-hour on the " + ra.name + ", with a dense bf16 peak of " +
+               tflops(ra.peak_flops) + " and HBM at " + tbps(ra.bandwidth_Bps) + ". The " + rb.name + " has " +
                tflops(rb.peak_flops) + " and " + tbps(rb.bandwidth_Bps) + ". Timing both by the roofline, at what "
                "price per chip-hour, in dollars, would the " + rb.name + " give exactly as many tokens per dollar?";
     e.unit = "$";
@@ -209,7 +209,7 @@ Exercise fewest_chips(Rng& rng) {
     e.prompt = "Training " + m.name + " (" + prose(model_counts(m.config).params, 4) + " parameters) with Adam in mixed "
                "precision keeps 16 bytes per parameter in memory; one step on " + counted(batch, "sequence") + " of " +
                format_int(seq) + " tokens also stores " + gb(activations) + " of activations. Split evenly over "
-               "chips of the " + a.name + " (" + gb(a.hbm_bytes) + " of HBM each), how many chips at least does the step need?";
+               "chips of the " + a.name + ", each with " + gb(a.hbm_bytes) + " of HBM, how many chips at least does the step need?";
     e.unit = "";
     e.integer = true;
     e.answer = chips;

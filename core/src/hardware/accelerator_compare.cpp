@@ -3,6 +3,7 @@
 #include "mlsys/hardware/accelerator_compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "mlsys/foundations/dtype.hpp"
@@ -27,6 +28,19 @@ constexpr double kTrainingStateBytesPerParam = 2 + 2 + 12;
 
 }  // namespace
 
+std::optional<double> compute_bound_batch(const WorkloadCost& cost, double ridge) {
+  const double margin = cost.flops_per_sequence - ridge * cost.bytes_per_sequence;
+  if (!(margin > 0)) return std::nullopt;
+  const auto compute_bound = [&](double b) {
+    return b * cost.flops_per_sequence >= ridge * (cost.fixed_bytes + b * cost.bytes_per_sequence);
+  };
+  double b = std::max(1.0, std::ceil(ridge * cost.fixed_bytes / margin));
+  // The closed form may land one off in floating point: step to the exact smallest.
+  while (b > 1 && compute_bound(b - 1)) b -= 1;
+  while (!compute_bound(b)) b += 1;
+  return b;
+}
+
 WorkloadCost workload_cost(const std::string& workload, const ModelConfig& config, double batch, double seq,
                            const std::string& dtype) {
   ModelConfig c = config;
@@ -44,7 +58,10 @@ WorkloadCost workload_cost(const std::string& workload, const ModelConfig& confi
     const double activations =
         c.layers * activation_bytes_per_layer(seq, batch, c.hidden, c.heads, 1, false, Recompute::None, true,
                                               mlp_activation_units(c));
-    w.bytes = n.params * kTrainingBytesPerParam + 2 * activations;  // activations written, then read
+    w.fixed_bytes = n.params * kTrainingBytesPerParam;
+    w.bytes_per_sequence = 2 * activations / batch;  // activations written, then read; linear in batch
+    w.flops_per_sequence = seq * n.flops_per_token_training;
+    w.bytes = w.fixed_bytes + batch * w.bytes_per_sequence;
     w.memory_bytes = n.params * kTrainingStateBytesPerParam + activations;
   } else if (workload == "prefill" || workload == "decode-step") {
     if (dtype != "bf16" && dtype != "fp16" && dtype != "fp8-e4m3" && dtype != "int8")
@@ -55,12 +72,17 @@ WorkloadCost workload_cost(const std::string& workload, const ModelConfig& confi
     const PhaseCost p = workload == "prefill" ? prefill_cost(m, batch, seq, 1, 1) : decode_step_cost(m, batch, seq, 1, 1);
     w.flops = p.flops;
     w.bytes = p.bytes;
+    // Both phases read the weights once and each sequence's KV cache (prefill: writes it).
+    w.fixed_bytes = m.weight_bytes;
+    w.bytes_per_sequence = seq * m.kv_bytes_per_token;
+    w.flops_per_sequence = p.flops / batch;
     w.tokens = workload == "prefill" ? batch * seq : batch;
     w.memory_bytes = served.resident_params * dtype_bytes(dtype) + batch * seq * m.kv_bytes_per_token;
   } else {
     throw InputError("workload", "workload must be training-step, prefill or decode-step, not '" + workload + "'.");
   }
   w.intensity = w.flops / w.bytes;
+  w.intensity_limit = w.flops_per_sequence / w.bytes_per_sequence;
   return w;
 }
 
@@ -105,6 +127,7 @@ AcceleratorComparison compare_accelerators(const WorkloadCost& cost, const std::
     row.hbm_bytes = a.hbm_bytes;
     row.memory_per_chip_bytes = cost.memory_bytes / chips;
     row.fits = row.memory_per_chip_bytes <= a.hbm_bytes;
+    row.compute_bound_batch = compute_bound_batch(cost, r.ridge_intensity);
     row.power_w = accelerator_entry(a).power_w;
     if (row.power_w) row.tokens_per_joule = row.tokens_per_s / (chips * *row.power_w);
     if (const auto it = prices.find(id); it != prices.end()) {

@@ -2,7 +2,7 @@
 // calc('accelerator-compare'): the roofline's tokens per second divided by the chip's power
 // (the hardware table's power_w: board TDP for GPUs, measured maximum for TPU v4, none for
 // TPU v5e and v5p) or by its price per hour. The prices are the reader's: the defaults are
-// round, assumed figures, not quotes.
+// round, assumed figures, not quotes; a price typed for some chips replaces only theirs.
 import { formatSI, formatFixed } from '../runtime/format.js';
 import { chart, linear, category, colours, series } from './shared/chart-config.js';
 import { modelOptions } from './shared/published-models.js';
@@ -17,15 +17,27 @@ const WORKLOADS = [
   { value: 'decode-step', label: 'Decode step' },
 ];
 const METRICS = {
-  joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at the power figure)' },
+  // A memory-bound decode reaches its roofline speed but draws far below its power figure, so its
+  // bars understate; a compute-bound step's roofline assumes the full peak, which real runs fall
+  // well short of, so there the same division overstates.
+  joule: { label: 'Tokens per joule', field: 'tokens_per_joule', axis: 'Tokens per joule (at full power: lower bounds)',
+    computeAxis: 'Tokens per joule (at full peak: optimistic)' },
   dollar: { label: 'Tokens per dollar', field: 'tokens_per_dollar', axis: 'Tokens per dollar (at the prices set)' },
 };
+
+// The next round number at or above x > 0 (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of
+// ten): the axis top, so that its last tick reads 3,500,000 rather than 3,030,953.4.
+export function roundUp(x) {
+  const decade = 10 ** Math.floor(Math.log10(x));
+  const step = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((f) => f * decade >= x * (1 - 1e-12));
+  return Number((step * decade).toPrecision(3));
+}
 
 export default {
   id: 'accelerator-cost-efficiency',
   title: 'Tokens per joule and per dollar',
   caption:
-    'The roofline’s tokens per second for one workload, divided by each chip’s power or by its price per hour. Per joule, the default decode step favours the chips with the most bandwidth per watt, B200 first; the TPU v5e and v5p have no bar because Google publishes no power figure for them, and the TPU v4’s figure is a measured chip maximum, not a board TDP, so it flatters that chip. Switch to a training step and the ranking follows FLOP/s per watt instead. Per dollar, the prices are assumptions, not quotes: type the price you are offered, as {"h100-sxm": 2.5}, and watch the order change; a chip at half the price and half the speed ties.',
+    'The roofline’s tokens per second for one workload, divided by each chip’s power or by its price per hour. Per joule, every chip is charged its full power figure, though a memory-bound decode draws far less, so on decode the bars are lower bounds, not a ranking; on a prefill or a training step they assume the full peak, which real runs reach only part of, and flatter every chip instead. On the default decode step the B200 leads and the A100 beats the H100; the TPU v5e and v5p have no bar because Google publishes no power figure, and the TPU v4’s is a measured chip maximum, not a board TDP, which flatters it. Switch to a training step and the order follows FLOP/s per watt. Per dollar, the prices are assumptions, not quotes: type the prices you are offered, as {"h100-sxm": 2.5} (chips you leave out keep theirs), and watch the order change; a chip at half the price and half the speed ties.',
   params: [
     { key: 'metric', label: 'Show', type: 'select', default: 'joule', options: Object.entries(METRICS).map(([value, m]) => ({ value, label: m.label })) },
     { key: 'workload', label: 'Workload', type: 'select', default: 'decode-step', options: WORKLOADS },
@@ -36,13 +48,14 @@ export default {
       samplesLabel: 'Sample prices',
       samples: [{ label: 'The assumed prices (the default)', value: ASSUMED_PRICES },
         { label: 'The same, with the H100 at $2', value: { ...ASSUMED_PRICES, 'h100-sxm': 2 } },
-        { label: 'Only the TPU v5e ($1.20) and the B200 ($6)', value: { 'tpu-v5e': 1.2, b200: 6 } },
+        { label: 'The TPU v5e at $1.20 and the B200 at $6, the rest assumed', value: { 'tpu-v5e': 1.2, b200: 6 } },
         { label: '{"z9000":1}, rejected: no such chip', value: { z9000: 1 } }] },
   ],
 
   data(engine, p) {
     const training = p.workload === 'training-step';
-    const prices = p.metric === 'dollar' ? p.price_per_hour : {};
+    // The prices typed replace the assumed ones of their chips only: {"h100-sxm": 2.5} changes one bar.
+    const prices = p.metric === 'dollar' ? { ...ASSUMED_PRICES, ...p.price_per_hour } : {};
     const r = engine.calc('accelerator-compare', { workload: p.workload, model: p.model, batch: p.batch, seq: 4096,
       chips: training ? 8 : 1, ids: CHIPS, price_per_hour: prices });
     const m = METRICS[p.metric];
@@ -54,7 +67,7 @@ export default {
       rows: chips.map((c) => [c.name, c.tokens_per_s, c.bound, c.fits ? 'yes' : 'no', c.power_w ?? '—', c.tokens_per_joule ?? '—',
         c.price_per_hour ?? '—', c.tokens_per_dollar ?? '—']),
     };
-    return { metric: p.metric, workload: p.workload, chipsPer: r.chips, chips, range: [0, top > 0 ? top * 1.15 : 1], table };
+    return { metric: p.metric, workload: p.workload, chipsPer: r.chips, chips, range: [0, top > 0 ? roundUp(top * 1.1) : 1], table };
   },
 
   draw(data, theme) {
@@ -70,7 +83,8 @@ export default {
       ],
       scales: {
         x: category({ title: `Accelerator (${data.workload}, ${data.chipsPer} chip${data.chipsPer === 1 ? '' : 's'} of each kind)`, stacked: true }),
-        y: linear(METRICS[data.metric].axis, { range: data.range, stacked: true }),
+        y: linear(data.workload === 'decode-step' ? METRICS[data.metric].axis : METRICS[data.metric].computeAxis ?? METRICS[data.metric].axis,
+          { range: data.range, stacked: true }),
       },
       legend: { usePointStyle: false },
       tooltip: (ctx) => `${data.chips[ctx.dataIndex].name}: ${formatFixed(ctx.raw, 3)}`,

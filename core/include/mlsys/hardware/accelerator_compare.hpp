@@ -36,6 +36,15 @@ struct WorkloadCost {
   double tokens;         // tokens the step processes (training, prefill: batch·seq; decode: batch)
   double memory_bytes;   // bytes that must stay resident in HBM during the step
   double intensity;      // flops / bytes
+  // The step is linear in the batch b: flops = b · flops_per_sequence and bytes = fixed_bytes +
+  // b · bytes_per_sequence (weights and optimizer state once; each sequence's KV cache or
+  // activations). So its intensity rises with b towards flops_per_sequence / bytes_per_sequence
+  // and never passes it (the Scaling Book, "All about Transformer inference": every sequence
+  // brings its own KV cache).
+  double flops_per_sequence;  // FLOP
+  double fixed_bytes;         // B, moved whatever the batch
+  double bytes_per_sequence;  // B
+  double intensity_limit;     // FLOP/B, the intensity as b grows without bound
 };
 
 // workload: "training-step" | "prefill" | "decode-step". config.seq is ignored: `seq` is the
@@ -45,6 +54,11 @@ struct WorkloadCost {
 // format of the weights and the KV cache). InputError on "workload" or "dtype".
 WorkloadCost workload_cost(const std::string& workload, const ModelConfig& config, double batch, double seq,
                            const std::string& dtype);
+
+// The smallest whole batch b ≥ 1 at which `cost` (its seq and dtype kept) reaches `ridge`
+// FLOP/B: b · flops_per_sequence ≥ ridge · (fixed_bytes + b · bytes_per_sequence). Empty when
+// intensity_limit ≤ ridge.
+std::optional<double> compute_bound_batch(const WorkloadCost& cost, double ridge);
 
 struct AcceleratorRow {
   std::string id, name;
@@ -58,6 +72,10 @@ struct AcceleratorRow {
   double hbm_bytes;        // per chip
   double memory_per_chip_bytes;
   bool fits;               // memory_per_chip_bytes <= hbm_bytes
+  // The smallest whole batch at which this step (same seq) is compute-bound on this chip:
+  // b ≥ ridge · fixed_bytes / (flops_per_sequence − ridge · bytes_per_sequence); empty when
+  // the intensity limit is at or below the ridge, so that no batch is compute-bound.
+  std::optional<double> compute_bound_batch;
   std::optional<double> power_w;           // per chip; empty when the table has none
   std::optional<double> tokens_per_joule;  // tokens_per_s / (chips · power_w)
   std::optional<double> price_per_hour;    // dollars per chip-hour, as given
