@@ -106,8 +106,8 @@ def main(argv=None):
     p.add_argument("--accuracy-a", type=float, default=0.80, help="accuracy of model a (default 0.80)")
     p.add_argument("--accuracy-b", type=float, default=0.75, help="accuracy of model b (default 0.75)")
     p.add_argument("--correlation", type=float, default=0.5, help="correlation of their per-question correctness (default 0.5)")
-    p.add_argument("--a-only", type=int, default=120, help="questions only a gets right (default 120)")
-    p.add_argument("--b-only", type=int, default=70, help="questions only b gets right (default 70)")
+    p.add_argument("--a-only", type=int, default=None, help="questions only a gets right (default 12%% of --total: 120 of 1,000)")
+    p.add_argument("--b-only", type=int, default=None, help="questions only b gets right (default 7%% of --total: 70 of 1,000)")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (default 0.8)")
     p.add_argument("--seed-std", type=float, default=0.01, help="seed-to-seed spread of the true accuracy (default 0.01)")
     p.add_argument("--share", type=float, default=0.10, help="contaminated share of the test for model a (default 0.10)")
@@ -129,8 +129,14 @@ def main(argv=None):
         p.error("--correlation must be between -1 and 1")
     if not (0 <= a.seed_std <= 0.5):
         p.error("--seed-std must be between 0 and 0.5")
+    # The discordant counts default to the lesson's shares of the benchmark (120 and 70 of 1,000),
+    # so that a small --total alone is valid; counts given explicitly are checked as given.
+    if a.a_only is None:
+        a.a_only = round(0.12 * a.total)
+    if a.b_only is None:
+        a.b_only = round(0.07 * a.total)
     if a.a_only < 0 or a.b_only < 0 or a.a_only + a.b_only > a.total:
-        p.error("--a-only and --b-only must be at least 0 and sum to at most --total")
+        p.error(f"--a-only ({a.a_only}) and --b-only ({a.b_only}) must be at least 0 and sum to at most --total ({a.total})")
 
     ci = intervals(a.correct, a.total, a.confidence)
     pc = paired(a.total, a.accuracy_a, a.accuracy_b, a.correlation, a.confidence, a.power)
@@ -161,7 +167,7 @@ def main(argv=None):
     print(f"  minimum detectable difference at power {a.power:g}: paired {100 * pc['min_detectable_difference']:.1f} points, "
           f"unpaired {100 * pc['unpaired_min_detectable_difference']:.1f} points")
     print(f"  from discordant counts {a.a_only} and {a.b_only}: difference {100 * dc['difference']:.1f} points, SE {100 * dc['std_error']:.2f} points")
-    print(f"\nSeed spread {100 * s:g} points at {100 * pb:g}% on {n:,} questions: sampling {100 * seeds['sampling_std']:.2f}, "
+    print(f"\nSeed spread {100 * s:.1f} points at {100 * pb:g}% on {n:,} questions: sampling {100 * seeds['sampling_std']:.2f}, "
           f"total {100 * seeds['expected_std']:.2f} points ({100 * seeds['seed_share_of_variance']:.0f}% of the variance from seeds)")
     print(f"Contamination of {100 * a.share:g}%: model a measures {100 * cont['measured_accuracy_a']:.1f}% against b's "
           f"{100 * cont['measured_accuracy_b']:.1f}%; true difference {100 * cont['true_difference']:+.1f}, "

@@ -36,6 +36,26 @@ test('accuracy-ci-width: Wald and Wilson by hand, the caption\'s numbers, fixed 
   const a = width.draw(d, THEME), b = width.draw(run(width, { accuracy: 99 }), THEME);
   assertChartSubset('accuracy-ci-width', a);
   assert.deepEqual(axes(a), axes(b));
+  // Both axes logarithmic, so the 1/√n law reads as a straight line; at the default every count
+  // is hit exactly (90% of a multiple of 10), so no curve zig-zags: each falls with n.
+  assert.equal(a.options.scales.y.type, 'logarithmic');
+  for (const c of d.curves) c.points.slice(1).forEach((q, i) => assert.ok(q.half_width < c.points[i].half_width, `${c.method} at ${q.n}`));
+  for (const c of d.curves) assert.ok(c.points.every((q) => q.correct === 0.9 * q.n), c.method);
+  // The slope between 1,000 and 4,000 questions is −½ on the log axes (within 2%).
+  for (const c of d.curves) {
+    const h = (n) => c.points.find((q) => q.n === n).half_width;
+    assert.ok(Math.abs(Math.log(h(4000) / h(1000)) / Math.log(4) + 0.5) < 0.01, c.method);
+  }
+  // Every nonzero half-width over the settings lies inside the y range; 99%: Wald's zero widths
+  // (10 to 50 questions, all right) are triangles on the floor, not dropped.
+  for (const v of [{ accuracy: 1, confidence: 50 }, { accuracy: 99, confidence: 50 }, { accuracy: 50, confidence: 99.9 }]) {
+    for (const c of run(width, v).curves) for (const q of c.points) {
+      if (q.half_width > 0) assert.ok(100 * q.half_width >= a.options.scales.y.min && 100 * q.half_width <= a.options.scales.y.max, `${c.method} ${q.n}`);
+    }
+  }
+  const zero = b.data.datasets.filter((ds) => ds.label.endsWith('zero width'));
+  assert.equal(zero.length, 1);
+  assert.deepEqual(zero[0].data.map((q) => [q.x, q.y]), [10, 20, 30, 40, 50].map((n) => [n, a.options.scales.y.min]));
 });
 
 test('paired-mdd: the closed form, the caption\'s numbers, fixed axes', () => {
@@ -51,6 +71,13 @@ test('paired-mdd: the closed form, the caption\'s numbers, fixed axes', () => {
   assert.ok(Math.abs(100 * at(0.8).paired - 2.4) < 0.05);
   const a = mdd.draw(d, THEME);
   assertChartSubset('paired-mdd', a);
+  // The x axis ends on a tick (1, every 0.1) past the last point (0.95), so no tick is dropped
+  // and the last point is not labelled as if it were at ρ = 1.
+  const x = a.options.scales.x;
+  assert.equal(x.ticks.stepSize, 0.1);
+  assert.ok(Math.abs(x.max / x.ticks.stepSize - Math.round(x.max / x.ticks.stepSize)) < 1e-9 && x.min === 0);
+  const lastRho = d.points.at(-1).rho;
+  assert.ok(lastRho === 0.95 && lastRho < x.max);
   for (const v of [{ total: 50, accuracy: 50 }, { total: 20000, accuracy: 5 }]) {
     const e = run(mdd, v);
     assert.deepEqual(axes(a), axes(mdd.draw(e, THEME)));
