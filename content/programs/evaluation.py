@@ -9,7 +9,9 @@ exact interval, whose bounds make a binomial tail, summed here term by term, equ
 (found by bisection). For two models on the same questions it prints the paired standard error
 sqrt((Var(a) + Var(b) - 2 Cov(a, b))/n) with Cov = rho sqrt(Var(a) Var(b)) (Miller 2024,
 arXiv:2411.00640), the unpaired one sqrt((Var(a) + Var(b))/n), the paired error from discordant
-counts, and the minimum detectable difference (z_{1-alpha/2} + z_power) SE. Finally the
+counts, and the minimum detectable difference (z_{1-alpha/2} + z_power) SE; the standard error
+of the accuracy when questions come in clusters of m whose scores correlate by rho_c, times the
+design effect 1 + (m - 1) rho_c. Finally the
 seed-to-seed spread sqrt((p(1 - p) - s^2)/n + s^2) of a score when the true accuracy varies by s
 between training seeds, and the score (1 - f) p + f m of a model that saw a share f of the test
 in training and answers those questions with accuracy m.
@@ -109,6 +111,8 @@ def main(argv=None):
     p.add_argument("--a-only", type=int, default=None, help="questions only a gets right (default 12%% of --total: 120 of 1,000)")
     p.add_argument("--b-only", type=int, default=None, help="questions only b gets right (default 7%% of --total: 70 of 1,000)")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (default 0.8)")
+    p.add_argument("--cluster-size", type=int, default=None, help="questions per cluster, e.g. per passage (default 10, or --total if smaller)")
+    p.add_argument("--cluster-correlation", type=float, default=0.2, help="correlation of scores inside a cluster (default 0.2)")
     p.add_argument("--seed-std", type=float, default=0.01, help="seed-to-seed spread of the true accuracy (default 0.01)")
     p.add_argument("--share", type=float, default=0.10, help="contaminated share of the test for model a (default 0.10)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -127,6 +131,12 @@ def main(argv=None):
             p.error(f"--{name.replace('_', '-')} must be between 0 and 1")
     if not (-1 <= a.correlation <= 1):
         p.error("--correlation must be between -1 and 1")
+    if a.cluster_size is None:
+        a.cluster_size = min(10, a.total)
+    if not 1 <= a.cluster_size <= a.total:
+        p.error("--cluster-size must be from 1 to --total")
+    if not (0 <= a.cluster_correlation <= 1):
+        p.error("--cluster-correlation must be between 0 and 1")
     if not (0 <= a.seed_std <= 0.5):
         p.error("--seed-std must be between 0 and 0.5")
     # The discordant counts default to the lesson's shares of the benchmark (120 and 70 of 1,000),
@@ -141,6 +151,11 @@ def main(argv=None):
     ci = intervals(a.correct, a.total, a.confidence)
     pc = paired(a.total, a.accuracy_a, a.accuracy_b, a.correlation, a.confidence, a.power)
     dc = discordant(a.total, a.a_only, a.b_only)
+    # Questions in clusters: each has m - 1 partners of covariance rho_c p(1 - p) (Miller 2024).
+    acc = ci["wald"]["accuracy"]
+    deff = 1 + (a.cluster_size - 1) * a.cluster_correlation
+    clustered = {"design_effect": deff, "iid_std_error": math.sqrt(acc * (1 - acc) / a.total),
+                 "std_error": math.sqrt(acc * (1 - acc) / a.total * deff), "effective_questions": a.total / deff}
     # Seed spread for a recipe averaging accuracy_b (law of total variance).
     pb, s, n = a.accuracy_b, a.seed_std, a.total
     seeds = {"sampling_std": math.sqrt(pb * (1 - pb) / n),
@@ -152,7 +167,7 @@ def main(argv=None):
             "true_difference": ta - tb}
     cont["measured_difference"] = cont["measured_accuracy_a"] - cont["measured_accuracy_b"]
     out = {"correct": a.correct, "total": a.total, "confidence": a.confidence, "intervals": ci, "paired": pc,
-           "discordant": dc, "seeds": seeds, "contamination": cont}
+           "discordant": dc, "clustered": clustered, "seeds": seeds, "contamination": cont}
     if a.json:
         print(json.dumps(out, indent=1))
         return
@@ -161,6 +176,8 @@ def main(argv=None):
     for name in ("wald", "wilson", "clopper-pearson"):
         r = ci[name]
         print(f"  {pct:g}% {name}: {100 * r['low']:.2f}% to {100 * r['high']:.2f}%, half-width {100 * r['half_width']:.2f} points")
+    print(f"  in clusters of {a.cluster_size} at correlation {a.cluster_correlation:g}: SE {100 * clustered['std_error']:.2f} points, "
+          f"not {100 * clustered['iid_std_error']:.2f} (design effect {deff:.2f}, worth {clustered['effective_questions']:,.0f} independent questions)")
     print(f"\nModels at {100 * a.accuracy_a:g}% and {100 * a.accuracy_b:g}% on the same {a.total:,} questions, correlation {a.correlation:g}:")
     print(f"  paired SE {100 * pc['std_error']:.2f} points, unpaired SE {100 * pc['unpaired_std_error']:.2f} points")
     print(f"  difference {100 * pc['difference']:.1f} points, {pct:g}% interval {100 * pc['ci_low']:.1f} to {100 * pc['ci_high']:.1f}")

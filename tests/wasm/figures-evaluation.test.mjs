@@ -101,11 +101,13 @@ test('seed-spread-contamination: the law of total variance, the simulated spread
     assert.ok(Math.abs(s.std / want - 1) < 0.5, `${s.n}: ${s.std} vs ${want}`);
   });
   const at = (n) => d.points.find((q) => q.n === n);
-  // Caption: 4.3 points at 100 questions, 0.14 at 100,000, total 1.7 at 1,000, bias 2.5 points above the total from 500 up.
+  // Caption: 4.3 points at 100 questions, 0.14 at 100,000, total 1.7 at 1,000, bias 2.5 points above the total beyond about 360 questions.
   assert.ok(Math.abs(100 * at(100).sampling - 4.3) < 0.05 && Math.abs(100 * at(100000).sampling - 0.14) < 0.005);
   assert.ok(Math.abs(100 * at(1000).total - 1.7) < 0.05);
   close(d.bias, 0.025, 1e-12);
   for (const q of d.points) assert.equal(q.total < d.bias, q.n >= 500, `${q.n}`);
+  // The total falls below the bias where (p(1 − p) − σ²)/n + σ² = bias²: n ≈ 357, 'about 360'.
+  assert.ok(Math.abs((0.75 * 0.25 - 1e-4) / (d.bias ** 2 - 1e-4) - 360) < 5);
   // No seed noise: the total is the sampling line.
   for (const q of run(seeds, { seed_std: 0 }).points) close(q.total, q.sampling, 1e-12);
   const a = seeds.draw(d, THEME);
