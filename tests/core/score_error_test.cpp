@@ -138,7 +138,7 @@ TEST(ScoreError, CalculatorsRunOnDefaults) {
 // The evaluation exercises that ask in percentage points take the answer written in points,
 // whatever the draw; the one that asks in percent takes a percent sign.
 TEST(EvalExercises, AnswersInPointsAreAcceptedWherePointsAreAsked) {
-  const char* in_points[] = {"ev-wald-half-width", "ev-paired-se", "ev-min-detectable"};
+  const char* in_points[] = {"ev-wald-half-width", "ev-paired-se", "ev-min-detectable", "ev-clustered-se"};
   for (const char* id : in_points) {
     for (std::uint32_t seed = 0; seed < 40; ++seed) {
       const mlsys::Exercise e = mlsys::make_exercise(id, seed);
