@@ -52,7 +52,7 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: linear('Correlation of per-question correctness ρ', { range: X_RANGE, ticks: { stepSize: X_STEP } }),
+        x: linear('Correlation of per-question correctness ρ (0 to 1)', { range: X_RANGE, ticks: { stepSize: X_STEP } }),
         y: log('Minimum detectable difference (points, log)', { unit: '', range: [0.05, 50] }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: ρ ${formatFixed(ctx.raw.x, 2)}, ${formatFixed(ctx.raw.y, 2)} points`,
