@@ -154,6 +154,10 @@ TEST(EvalExercises, AnswersInPointsAreAcceptedWherePointsAreAsked) {
         const json r = mlsys::check_exercise(id, seed, typed);
         EXPECT_TRUE(r["correct"].get<bool>()) << id << " " << seed << " '" << typed << "': " << r["message"];
       }
+      // The verdict speaks in points, as the prompt does, not in "%".
+      const std::string said = mlsys::check_exercise(id, seed, v + " points")["message"].get<std::string>();
+      EXPECT_NE(said.find(" points."), std::string::npos) << said;
+      EXPECT_EQ(said.find('%'), std::string::npos) << said;
       // A points answer that is off is wrong for being off, not for its unit.
       const json off = mlsys::check_exercise(id, seed, mlsys::format_number(1.5 * e.answer, 6) + " points");
       EXPECT_FALSE(off["correct"].get<bool>());
