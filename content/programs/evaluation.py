@@ -113,7 +113,8 @@ def main(argv=None):
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (default 0.8)")
     p.add_argument("--cluster-size", type=int, default=None, help="questions per cluster, e.g. per passage (default 10, or --total if smaller)")
     p.add_argument("--cluster-correlation", type=float, default=0.2, help="correlation of scores inside a cluster (default 0.2)")
-    p.add_argument("--seed-std", type=float, default=0.01, help="seed-to-seed spread of the true accuracy (default 0.01)")
+    p.add_argument("--seed-std", type=float, default=None,
+                   help="seed-to-seed spread of the true accuracy, at most a third of the way from --accuracy-b to 0 or 1 (default 0.01, or that third if smaller)")
     p.add_argument("--share", type=float, default=0.10, help="contaminated share of the test for model a (default 0.10)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     a = p.parse_args(argv)
@@ -137,8 +138,12 @@ def main(argv=None):
         p.error("--cluster-size must be from 1 to --total")
     if not (0 <= a.cluster_correlation <= 1):
         p.error("--cluster-correlation must be between 0 and 1")
-    if not (0 <= a.seed_std <= 0.5):
-        p.error("--seed-std must be between 0 and 0.5")
+    # The seeds' true accuracies p + s Z must stay inside [0, 1] for the variance formula to hold.
+    room = min(a.accuracy_b, 1 - a.accuracy_b) / 3
+    if a.seed_std is None:
+        a.seed_std = min(0.01, room)
+    if not (0 <= a.seed_std <= room + 1e-12):
+        p.error(f"--seed-std ({a.seed_std:g}) must be from 0 to a third of the way from --accuracy-b to 0 or 1 ({room:.4g})")
     # The discordant counts default to the lesson's shares of the benchmark (120 and 70 of 1,000),
     # so that a small --total alone is valid; counts given explicitly are checked as given.
     if a.a_only is None:

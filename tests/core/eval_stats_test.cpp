@@ -164,6 +164,18 @@ TEST(EvalStats, SeedSpreadFollowsTheLawOfTotalVariance) {
   const auto s = mlsys::eval_seeds(20000, 0.5, 0.03, 200, 2);
   EXPECT_NEAR(s.simulated_std / s.expected_std, 1.0, 0.12);
   EXPECT_GT(s.seed_share_of_variance, 0.9);
+  // Near an end the spread is bounded by a third of the distance to it: at 5% a 5-point spread
+  // would clip a sixth of the seeds at 0%, leaving a true spread of 0.87σ and a mean of 5.4%,
+  // which the formula does not describe. At the bound (1.67 points) the simulation follows it.
+  try {
+    mlsys::eval_seeds(1000, 0.05, 0.05, 10, 1);
+    ADD_FAILURE() << "a spread past the ends was accepted";
+  } catch (const mlsys::InputError& e) {
+    EXPECT_EQ(e.field, "seed_std");
+  }
+  EXPECT_THROW(mlsys::eval_seeds(1000, 1.0, 0.01, 10, 1), mlsys::InputError);
+  const auto edge = mlsys::eval_seeds(1000, 0.05, 0.05 / 3, 1000, 3);
+  EXPECT_NEAR(edge.simulated_std / edge.expected_std, 1.0, 0.08);
   // Same seed, same draws; another seed, other draws.
   EXPECT_EQ(mlsys::eval_seeds(1000, 0.75, 0.01, 10, 1).accuracies, r.accuracies);
   EXPECT_NE(mlsys::eval_seeds(1000, 0.75, 0.01, 10, 2).accuracies, r.accuracies);
