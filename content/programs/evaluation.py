@@ -132,6 +132,11 @@ def main(argv=None):
             p.error(f"--{name.replace('_', '-')} must be between 0 and 1")
     if not (-1 <= a.correlation <= 1):
         p.error("--correlation must be between -1 and 1")
+    # Both right with probability ab + rho sd, between max(0, a + b - 1) and min(a, b), or no such pair exists.
+    pa, pb, sd = a.accuracy_a, a.accuracy_b, math.sqrt(a.accuracy_a * (1 - a.accuracy_a) * a.accuracy_b * (1 - a.accuracy_b))
+    if sd > 0 and not ((max(0, pa + pb - 1) - pa * pb) / sd - 1e-9 <= a.correlation <= (min(pa, pb) - pa * pb) / sd + 1e-9):
+        p.error(f"--correlation must be from {(max(0, pa + pb - 1) - pa * pb) / sd:.3f} to {(min(pa, pb) - pa * pb) / sd:.3f} "
+                "for these accuracies (no two models correlate further)")
     if a.cluster_size is None:
         a.cluster_size = min(10, a.total)
     if not 1 <= a.cluster_size <= a.total:
