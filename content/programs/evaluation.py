@@ -107,7 +107,8 @@ def main(argv=None):
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level, between 0 and 1 (default 0.95)")
     p.add_argument("--accuracy-a", type=float, default=0.80, help="accuracy of model a (default 0.80)")
     p.add_argument("--accuracy-b", type=float, default=0.75, help="accuracy of model b (default 0.75)")
-    p.add_argument("--correlation", type=float, default=0.5, help="correlation of their per-question correctness (default 0.5)")
+    p.add_argument("--correlation", type=float, default=None,
+                   help="correlation of their per-question correctness (default 0.5, or the nearest the accuracies allow)")
     p.add_argument("--a-only", type=int, default=None, help="questions only a gets right (default 12%% of --total: 120 of 1,000)")
     p.add_argument("--b-only", type=int, default=None, help="questions only b gets right (default 7%% of --total: 70 of 1,000)")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (default 0.8)")
@@ -130,13 +131,15 @@ def main(argv=None):
         v = getattr(a, name)
         if not (0 <= v <= 1):
             p.error(f"--{name.replace('_', '-')} must be between 0 and 1")
-    if not (-1 <= a.correlation <= 1):
-        p.error("--correlation must be between -1 and 1")
     # Both right with probability ab + rho sd, between max(0, a + b - 1) and min(a, b), or no such pair exists.
     pa, pb, sd = a.accuracy_a, a.accuracy_b, math.sqrt(a.accuracy_a * (1 - a.accuracy_a) * a.accuracy_b * (1 - a.accuracy_b))
-    if sd > 0 and not ((max(0, pa + pb - 1) - pa * pb) / sd - 1e-9 <= a.correlation <= (min(pa, pb) - pa * pb) / sd + 1e-9):
-        p.error(f"--correlation must be from {(max(0, pa + pb - 1) - pa * pb) / sd:.3f} to {(min(pa, pb) - pa * pb) / sd:.3f} "
-                "for these accuracies (no two models correlate further)")
+    lo, hi = ((max(0, pa + pb - 1) - pa * pb) / sd, (min(pa, pb) - pa * pb) / sd) if sd > 0 else (-1.0, 1.0)
+    if a.correlation is None:
+        a.correlation = min(max(0.5, lo), hi)
+    if not (-1 <= a.correlation <= 1):
+        p.error("--correlation must be between -1 and 1")
+    if not (lo - 1e-9 <= a.correlation <= hi + 1e-9):
+        p.error(f"--correlation must be from {lo:.3f} to {hi:.3f} for these accuracies (no two models correlate further)")
     if a.cluster_size is None:
         a.cluster_size = min(10, a.total)
     if not 1 <= a.cluster_size <= a.total:
@@ -188,7 +191,7 @@ def main(argv=None):
         print(f"  {pct:g}% {name}: {100 * r['low']:.2f}% to {100 * r['high']:.2f}%, half-width {100 * r['half_width']:.2f} points")
     print(f"  in clusters of {a.cluster_size} at correlation {a.cluster_correlation:g}: SE {100 * clustered['std_error']:.2f} points, "
           f"not {100 * clustered['iid_std_error']:.2f} (design effect {deff:.2f}, worth {clustered['effective_questions']:,.0f} independent questions)")
-    print(f"\nModels at {100 * a.accuracy_a:g}% and {100 * a.accuracy_b:g}% on the same {a.total:,} questions, correlation {a.correlation:g}:")
+    print(f"\nModels at {100 * a.accuracy_a:g}% and {100 * a.accuracy_b:g}% on the same {a.total:,} questions, correlation {a.correlation:.3g}:")
     print(f"  paired SE {100 * pc['std_error']:.2f} points, unpaired SE {100 * pc['unpaired_std_error']:.2f} points")
     print(f"  difference {100 * pc['difference']:.1f} points, {pct:g}% interval {100 * pc['ci_low']:.1f} to {100 * pc['ci_high']:.1f}")
     print(f"  minimum detectable difference at power {a.power:g}: paired {100 * pc['min_detectable_difference']:.1f} points, "

@@ -3,7 +3,7 @@
 // (z_{0.975} + z_{0.8})·√(2p(1 − p)(1 − ρ)/n) (Miller 2024, arXiv:2411.00640).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { THEME, run, close, assertChartSubset } from './figure-harness.mjs';
+import { THEME, run, close, isEngineError, assertChartSubset } from './figure-harness.mjs';
 import width from '../../web/src/figures/accuracy-ci-width.js';
 import mdd from '../../web/src/figures/paired-mdd.js';
 
@@ -118,4 +118,8 @@ test('seed-spread-contamination: the law of total variance, the simulated spread
     for (const q of e.points) assert.ok(100 * q.total <= a.options.scales.y.max);
     assert.ok(100 * e.bias <= a.options.scales.y.max);
   }
+  // A spread that pushes seeds past 0% (5% ± 5 points clips a sixth of them) is refused in place;
+  // a third of the way to the end (5% ± 1.67 points) is drawn.
+  assert.throws(() => run(seeds, { accuracy: 5, seed_std: 5 }), isEngineError('seed_std'));
+  assert.ok(run(seeds, { accuracy: 5, seed_std: 1.6 }).points.length > 0);
 });
