@@ -33,8 +33,8 @@ EvalSeeds eval_seeds(long long total, double accuracy, double seed_std, long lon
   // at 0% and the spread is 0.87σ) and move the mean (to 5.4%).
   if (seed_std > std::min(accuracy, 1 - accuracy) / 3 + 1e-12)
     throw InputError("seed_std",
-                     "Give at most a third of the distance from 'accuracy' to 0 or 1: a wider spread pushes seeds' "
-                     "true accuracies past 0% or 100%, where the normal model and its variance formula fail.");
+                     "Give at most a third of the distance from 'accuracy' to 0% or 100%: a wider spread pushes "
+                     "seeds' true accuracies past the ends, where the normal model and its variance formula fail.");
   if (seeds < 2 || seeds > kMaxEvalSeeds) throw InputError("seeds", "Give between 2 and 1,000 training seeds.");
   if (seeds * total > kMaxEvalDraws)
     throw InputError("seeds", "Seeds × questions must stay within 5,000,000 simulated answers.");
