@@ -9,7 +9,9 @@ exact interval, whose bounds make a binomial tail, summed here term by term, equ
 (found by bisection). For two models on the same questions it prints the paired standard error
 sqrt((Var(a) + Var(b) - 2 Cov(a, b))/n) with Cov = rho sqrt(Var(a) Var(b)) (Miller 2024,
 arXiv:2411.00640), the unpaired one sqrt((Var(a) + Var(b))/n), the paired error from discordant
-counts, and the minimum detectable difference (z_{1-alpha/2} + z_power) SE. Finally the
+counts, and the minimum detectable difference (z_{1-alpha/2} + z_power) SE; the standard error
+of the accuracy when questions come in clusters of m whose scores correlate by rho_c, times the
+design effect 1 + (m - 1) rho_c. Finally the
 seed-to-seed spread sqrt((p(1 - p) - s^2)/n + s^2) of a score when the true accuracy varies by s
 between training seeds, and the score (1 - f) p + f m of a model that saw a share f of the test
 in training and answers those questions with accuracy m.
@@ -105,11 +107,15 @@ def main(argv=None):
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level, between 0 and 1 (default 0.95)")
     p.add_argument("--accuracy-a", type=float, default=0.80, help="accuracy of model a (default 0.80)")
     p.add_argument("--accuracy-b", type=float, default=0.75, help="accuracy of model b (default 0.75)")
-    p.add_argument("--correlation", type=float, default=0.5, help="correlation of their per-question correctness (default 0.5)")
-    p.add_argument("--a-only", type=int, default=120, help="questions only a gets right (default 120)")
-    p.add_argument("--b-only", type=int, default=70, help="questions only b gets right (default 70)")
+    p.add_argument("--correlation", type=float, default=None,
+                   help="correlation of their per-question correctness (default 0.5, or the nearest the accuracies allow)")
+    p.add_argument("--a-only", type=int, default=None, help="questions only a gets right (default 12%% of --total: 120 of 1,000)")
+    p.add_argument("--b-only", type=int, default=None, help="questions only b gets right (default 7%% of --total: 70 of 1,000)")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (default 0.8)")
-    p.add_argument("--seed-std", type=float, default=0.01, help="seed-to-seed spread of the true accuracy (default 0.01)")
+    p.add_argument("--cluster-size", type=int, default=None, help="questions per cluster, e.g. per passage (default 10, or --total if smaller)")
+    p.add_argument("--cluster-correlation", type=float, default=0.2, help="correlation of scores inside a cluster (default 0.2)")
+    p.add_argument("--seed-std", type=float, default=None,
+                   help="seed-to-seed spread of the true accuracy, at most a third of the way from --accuracy-b to 0 or 1 (default 0.01, or that third if smaller)")
     p.add_argument("--share", type=float, default=0.10, help="contaminated share of the test for model a (default 0.10)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     a = p.parse_args(argv)
@@ -125,16 +131,44 @@ def main(argv=None):
         v = getattr(a, name)
         if not (0 <= v <= 1):
             p.error(f"--{name.replace('_', '-')} must be between 0 and 1")
+    # Both right with probability ab + rho sd, between max(0, a + b - 1) and min(a, b), or no such pair exists.
+    pa, pb, sd = a.accuracy_a, a.accuracy_b, math.sqrt(a.accuracy_a * (1 - a.accuracy_a) * a.accuracy_b * (1 - a.accuracy_b))
+    lo, hi = ((max(0, pa + pb - 1) - pa * pb) / sd, (min(pa, pb) - pa * pb) / sd) if sd > 0 else (-1.0, 1.0)
+    if a.correlation is None:
+        a.correlation = min(max(0.5, lo), hi)
     if not (-1 <= a.correlation <= 1):
         p.error("--correlation must be between -1 and 1")
-    if not (0 <= a.seed_std <= 0.5):
-        p.error("--seed-std must be between 0 and 0.5")
+    if not (lo - 1e-9 <= a.correlation <= hi + 1e-9):
+        p.error(f"--correlation must be from {lo:.3f} to {hi:.3f} for these accuracies (no two models correlate further)")
+    if a.cluster_size is None:
+        a.cluster_size = min(10, a.total)
+    if not 1 <= a.cluster_size <= a.total:
+        p.error("--cluster-size must be from 1 to --total")
+    if not (0 <= a.cluster_correlation <= 1):
+        p.error("--cluster-correlation must be between 0 and 1")
+    # The seeds' true accuracies p + s Z must stay inside [0, 1] for the variance formula to hold.
+    room = min(a.accuracy_b, 1 - a.accuracy_b) / 3
+    if a.seed_std is None:
+        a.seed_std = min(0.01, room)
+    if not (0 <= a.seed_std <= room + 1e-12):
+        p.error(f"--seed-std ({a.seed_std:g}) must be from 0 to a third of the way from --accuracy-b to 0 or 1 ({room:.4g})")
+    # The discordant counts default to the lesson's shares of the benchmark (120 and 70 of 1,000),
+    # so that a small --total alone is valid; counts given explicitly are checked as given.
+    if a.a_only is None:
+        a.a_only = round(0.12 * a.total)
+    if a.b_only is None:
+        a.b_only = round(0.07 * a.total)
     if a.a_only < 0 or a.b_only < 0 or a.a_only + a.b_only > a.total:
-        p.error("--a-only and --b-only must be at least 0 and sum to at most --total")
+        p.error(f"--a-only ({a.a_only}) and --b-only ({a.b_only}) must be at least 0 and sum to at most --total ({a.total})")
 
     ci = intervals(a.correct, a.total, a.confidence)
     pc = paired(a.total, a.accuracy_a, a.accuracy_b, a.correlation, a.confidence, a.power)
     dc = discordant(a.total, a.a_only, a.b_only)
+    # Questions in clusters: each has m - 1 partners of covariance rho_c p(1 - p) (Miller 2024).
+    acc = ci["wald"]["accuracy"]
+    deff = 1 + (a.cluster_size - 1) * a.cluster_correlation
+    clustered = {"design_effect": deff, "iid_std_error": math.sqrt(acc * (1 - acc) / a.total),
+                 "std_error": math.sqrt(acc * (1 - acc) / a.total * deff), "effective_questions": a.total / deff}
     # Seed spread for a recipe averaging accuracy_b (law of total variance).
     pb, s, n = a.accuracy_b, a.seed_std, a.total
     seeds = {"sampling_std": math.sqrt(pb * (1 - pb) / n),
@@ -146,7 +180,7 @@ def main(argv=None):
             "true_difference": ta - tb}
     cont["measured_difference"] = cont["measured_accuracy_a"] - cont["measured_accuracy_b"]
     out = {"correct": a.correct, "total": a.total, "confidence": a.confidence, "intervals": ci, "paired": pc,
-           "discordant": dc, "seeds": seeds, "contamination": cont}
+           "discordant": dc, "clustered": clustered, "seeds": seeds, "contamination": cont}
     if a.json:
         print(json.dumps(out, indent=1))
         return
@@ -155,13 +189,15 @@ def main(argv=None):
     for name in ("wald", "wilson", "clopper-pearson"):
         r = ci[name]
         print(f"  {pct:g}% {name}: {100 * r['low']:.2f}% to {100 * r['high']:.2f}%, half-width {100 * r['half_width']:.2f} points")
-    print(f"\nModels at {100 * a.accuracy_a:g}% and {100 * a.accuracy_b:g}% on the same {a.total:,} questions, correlation {a.correlation:g}:")
+    print(f"  in clusters of {a.cluster_size} at correlation {a.cluster_correlation:g}: SE {100 * clustered['std_error']:.2f} points, "
+          f"not {100 * clustered['iid_std_error']:.2f} (design effect {deff:.2f}, worth {clustered['effective_questions']:,.0f} independent questions)")
+    print(f"\nModels at {100 * a.accuracy_a:g}% and {100 * a.accuracy_b:g}% on the same {a.total:,} questions, correlation {a.correlation:.3g}:")
     print(f"  paired SE {100 * pc['std_error']:.2f} points, unpaired SE {100 * pc['unpaired_std_error']:.2f} points")
     print(f"  difference {100 * pc['difference']:.1f} points, {pct:g}% interval {100 * pc['ci_low']:.1f} to {100 * pc['ci_high']:.1f}")
     print(f"  minimum detectable difference at power {a.power:g}: paired {100 * pc['min_detectable_difference']:.1f} points, "
           f"unpaired {100 * pc['unpaired_min_detectable_difference']:.1f} points")
     print(f"  from discordant counts {a.a_only} and {a.b_only}: difference {100 * dc['difference']:.1f} points, SE {100 * dc['std_error']:.2f} points")
-    print(f"\nSeed spread {100 * s:g} points at {100 * pb:g}% on {n:,} questions: sampling {100 * seeds['sampling_std']:.2f}, "
+    print(f"\nSeed spread {100 * s:.1f} points at {100 * pb:g}% on {n:,} questions: sampling {100 * seeds['sampling_std']:.2f}, "
           f"total {100 * seeds['expected_std']:.2f} points ({100 * seeds['seed_share_of_variance']:.0f}% of the variance from seeds)")
     print(f"Contamination of {100 * a.share:g}%: model a measures {100 * cont['measured_accuracy_a']:.1f}% against b's "
           f"{100 * cont['measured_accuracy_b']:.1f}%; true difference {100 * cont['true_difference']:+.1f}, "

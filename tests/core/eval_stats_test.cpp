@@ -124,6 +124,25 @@ TEST(EvalStats, PairedStandardErrorFromScores) {
   // Independent models (ρ = 0): the paired and unpaired errors agree.
   const auto ind = mlsys::paired_comparison(500, 0.7, 0.6, 0.0, {}, 0.95, 0.8);
   EXPECT_NEAR(ind.std_error, ind.unpaired_std_error, 1e-15);
+  // At 80% and 75% the most aligned pair has B right only where A is: 750 both, 50 A alone, so
+  // ρ ≤ (0.75 − 0.6)/√(0.16·0.1875) = 0.866, where the paired error equals that pair's discordant
+  // one. A larger ρ describes no pair of models (it printed 0.43 points at 0.95, below that
+  // floor of 0.69), and neither does ρ below (0.55 − 0.6)/0.1732 = −0.289.
+  const double top = 0.15 / std::sqrt(0.16 * 0.1875);
+  const auto most = mlsys::paired_comparison(1000, 0.8, 0.75, top, {}, 0.95, 0.8);
+  const auto floor = mlsys::paired_comparison(1000, 0.8, 0.75, {}, mlsys::Discordant{50, 0}, 0.95, 0.8);
+  EXPECT_NEAR(most.std_error, floor.std_error, 1e-9);
+  for (const double bad : {0.95, top + 1e-3, -0.9, -0.05 / std::sqrt(0.16 * 0.1875) - 1e-3}) {
+    try {
+      mlsys::paired_comparison(1000, 0.8, 0.75, bad, {}, 0.95, 0.8);
+      ADD_FAILURE() << "correlation " << bad << " accepted at 80% and 75%";
+    } catch (const mlsys::InputError& e) {
+      EXPECT_EQ(e.field, "correlation");
+    }
+  }
+  // Equal accuracies allow every ρ in [0, 1], and a perfect or zero score any ρ.
+  EXPECT_NO_THROW(mlsys::paired_comparison(1000, 0.75, 0.75, 1.0, {}, 0.95, 0.8));
+  EXPECT_NO_THROW(mlsys::paired_comparison(500, 1.0, 0.0, -1.0, {}, 0.95, 0.8));
 }
 
 TEST(EvalStats, CalculatorsRunOnDefaultsAndNameBadFields) {
@@ -164,6 +183,18 @@ TEST(EvalStats, SeedSpreadFollowsTheLawOfTotalVariance) {
   const auto s = mlsys::eval_seeds(20000, 0.5, 0.03, 200, 2);
   EXPECT_NEAR(s.simulated_std / s.expected_std, 1.0, 0.12);
   EXPECT_GT(s.seed_share_of_variance, 0.9);
+  // Near an end the spread is bounded by a third of the distance to it: at 5% a 5-point spread
+  // would clip a sixth of the seeds at 0%, leaving a true spread of 0.87σ and a mean of 5.4%,
+  // which the formula does not describe. At the bound (1.67 points) the simulation follows it.
+  try {
+    mlsys::eval_seeds(1000, 0.05, 0.05, 10, 1);
+    ADD_FAILURE() << "a spread past the ends was accepted";
+  } catch (const mlsys::InputError& e) {
+    EXPECT_EQ(e.field, "seed_std");
+  }
+  EXPECT_THROW(mlsys::eval_seeds(1000, 1.0, 0.01, 10, 1), mlsys::InputError);
+  const auto edge = mlsys::eval_seeds(1000, 0.05, 0.05 / 3, 1000, 3);
+  EXPECT_NEAR(edge.simulated_std / edge.expected_std, 1.0, 0.08);
   // Same seed, same draws; another seed, other draws.
   EXPECT_EQ(mlsys::eval_seeds(1000, 0.75, 0.01, 10, 1).accuracies, r.accuracies);
   EXPECT_NE(mlsys::eval_seeds(1000, 0.75, 0.01, 10, 2).accuracies, r.accuracies);

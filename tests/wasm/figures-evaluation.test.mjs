@@ -3,7 +3,7 @@
 // (z_{0.975} + z_{0.8})·√(2p(1 − p)(1 − ρ)/n) (Miller 2024, arXiv:2411.00640).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { THEME, run, close, assertChartSubset } from './figure-harness.mjs';
+import { THEME, run, close, isEngineError, assertChartSubset } from './figure-harness.mjs';
 import width from '../../web/src/figures/accuracy-ci-width.js';
 import mdd from '../../web/src/figures/paired-mdd.js';
 
@@ -36,6 +36,26 @@ test('accuracy-ci-width: Wald and Wilson by hand, the caption\'s numbers, fixed 
   const a = width.draw(d, THEME), b = width.draw(run(width, { accuracy: 99 }), THEME);
   assertChartSubset('accuracy-ci-width', a);
   assert.deepEqual(axes(a), axes(b));
+  // Both axes logarithmic, so the 1/√n law reads as a straight line; at the default every count
+  // is hit exactly (90% of a multiple of 10), so no curve zig-zags: each falls with n.
+  assert.equal(a.options.scales.y.type, 'logarithmic');
+  for (const c of d.curves) c.points.slice(1).forEach((q, i) => assert.ok(q.half_width < c.points[i].half_width, `${c.method} at ${q.n}`));
+  for (const c of d.curves) assert.ok(c.points.every((q) => q.correct === 0.9 * q.n), c.method);
+  // The slope between 1,000 and 4,000 questions is −½ on the log axes (within 2%).
+  for (const c of d.curves) {
+    const h = (n) => c.points.find((q) => q.n === n).half_width;
+    assert.ok(Math.abs(Math.log(h(4000) / h(1000)) / Math.log(4) + 0.5) < 0.01, c.method);
+  }
+  // Every nonzero half-width over the settings lies inside the y range; 99%: Wald's zero widths
+  // (10 to 50 questions, all right) are triangles on the floor, not dropped.
+  for (const v of [{ accuracy: 1, confidence: 50 }, { accuracy: 99, confidence: 50 }, { accuracy: 50, confidence: 99.9 }]) {
+    for (const c of run(width, v).curves) for (const q of c.points) {
+      if (q.half_width > 0) assert.ok(100 * q.half_width >= a.options.scales.y.min && 100 * q.half_width <= a.options.scales.y.max, `${c.method} ${q.n}`);
+    }
+  }
+  const zero = b.data.datasets.filter((ds) => ds.label.endsWith('zero width'));
+  assert.equal(zero.length, 1);
+  assert.deepEqual(zero[0].data.map((q) => [q.x, q.y]), [10, 20, 30, 40, 50].map((n) => [n, a.options.scales.y.min]));
 });
 
 test('paired-mdd: the closed form, the caption\'s numbers, fixed axes', () => {
@@ -51,6 +71,13 @@ test('paired-mdd: the closed form, the caption\'s numbers, fixed axes', () => {
   assert.ok(Math.abs(100 * at(0.8).paired - 2.4) < 0.05);
   const a = mdd.draw(d, THEME);
   assertChartSubset('paired-mdd', a);
+  // The x axis ends on a tick (1, every 0.1) past the last point (0.95), so no tick is dropped
+  // and the last point is not labelled as if it were at ρ = 1.
+  const x = a.options.scales.x;
+  assert.equal(x.ticks.stepSize, 0.1);
+  assert.ok(Math.abs(x.max / x.ticks.stepSize - Math.round(x.max / x.ticks.stepSize)) < 1e-9 && x.min === 0);
+  const lastRho = d.points.at(-1).rho;
+  assert.ok(lastRho === 0.95 && lastRho < x.max);
   for (const v of [{ total: 50, accuracy: 50 }, { total: 20000, accuracy: 5 }]) {
     const e = run(mdd, v);
     assert.deepEqual(axes(a), axes(mdd.draw(e, THEME)));
@@ -74,11 +101,13 @@ test('seed-spread-contamination: the law of total variance, the simulated spread
     assert.ok(Math.abs(s.std / want - 1) < 0.5, `${s.n}: ${s.std} vs ${want}`);
   });
   const at = (n) => d.points.find((q) => q.n === n);
-  // Caption: 4.3 points at 100 questions, 0.14 at 100,000, total 1.7 at 1,000, bias 2.5 points above the total from 500 up.
+  // Caption: 4.3 points at 100 questions, 0.14 at 100,000, total 1.7 at 1,000, bias 2.5 points above the total beyond about 360 questions.
   assert.ok(Math.abs(100 * at(100).sampling - 4.3) < 0.05 && Math.abs(100 * at(100000).sampling - 0.14) < 0.005);
   assert.ok(Math.abs(100 * at(1000).total - 1.7) < 0.05);
   close(d.bias, 0.025, 1e-12);
   for (const q of d.points) assert.equal(q.total < d.bias, q.n >= 500, `${q.n}`);
+  // The total falls below the bias where (p(1 − p) − σ²)/n + σ² = bias²: n ≈ 357, 'about 360'.
+  assert.ok(Math.abs((0.75 * 0.25 - 1e-4) / (d.bias ** 2 - 1e-4) - 360) < 5);
   // No seed noise: the total is the sampling line.
   for (const q of run(seeds, { seed_std: 0 }).points) close(q.total, q.sampling, 1e-12);
   const a = seeds.draw(d, THEME);
@@ -89,4 +118,8 @@ test('seed-spread-contamination: the law of total variance, the simulated spread
     for (const q of e.points) assert.ok(100 * q.total <= a.options.scales.y.max);
     assert.ok(100 * e.bias <= a.options.scales.y.max);
   }
+  // A spread that pushes seeds past 0% (5% ± 5 points clips a sixth of them) is refused in place;
+  // a third of the way to the end (5% ± 1.67 points) is drawn.
+  assert.throws(() => run(seeds, { accuracy: 5, seed_std: 5 }), isEngineError('seed_std'));
+  assert.ok(run(seeds, { accuracy: 5, seed_std: 1.6 }).points.length > 0);
 });

@@ -2,9 +2,11 @@
 // Clopper-Pearson intervals for a benchmark accuracy) and `paired-comparison` (the standard
 // error of the difference between two models scored on the same questions, from the
 // correlation of their per-question correctness or the discordant counts; Miller 2024), and two
-// seeded simulations: `eval-seeds` (seed-to-seed spread of a measured accuracy) and `contamination`.
+// seeded simulations: `eval-seeds` (seed-to-seed spread of a measured accuracy) and `contamination`;
+// `score-std-error` (clustered questions and resampled answers) and `bootstrap-ci`.
 #include "mlsys/evaluation/eval_simulation.hpp"
 #include "mlsys/evaluation/eval_stats.hpp"
+#include "mlsys/evaluation/score_error.hpp"
 #include "mlsys/foundations/input_error.hpp"
 #include "registry.hpp"
 
@@ -40,6 +42,18 @@ MLSYS_DESCRIBE(Contamination, MLSYS_OUT(measured_accuracy_a, "", "(1 − f_a)·p
                MLSYS_OUT(simulated_difference, "", "simulated_a − simulated_b"),
                MLSYS_OUT(contaminated_questions_a, "", "Questions model a had seen, in that draw"),
                MLSYS_OUT(contaminated_questions_b, "", "Questions model b had seen, in that draw"));
+
+MLSYS_DESCRIBE(ScoreStdError, MLSYS_OUT(std_error, "", "sqrt(p(1 − p)/n · design_effect)"),
+               MLSYS_OUT(iid_std_error, "", "sqrt(p(1 − p)/n): one answer per independent question"),
+               MLSYS_OUT(design_effect, "", "(1 − w) + w/K + (m − 1)·ρ: variance against one answer per independent question"),
+               MLSYS_OUT(effective_questions, "", "n / design_effect: independent single-answer questions worth as much"),
+               MLSYS_OUT(half_width, "", "z·std_error"), MLSYS_OUT(z, "", "z_{1−α/2}, the two-sided normal quantile"));
+MLSYS_DESCRIBE(BootstrapInterval, MLSYS_OUT(accuracy, "", "p̂ = correct / total"),
+               MLSYS_OUT(low, "", "α/2 quantile of the resampled accuracies"),
+               MLSYS_OUT(high, "", "1 − α/2 quantile of the resampled accuracies"),
+               MLSYS_OUT(half_width, "", "(high − low)/2"),
+               MLSYS_OUT(std_error, "", "Standard deviation of the resampled accuracies"),
+               MLSYS_OUT(formula_std_error, "", "sqrt(p̂(1 − p̂)/n), the normal approximation's standard error"));
 
 void add_evaluation_calculators(Calculators& out) {
   out.add("accuracy-ci",
@@ -116,6 +130,39 @@ void add_evaluation_calculators(Calculators& out) {
             return contamination(in.integer("total"), in.num("accuracy_a"), in.num("accuracy_b"),
                                  in.num("contaminated_share_a"), in.num("contaminated_share_b"),
                                  in.num("memorized_accuracy"), in.integer("seed"));
+          });
+
+  out.add("score-std-error",
+          "Standard error of a mean score over `total` questions of accuracy `accuracy` when questions come in "
+          "clusters of `cluster_size` whose scores correlate by `cluster_correlation`, and each question is answered "
+          "`samples` times and scored by the mean of its answers, `within_share` of one answer's variance p(1 − p) "
+          "being answer-to-answer noise. Var = p(1 − p)/n · [(1 − w) + w/K + (m − 1)·ρ] (law of total variance; "
+          "Miller 2024, arXiv:2411.00640, on clustered errors and resampling).",
+          {integer_field("total", "", "Questions in the benchmark", 1000, 1, 1000000000),
+           number_field("accuracy", "", "Expected accuracy p", 0.75, 0.0, 1.0),
+           integer_field("cluster_size", "", "Questions per cluster m (1: independent questions)", 1, 1, 1000000000),
+           number_field("cluster_correlation", "", "Correlation ρ of two questions' scores in one cluster", 0.0, 0.0, 1.0),
+           integer_field("samples", "", "Answers sampled per question K", 1, 1, 1000),
+           number_field("within_share", "", "Share w of one answer's variance that is answer-to-answer noise", 0.0, 0.0,
+                        1.0),
+           number_field("confidence", "", "Confidence level 1 − α", 0.95, 0.0, 1.0, true)},
+          [](const Inputs& in) {
+            return score_std_error(in.integer("total"), in.num("accuracy"), in.integer("cluster_size"),
+                                   in.num("cluster_correlation"), in.integer("samples"), in.num("within_share"),
+                                   in.num("confidence"));
+          });
+
+  out.add("bootstrap-ci",
+          "Percentile bootstrap interval (Efron 1979) of an accuracy of `correct` right out of `total`: resample the "
+          "questions with replacement `resamples` times (seeded) and take the α/2 and 1 − α/2 quantiles of the "
+          "resampled accuracies; also their standard deviation against the normal approximation's sqrt(p̂(1 − p̂)/n).",
+          {integer_field("correct", "", "Questions answered correctly", 850, 0, 100000),
+           integer_field("total", "", "Questions in the benchmark", 1000, 1, 100000),
+           integer_field("resamples", "", "Bootstrap resamples B", 2000, 100, 100000),
+           number_field("confidence", "", "Confidence level 1 − α", 0.95, 0.0, 1.0, true), seed_field(1)},
+          [](const Inputs& in) {
+            return bootstrap_interval(in.integer("correct"), in.integer("total"), in.integer("resamples"),
+                                      in.num("confidence"), in.integer("seed"));
           });
 }
 

@@ -27,6 +27,14 @@ EvalSeeds eval_seeds(long long total, double accuracy, double seed_std, long lon
   check_total(total);
   check_fraction(accuracy, "accuracy");
   if (!(seed_std >= 0 && seed_std <= 0.5)) throw InputError("seed_std", "Give a standard deviation between 0 and 0.5.");
+  // The normal model p + σZ and its variance formula hold only while the seeds' true accuracies
+  // stay inside [0, 1]: with the nearer end 3σ away about one seed in 740 is clipped; nearer, the
+  // clipped seeds shrink the true spread below σ (at 5% and σ = 5 points a sixth of the seeds sit
+  // at 0% and the spread is 0.87σ) and move the mean (to 5.4%).
+  if (seed_std > std::min(accuracy, 1 - accuracy) / 3 + 1e-12)
+    throw InputError("seed_std",
+                     "Give at most a third of the distance from 'accuracy' to 0% or 100%: a wider spread pushes "
+                     "seeds' true accuracies past the ends, where the normal model and its variance formula fail.");
   if (seeds < 2 || seeds > kMaxEvalSeeds) throw InputError("seeds", "Give between 2 and 1,000 training seeds.");
   if (seeds * total > kMaxEvalDraws)
     throw InputError("seeds", "Seeds × questions must stay within 5,000,000 simulated answers.");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "mlsys/foundations/deterministic.hpp"
@@ -132,6 +133,22 @@ PairedComparison paired_comparison(long long total, double accuracy_a, double ac
   } else {
     const double rho = correlation.value_or(0.5);
     if (!(rho >= -1 && rho <= 1)) throw InputError("correlation", "Give a correlation between −1 and 1.");
+    // Two right-or-wrong scores with these accuracies are both right with probability
+    // ab + ρ·√(Var(a)·Var(b)), which must lie between max(0, a + b − 1) and min(a, b): beyond, no
+    // pair of models exists and the variance formula would print an error no benchmark can have.
+    if (va > 0 && vb > 0) {
+      const double sd = std::sqrt(va * vb), ab = accuracy_a * accuracy_b;
+      const double lo = (std::max(0.0, accuracy_a + accuracy_b - 1.0) - ab) / sd;
+      const double hi = (std::min(accuracy_a, accuracy_b) - ab) / sd;
+      if (rho < lo - 1e-9 || rho > hi + 1e-9) {
+        char range[96];
+        std::snprintf(range, sizeof range, "between %.3f and %.3f", lo, hi);
+        throw InputError("correlation", std::string("Give a correlation ") + range +
+                                            ": two right-or-wrong scores at these accuracies cannot correlate "
+                                            "further (the share both get right must lie between max(0, a + b − 1) "
+                                            "and min(a, b)).");
+      }
+    }
     r.difference = accuracy_a - accuracy_b;
     var_diff = std::max(0.0, va + vb - 2.0 * rho * std::sqrt(va * vb));
   }

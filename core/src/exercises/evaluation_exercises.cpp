@@ -1,7 +1,8 @@
 // Exercises of the evaluation lesson: the Wald half-width of a benchmark accuracy and Wilson's
 // lower bound (`accuracy-ci`), the questions needed for a chosen half-width, and the standard
 // error, minimum detectable difference and discordant-count error of a paired comparison of two
-// models on the same questions (`paired-comparison`).
+// models on the same questions (`paired-comparison`); the standard error of a benchmark whose
+// questions come in passages (`score-std-error`, Miller 2024's clustered error).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "generators.hpp"
 #include "mlsys/evaluation/eval_stats.hpp"
+#include "mlsys/evaluation/score_error.hpp"
 #include "mlsys/numerics/loss_scaling.hpp"
 
 namespace mlsys::exercises {
@@ -148,6 +150,37 @@ Exercise min_detectable(Rng& rng) {
   return e;
 }
 
+Exercise clustered_se(Rng& rng) {
+  const int n = rng.pick(kQuestions);
+  const double p = rng.pick(std::vector<double>{0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95});
+  const int m = rng.pick(std::vector<int>{2, 5, 10});
+  const double rho = rng.pick(std::vector<double>{0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7});
+  const ScoreStdError r = score_std_error(n, p, m, rho, 1, 0.0, 0.95);
+  Exercise e;
+  e.title = "Standard error with questions in passages";
+  e.params = {{"total", n}, {"accuracy", p}, {"cluster_size", m}, {"cluster_correlation", rho}};
+  e.prompt = "A reading-comprehension benchmark has " + format_int(n) + " questions, " + format_int(m) +
+             " about each passage. A model scores " + format_number(100 * p, 3) + "%, and the scores of two questions "
+             "about the same passage correlate by " + format_number(rho, 2) + ". What is the standard error of its "
+             "accuracy, in percentage points, once the passages are taken into account?";
+  e.unit = "%";
+  e.answer = 100 * r.std_error;
+  e.rel_tolerance = 0.02;
+  e.hint = "Each question has m − 1 partners in its passage: the variance p(1 − p)/n grows by the design effect "
+           "1 + (m − 1)ρ.";
+  e.solution = "Plain SE = √(" + format_number(p, 3) + " × " + format_number(1 - p, 3) + " / " + format_int(n) + ") = " +
+               format_number(100 * r.iid_std_error, 4) + " points; design effect 1 + " + format_int(m - 1) + " × " +
+               format_number(rho, 2) + " = " + format_number(r.design_effect, 4) + "; SE = " +
+               format_number(100 * r.iid_std_error, 4) + " × √" + format_number(r.design_effect, 4) + " = " +
+               format_number(e.answer, 4) + " points.";
+  require(e, n % m == 0, "whole passages");
+  require_whole(e, n, "questions");
+  reject_mistake(e, 100 * r.iid_std_error, "ignored the passages, as if the questions were independent");
+  reject_mistake(e, 100 * r.iid_std_error * r.design_effect, "multiplied the standard error, not the variance, by the design effect");
+  reject_mistake(e, 100 * r.iid_std_error * std::sqrt(static_cast<double>(m)), "treated a passage's questions as one question copied");
+  return e;
+}
+
 }  // namespace
 
 void add_evaluation_exercises(std::vector<Generator>& out) {
@@ -156,6 +189,7 @@ void add_evaluation_exercises(std::vector<Generator>& out) {
   out.push_back({"ev-questions-needed", questions_needed});
   out.push_back({"ev-paired-se", paired_se});
   out.push_back({"ev-min-detectable", min_detectable});
+  out.push_back({"ev-clustered-se", clustered_se});
 }
 
 }  // namespace mlsys::exercises

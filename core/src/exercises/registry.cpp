@@ -153,7 +153,10 @@ nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const s
   bool whole = false;
   const double value = reading_value(e, r, whole);
   const bool correct = within_tolerance(e, value);
-  const auto show = [&](double v) { return with_unit(e.integer && std::fabs(v) < 1e15 ? format_int(v) : format_number(v, 4), e.unit); };
+  // A difference of percentages asked in percentage points is shown in points ("2.51 points"), not "2.51%".
+  const bool points = e.unit == "%" && e.prompt.find("percentage points") != std::string::npos;
+  const std::string shown_unit = points ? "points" : e.unit;
+  const auto show = [&](double v) { return with_unit(e.integer && std::fabs(v) < 1e15 ? format_int(v) : format_number(v, 4), shown_unit); };
   const std::string typed = quotable(trim_text(answer_text)), shown = show(value);
   // How the answer was read, where it was converted: "5158M (read in millions) = 5.158 billion".
   std::string read = shown;
@@ -165,7 +168,9 @@ nlohmann::json check_exercise(const std::string& id, std::uint32_t seed, const s
     message = cat({"This answer is a whole number (a count); ", v4, " is not one."});
   } else if (!correct && e.unit == "%" && within_tolerance(e, 100 * value)) {
     const std::string p = format_number(100 * value, 4);
-    message = cat({"Not quite: ", v4, " reads as ", v4, "%. This answer is a percent: type ", p, " or ", p, "%."});
+    message = points ? cat({"Not quite: ", v4, " reads as ", v4, " points. This answer is in percentage points: type ", p,
+                            " or ", p, " points."})
+                     : cat({"Not quite: ", v4, " reads as ", v4, "%. This answer is a percent: type ", p, " or ", p, "%."});
   } else if (!correct && std::isfinite(r.comma_as_point) && within_tolerance(e, r.comma_as_point)) {
     message = cat({"Not quite: the comma in ", typed, " separates thousands, so it reads as ", shown,
                    ". For a decimal, use a point: ", format_number(r.comma_as_point, 6), "."});

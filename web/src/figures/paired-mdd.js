@@ -5,14 +5,18 @@
 import { formatFixed, formatDecimal } from '../runtime/format.js';
 import { chart, linear, log, colours, line } from './shared/chart-config.js';
 
-export const X_RANGE = [0, 0.95];  // correlation of the two models' per-question correctness
-const RHOS = Array.from({ length: 20 }, (_, i) => i * 0.05);
+// Correlation of the two models' per-question correctness: the axis runs to 1 with a tick every
+// 0.1, the curves stop at 0.95 (at ρ = 1 two equally accurate models agree on every question, the
+// paired error is zero and has no place on the log axis).
+export const X_RANGE = [0, 1];
+export const X_STEP = 0.1;
+const RHOS = Array.from({ length: 20 }, (_, i) => Math.round(i * 5) / 100);
 
 export default {
   id: 'paired-mdd',
   title: 'The smallest difference a benchmark can show: paired or not',
   caption:
-    'The minimum detectable difference (two-sided 5% test, 80% power) between two models that both score about 75%, against the correlation of their per-question correctness. With 1,000 questions, ignoring the pairing (flat line) needs a gap of about 5.4 points; the paired analysis needs about 3.8 points at correlation 0.5 and 2.4 points at 0.8, because questions both models find easy or hard cancel in the difference. The dashed curve is the paired analysis on four times the questions: halving the error by more data costs 4×, raising the correlation from 0 to 0.75 does it for free. Move the questions and the accuracy and watch both curves scale by 1/√n and √(p(1 − p)).',
+    'The minimum detectable difference (two-sided 5% test, 80% power) between two models that both score about 75%, against the correlation of their per-question correctness. With 1,000 questions, ignoring the pairing (flat line) needs a gap of about 5.4 points; the paired analysis needs about 3.8 points at correlation 0.5 and 2.4 points at 0.8, because questions both models find easy or hard cancel in the difference. The dashed curve is the paired analysis on four times the questions: halving the error by more data costs 4×, raising the correlation from 0 to 0.75 does it for free. The curves stop at 0.95: at 1 the paired error is zero. Move the questions and the accuracy and watch both curves scale by 1/√n and √(p(1 − p)).',
   params: [
     { key: 'total', label: 'Questions n', type: 'number', min: 50, max: 20000, default: 1000, scale: 'log' },
     { key: 'accuracy', label: 'Accuracy of both models (%)', type: 'number', min: 5, max: 95, default: 75 },
@@ -48,7 +52,7 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: linear('Correlation of per-question correctness ρ (0 to 1 shown)', { range: X_RANGE }),
+        x: linear('Correlation of per-question correctness ρ (0 to 1)', { range: X_RANGE, ticks: { stepSize: X_STEP } }),
         y: log('Minimum detectable difference (points, log)', { unit: '', range: [0.05, 50] }),
       },
       tooltip: (ctx) => `${ctx.dataset.label}: ρ ${formatFixed(ctx.raw.x, 2)}, ${formatFixed(ctx.raw.y, 2)} points`,

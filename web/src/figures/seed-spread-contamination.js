@@ -15,10 +15,10 @@ export default {
   id: 'seed-spread-contamination',
   title: 'What more questions cannot fix: seed noise and contamination',
   caption:
-    'The standard deviation of a measured accuracy from run to run, in percentage points, against the number of questions (both axes log), for a recipe that scores 75% on average and whose true accuracy moves by 1 point from training seed to training seed. Question sampling alone falls as 1/√n, from 4.3 points at 100 questions to 0.14 at 100,000; the seed noise stays at 1 point, so the total (1.7 points at 1,000 questions) never falls below 1 point. The dots are the spread measured over 20 simulated seeds and scatter around the total. The dashed line is the bias when 10% of the test questions were in the training data and are all answered right: 2.5 points, larger than the total spread from 500 questions up, and neither more questions nor more seeds reduce it. Move the seed-to-seed spread to 0 and the total follows the sampling line; move the contaminated share and watch the bias line.',
+    'The standard deviation of a measured accuracy from run to run, in percentage points, against the number of questions (both axes log), for a recipe that scores 75% on average and whose true accuracy moves by 1 point from training seed to training seed. Question sampling alone falls as 1/√n, from 4.3 points at 100 questions to 0.14 at 100,000; the seed noise stays at 1 point, so the total (1.7 points at 1,000 questions) never falls below 1 point. The dots are the spread measured over 20 simulated seeds and scatter around the total. The dashed line is the bias when 10% of the test questions were in the training data and are all answered right: 2.5 points, larger than the total spread beyond about 360 questions, and neither more questions nor more seeds reduce it. Move the seed-to-seed spread to 0 and the total follows the sampling line; move the contaminated share and watch the bias line.',
   params: [
     { key: 'accuracy', label: 'Mean accuracy (%)', type: 'number', min: 5, max: 95, default: 75 },
-    { key: 'seed_std', label: 'Seed-to-seed spread of the true accuracy (points)', type: 'number', min: 0, max: 5, default: 1 },
+    { key: 'seed_std', label: 'Seed-to-seed spread (points)', type: 'number', min: 0, max: 5, default: 1 },
     { key: 'seeds', label: 'Simulated seeds', type: 'number', min: 3, max: 50, default: 20 },
     { key: 'share', label: 'Contaminated share of the test (%)', type: 'number', min: 0, max: 50, default: 10 },
   ],

@@ -53,7 +53,8 @@ class MlsysExercise extends HTMLElement {
     const hint = h('p', { class: 'ex-hint', hidden: true, text: `Hint: ${ex.hint}` });
     const solution = h('p', { class: 'ex-solution', hidden: true, text: `Solution: ${ex.solution}` });
     const form = h('form', { class: 'ex-form' },
-      h('label', { for: inputId, text: `Your answer${ex.unit ? ` (${unitLabel(ex.unit)})` : ''}` }),
+      // A difference of percentages asked in percentage points is labelled in points, not %.
+      h('label', { for: inputId, text: `Your answer${ex.unit ? ` (${ex.unit === '%' && ex.prompt.includes('percentage points') ? 'percentage points' : unitLabel(ex.unit)})` : ''}` }),
       input,
       h('button', { type: 'submit', class: 'fig-btn', text: 'Check' }));
     form.addEventListener('submit', (e) => {

@@ -9,6 +9,7 @@ const UNITS = {
   s: [1, 's'], ms: [1e-3, 'ms'], us: [1e-6, 'µs'], ns: [1e-9, 'ns'], W: [1, 'W'],
   days: [86400, 'days'], years: [365.25 * 86400, 'years'],
   '%': [0.01, '%'], x: [1, ''], int: [1, ''], sci: [1, ''],
+  pt: [0.01, 'points'],  // percentage points: a difference of percentages, from a fraction (0.022 -> "2.2 points")
 };
 
 const SUPERSCRIPT = { '-': '\u207B', 0: '\u2070', 1: '\u00B9', 2: '\u00B2', 3: '\u00B3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
