@@ -156,7 +156,7 @@ Exercise grpo_generation(Rng& rng) {
   e.rel_tolerance = 0.01;
   e.hint = "Sequences per GPU, then rounds of gen_batch, each round response-length decode steps.";
   e.solution = format_int(prompts) + " × " + format_int(group) + " / " + format_int(gpus) + " = " +
-               format_int(per_gpu) + " sequences per GPU: " + format_int(rounds) + " round(s) of up to " +
+               format_int(per_gpu) + " sequences per GPU: " + format_int(rounds) + (rounds == 1 ? " round" : " rounds") + " of up to " +
                format_int(gen_batch) + "; each " + format_int(resp) + " steps × " + format_number(step_ms, 2) +
                " ms. Total " + format_number(e.answer, 4) + " s.";
   require_whole(e, rounds, "decode rounds per GPU");

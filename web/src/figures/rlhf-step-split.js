@@ -1,13 +1,16 @@
 // The time of one RLHF step, split into generation (decode-bound, from the `decode` model's
 // roofline at the mean context) and the training passes (policy and value forward and
 // backward, reference and reward forward), for PPO, GRPO (a group of G responses per prompt)
-// and DPO (no generation). Three `rlhf-step` calls (a calculator beyond API.md).
+// and DPO (no generation), with PPO's experience-making forwards (policy log-probabilities and
+// values) before it trains. Three `rlhf-step` calls (a calculator beyond API.md).
 import { formatSI } from '../runtime/format.js';
 import { chart, category, linear, colours, series } from './shared/chart-config.js';
 
 export const METHODS = [['ppo', 'PPO'], ['grpo', 'GRPO'], ['dpo', 'DPO']];
 const PHASES = [
   ['generation', 'Generation (decode)'],
+  ['policy_logprobs', 'Policy forward (old log-probabilities)'],
+  ['value_estimates', 'Value forward (values for the advantages)'],
   ['policy', 'Policy forward + backward'],
   ['value', 'Value forward + backward'],
   ['reference', 'Reference forward'],
@@ -18,18 +21,20 @@ export default {
   id: 'rlhf-step-split',
   title: 'Where an RLHF step\u2019s time goes: generation against training',
   caption:
-    'One step of 512 prompts on 8 H100s with a 7B policy, reward and value model, 512-token prompts and responses, each GPU decoding 64 sequences at a time, training at 40% of peak. PPO\u2019s one response per prompt is generated in about 3.6 s at the memory-bandwidth bound, a sixth of its step; GRPO samples a group of 8 per prompt, so it generates and trains on 8 times the tokens. DPO generates nothing and trains on a chosen and a rejected response. Shrink the decode batch to 8 and generation takes eight rounds instead of one, each decode step barely cheaper, so it grows about fivefold while training does not change: a decode step is bound by reading the weights and KV cache, not by arithmetic.',
+    'One step of 512 prompts on 8 H100s: a 7B policy shaped like Mistral 7B (32 layers, grouped-query attention with 8 KV heads of 128), 7B reward and value models, 512-token prompts and responses, 64 sequences decoded at a time per GPU, training at 40% of peak. PPO generates in about 3.6 s at the memory-bandwidth bound, 13% of its step; before training it runs the policy and value model forward once more to score what it sampled. GRPO samples 8 responses per prompt, 8 times the tokens; DPO generates nothing. Shrink the decode batch to 8: eight rounds instead of one, each barely cheaper, and generation grows about fivefold. Multi-head attention (32 KV heads, as Llama 2 7B) reads four times the KV cache per step.',
   params: [
     { key: 'group', label: 'GRPO group size G', type: 'integer', min: 2, max: 64, default: 8 },
     { key: 'response_tokens', label: 'Response tokens', type: 'integer', min: 64, max: 8192, default: 512, scale: 'log' },
     { key: 'gen_batch', label: 'Decode batch (sequences each GPU decodes at once)', type: 'integer', min: 1, max: 512, default: 64, scale: 'log' },
     { key: 'mfu', label: 'Training MFU', type: 'number', min: 0.1, max: 0.7, default: 0.4 },
+    { key: 'kv_heads', label: 'Attention (KV cache)', type: 'select', default: '8', options: [
+      { value: '8', label: 'Grouped-query, 8 KV heads' }, { value: '32', label: 'Multi-head, 32 KV heads' }] },
   ],
 
   data(engine, p) {
     const runs = METHODS.map(([method]) => engine.calc('rlhf-step', {
       method, group: Number(p.group), response_tokens: Number(p.response_tokens), gen_batch: Number(p.gen_batch),
-      mfu: Number(p.mfu),
+      mfu: Number(p.mfu), kv_heads: Number(p.kv_heads ?? 8),
     }));
     const sec = (r, phase) => r.phases.find((x) => x.phase === phase)?.seconds ?? 0;
     const bars = runs.map((r) => Object.fromEntries(PHASES.map(([ph]) => [ph, sec(r, ph)])));
