@@ -13,7 +13,7 @@ export default {
   title: 'DPO on a toy preference set: loss, implicit reward and drift against β',
   simulation: true,
   caption:
-    'DPO on 64 seeded preference pairs, some mislabelled, from the reference (loss ln 2, dotted). β only rescales w − w\u2080, so the loss has one optimum for every β: the same loss and margin (flat line), reached 1/β as far away, so its KL from the reference (hollow triangles) falls as β grows. The filled points are 200 full-batch Adam steps. Adam\u2019s step is set by the learning rate, not by the gradient\u2019s scale, so a small-β run falls short of its distant optimum (higher loss, smaller margin) while drifting as far. Cut the steps to 20: at β = 0.01 the policy has drifted 0.88 nats of KL for a margin of 0.02.',
+    'DPO on 64 seeded preference pairs, some mislabelled, from the reference (loss ln 2, dotted). β only rescales w − w\u2080, so the loss has one optimum for every β: the same loss (dashed line) and margin, reached 1/β as far away, so its KL from the reference (hollow triangles) falls as β grows. The filled points are 200 full-batch Adam steps. Adam\u2019s step is set by the learning rate, not by the gradient\u2019s scale, so a small-β run falls short of its distant optimum (higher loss, smaller margin) while drifting as far. Cut the steps to 20: at β = 0.01 the policy has drifted 0.88 nats of KL for a margin of 0.02.',
   params: [
     { key: 'steps', label: 'Training steps', type: 'integer', min: 10, max: 500, default: 200 },
     { key: 'pairs', label: 'Preference pairs', type: 'integer', min: 8, max: 256, default: 64 },
@@ -44,7 +44,7 @@ export default {
     if (data.optimum_finite) {
       datasets.push(
         line(pick(), { label: 'Loss at the optimum (every β)', data: X_RANGE.map((x) => ({ x, y: data.optimum_loss })), borderDash: [8, 3], yAxisID: 'y' }),
-        series(pick(), { label: 'KL at the optimum (right axis)', data: pts('optimum_kl'), showLine: true, borderWidth: 2, borderDash: [2, 2], pointStyle: 'triangle', pointRadius: 6, backgroundColor: 'transparent', yAxisID: 'y1' }),
+        series(pick(), { label: 'KL at the optimum (right axis)', data: pts('optimum_kl'), showLine: true, borderWidth: 2, borderDash: [2, 2], pointStyle: 'triangle', pointRadius: 6, backgroundColor: theme.background, yAxisID: 'y1' }),
       );
     }
     const top = Math.max(3, ...data.points.map((q) => q.reward_margin));

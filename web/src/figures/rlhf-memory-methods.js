@@ -21,8 +21,8 @@ export default {
     'Model memory per GPU (weights, gradients and Adam states; activations and the generation KV cache left out). At the defaults, a 7B policy with 7B reward and value models over 8 GPUs, PPO needs 31.5 GB per GPU, twice DPO\u2019s 15.75 GB: the value model is a second trained network, and GRPO drops it (17.5 GB). Set the reward model to 0 (a rule-based reward) and GRPO holds what DPO holds; PPO keeps its critic, so its slider starts at 0.5B. At 70B on 8 GPUs nothing fits under the dashed 80 GB line, not even DPO (157.5 GB); on 16 GPUs DPO just fits (78.75 GB) and PPO does not.',
   params: [
     { key: 'policy_b', label: 'Policy parameters (billions)', type: 'number', min: 0.5, max: 70, default: 7, scale: 'log' },
-    { key: 'reward_b', label: 'Reward model parameters (billions; 0: a rule-based reward)', type: 'number', min: 0, max: 70, default: 7 },
-    { key: 'value_b', label: 'Value model parameters (billions; PPO only)', type: 'number', min: 0.5, max: 70, default: 7 },
+    { key: 'reward_b', label: 'Reward model (billions; 0: rule-based)', type: 'number', min: 0, max: 70, default: 7 },
+    { key: 'value_b', label: 'Value model, PPO only (billions)', type: 'number', min: 0.5, max: 70, default: 7 },
     { key: 'gpus', label: 'GPUs sharing the models', type: 'integer', min: 1, max: 64, default: 8 },
   ],
 

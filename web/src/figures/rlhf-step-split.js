@@ -21,7 +21,7 @@ export default {
   id: 'rlhf-step-split',
   title: 'Where an RLHF step\u2019s time goes: generation against training',
   caption:
-    'One step of 512 prompts on 8 H100s: a 7B policy shaped like Mistral 7B (32 layers, grouped-query attention with 8 KV heads of 128), 7B reward and value models, 512-token prompts and responses, 64 sequences decoded at a time per GPU, training at 40% of peak. PPO generates in about 3.6 s at the memory-bandwidth bound, 13% of its step; before training it runs the policy and value model forward once more to score what it sampled. GRPO samples 8 responses per prompt, 8 times the tokens; DPO generates nothing. Shrink the decode batch to 8: eight rounds instead of one, each barely cheaper, and generation grows about fivefold. Multi-head attention (32 KV heads, as Llama 2 7B) reads four times the KV cache per step.',
+    'One step of 512 prompts on 8 H100s: a 7B policy shaped like Mistral 7B (grouped-query attention, 8 KV heads), 7B reward and value models, 512-token prompts and responses, 64 sequences decoded at a time per GPU, training at 40% of peak. PPO generates in about 3.6 s at the bandwidth bound, 13% of its step, then scores its samples with the policy and value model before training. GRPO samples 8 responses per prompt, 8 times the tokens; DPO generates nothing. Shrink the decode batch to 8: eight rounds, each barely cheaper, and generation grows about fivefold. Multi-head attention (32 KV heads, as Llama 2 7B) reads four times the KV cache per step.',
   params: [
     { key: 'group', label: 'GRPO group size G', type: 'integer', min: 2, max: 64, default: 8 },
     { key: 'response_tokens', label: 'Response tokens', type: 'integer', min: 64, max: 8192, default: 512, scale: 'log' },
