@@ -138,8 +138,22 @@ TEST(PreferenceAlignment, SmallBetaDriftsWithoutLearningInFewAdamSteps) {
   EXPECT_LT(s.points[0].reward_margin, 0.05);
 }
 
-// With as many pairs as features, some policy ranks every pair right: no finite optimum.
+// With as many pairs as features, some policy ranks every pair right: no finite optimum. At
+// 12 and 16 pairs (seed 1) the set is still separable, and the loss at the returned point
+// must not pass for an optimum (a vanishing gradient at a loss near 0 once did).
 TEST(PreferenceAlignment, SeparablePairsHaveNoFiniteOptimum) {
+  for (long long pairs : {12, 16}) {
+    const DpoOptimum o = dpo_optimum(dpo_toy(pairs, 1));
+    EXPECT_FALSE(o.finite) << pairs;
+  }
+  // Whenever an optimum is reported, some pair is ranked wrong there (loss ≥ ln 2 / n).
+  for (long long pairs : {20, 32, 64, 128, 512})
+    for (long long seed = 1; seed <= 20; ++seed) {
+      const DpoOptimum o = dpo_optimum(dpo_toy(pairs, seed));
+      if (!o.finite) continue;
+      EXPECT_GE(o.loss * static_cast<double>(pairs), std::log(2.0)) << pairs << " " << seed;
+      EXPECT_LT(o.accuracy, 1.0) << pairs << " " << seed;
+    }
   const DpoToy toy = dpo_toy(8, 1);
   const DpoOptimum o = dpo_optimum(toy);
   EXPECT_FALSE(o.finite);

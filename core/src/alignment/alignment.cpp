@@ -209,6 +209,9 @@ DpoOptimum dpo_optimum(const DpoToy& toy) {
       h[i][k] = -g[i];
     }
     o.iterations = it;
+    // Below ln 2 / n every pair has a positive margin: the set is separable, the infimum 0 and
+    // no finite minimiser (a non-separable set keeps some margin ≤ 0, whose pair alone costs ln 2).
+    if (loss < log_det(2.0) / static_cast<double>(n)) break;
     if (std::sqrt(gnorm) < 1e-12) {
       o.finite = true;
       break;
@@ -240,7 +243,7 @@ DpoOptimum dpo_optimum(const DpoToy& toy) {
     loss = next;
     double unorm = 0;
     for (double v : u) unorm += v * v;
-    if (std::sqrt(unorm) > 1e6 || loss < 1e-12) break;  // separable: the loss runs to 0 at |u| → ∞
+    if (std::sqrt(unorm) > 1e6) break;  // no finite minimiser within reach
   }
   o.u = u;
   if (!o.finite) return o;
