@@ -55,3 +55,28 @@ TEST(AlignmentExercises, GrpoSolutionSaysRoundOrRounds) {
     EXPECT_EQ(e.solution.find(" 1 rounds"), std::string::npos) << seed;
   }
 }
+
+// The model state of a PPO draw is a floor (activations and the KV cache of generation come on
+// top), so it leaves at least a quarter of an 80 GB H100: at most 60 GB per GPU. Seed 118 once
+// drew 32B + 6B on 16 GPUs, 85.5 GB per GPU, above the lesson's 80 GB line.
+TEST(AlignmentExercises, PpoMemoryLeavesRoomOnTheGpu) {
+  for (std::uint32_t seed = 0; seed < kSeeds; ++seed) {
+    const auto e = mlsys::make_exercise("pa-ppo-memory", seed);
+    EXPECT_LE(e.answer, 60.0) << seed << ": " << e.prompt;
+  }
+}
+
+// An implicit reward draws from five β and ten rises of the probability (four β and six rises
+// once gave 22 distinct answers over 120 seeds, so "new numbers" kept repeating them), and the
+// sign matters: the reciprocal ratio, a negative reward, is rejected.
+TEST(AlignmentExercises, ImplicitRewardHasManyValuesAndItsSign) {
+  std::set<long long> answers;
+  for (std::uint32_t seed = 0; seed < kSeeds; ++seed) {
+    const auto e = mlsys::make_exercise("pa-implicit-reward", seed);
+    answers.insert(std::llround(e.answer * 1e4));
+    const std::string x = mlsys::format_number(e.answer, 4);
+    EXPECT_TRUE(accepted(e, x)) << seed << ": " << x;
+    EXPECT_FALSE(accepted(e, mlsys::format_number(-e.answer, 4))) << seed << ": the sign is the answer";
+  }
+  EXPECT_GE(answers.size(), 35u);
+}
