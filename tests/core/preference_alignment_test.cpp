@@ -178,6 +178,10 @@ TEST(PreferenceAlignment, RlhfStepSplit) {
   const double dec = decode_step_cost(sm, 64, 768, 989.4e12, 3.35e12).time_s;
   EXPECT_DOUBLE_EQ(p.decode_step_s, dec);
   EXPECT_EQ(p.decode_bound, "memory");
+  // One GPU's generation memory: the 14 GB of weights and a full round's KV cache, 64 sequences
+  // of 1,024 tokens at 2·32·8·128·2 = 131,072 B each (8.6 GB).
+  EXPECT_DOUBLE_EQ(p.kv_cache_bytes, 64.0 * 1024 * 131072);
+  EXPECT_DOUBLE_EQ(p.generation_bytes, 14e9 + 64.0 * 1024 * 131072);
   in.method = "grpo";
   const RlhfStep g = rlhf_step(in);
   EXPECT_DOUBLE_EQ(g.sequences, 512.0 * 8);

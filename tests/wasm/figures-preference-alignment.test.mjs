@@ -85,5 +85,14 @@ test('rlhf-step-split: training FLOPs by hand, DPO generates nothing, GRPO eight
   const ratio = small.runs[0].generation_s / ppo.generation_s;
   assert.ok(ratio > 4.5 && ratio < 5.5, `ratio ${ratio}`);
   close(small.runs[0].training_s, ppo.training_s, 1e-12);
+  // Generation memory: 14 GB of weights + 64 sequences × 1,024 tokens × 131,072 B of KV cache
+  // fits an H100; 512 sequences of 512 + 8,192 tokens (584 GB of KV cache) does not, and the
+  // bar says so instead of drawing a step that cannot run.
+  close(ppo.generation_bytes, 14e9 + 64 * 1024 * 131072, 1e-12);
+  assert.equal(typeof split.draw(d, THEME).data.labels[0], 'string');
+  const huge = run(split, { gen_batch: 512, response_tokens: 8192 });
+  assert.ok(huge.runs[0].generation_bytes > 80e9);
+  assert.match(split.draw(huge, THEME).data.labels[0].join(' '), /does not fit: \d+ GB > 80 GB/);
+  assert.equal(huge.runs[2].generation_bytes, 0);
   assertChartSubset('rlhf-step-split', split.draw(d, THEME));
 });

@@ -306,6 +306,8 @@ RlhfStep rlhf_step(const RlhfStepInput& in) {
     const PhaseCost pre = prefill_cost(sm, batch, in.prompt_tokens, in.peak_flops, in.bandwidth_Bps);
     const PhaseCost dec =
         decode_step_cost(sm, batch, in.prompt_tokens + 0.5 * in.response_tokens, in.peak_flops, in.bandwidth_Bps);
+    s.kv_cache_bytes = batch * (in.prompt_tokens + in.response_tokens) * sm.kv_bytes_per_token;
+    s.generation_bytes = sm.weight_bytes + s.kv_cache_bytes;
     s.decode_step_s = dec.time_s;
     s.decode_bound = dec.bound;
     s.generation_s = s.rounds * (pre.time_s + in.response_tokens * dec.time_s);

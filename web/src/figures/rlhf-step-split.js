@@ -3,10 +3,11 @@
 // backward, reference and reward forward), for PPO, GRPO (a group of G responses per prompt)
 // and DPO (no generation), with PPO's experience-making forwards (policy log-probabilities and
 // values) before it trains. Three `rlhf-step` calls (a calculator beyond API.md).
-import { formatSI } from '../runtime/format.js';
+import { formatSI, formatFixed } from '../runtime/format.js';
 import { chart, category, linear, colours, series } from './shared/chart-config.js';
 
 export const METHODS = [['ppo', 'PPO'], ['grpo', 'GRPO'], ['dpo', 'DPO']];
+export const H100_BYTES = 80e9;  // one H100's memory, as the lesson's memory figure draws it
 const PHASES = [
   ['generation', 'Generation (decode)'],
   ['policy_logprobs', 'Policy forward (old log-probabilities)'],
@@ -39,15 +40,19 @@ export default {
     const sec = (r, phase) => r.phases.find((x) => x.phase === phase)?.seconds ?? 0;
     const bars = runs.map((r) => Object.fromEntries(PHASES.map(([ph]) => [ph, sec(r, ph)])));
     const table = {
-      columns: ['Method', ...PHASES.map(([, l]) => `${l} (s)`), 'Step (s)', 'Generation share'],
-      rows: runs.map((r, i) => [METHODS[i][1], ...PHASES.map(([ph]) => bars[i][ph]), r.step_s, r.generation_fraction]),
+      columns: ['Method', ...PHASES.map(([, l]) => `${l} (s)`), 'Step (s)', 'Generation share',
+        'Weights + KV cache per GPU (GB)'],
+      rows: runs.map((r, i) => [METHODS[i][1], ...PHASES.map(([ph]) => bars[i][ph]), r.step_s, r.generation_fraction,
+        r.generation_bytes / 1e9]),
     };
     return { runs, bars, table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
-    const labels = METHODS.map(([, l]) => l);
+    // A round whose weights and KV cache exceed one H100's 80 GB cannot run as drawn: say so under its bar.
+    const labels = data.runs.map((r, i) => (r.generation_bytes > H100_BYTES
+      ? [METHODS[i][1], `does not fit: ${formatFixed(r.generation_bytes / 1e9, 0)} GB > 80 GB`] : METHODS[i][1]));
     const datasets = PHASES.map(([ph, label], i) => series(i === 0 ? pick('compute') : pick(), {
       type: 'bar', label, data: data.bars.map((b) => b[ph]), stack: 'step', borderColor: theme.text, borderWidth: 1,
     }));

@@ -113,6 +113,10 @@ struct RlhfStep {
   double sequences, tokens;
   double generation_s, training_s, step_s, generation_fraction;
   double decode_step_s, rounds;
+  // One GPU's generation memory: the policy's weights plus the KV cache of a full round
+  // (gen_batch sequences at prompt + response tokens); 0 for DPO. A floor: the trainer's
+  // sharded state, if it shares the GPU, comes on top.
+  double kv_cache_bytes, generation_bytes;
   std::string decode_bound;
   std::vector<RlhfPhase> phases;
   double peak_flops, bandwidth_Bps;
