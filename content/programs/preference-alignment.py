@@ -9,7 +9,8 @@ weights. PPO holds the policy and value model (trained), the reference and rewar
 reference; its gradient is checked here against a finite difference on a small example. An RLHF
 step: generation in rounds of gen_batch sequences per GPU, each a prefill and response_tokens
 decode steps at the roofline bound, max(FLOPs / peak, bytes / bandwidth); training 6N FLOPs per
-token trained and 2N per token scored, at an MFU. Peak and bandwidth are the course's hardware
+token trained and 2N per token scored, at an MFU; PPO also scores its samples with the policy
+(old log-probabilities) and the value model (values) before training, 2N each. Peak and bandwidth are the course's hardware
 table, written into this file when the course was built.
 
 Run:  python3 preference-alignment.py                     the lesson's worked example
@@ -81,8 +82,10 @@ def rlhf_step(method, policy, reward, value, prompts, group, prompt, response, l
         out.update(rounds=rounds, decode_step_s=dec, generation_s=rounds * (pre + response * dec))
     rate = gpus * peak * mfu
     flops = epochs * 6 * policy * tokens + 2 * policy * tokens
+    if method == "ppo" or (method == "grpo" and epochs > 1):
+        flops += 2 * policy * tokens  # the old log-probabilities, before training
     if method == "ppo":
-        flops += epochs * 6 * value * tokens
+        flops += epochs * 6 * value * tokens + 2 * value * tokens  # the values for the advantages
     if method != "dpo":
         flops += 2 * reward * tokens
     out["training_s"] = flops / rate
@@ -99,7 +102,8 @@ class Parser(argparse.ArgumentParser):
 def main(argv=None):
     p = Parser(prog="preference-alignment.py", description="RLHF memory, the DPO loss and an RLHF step's time split.")
     p.add_argument("--policy-b", type=float, default=7, help="policy parameters, billions (default 7)")
-    p.add_argument("--reward-b", type=float, default=None, help="reward and value model parameters, billions (default: the policy's)")
+    p.add_argument("--reward-b", type=float, default=None, help="reward model parameters, billions; 0 for a rule-based reward (default: the policy's)")
+    p.add_argument("--value-b", type=float, default=None, help="PPO's value model parameters, billions, above 0 (default: the policy's)")
     p.add_argument("--gpus", type=int, default=8, help="GPUs, 1 to 100,000 (default 8)")
     p.add_argument("--hardware", default="h100-sxm", choices=sorted(HARDWARE), help="accelerator (default h100-sxm)")
     p.add_argument("--group", type=int, default=8, help="GRPO group size G (default 8)")
@@ -111,6 +115,8 @@ def main(argv=None):
         p.error("--policy-b must be a positive number of billions up to 10,000")
     if a.reward_b is not None and not (math.isfinite(a.reward_b) and 0 <= a.reward_b <= 10000):
         p.error("--reward-b must be from 0 to 10,000 billions")
+    if a.value_b is not None and not (math.isfinite(a.value_b) and 0 < a.value_b <= 10000):
+        p.error("--value-b must be above 0 and up to 10,000 billions: PPO always trains its value model")
     if not 1 <= a.gpus <= 100000:
         p.error("--gpus must be from 1 to 100,000")
     if not 1 <= a.group <= 1024 or not 1 <= a.gen_batch <= 4096:
@@ -120,7 +126,8 @@ def main(argv=None):
 
     pol = a.policy_b * 1e9
     rew = pol if a.reward_b is None else a.reward_b * 1e9
-    mem = {m: memory(m, pol, rew, rew, a.gpus) for m in ("ppo", "grpo", "dpo")}
+    val = pol if a.value_b is None else a.value_b * 1e9
+    mem = {m: memory(m, pol, rew, val, a.gpus) for m in ("ppo", "grpo", "dpo")}
 
     # DPO: ln 2 at the reference, and the gradient against a central finite difference.
     pairs = [([math.sin(1 + i + 3 * k) for i in range(4)], [math.cos(2 + i * k) for i in range(4)]) for k in range(6)]
@@ -140,13 +147,14 @@ def main(argv=None):
 
     hw = HARDWARE[a.hardware]
     peak, bw = hw["peak_flops"]["bf16"], hw["hbm_bandwidth_Bps"]
-    steps = {m: rlhf_step(m, pol, rew, rew, 512, a.group, 512, 512, 32, 32, 8, 128, a.gen_batch, a.gpus, 1, 0.4, peak, bw)
+    steps = {m: rlhf_step(m, pol, rew, val, 512, a.group, 512, 512, 32, 32, 8, 128, a.gen_batch, a.gpus, 1, 0.4, peak, bw)
              for m in ("ppo", "grpo", "dpo")}
     out = {"memory": mem, "dpo": dpo, "step": steps, "hardware": a.hardware}
     if a.json:
         print(json.dumps(out, indent=1))
         return
-    print(f"Model memory for a {a.policy_b:g}B policy, {rew / 1e9:g}B reward/value models, over {a.gpus} GPUs:")
+    print(f"Model memory for a {a.policy_b:g}B policy, {rew / 1e9:g}B reward and {val / 1e9:g}B value model, "
+          f"over {a.gpus} GPUs:")
     for m, r in mem.items():
         print(f"  {m.upper():5s} {r['total_bytes'] / 1e9:8,.1f} GB in all, {r['per_gpu_bytes'] / 1e9:7,.2f} GB per GPU")
     print(f"\nDPO loss at the reference policy: {loss0:.6f} (ln 2 = {math.log(2):.6f})")

@@ -39,6 +39,26 @@ TEST(PreferenceAlignment, DpoAndGrpoClosedForms) {
   EXPECT_THROW(rlhf_memory("sft", 1e9, 1e9, 1e9, 2.0, 1), InputError);
 }
 
+// PPO without a value model is not PPO: with value_params 0 its memory came out exactly
+// DPO's (the figure's shared reward-and-value slider drew that state at "reward = 0").
+TEST(PreferenceAlignment, PpoKeepsItsCriticWhenTheRewardIsRuleBased) {
+  EXPECT_THROW(rlhf_memory("ppo", 70e9, 0, 0, 2.0, 8), InputError);
+  EXPECT_THROW(rlhf_memory("ppo", 7e9, 7e9, -1, 2.0, 8), InputError);
+  EXPECT_THROW(rlhf_memory("grpo", 7e9, -1, 0, 2.0, 8), InputError);
+  // A rule-based reward with a 7B critic: 70B policy + reference + 7B value, 18·70 + 16·7 GB.
+  const RlhfMemory p = rlhf_memory("ppo", 70e9, 0, 7e9, 2.0, 8);
+  EXPECT_DOUBLE_EQ(p.total_bytes, 70e9 * 18 + 7e9 * 16);
+  EXPECT_GT(p.total_bytes, rlhf_memory("dpo", 70e9, 0, 0, 2.0, 8).total_bytes);
+  // GRPO and DPO need no value model at all.
+  EXPECT_DOUBLE_EQ(rlhf_memory("grpo", 70e9, 0, 0, 2.0, 8).total_bytes, 70e9 * 18);
+  RlhfStepInput in{"ppo", 7e9, 7e9, 0, 512, 8, 512, 512, 32, 32, 8, 128, 2, 64, 8, 1, 0.4, 989.4e12, 3.35e12};
+  EXPECT_THROW(rlhf_step(in), InputError);
+  // 70B on 16 GPUs: DPO's 1,260 GB is 78.75 GB per GPU, under 80; PPO with 7B reward and
+  // value models, 1,386 GB, is 86.6 GB per GPU (the figure's caption).
+  EXPECT_DOUBLE_EQ(rlhf_memory("dpo", 70e9, 7e9, 7e9, 2.0, 16).per_gpu_bytes, 78.75e9);
+  EXPECT_NEAR(rlhf_memory("ppo", 70e9, 7e9, 7e9, 2.0, 16).per_gpu_bytes, 86.625e9, 1e-3);
+}
+
 TEST(PreferenceAlignment, DpoLossIsLn2AtTheReference) {
   const DpoToy toy = dpo_toy(64, 1);
   for (double beta : {0.01, 0.1, 1.0, 10.0}) {
@@ -78,9 +98,68 @@ TEST(PreferenceAlignment, PairLossClosedForm) {
   EXPECT_TRUE(std::isfinite(dpo_pair_loss(100, -1e4, 1e4)));
 }
 
-TEST(PreferenceAlignment, LargerBetaStaysCloserToTheReference) {
-  const DpoBetaSweep s = dpo_beta_sweep({0.01, 1.0}, 64, 200, 0.05, 1);
-  EXPECT_GT(s.points[0].kl, s.points[1].kl);
+// The exact optimum of the DPO loss: h = u·(φ_c − φ_r) with u = β(w − w₀), so one u* serves
+// every β. At u* the gradient of the loss vanishes (checked by finite differences of the loss
+// at w₀ + u*/β), the loss is the same for every β, and the KL from the reference at w₀ + u*/β
+// falls as β grows (the KL along a ray from the reference grows with the distance).
+TEST(PreferenceAlignment, DpoOptimumIsTheSameForEveryBeta) {
+  const DpoToy toy = dpo_toy(64, 1);
+  const DpoOptimum o = dpo_optimum(toy);
+  ASSERT_TRUE(o.finite);
+  double prev_kl = 1e300;
+  for (double beta : {0.01, 0.1, 1.0, 10.0}) {
+    std::vector<double> w = toy.w_ref;
+    for (int i = 0; i < kDpoFeatures; ++i) w[i] += o.u[i] / beta;
+    const DpoEval e = dpo_evaluate(toy, w, beta);
+    EXPECT_NEAR(e.loss, o.loss, 1e-12);
+    EXPECT_NEAR(e.reward_margin, o.reward_margin, 1e-12);
+    for (double g : e.grad) EXPECT_NEAR(g, 0.0, 1e-10);
+    EXPECT_LT(e.kl, prev_kl);
+    prev_kl = e.kl;
+  }
+  // No point of the 200-step Adam runs is below the optimum.
+  const DpoBetaSweep s = dpo_beta_sweep({0.01, 0.1, 1.0}, 64, 200, 0.05, 1);
+  ASSERT_TRUE(s.optimum_finite);
+  for (const auto& q : s.points) EXPECT_GE(q.loss, s.optimum_loss - 1e-12);
+  // At β = 1 the 200 steps reach the optimum; at β = 0.01 Adam's learning-rate-sized steps
+  // leave the run far short of it (its optimum is 100 times farther from w₀).
+  EXPECT_NEAR(s.points[2].loss, s.optimum_loss, 1e-3);
+  EXPECT_GT(s.points[0].loss - s.optimum_loss, 0.1);
+  // The optimum's KL falls with β; the fixed-step runs' KL ordering alone does not show it.
+  EXPECT_GT(s.points[0].optimum_kl, s.points[1].optimum_kl);
+  EXPECT_GT(s.points[1].optimum_kl, s.points[2].optimum_kl);
+}
+
+// Adam at a fixed step count: after 20 steps the β = 0.01 run has drifted from the reference
+// while its margin has barely moved (the caption's "drift without learning").
+TEST(PreferenceAlignment, SmallBetaDriftsWithoutLearningInFewAdamSteps) {
+  const DpoBetaSweep s = dpo_beta_sweep({0.01}, 64, 20, 0.05, 1);
+  EXPECT_GT(s.points[0].kl, 0.5);
+  EXPECT_LT(s.points[0].reward_margin, 0.05);
+}
+
+// With as many pairs as features, some policy ranks every pair right: no finite optimum. At
+// 12 and 16 pairs (seed 1) the set is still separable, and the loss at the returned point
+// must not pass for an optimum (a vanishing gradient at a loss near 0 once did).
+TEST(PreferenceAlignment, SeparablePairsHaveNoFiniteOptimum) {
+  for (long long pairs : {12, 16}) {
+    const DpoOptimum o = dpo_optimum(dpo_toy(pairs, 1));
+    EXPECT_FALSE(o.finite) << pairs;
+  }
+  // Whenever an optimum is reported, some pair is ranked wrong there (loss ≥ ln 2 / n).
+  for (long long pairs : {20, 32, 64, 128, 512})
+    for (long long seed = 1; seed <= 20; ++seed) {
+      const DpoOptimum o = dpo_optimum(dpo_toy(pairs, seed));
+      if (!o.finite) continue;
+      EXPECT_GE(o.loss * static_cast<double>(pairs), std::log(2.0)) << pairs << " " << seed;
+      EXPECT_LT(o.accuracy, 1.0) << pairs << " " << seed;
+    }
+  const DpoToy toy = dpo_toy(8, 1);
+  const DpoOptimum o = dpo_optimum(toy);
+  EXPECT_FALSE(o.finite);
+  const DpoBetaSweep s = dpo_beta_sweep({0.1}, 8, 10, 0.05, 1);
+  EXPECT_FALSE(s.optimum_finite);
+  EXPECT_EQ(s.points[0].optimum_kl, 0.0);
 }
 
 TEST(PreferenceAlignment, RlhfStepSplit) {
@@ -88,16 +167,30 @@ TEST(PreferenceAlignment, RlhfStepSplit) {
   const RlhfStep p = rlhf_step(in);
   const double tokens = 512.0 * 1024;
   EXPECT_DOUBLE_EQ(p.tokens, tokens);
-  // Policy and value 6·N·T, reference and reward 2·N·T: 16·N·T FLOPs at 40% of 8 GPUs.
-  EXPECT_NEAR(p.training_s, 16 * 7e9 * tokens / (8 * 989.4e12 * 0.4), 1e-9);
+  // Making the experience: policy, value, reference and reward forward, 2·N·T each (OpenRLHF's
+  // make_experience); training: policy and value 6·N·T. 20·N·T FLOPs at 40% of 8 GPUs.
+  EXPECT_NEAR(p.training_s, 20 * 7e9 * tokens / (8 * 989.4e12 * 0.4), 1e-9);
+  ASSERT_EQ(p.phases.size(), 7u);
+  EXPECT_EQ(p.phases[1].phase, "policy_logprobs");
+  EXPECT_EQ(p.phases[2].phase, "value_estimates");
+  EXPECT_DOUBLE_EQ(p.phases[1].flops, 2 * 7e9 * tokens);
   const ServingModel sm{7e9, 14e9, 2.0 * 32 * 8 * 128 * 2, 32, 32, 128};
   const double dec = decode_step_cost(sm, 64, 768, 989.4e12, 3.35e12).time_s;
   EXPECT_DOUBLE_EQ(p.decode_step_s, dec);
   EXPECT_EQ(p.decode_bound, "memory");
+  // One GPU's generation memory: the 14 GB of weights and a full round's KV cache, 64 sequences
+  // of 1,024 tokens at 2·32·8·128·2 = 131,072 B each (8.6 GB).
+  EXPECT_DOUBLE_EQ(p.kv_cache_bytes, 64.0 * 1024 * 131072);
+  EXPECT_DOUBLE_EQ(p.generation_bytes, 14e9 + 64.0 * 1024 * 131072);
   in.method = "grpo";
   const RlhfStep g = rlhf_step(in);
   EXPECT_DOUBLE_EQ(g.sequences, 512.0 * 8);
   EXPECT_GT(g.generation_s, p.generation_s);
+  // GRPO at one pass: policy 6, reference 2, reward 2 (no old log-probabilities, as TRL).
+  EXPECT_NEAR(g.training_s, 10 * 7e9 * 8 * tokens / (8 * 989.4e12 * 0.4), 1e-9);
+  in.epochs = 2;  // two passes: the old log-probabilities are needed, 2·N·T once
+  EXPECT_NEAR(rlhf_step(in).training_s, (12 + 2 + 2 + 2) * 7e9 * 8 * tokens / (8 * 989.4e12 * 0.4), 1e-9);
+  in.epochs = 1;
   in.method = "dpo";
   const RlhfStep d = rlhf_step(in);
   EXPECT_DOUBLE_EQ(d.generation_s, 0.0);

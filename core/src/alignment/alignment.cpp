@@ -38,6 +38,12 @@ RlhfMemory rlhf_memory(const std::string& method, double policy_params, double r
     throw InputError("method", "method must be ppo, dpo or grpo.");
   if (!(policy_params > 0)) throw InputError("policy_params", "policy_params must be positive.");
   if (gpus < 1) throw InputError("gpus", "gpus must be at least 1.");
+  if (!(reward_params >= 0)) throw InputError("reward_params", "reward_params must be 0 (a rule-based reward) or more.");
+  // PPO's critic is part of the method: without it there is no PPO, only GRPO or DPO.
+  if (method == "ppo" && !(value_params > 0))
+    throw InputError("value_params",
+                     "PPO trains a value model (its critic), so value_params must be positive; a method without one is "
+                     "GRPO or DPO.");
   const double tb = trained_bytes_per_param(dtype_bytes);
   auto model = [&](const std::string& role, double p, bool trained) {
     const double bpp = trained ? tb : dtype_bytes;
@@ -167,15 +173,112 @@ DpoRun dpo_run(double beta, long long pairs, long long steps, double lr, long lo
   return r;
 }
 
+DpoOptimum dpo_optimum(const DpoToy& toy) {
+  // The margin is h = β·u·d with u = w − w₀ and d = φ_c − φ_r, so the loss is a function of
+  // u alone: L(u) = mean ln(1 + e^(−u·d)), convex (a logistic regression through the origin).
+  // Damped Newton from u = 0; the optimum is finite unless some u separates every pair.
+  const size_t n = toy.phi_chosen.size();
+  const int k = kDpoFeatures;
+  std::vector<std::vector<double>> d(n, std::vector<double>(k));
+  for (size_t p = 0; p < n; ++p)
+    for (int i = 0; i < k; ++i) d[p][i] = toy.phi_chosen[p][i] - toy.phi_rejected[p][i];
+  auto loss_at = [&](const std::vector<double>& u) {
+    double l = 0;
+    for (size_t p = 0; p < n; ++p) l -= log_sigmoid(dot(u, d[p]));
+    return l / static_cast<double>(n);
+  };
+  DpoOptimum o{};
+  std::vector<double> u(k, 0.0);
+  double loss = loss_at(u);
+  for (int it = 0; it < 100; ++it) {
+    std::vector<double> g(k, 0.0);
+    std::vector<std::vector<double>> h(k, std::vector<double>(k + 1, 0.0));
+    for (size_t p = 0; p < n; ++p) {
+      const double z = dot(u, d[p]), s = sigmoid(-z), c = s * (1.0 - s);
+      for (int i = 0; i < k; ++i) {
+        g[i] -= s * d[p][i];
+        for (int j = 0; j < k; ++j) h[i][j] += c * d[p][i] * d[p][j];
+      }
+    }
+    double gnorm = 0;
+    for (int i = 0; i < k; ++i) {
+      g[i] /= static_cast<double>(n);
+      gnorm += g[i] * g[i];
+      for (int j = 0; j < k; ++j) h[i][j] /= static_cast<double>(n);
+      h[i][i] += 1e-12;
+      h[i][k] = -g[i];
+    }
+    o.iterations = it;
+    // Below ln 2 / n every pair has a positive margin: the set is separable, the infimum 0 and
+    // no finite minimiser (a non-separable set keeps some margin ≤ 0, whose pair alone costs ln 2).
+    if (loss < log_det(2.0) / static_cast<double>(n)) break;
+    if (std::sqrt(gnorm) < 1e-12) {
+      o.finite = true;
+      break;
+    }
+    for (int c = 0; c < k; ++c) {  // Gaussian elimination with partial pivoting: H·step = −g
+      int piv = c;
+      for (int r = c + 1; r < k; ++r)
+        if (std::fabs(h[r][c]) > std::fabs(h[piv][c])) piv = r;
+      std::swap(h[c], h[piv]);
+      for (int r = c + 1; r < k; ++r) {
+        const double f = h[r][c] / h[c][c];
+        for (int j = c; j <= k; ++j) h[r][j] -= f * h[c][j];
+      }
+    }
+    std::vector<double> step(k, 0.0);
+    for (int r = k - 1; r >= 0; --r) {
+      double v = h[r][k];
+      for (int j = r + 1; j < k; ++j) v -= h[r][j] * step[j];
+      step[r] = v / h[r][r];
+    }
+    double t = 1.0, next = loss;
+    std::vector<double> cand(k);
+    for (int tries = 0; tries < 60; ++tries, t *= 0.5) {
+      for (int i = 0; i < k; ++i) cand[i] = u[i] + t * step[i];
+      next = loss_at(cand);
+      if (next <= loss) break;
+    }
+    u = cand;
+    loss = next;
+    double unorm = 0;
+    for (double v : u) unorm += v * v;
+    if (std::sqrt(unorm) > 1e6) break;  // no finite minimiser within reach
+  }
+  o.u = u;
+  if (!o.finite) return o;
+  o.loss = loss;
+  for (size_t p = 0; p < n; ++p) {
+    const double z = dot(u, d[p]);
+    o.reward_margin += z;
+    if (z > 0) o.accuracy += 1;
+  }
+  o.reward_margin /= static_cast<double>(n);
+  o.accuracy /= static_cast<double>(n);
+  return o;
+}
+
 DpoBetaSweep dpo_beta_sweep(const std::vector<double>& betas, long long pairs, long long steps, double lr,
                             long long seed) {
   DpoBetaSweep s{};
   s.ln2 = log_det(2.0);
+  const DpoToy toy = dpo_toy(pairs, seed);
+  const DpoOptimum opt = dpo_optimum(toy);
+  s.optimum_finite = opt.finite;
+  s.optimum_loss = opt.loss;
+  s.optimum_reward_margin = opt.reward_margin;
+  s.optimum_accuracy = opt.accuracy;
   for (double b : betas) {
     const DpoRun r = dpo_run(b, pairs, steps, lr, seed);
     s.label_agreement = r.label_agreement;
+    double opt_kl = 0;
+    if (opt.finite) {  // the same optimum u, reached at w = w₀ + u/β
+      std::vector<double> w = toy.w_ref;
+      for (int i = 0; i < kDpoFeatures; ++i) w[i] += opt.u[i] / b;
+      opt_kl = dpo_evaluate(toy, w, b).kl;
+    }
     s.points.push_back({b, r.final.loss, r.final.reward_margin, r.final.accuracy, r.final.kl, r.final.chosen_reward,
-                        r.final.rejected_reward});
+                        r.final.rejected_reward, opt_kl});
   }
   return s;
 }
@@ -183,6 +286,8 @@ DpoBetaSweep dpo_beta_sweep(const std::vector<double>& betas, long long pairs, l
 RlhfStep rlhf_step(const RlhfStepInput& in) {
   if (in.method != "ppo" && in.method != "dpo" && in.method != "grpo")
     throw InputError("method", "method must be ppo, dpo or grpo.");
+  if (in.method == "ppo" && !(in.value_params > 0))
+    throw InputError("value_params", "PPO trains a value model (its critic), so value_params must be positive.");
   RlhfStep s{};
   s.method = in.method;
   s.peak_flops = in.peak_flops;
@@ -201,6 +306,8 @@ RlhfStep rlhf_step(const RlhfStepInput& in) {
     const PhaseCost pre = prefill_cost(sm, batch, in.prompt_tokens, in.peak_flops, in.bandwidth_Bps);
     const PhaseCost dec =
         decode_step_cost(sm, batch, in.prompt_tokens + 0.5 * in.response_tokens, in.peak_flops, in.bandwidth_Bps);
+    s.kv_cache_bytes = batch * (in.prompt_tokens + in.response_tokens) * sm.kv_bytes_per_token;
+    s.generation_bytes = sm.weight_bytes + s.kv_cache_bytes;
     s.decode_step_s = dec.time_s;
     s.decode_bound = dec.bound;
     s.generation_s = s.rounds * (pre.time_s + in.response_tokens * dec.time_s);
@@ -212,6 +319,13 @@ RlhfStep rlhf_step(const RlhfStepInput& in) {
     s.phases.push_back({name, flops, flops / rate});
     s.training_s += flops / rate;
   };
+  // Making the experience (OpenRLHF's make_experience): PPO scores the fresh samples with the
+  // policy (the old log-probabilities of the clipped ratio) and the value model (the values of
+  // GAE) before it trains; GRPO needs the old log-probabilities only when it takes more than
+  // one pass over the batch (TRL skips them at num_iterations 1: they equal the current ones).
+  if (in.method == "ppo" || (in.method == "grpo" && in.epochs > 1))
+    add("policy_logprobs", 2.0 * in.policy_params * s.tokens);
+  if (in.method == "ppo") add("value_estimates", 2.0 * in.value_params * s.tokens);
   add("policy", in.epochs * 6.0 * in.policy_params * s.tokens);
   if (in.method == "ppo") add("value", in.epochs * 6.0 * in.value_params * s.tokens);
   add("reference", 2.0 * in.policy_params * s.tokens);

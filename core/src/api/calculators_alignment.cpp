@@ -42,11 +42,21 @@ MLSYS_DESCRIBE(DpoBetaPoint, MLSYS_OUT(beta, "", "β"), MLSYS_OUT(loss, "", "Fin
                MLSYS_OUT(accuracy, "", "Final share of pairs with a positive margin"),
                MLSYS_OUT(kl, "nats", "Final mean KL(π‖π_ref)"),
                MLSYS_OUT(chosen_reward, "", "Final mean implicit reward of the chosen responses"),
-               MLSYS_OUT(rejected_reward, "", "Final mean implicit reward of the rejected responses"));
+               MLSYS_OUT(rejected_reward, "", "Final mean implicit reward of the rejected responses"),
+               MLSYS_OUT(optimum_kl, "nats",
+                         "Mean KL(π‖π_ref) at the exact minimiser of the DPO loss for this β (0 if not finite)"));
 MLSYS_DESCRIBE(DpoBetaSweep, MLSYS_OUT(points, "", "One DPO run per β"),
                MLSYS_OUT(label_agreement, "", "Share of labels that agree with the hidden true reward"),
-               MLSYS_OUT(ln2, "", "ln 2: the loss at the reference policy"));
-MLSYS_DESCRIBE(RlhfPhase, MLSYS_OUT(phase, "", "generation, policy, value, reference or reward"),
+               MLSYS_OUT(ln2, "", "ln 2: the loss at the reference policy"),
+               MLSYS_OUT(optimum_finite, "",
+                         "Whether the DPO loss has a finite minimiser (false when some policy ranks every pair right)"),
+               MLSYS_OUT(optimum_loss, "", "DPO loss at the exact minimiser: the same at every β"),
+               MLSYS_OUT(optimum_reward_margin, "", "Mean implicit reward margin at the minimiser: the same at every β"),
+               MLSYS_OUT(optimum_accuracy, "", "Share of pairs with a positive margin at the minimiser"));
+MLSYS_DESCRIBE(RlhfPhase,
+               MLSYS_OUT(phase, "",
+                         "generation, policy_logprobs and value_estimates (forward passes that make the experience), "
+                         "policy, value, reference or reward"),
                MLSYS_OUT(flops, "FLOP", "FLOPs of the phase over all GPUs"),
                MLSYS_OUT(seconds, "s", "Time of the phase"));
 MLSYS_DESCRIBE(RlhfStep, MLSYS_OUT(method, "", "ppo, grpo or dpo"),
@@ -58,6 +68,10 @@ MLSYS_DESCRIBE(RlhfStep, MLSYS_OUT(method, "", "ppo, grpo or dpo"),
                MLSYS_OUT(generation_fraction, "", "generation_s / step_s"),
                MLSYS_OUT(decode_step_s, "s", "One decode step of a round (decode model, at the mean context)"),
                MLSYS_OUT(rounds, "", "Generation rounds per GPU: ceil(sequences per GPU / gen_batch)"),
+               MLSYS_OUT(kv_cache_bytes, "B",
+                         "KV cache of one GPU's full round: gen_batch sequences at prompt + response tokens (0 for DPO)"),
+               MLSYS_OUT(generation_bytes, "B",
+                         "Policy weights + that KV cache: one GPU's generation memory, a floor (0 for DPO)"),
                MLSYS_OUT(decode_bound, "", "memory or compute: what bounds a decode step (none for DPO)"),
                MLSYS_OUT(phases, "", "Time and FLOPs of each phase"),
                MLSYS_OUT(peak_flops, "FLOP/s", "Peak of one GPU"),
@@ -132,7 +146,8 @@ void add_alignment_calculators(Calculators& out) {
           "each, costed by the decode model's roofline at the mean context (ideal: full bandwidth, nothing "
           "overlapped). Training at mfu of peak: policy 6·N·T FLOPs per pass (forward and backward) × epochs, value "
           "model (PPO) the same, reference 2·N·T and reward 2·N_r·T (forward only), T = sequences × (prompt + "
-          "response tokens). DPO has no generation: a chosen and a rejected response per prompt from the data.",
+          "response tokens); making the experience, PPO also runs the policy (old log-probabilities) and the value "
+          "model (values) forward once, 2·N·T each, and GRPO the policy when epochs > 1. DPO has no generation: a chosen and a rejected response per prompt from the data.",
           with_machine({method_field(),
                         number_field("policy_params", "", "Parameters of the policy", 7e9, 1e6, 1e13),
                         optional(number_field("reward_params", "", "Reward model parameters (default: the policy's)",

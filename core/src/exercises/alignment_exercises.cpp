@@ -18,12 +18,15 @@ Exercise ppo_memory(Rng& rng) {
   double pb = 0, rb = 0;
   int gpus = 0;
   RlhfMemory m;
-  do {  // a reward model no larger than the policy, and shards that fit an H100
+  // The model state is a floor (activations and the generation KV cache come on top), so a
+  // draw leaves at least a quarter of an 80 GB H100 free: at most 60 GB of it per GPU.
+  const double state_cap = 60e9;
+  do {  // a reward model no larger than the policy, and shards that leave room on an H100
     pb = rng.pick(kPolicyB);
     rb = rng.pick(std::vector<double>{0.5, 1, 1.5, 3, 6, 7});
     gpus = rng.pick(std::vector<int>{8, 16, 32, 64});
     m = rlhf_memory("ppo", pb * 1e9, rb * 1e9, rb * 1e9, 2.0, gpus);
-  } while (rb > pb || m.per_gpu_bytes > hbm_of("h100-sxm"));
+  } while (rb > pb || m.per_gpu_bytes > state_cap);
   Exercise e;
   e.title = "Memory of PPO's four models";
   e.params = {{"method", "ppo"}, {"policy_params", pb * 1e9}, {"reward_params", rb * 1e9},
@@ -43,7 +46,7 @@ Exercise ppo_memory(Rng& rng) {
                format_number(m.total_bytes / 1e9, 4) + " GB over " + format_int(gpus) + " GPUs: " +
                format_number(e.answer, 4) + " GB.";
   require(e, rb <= pb, "the reward model is no larger than the policy");
-  require_fits(e, m.per_gpu_bytes, hbm_of("h100-sxm"), "each GPU's share on an H100");
+  require_fits(e, m.per_gpu_bytes, state_cap, "each GPU's model state, three quarters of an 80 GB H100");
   reject_mistake(e, 16 * (2 * pb + 2 * rb) / gpus, "counted all four models as trained (16 bytes per parameter)");
   reject_mistake(e, m.total_bytes / 1e9, "did not divide by the GPUs");
   return e;
@@ -103,11 +106,11 @@ Exercise pair_loss(Rng& rng) {
 }
 
 Exercise implicit_reward(Rng& rng) {
-  const double beta = rng.pick(std::vector<double>{0.05, 0.1, 0.2, 0.5});
+  const double beta = rng.pick(std::vector<double>{0.05, 0.1, 0.2, 0.3, 0.5});
   double p_ref = 0, factor = 0;
   do {  // a probability under the policy of at most 0.8
     p_ref = rng.pick(std::vector<double>{0.01, 0.02, 0.04, 0.05, 0.1, 0.2});
-    factor = rng.pick(std::vector<double>{1.5, 2, 3, 4, 5, 8});
+    factor = rng.pick(std::vector<double>{1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10});
   } while (p_ref * factor > 0.8);
   const double p = p_ref * factor;
   Exercise e;
@@ -126,6 +129,7 @@ Exercise implicit_reward(Rng& rng) {
   require(e, p > 0 && p <= 1, "the policy's probability is a probability: " + format_number(p, 3));
   reject_mistake(e, std::log(factor), "left out β");
   reject_mistake(e, beta * std::log10(factor), "took the base-10 logarithm");
+  reject_mistake(e, -e.answer, "divided the reference's probability by the policy's");
   return e;
 }
 
@@ -156,7 +160,7 @@ Exercise grpo_generation(Rng& rng) {
   e.rel_tolerance = 0.01;
   e.hint = "Sequences per GPU, then rounds of gen_batch, each round response-length decode steps.";
   e.solution = format_int(prompts) + " × " + format_int(group) + " / " + format_int(gpus) + " = " +
-               format_int(per_gpu) + " sequences per GPU: " + format_int(rounds) + " round(s) of up to " +
+               format_int(per_gpu) + " sequences per GPU: " + format_int(rounds) + (rounds == 1 ? " round" : " rounds") + " of up to " +
                format_int(gen_batch) + "; each " + format_int(resp) + " steps × " + format_number(step_ms, 2) +
                " ms. Total " + format_number(e.answer, 4) + " s.";
   require_whole(e, rounds, "decode rounds per GPU");

@@ -1,6 +1,7 @@
 // The model memory of a preference trainer per GPU: PPO holds a trained policy and value model
 // and a frozen reference and reward model; GRPO drops the value model; DPO drops the reward
-// model too. Trained models cost weights + gradients in bf16 + Adam's 12 bytes per parameter,
+// model too (the reward and value models have their own sizes: PPO always keeps a
+// critic, a rule-based reward has no network). Trained models cost weights + gradients in bf16 + Adam's 12 bytes per parameter,
 // frozen ones their bf16 weights. Three `rlhf-memory` calls.
 import { formatSI, formatFixed } from '../runtime/format.js';
 import { chart, category, linear, colours, series } from './shared/chart-config.js';
@@ -17,17 +18,18 @@ export default {
   id: 'rlhf-memory-methods',
   title: 'What PPO, GRPO and DPO hold in memory',
   caption:
-    'Model memory per GPU (weights, gradients and Adam states; activations and the generation KV cache left out) of three ways to train on preferences. At the defaults, a 7B policy with a reward model of the same size sharded over 8 GPUs, PPO needs 31.5 GB per GPU, twice DPO\u2019s 15.75 GB: the value model is a second trained network as costly as the policy, and it is what GRPO removes (17.5 GB). Set the reward model to 0 (a rule-based reward such as a unit test) and GRPO holds exactly what DPO holds. Raise the policy to 70B and watch the dashed 80 GB line: PPO on 8 GPUs no longer fits.',
+    'Model memory per GPU (weights, gradients and Adam states; activations and the generation KV cache left out). At the defaults, a 7B policy with 7B reward and value models over 8 GPUs, PPO needs 31.5 GB per GPU, twice DPO\u2019s 15.75 GB: the value model is a second trained network, and GRPO drops it (17.5 GB). Set the reward model to 0 (a rule-based reward) and GRPO holds what DPO holds; PPO keeps its critic, so its slider starts at 0.5B. At 70B on 8 GPUs nothing fits under the dashed 80 GB line, not even DPO (157.5 GB); on 16 GPUs DPO just fits (78.75 GB) and PPO does not.',
   params: [
     { key: 'policy_b', label: 'Policy parameters (billions)', type: 'number', min: 0.5, max: 70, default: 7, scale: 'log' },
-    { key: 'reward_b', label: 'Reward and value model parameters (billions)', type: 'number', min: 0, max: 70, default: 7 },
+    { key: 'reward_b', label: 'Reward model (billions; 0: rule-based)', type: 'number', min: 0, max: 70, default: 7 },
+    { key: 'value_b', label: 'Value model, PPO only (billions)', type: 'number', min: 0.5, max: 70, default: 7 },
     { key: 'gpus', label: 'GPUs sharing the models', type: 'integer', min: 1, max: 64, default: 8 },
   ],
 
   data(engine, p) {
     const runs = METHODS.map(([method]) => engine.calc('rlhf-memory', {
       method, policy_params: Number(p.policy_b) * 1e9, reward_params: Number(p.reward_b) * 1e9,
-      value_params: Number(p.reward_b) * 1e9, gpus: Number(p.gpus),
+      value_params: Number(p.value_b) * 1e9, gpus: Number(p.gpus),
     }));
     const gpus = Number(p.gpus);
     const gb = (r, role) => {
@@ -47,10 +49,11 @@ export default {
     const labels = METHODS.map(([, l]) => l);
     const datasets = ROLES.map(([role, label]) => series(pick(), {
       type: 'bar', label, data: data.bars.map((b) => b[role]), stack: 'memory', borderColor: theme.text, borderWidth: 1,
+      order: 2,
     }));
     datasets.push(series(pick('muted'), {
       type: 'line', label: '80 GB: one H100\u2019s memory', data: labels.map(() => 80), borderDash: [6, 4], borderWidth: 2,
-      pointRadius: 0, pointStyle: 'line',
+      pointRadius: 0, pointStyle: 'line', order: 1,  // drawn over the bars, not hidden behind them
     }));
     const top = Math.max(100, ...data.runs.map((r) => r.per_gpu_bytes / 1e9));
     return chart(theme, {

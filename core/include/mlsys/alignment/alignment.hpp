@@ -66,12 +66,28 @@ struct DpoRun {
 };
 DpoRun dpo_run(double beta, long long pairs, long long steps, double lr, long long seed);
 
+// The exact minimiser of the DPO loss on the toy set. h depends on w only through u = β(w − w₀),
+// so the optimum is one u* for every β: the same loss, margins and accuracy, reached at
+// w = w₀ + u*/β, a move from the reference that shrinks as β grows. Damped Newton on the convex
+// logistic loss; `finite` is false when some u ranks every pair right (the loss then falls
+// to 0 only as |u| → ∞, and the other fields stay 0).
+struct DpoOptimum {
+  std::vector<double> u;  // β(w − w₀) at the optimum
+  bool finite;
+  int iterations;
+  double loss, reward_margin, accuracy;
+};
+DpoOptimum dpo_optimum(const DpoToy& toy);
+
 struct DpoBetaPoint {
   double beta, loss, reward_margin, accuracy, kl, chosen_reward, rejected_reward;
+  double optimum_kl;  // KL(π‖π_ref) at the exact optimum for this β (0 when it is not finite)
 };
 struct DpoBetaSweep {
   std::vector<DpoBetaPoint> points;
   double label_agreement, ln2;
+  bool optimum_finite;
+  double optimum_loss, optimum_reward_margin, optimum_accuracy;  // the same at every β
 };
 DpoBetaSweep dpo_beta_sweep(const std::vector<double>& betas, long long pairs, long long steps, double lr,
                             long long seed);
@@ -84,7 +100,10 @@ DpoBetaSweep dpo_beta_sweep(const std::vector<double>& betas, long long pairs, l
 // (prompt + response/2), at the roofline bound (ideal). Training: tokens T = sequences ·
 // (prompt + response); policy 6·N_p·T (forward and backward), value (PPO) 6·N_v·T, reference
 // 2·N_p·T, reward (PPO, GRPO) 2·N_r·T, the trained passes repeated `epochs` times, at `mfu`
-// of the GPUs' peak.
+// of the GPUs' peak. Making the experience before training (OpenRLHF's make_experience): PPO
+// also runs the policy forward for the old log-probabilities of its clipped ratio and the value
+// model forward for the values of GAE, 2·N·T each; GRPO runs the policy forward only when
+// epochs > 1 (at one pass the old log-probabilities are the current ones, as TRL skips them).
 struct RlhfPhase {
   std::string phase;
   double flops, seconds;
@@ -94,6 +113,10 @@ struct RlhfStep {
   double sequences, tokens;
   double generation_s, training_s, step_s, generation_fraction;
   double decode_step_s, rounds;
+  // One GPU's generation memory: the policy's weights plus the KV cache of a full round
+  // (gen_batch sequences at prompt + response tokens); 0 for DPO. A floor: the trainer's
+  // sharded state, if it shares the GPU, comes on top.
+  double kv_cache_bytes, generation_bytes;
   std::string decode_bound;
   std::vector<RlhfPhase> phases;
   double peak_flops, bandwidth_Bps;
