@@ -197,7 +197,7 @@ Exercise mig_busy_sms(Rng& rng) {
   e.params = {{"hardware", gpu.id}, {"layout", layout}};
   e.prompt = article(gpu.name, true) + gpu.name + " with " + format_int(table.sms) + " SMs is partitioned into MIG "
              "instances " + list + " (SMs per instance, as nvidia-smi lists them: " + per + "). Every instance runs "
-             "one job; each job, alone on the whole GPU, could keep " + format_number(100 * f, 2) + "% of its SMs busy, "
+             "one job; each job, alone on the whole GPU, could keep " + format_number(100 * f, 2) + "% of the GPU's SMs busy, "
              "and on an instance with fewer SMs it keeps all of the instance's SMs busy. What percentage of the "
              "GPU's SMs is busy?";
   e.unit = "%";
