@@ -268,6 +268,8 @@ TEST(GpuSharingExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
     EXPECT_NEAR(e.answer, 1e3 * get(mlsys::calc("gpu-sharing", e.params), "makespan_s"), 1e-9 * e.answer) << seed;
     e = make_exercise("sg-mig-throughput", seed);
     EXPECT_NEAR(e.answer, get(mlsys::calc("gpu-sharing", e.params), "throughput_jobs_per_s"), 1e-9 * e.answer) << seed;
+    // The answer box takes a plain number (the parser has no jobs/s unit), and the prompt says so.
+    EXPECT_NE(e.prompt.find("plain number of jobs per second"), std::string::npos) << seed;
     e = make_exercise("sg-time-slicing-utilization", seed);
     EXPECT_NEAR(e.answer, 100 * get(mlsys::calc("gpu-sharing", e.params), "utilization"), 1e-9 * e.answer) << seed;
     e = make_exercise("sg-mig-busy-sms", seed);
