@@ -73,3 +73,16 @@ test('sharing-utilization: exclusive U = f, MPS min(1, n·f), MIG flattens at th
   assertDrawing('sharing-utilization', a);
   assert.deepEqual(axes(a), axes(b));
 });
+
+// The texts a chart's point labels print, per dataset (empty texts left out).
+const labelTexts = (cfg) => cfg.data.datasets.map((ds) => ds.data.map((pt, i) => ds.pointLabels(pt, i)).filter(Boolean));
+
+test('sharing figures name a value where curves meet once, not as "10% 10%" or "100 jobs/s" twice', () => {
+  // Utilization at f = 10%: exclusive 10%, time-slicing 9.6% (also "10%"), MPS 100%, MIG 70%.
+  assert.deepEqual(labelTexts(utilization.draw(run(utilization), THEME)), [['10%'], [], ['100%'], ['70%']]);
+  // Throughput at f = 1, n = 64: exclusive and MPS both 100 jobs/s, time-slicing 96, MIG 78 (7 × 1g).
+  assert.deepEqual(labelTexts(throughput.draw(run(throughput, { job_sm_fraction: 1 }), THEME)),
+    [['100 jobs/s'], ['96 jobs/s'], [], ['78 jobs/s']]);
+  // Where the curves end apart (the defaults, f = 10%), each keeps its label.
+  assert.equal(labelTexts(throughput.draw(run(throughput), THEME)).filter((t) => t.length === 1).length, 4);
+});

@@ -16,6 +16,13 @@ export const MODES = [
 const VIEWS = [{ value: 'throughput', label: 'Throughput' }, { value: 'latency', label: 'Mean latency' }];
 const RANGES = { throughput: [10, 3000], latency: [0.005, 2] };
 
+// The texts of labels drawn at one x, one per curve: a text an earlier curve already shows
+// there is left out (''), so curves that meet (exclusive use and MPS at f = 1) are named
+// once, not as "100 100".
+export function labelOnce(texts) {
+  return texts.map((t, k) => (texts.indexOf(t) < k ? '' : t));
+}
+
 export default {
   id: 'sharing-throughput',
   title: 'Small jobs on one GPU: throughput and latency of four ways to share it',
@@ -51,11 +58,11 @@ export default {
     const latency = data.view === 'latency';
     const key = latency ? 'mean_latency_s' : 'throughput_jobs_per_s';
     const fmt = (v) => (latency ? formatSI(v, 's') : `${formatFixed(v, 0)} jobs/s`);
-    const datasets = data.curves.map((c) => {
-      const last = c.points.at(-1);
+    const ends = labelOnce(data.curves.map((c) => fmt(c.points.at(-1)[key])));
+    const datasets = data.curves.map((c, k) => {
       const label = c.mode === 'mig' ? `MIG: ${data.mig_lanes} × ${data.mig_instance}` : c.label;
       return line(pick(), { label, borderWidth: c.mode === 'time-slicing' ? 2 : 3, borderDash: c.mode === 'time-slicing' ? [6, 4] : undefined,
-        pointLabels: (raw, i) => (i === c.points.length - 1 ? fmt(last[key]) : ''),
+        pointLabels: (raw, i) => (i === c.points.length - 1 ? ends[k] : ''),
         data: c.points.map((q) => ({ x: q.jobs, y: q[key] })) });
     });
     return chart(theme, {

@@ -3,7 +3,7 @@
 // calc('gpu-sharing'): n jobs waiting at t = 0, each 10 ms alone on the GPU.
 import { formatFixed } from '../runtime/format.js';
 import { chart, linear, colours, line } from './shared/chart-config.js';
-import { MODES, JOB_TIME_S } from './sharing-throughput.js';
+import { MODES, JOB_TIME_S, labelOnce } from './sharing-throughput.js';
 
 export const FRACTIONS = [0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
@@ -35,10 +35,12 @@ export default {
 
   draw(data, theme) {
     const pick = colours(theme);
-    const datasets = data.curves.map((c) => line(pick(), {
+    const at = FRACTIONS.indexOf(0.1);
+    const texts = labelOnce(data.curves.map((c) => `${formatFixed(100 * c.points[at].utilization, 0)}%`));
+    const datasets = data.curves.map((c, k) => line(pick(), {
       label: c.mode === 'mig' ? `MIG: ${data.mig_lanes} × ${data.mig_instance}` : c.label,
       borderWidth: c.mode === 'time-slicing' ? 2 : 3, borderDash: c.mode === 'time-slicing' ? [6, 4] : undefined,
-      pointLabels: (raw, i) => (i === FRACTIONS.indexOf(0.1) ? `${formatFixed(100 * c.points[i].utilization, 0)}%` : ''),
+      pointLabels: (raw, i) => (i === at ? texts[k] : ''),
       data: c.points.map((q) => ({ x: 100 * q.f, y: 100 * q.utilization })),
     }));
     return chart(theme, {
