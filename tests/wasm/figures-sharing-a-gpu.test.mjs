@@ -86,3 +86,14 @@ test('sharing figures name a value where curves meet once, not as "10% 10%" or "
   // Where the curves end apart (the defaults, f = 10%), each keeps its label.
   assert.equal(labelTexts(throughput.draw(run(throughput), THEME)).filter((t) => t.length === 1).length, 4);
 });
+
+test('sharing figures: Show data prints each column alike, in the units the axes use', () => {
+  const t = run(throughput).table;
+  assert.deepEqual(t.rows[JOBS.indexOf(10)], ['10', '100.0', '96.2', '1,000.0', '500.0']);
+  const l = run(throughput, { view: 'latency' }).table;
+  assert.match(l.columns[1], /\(ms\)/);
+  assert.deepEqual(l.rows[JOBS.indexOf(28)].slice(0, 3), ['28', '145.0', '264.2']);
+  const u = run(utilization).table;
+  assert.deepEqual(u.rows[FRACTIONS.indexOf(0.1)], ['10.0', '10.0', '9.6', '100.0', '70.0']);
+  assert.deepEqual(u.rows.at(-1), ['100.0', '100.0', '96.2', '100.0', '84.8']);
+});

@@ -2,7 +2,7 @@
 // there are, for the four ways of sharing it: exclusive, time-slicing, MPS and MIG instances.
 // Each point is one calc('gpu-sharing') (a discrete-event simulation; all jobs waiting at t = 0,
 // each 10 ms alone on the GPU and able to keep a share f of its SMs busy).
-import { formatFixed, formatSI } from '../runtime/format.js';
+import { formatFixed, formatSI, formatDecimal } from '../runtime/format.js';
 import { chart, linear, log, colours, line } from './shared/chart-config.js';
 
 export const JOBS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64];
@@ -46,9 +46,11 @@ export default {
       points: JOBS.map((jobs) => ({ jobs, ...engine.calc('gpu-sharing', { ...common, mode, jobs }) })) }));
     const mig = curves[3].points[0];
     const key = p.view === 'latency' ? 'mean_latency_s' : 'throughput_jobs_per_s';
+    // Show data prints every cell of a column alike: jobs/s or ms to 0.1 (100.0, 96.2, 1,000.0).
+    const cell = (v) => formatDecimal(p.view === 'latency' ? 1e3 * v : v, 1);
     const table = {
-      columns: ['Jobs n', ...MODES.map((m) => `${m.mode} ${p.view === 'latency' ? 'mean latency (s)' : 'throughput (jobs/s)'}`)],
-      rows: JOBS.map((n, i) => [n, ...curves.map((c) => c.points[i][key])]),
+      columns: ['Jobs n', ...MODES.map((m) => `${m.mode} ${p.view === 'latency' ? 'mean latency (ms)' : 'throughput (jobs/s)'}`)],
+      rows: JOBS.map((n, i) => [String(n), ...curves.map((c) => cell(c.points[i][key]))]),
     };
     return { view: p.view, f: p.job_sm_fraction, mig_instance: mig.mig_instance, mig_lanes: mig.lanes, curves, table };
   },

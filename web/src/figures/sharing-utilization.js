@@ -1,7 +1,7 @@
 // Utilization (busy SMs over all SMs, averaged until the last job ends) against the share of
 // the SMs one job can keep busy, for the four ways of sharing a GPU. Each point is one
 // calc('gpu-sharing'): n jobs waiting at t = 0, each 10 ms alone on the GPU.
-import { formatFixed } from '../runtime/format.js';
+import { formatFixed, formatDecimal } from '../runtime/format.js';
 import { chart, linear, colours, line } from './shared/chart-config.js';
 import { MODES, JOB_TIME_S, labelOnce } from './sharing-throughput.js';
 
@@ -26,9 +26,11 @@ export default {
     const curves = MODES.map(({ mode, label }) => ({ mode, label,
       points: FRACTIONS.map((f) => ({ f, ...engine.calc('gpu-sharing', { ...common, mode, job_sm_fraction: f }) })) }));
     const mig = curves[3].points[0];
+    // In percent to 0.1, as the axes read (10.0, 9.6, 84.8), not fractions padded to four digits.
+    const pct = (v) => formatDecimal(100 * v, 1);
     const table = {
-      columns: ['Job SM share f', ...MODES.map((m) => `${m.mode} utilization`)],
-      rows: FRACTIONS.map((f, i) => [f, ...curves.map((c) => c.points[i].utilization)]),
+      columns: ['Job SM share f (%)', ...MODES.map((m) => `${m.mode} utilization (%)`)],
+      rows: FRACTIONS.map((f, i) => [pct(f), ...curves.map((c) => pct(c.points[i].utilization))]),
     };
     return { jobs: p.jobs, mig_instance: mig.mig_instance, mig_lanes: mig.lanes, mig_share: mig.lanes * mig.lane_sm_fraction, curves, table };
   },
