@@ -164,8 +164,11 @@ def main(argv=None):
     verdict = ("fits: " + ", ".join(f"{nm} at memory slice {st}" for nm, st in zip(names, layout["placement"]))
                if layout["valid"] else "does not fit")
     print(f"\nMIG layout {' + '.join(names)} on the {gpu['name']}: {verdict}")
-    print(f"  {layout['compute_slices_used']} of 7 compute slices, {layout['memory_slices_used']} of 8 memory slices, "
-          f"{layout['sms_used']} of {gpu['sms']} SMs ({100 * layout['sm_fraction_used']:.0f}%)")
+    if layout["valid"]:
+        print(f"  {layout['compute_slices_used']} of 7 compute slices, {layout['memory_slices_used']} of 8 memory slices, "
+              f"{layout['sms_used']} of {gpu['sms']} SMs ({100 * layout['sm_fraction_used']:.0f}%)")
+    else:  # no such partition exists, so it holds no SMs
+        print(f"  it needs {layout['compute_slices_used']} of 7 compute slices and {layout['memory_slices_used']} of 8 memory slices")
 
 
 if __name__ == "__main__":

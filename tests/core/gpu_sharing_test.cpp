@@ -171,6 +171,81 @@ TEST(GpuSharingSimulation, SeededStreamIsDeterministicAndConservesWork) {
   EXPECT_NE(gpu_sharing(cfg).makespan_s, gpu_sharing(other).makespan_s);
 }
 
+TEST(GpuSharingSimulation, JobsThatFillTheGpuMeetExceptOnMigInstancesThatHoldLess) {
+  // f = 1: exclusive and MPS keep every SM busy; seven 1g instances of an H100 hold only 112 of
+  // its 132 SMs (nvidia-smi mig -lgip: 16 each), so MIG stays at 112/132 however large the jobs;
+  // only the one 7g instance (all 132) meets the others.
+  EXPECT_NEAR(run("exclusive", 28, 1.0, 0.01).utilization, 1.0, 1e-12);
+  EXPECT_NEAR(run("mps", 28, 1.0, 0.01).utilization, 1.0, 1e-12);
+  EXPECT_NEAR(run("mig", 28, 1.0, 0.01).utilization, 112.0 / 132, 1e-12);
+  GpuSharingConfig seven_g;
+  seven_g.mode = "mig";
+  seven_g.mig_profile = "7g";
+  seven_g.job_sm_fraction = 1.0;
+  EXPECT_NEAR(gpu_sharing(seven_g).utilization, 1.0, 1e-12);
+}
+
+GpuSharingConfig arrivals(const std::string& mode, double rate, double cv, int jobs, int repeats) {
+  GpuSharingConfig c;
+  c.mode = mode;
+  c.jobs = jobs;
+  c.arrival_rate_per_s = rate;
+  c.job_time_cv = cv;
+  c.repeats = repeats;
+  return c;
+}
+
+TEST(GpuSharingSimulation, RepeatsAverageIndependentSamples) {
+  GpuSharingConfig c = arrivals("time-slicing", 60, 2, 100, 1);
+  double sum = 0, lo = 1e9, hi = 0;
+  for (std::uint64_t seed = 5; seed < 15; ++seed) {
+    c.seed = seed;
+    const GpuSharing one = gpu_sharing(c);
+    EXPECT_EQ(one.sample_mean_latency_min_s, one.mean_latency_s);
+    sum += one.mean_latency_s;
+    lo = std::min(lo, one.mean_latency_s);
+    hi = std::max(hi, one.mean_latency_s);
+  }
+  c.seed = 5;
+  c.repeats = 10;
+  const GpuSharing avg = gpu_sharing(c);
+  EXPECT_EQ(avg.repeats, 10);
+  EXPECT_NEAR(avg.mean_latency_s, sum / 10, 1e-12 * sum);
+  EXPECT_EQ(avg.sample_mean_latency_min_s, lo);
+  EXPECT_EQ(avg.sample_mean_latency_max_s, hi);
+  EXPECT_LT(lo, hi);  // the samples differ
+  c.repeats = kMaxSharingRepeats + 1;
+  EXPECT_THROW(gpu_sharing(c), InputError);
+  c.repeats = 2;
+  c.jobs = kMaxSharingJobs;
+  c.repeats = kMaxSharingJobRepeats / kMaxSharingJobs + 1;
+  EXPECT_THROW(gpu_sharing(c), InputError);
+}
+
+TEST(GpuSharingSimulation, SteadyStateQueueMeansAndTheSimulationApproachingThem) {
+  // M/G/1 (Kleinrock, Queueing Systems vol. 1): λ = 60/s, T = 10 ms, cv 2 gives ρ = 0.6,
+  // first come first served T + λ·T²(1 + cv²)/(2(1 − ρ)) = 10 + 0.06·500/0.8 = 47.5 ms, and
+  // processor sharing T/(1 − ρ) = 25 ms.
+  const GpuSharing a = gpu_sharing(arrivals("exclusive", 60, 2, 200, 1));
+  ASSERT_TRUE(a.offered_load && a.steady_fcfs_mean_latency_s && a.steady_ps_mean_latency_s);
+  EXPECT_NEAR(*a.offered_load, 0.6, 1e-12);
+  EXPECT_NEAR(*a.steady_fcfs_mean_latency_s, 0.0475, 1e-12);
+  EXPECT_NEAR(*a.steady_ps_mean_latency_s, 0.025, 1e-12);
+  // At or past a full GPU there is no steady state; without arrivals, no queue at all.
+  EXPECT_FALSE(gpu_sharing(arrivals("exclusive", 100, 1, 50, 1)).steady_fcfs_mean_latency_s);
+  EXPECT_FALSE(run("exclusive", 28, 0.1, 0.01).offered_load);
+  // A light-tailed stream (cv 0.5, ρ = 0.5) converges quickly: 400 jobs averaged over 40 seeds
+  // come within 10% of both long-run values (FCFS 10 + 50·1.25e-4/1 = 16.25 ms; PS 20 ms, which
+  // round robin approaches with slices of 0.2 ms and free switches).
+  const GpuSharing fcfs = gpu_sharing(arrivals("exclusive", 50, 0.5, 400, 40));
+  EXPECT_NEAR(fcfs.mean_latency_s, *fcfs.steady_fcfs_mean_latency_s, 0.1 * *fcfs.steady_fcfs_mean_latency_s);
+  GpuSharingConfig rr = arrivals("time-slicing", 50, 0.5, 400, 40);
+  rr.timeslice_s = 2e-4;
+  rr.context_switch_s = 0;
+  const GpuSharing ps = gpu_sharing(rr);
+  EXPECT_NEAR(ps.mean_latency_s, *ps.steady_ps_mean_latency_s, 0.1 * *ps.steady_ps_mean_latency_s);
+}
+
 TEST(GpuSharingSimulation, BadInputsNameTheirField) {
   GpuSharingConfig cfg;
   cfg.jobs = 0;
@@ -193,6 +268,8 @@ TEST(GpuSharingExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
     EXPECT_NEAR(e.answer, 1e3 * get(mlsys::calc("gpu-sharing", e.params), "makespan_s"), 1e-9 * e.answer) << seed;
     e = make_exercise("sg-mig-throughput", seed);
     EXPECT_NEAR(e.answer, get(mlsys::calc("gpu-sharing", e.params), "throughput_jobs_per_s"), 1e-9 * e.answer) << seed;
+    // The answer box takes a plain number (the parser has no jobs/s unit), and the prompt says so.
+    EXPECT_NE(e.prompt.find("plain number of jobs per second"), std::string::npos) << seed;
     e = make_exercise("sg-time-slicing-utilization", seed);
     EXPECT_NEAR(e.answer, 100 * get(mlsys::calc("gpu-sharing", e.params), "utilization"), 1e-9 * e.answer) << seed;
     e = make_exercise("sg-mig-busy-sms", seed);

@@ -73,3 +73,27 @@ test('sharing-utilization: exclusive U = f, MPS min(1, n·f), MIG flattens at th
   assertDrawing('sharing-utilization', a);
   assert.deepEqual(axes(a), axes(b));
 });
+
+// The texts a chart's point labels print, per dataset (empty texts left out).
+const labelTexts = (cfg) => cfg.data.datasets.map((ds) => ds.data.map((pt, i) => ds.pointLabels(pt, i)).filter(Boolean));
+
+test('sharing figures name a value where curves meet once, not as "10% 10%" or "100 jobs/s" twice', () => {
+  // Utilization at f = 10%: exclusive 10%, time-slicing 9.6% (also "10%"), MPS 100%, MIG 70%.
+  assert.deepEqual(labelTexts(utilization.draw(run(utilization), THEME)), [['10%'], [], ['100%'], ['70%']]);
+  // Throughput at f = 1, n = 64: exclusive and MPS both 100 jobs/s, time-slicing 96, MIG 78 (7 × 1g).
+  assert.deepEqual(labelTexts(throughput.draw(run(throughput, { job_sm_fraction: 1 }), THEME)),
+    [['100 jobs/s'], ['96 jobs/s'], [], ['78 jobs/s']]);
+  // Where the curves end apart (the defaults, f = 10%), each keeps its label.
+  assert.equal(labelTexts(throughput.draw(run(throughput), THEME)).filter((t) => t.length === 1).length, 4);
+});
+
+test('sharing figures: Show data prints each column alike, in the units the axes use', () => {
+  const t = run(throughput).table;
+  assert.deepEqual(t.rows[JOBS.indexOf(10)], ['10', '100.0', '96.2', '1,000.0', '500.0']);
+  const l = run(throughput, { view: 'latency' }).table;
+  assert.match(l.columns[1], /\(ms\)/);
+  assert.deepEqual(l.rows[JOBS.indexOf(28)].slice(0, 3), ['28', '145.0', '264.2']);
+  const u = run(utilization).table;
+  assert.deepEqual(u.rows[FRACTIONS.indexOf(0.1)], ['10.0', '10.0', '9.6', '100.0', '70.0']);
+  assert.deepEqual(u.rows.at(-1), ['100.0', '100.0', '96.2', '100.0', '84.8']);
+});

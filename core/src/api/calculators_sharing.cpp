@@ -17,7 +17,7 @@ MLSYS_DESCRIBE(MigProfile, MLSYS_OUT(name, "", "Profile name as nvidia-smi lists
                MLSYS_OUT(sm_fraction, "", "sms / the GPU's SMs"),
                MLSYS_OUT(max_instances, "", "Instances of this profile one GPU holds"),
                MLSYS_OUT(placements, "", "Memory slices an instance may start at"),
-               MLSYS_OUT(media_extensions, "", "+me: holds the GPU's one set of JPEG and OFA engines"));
+               MLSYS_OUT(media_extensions, "", "+me (media extensions): the one 1g variant that also gets the optical-flow accelerator (OFA)"));
 MLSYS_DESCRIBE(MigInstance, MLSYS_OUT(name, "", "Profile"), MLSYS_OUT(start, "", "First memory slice"),
                MLSYS_OUT(compute_slices, "", "Compute slices"), MLSYS_OUT(memory_slices, "", "Memory slices"),
                MLSYS_OUT(sms, "", "SMs"), MLSYS_OUT(memory_bytes, "B", "Memory"),
@@ -54,7 +54,13 @@ MLSYS_DESCRIBE(GpuSharing, MLSYS_OUT(makespan_s, "s", "Time of the last completi
                MLSYS_OUT(job_speed, "", "A job's speed on its own lane relative to alone on the GPU (MIG: min(f, s)/f)"),
                MLSYS_OUT(mean_job_time_s, "s", "Mean of the drawn job times (alone on the GPU)"),
                MLSYS_OUT(mig_instance, "", "MIG: the profile of the instances (\"none\" in the other modes)"),
-               MLSYS_OUT(timeline, "", "The first 64 jobs: {job, arrival_s, start_s, end_s, lane}"));
+               MLSYS_OUT(timeline, "", "The first 64 jobs: {job, arrival_s, start_s, end_s, lane} (of the first sample)"),
+               MLSYS_OUT(repeats, "", "Samples (seeds seed, seed + 1, …) averaged into the scalar outputs"),
+               MLSYS_OUT(sample_mean_latency_min_s, "s", "Smallest mean latency of one sample"),
+               MLSYS_OUT(sample_mean_latency_max_s, "s", "Largest mean latency of one sample"),
+               MLSYS_OUT(offered_load, "", "With arrivals: ρ = arrival rate × job_time_s, the share of time one job at a time keeps the GPU busy"),
+               MLSYS_OUT(steady_fcfs_mean_latency_s, "s", "With arrivals and ρ < 1: long-run mean latency of one job at a time, first come first served (M/G/1, Pollaczek–Khinchine: T + λT²(1 + cv²)/(2(1 − ρ)))"),
+               MLSYS_OUT(steady_ps_mean_latency_s, "s", "With arrivals and ρ < 1: long-run mean latency under processor sharing, round robin with slices and switches of zero length (T/(1 − ρ))"));
 
 void add_sharing_calculators(Calculators& out) {
   out.add("mig",
@@ -78,7 +84,8 @@ void add_sharing_calculators(Calculators& out) {
           "mps: up to mps_clients jobs run at once, each with min(f, 1/k) of the SMs; mig: the instances of one MIG "
           "profile of `hardware`, one job each. Memory-bandwidth and cache contention are left out (MPS is an "
           "upper bound). Jobs wait at t = 0, or arrive as a Poisson stream; lengths are fixed or lognormal "
-          "(job_time_cv), drawn from the seed.",
+          "(job_time_cv), drawn from the seed; `repeats` averages that many independent samples, and with arrivals "
+          "the M/G/1 long-run mean latencies come with it.",
           {integer_field("jobs", "", "Jobs to run", 28, 1, kMaxSharingJobs),
            number_field("job_sm_fraction", "", "Share of the GPU's SMs one job can keep busy (f)", 0.1, 0.0, 1.0, true),
            number_field("job_time_s", "s", "Time of one job alone on the whole GPU (T)", 0.01, 1e-6, 1e4),
@@ -93,7 +100,9 @@ void add_sharing_calculators(Calculators& out) {
            number_field("arrival_rate_per_s", "1/s", "Poisson arrival rate; 0: all jobs wait at t = 0", 0.0, 0.0, 1e7),
            number_field("job_time_cv", "", "Coefficient of variation of the job times (lognormal; 0: all equal)", 0.0,
                         0.0, 4.0),
-           seed_field(0)},
+           seed_field(0),
+           integer_field("repeats", "", "Independent samples of the job stream (seeds seed, seed + 1, …) whose outputs are averaged; jobs × repeats ≤ 20000",
+                         1, 1, kMaxSharingRepeats)},
           [](const Inputs& in) {
             GpuSharingConfig c;
             c.jobs = static_cast<int>(in.integer("jobs"));
@@ -108,6 +117,7 @@ void add_sharing_calculators(Calculators& out) {
             c.arrival_rate_per_s = in.num("arrival_rate_per_s");
             c.job_time_cv = in.num("job_time_cv");
             c.seed = static_cast<std::uint64_t>(in.integer("seed"));
+            c.repeats = static_cast<int>(in.integer("repeats"));
             return gpu_sharing(c);
           });
 }

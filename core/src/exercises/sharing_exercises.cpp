@@ -129,8 +129,8 @@ Exercise mig_throughput(Rng& rng) {
              " SMs. " + format_int(n) + " jobs wait; each, alone on the whole GPU, takes " + format_int(t_ms) +
              " ms and could keep " + format_number(100 * f, 2) + "% of the GPU's SMs busy. Each instance runs one job "
              "at a time, and a job runs slower in proportion when its instance has fewer SMs than it could use. How "
-             "many jobs per second does the GPU complete?";
-  e.unit = "";
+             "many jobs per second does the GPU complete? Answer as a plain number of jobs per second.";
+  e.unit = "";  // jobs per second, typed as a plain number (the answer parser has no jobs/s unit)
   e.answer = r.throughput_jobs_per_s;
   e.rel_tolerance = 0.01;
   e.hint = "A job wants f × SMs of the GPU; on an instance with fewer it runs at (instance SMs)/(f × GPU SMs) of its "
@@ -197,7 +197,7 @@ Exercise mig_busy_sms(Rng& rng) {
   e.params = {{"hardware", gpu.id}, {"layout", layout}};
   e.prompt = article(gpu.name, true) + gpu.name + " with " + format_int(table.sms) + " SMs is partitioned into MIG "
              "instances " + list + " (SMs per instance, as nvidia-smi lists them: " + per + "). Every instance runs "
-             "one job; each job, alone on the whole GPU, could keep " + format_number(100 * f, 2) + "% of its SMs busy, "
+             "one job; each job, alone on the whole GPU, could keep " + format_number(100 * f, 2) + "% of the GPU's SMs busy, "
              "and on an instance with fewer SMs it keeps all of the instance's SMs busy. What percentage of the "
              "GPU's SMs is busy?";
   e.unit = "%";

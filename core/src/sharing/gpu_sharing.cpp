@@ -168,6 +168,8 @@ long long run_time_slicing(std::vector<Job>& jobs, double q, double c) {
   return switches;
 }
 
+GpuSharing simulate(const GpuSharingConfig& cfg, std::uint64_t seed);
+
 }  // namespace
 
 GpuSharing gpu_sharing(const GpuSharingConfig& cfg) {
@@ -190,9 +192,60 @@ GpuSharing gpu_sharing(const GpuSharingConfig& cfg) {
   check(cfg.job_time_s / cfg.timeslice_s <= 1e9, "timeslice_s", "timeslice_s is too short for job_time_s (over 1e9 slices per job).");
   const bool known = cfg.mode == "exclusive" || cfg.mode == "time-slicing" || cfg.mode == "mps" || cfg.mode == "mig";
   check(known, "mode", "mode must be one of exclusive, time-slicing, mps, mig.");
+  check(cfg.repeats >= 1 && cfg.repeats <= kMaxSharingRepeats, "repeats",
+        "repeats must be between 1 and " + std::to_string(kMaxSharingRepeats) + ".");
+  check(static_cast<long long>(cfg.jobs) * cfg.repeats <= kMaxSharingJobRepeats, "repeats",
+        "jobs × repeats must be at most " + std::to_string(kMaxSharingJobRepeats) + ".");
 
+  // Every scalar output averaged over the samples; the timeline and the lanes of the first.
+  GpuSharing r = simulate(cfg, cfg.seed);
+  r.sample_mean_latency_min_s = r.sample_mean_latency_max_s = r.mean_latency_s;
+  if (cfg.repeats > 1) {
+    double switches = static_cast<double>(r.context_switches);
+    for (int k = 1; k < cfg.repeats; ++k) {
+      const GpuSharing s = simulate(cfg, cfg.seed + static_cast<std::uint64_t>(k));
+      r.makespan_s += s.makespan_s;
+      r.throughput_jobs_per_s += s.throughput_jobs_per_s;
+      r.mean_latency_s += s.mean_latency_s;
+      r.max_latency_s += s.max_latency_s;
+      r.utilization += s.utilization;
+      r.busy_fraction += s.busy_fraction;
+      switches += static_cast<double>(s.context_switches);
+      r.switch_time_s += s.switch_time_s;
+      r.mean_job_time_s += s.mean_job_time_s;
+      r.sample_mean_latency_min_s = std::min(r.sample_mean_latency_min_s, s.mean_latency_s);
+      r.sample_mean_latency_max_s = std::max(r.sample_mean_latency_max_s, s.mean_latency_s);
+    }
+    const double m = cfg.repeats;
+    r.makespan_s /= m;
+    r.throughput_jobs_per_s /= m;
+    r.mean_latency_s /= m;
+    r.max_latency_s /= m;
+    r.utilization /= m;
+    r.busy_fraction /= m;
+    r.context_switches = std::llround(switches / m);
+    r.switch_time_s /= m;
+    r.mean_job_time_s /= m;
+  }
+  r.repeats = cfg.repeats;
+  if (cfg.arrival_rate_per_s > 0) {
+    const double T = cfg.job_time_s, rho = cfg.arrival_rate_per_s * T;
+    r.offered_load = rho;
+    if (rho < 1) {
+      const double second_moment = T * T * (1 + cfg.job_time_cv * cfg.job_time_cv);
+      r.steady_fcfs_mean_latency_s = T + cfg.arrival_rate_per_s * second_moment / (2 * (1 - rho));
+      r.steady_ps_mean_latency_s = T / (1 - rho);
+    }
+  }
+  return r;
+}
+
+namespace {
+
+// One sample: the stream of `seed`, run in cfg.mode.
+GpuSharing simulate(const GpuSharingConfig& cfg, std::uint64_t seed) {
   // The jobs: arrivals and lengths from the seed.
-  SeededStream rng(mix_seed(cfg.seed, 0x5AD7C0FFEE1234ULL));
+  SeededStream rng(mix_seed(seed, 0x5AD7C0FFEE1234ULL));
   const double sigma2 = cfg.job_time_cv > 0 ? log_det(1 + cfg.job_time_cv * cfg.job_time_cv) : 0.0;
   const double sigma = std::sqrt(sigma2);
   std::vector<Job> jobs(static_cast<std::size_t>(cfg.jobs));
@@ -267,5 +320,7 @@ GpuSharing gpu_sharing(const GpuSharingConfig& cfg) {
     r.timeline.push_back({static_cast<int>(i), jobs[i].arrival, jobs[i].start, jobs[i].end, jobs[i].lane});
   return r;
 }
+
+}  // namespace
 
 }  // namespace mlsys

@@ -2,7 +2,7 @@
 // there are, for the four ways of sharing it: exclusive, time-slicing, MPS and MIG instances.
 // Each point is one calc('gpu-sharing') (a discrete-event simulation; all jobs waiting at t = 0,
 // each 10 ms alone on the GPU and able to keep a share f of its SMs busy).
-import { formatFixed, formatSI } from '../runtime/format.js';
+import { formatFixed, formatSI, formatDecimal } from '../runtime/format.js';
 import { chart, linear, log, colours, line } from './shared/chart-config.js';
 
 export const JOBS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64];
@@ -15,6 +15,13 @@ export const MODES = [
 ];
 const VIEWS = [{ value: 'throughput', label: 'Throughput' }, { value: 'latency', label: 'Mean latency' }];
 const RANGES = { throughput: [10, 3000], latency: [0.005, 2] };
+
+// The texts of labels drawn at one x, one per curve: a text an earlier curve already shows
+// there is left out (''), so curves that meet (exclusive use and MPS at f = 1) are named
+// once, not as "100 100".
+export function labelOnce(texts) {
+  return texts.map((t, k) => (texts.indexOf(t) < k ? '' : t));
+}
 
 export default {
   id: 'sharing-throughput',
@@ -39,9 +46,11 @@ export default {
       points: JOBS.map((jobs) => ({ jobs, ...engine.calc('gpu-sharing', { ...common, mode, jobs }) })) }));
     const mig = curves[3].points[0];
     const key = p.view === 'latency' ? 'mean_latency_s' : 'throughput_jobs_per_s';
+    // Show data prints every cell of a column alike: jobs/s or ms to 0.1 (100.0, 96.2, 1,000.0).
+    const cell = (v) => formatDecimal(p.view === 'latency' ? 1e3 * v : v, 1);
     const table = {
-      columns: ['Jobs n', ...MODES.map((m) => `${m.mode} ${p.view === 'latency' ? 'mean latency (s)' : 'throughput (jobs/s)'}`)],
-      rows: JOBS.map((n, i) => [n, ...curves.map((c) => c.points[i][key])]),
+      columns: ['Jobs n', ...MODES.map((m) => `${m.mode} ${p.view === 'latency' ? 'mean latency (ms)' : 'throughput (jobs/s)'}`)],
+      rows: JOBS.map((n, i) => [String(n), ...curves.map((c) => cell(c.points[i][key]))]),
     };
     return { view: p.view, f: p.job_sm_fraction, mig_instance: mig.mig_instance, mig_lanes: mig.lanes, curves, table };
   },
@@ -51,11 +60,11 @@ export default {
     const latency = data.view === 'latency';
     const key = latency ? 'mean_latency_s' : 'throughput_jobs_per_s';
     const fmt = (v) => (latency ? formatSI(v, 's') : `${formatFixed(v, 0)} jobs/s`);
-    const datasets = data.curves.map((c) => {
-      const last = c.points.at(-1);
+    const ends = labelOnce(data.curves.map((c) => fmt(c.points.at(-1)[key])));
+    const datasets = data.curves.map((c, k) => {
       const label = c.mode === 'mig' ? `MIG: ${data.mig_lanes} × ${data.mig_instance}` : c.label;
       return line(pick(), { label, borderWidth: c.mode === 'time-slicing' ? 2 : 3, borderDash: c.mode === 'time-slicing' ? [6, 4] : undefined,
-        pointLabels: (raw, i) => (i === c.points.length - 1 ? fmt(last[key]) : ''),
+        pointLabels: (raw, i) => (i === c.points.length - 1 ? ends[k] : ''),
         data: c.points.map((q) => ({ x: q.jobs, y: q[key] })) });
     });
     return chart(theme, {

@@ -1,9 +1,9 @@
 // Utilization (busy SMs over all SMs, averaged until the last job ends) against the share of
 // the SMs one job can keep busy, for the four ways of sharing a GPU. Each point is one
 // calc('gpu-sharing'): n jobs waiting at t = 0, each 10 ms alone on the GPU.
-import { formatFixed } from '../runtime/format.js';
+import { formatFixed, formatDecimal } from '../runtime/format.js';
 import { chart, linear, colours, line } from './shared/chart-config.js';
-import { MODES, JOB_TIME_S } from './sharing-throughput.js';
+import { MODES, JOB_TIME_S, labelOnce } from './sharing-throughput.js';
 
 export const FRACTIONS = [0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
@@ -26,19 +26,23 @@ export default {
     const curves = MODES.map(({ mode, label }) => ({ mode, label,
       points: FRACTIONS.map((f) => ({ f, ...engine.calc('gpu-sharing', { ...common, mode, job_sm_fraction: f }) })) }));
     const mig = curves[3].points[0];
+    // In percent to 0.1, as the axes read (10.0, 9.6, 84.8), not fractions padded to four digits.
+    const pct = (v) => formatDecimal(100 * v, 1);
     const table = {
-      columns: ['Job SM share f', ...MODES.map((m) => `${m.mode} utilization`)],
-      rows: FRACTIONS.map((f, i) => [f, ...curves.map((c) => c.points[i].utilization)]),
+      columns: ['Job SM share f (%)', ...MODES.map((m) => `${m.mode} utilization (%)`)],
+      rows: FRACTIONS.map((f, i) => [pct(f), ...curves.map((c) => pct(c.points[i].utilization))]),
     };
     return { jobs: p.jobs, mig_instance: mig.mig_instance, mig_lanes: mig.lanes, mig_share: mig.lanes * mig.lane_sm_fraction, curves, table };
   },
 
   draw(data, theme) {
     const pick = colours(theme);
-    const datasets = data.curves.map((c) => line(pick(), {
+    const at = FRACTIONS.indexOf(0.1);
+    const texts = labelOnce(data.curves.map((c) => `${formatFixed(100 * c.points[at].utilization, 0)}%`));
+    const datasets = data.curves.map((c, k) => line(pick(), {
       label: c.mode === 'mig' ? `MIG: ${data.mig_lanes} × ${data.mig_instance}` : c.label,
       borderWidth: c.mode === 'time-slicing' ? 2 : 3, borderDash: c.mode === 'time-slicing' ? [6, 4] : undefined,
-      pointLabels: (raw, i) => (i === FRACTIONS.indexOf(0.1) ? `${formatFixed(100 * c.points[i].utilization, 0)}%` : ''),
+      pointLabels: (raw, i) => (i === at ? texts[k] : ''),
       data: c.points.map((q) => ({ x: 100 * q.f, y: 100 * q.utilization })),
     }));
     return chart(theme, {

@@ -27,8 +27,16 @@
 // and equal: exclusive makespan n·T; time-slicing n·T + n·(⌈T/q⌉ − 1)·c for n ≥ 2; MPS
 // T·max(1, n·f) for n ≤ mps_clients; MIG ⌈n/K⌉·T·f/min(f, s). Utilization (busy SMs over the
 // GPU's SMs, averaged over the makespan) is n·f·T̄ / makespan in every mode.
+// One sample of a random stream can be far from the typical one (a few long jobs of a
+// heavy-tailed draw decide it), so `repeats` runs the streams of seeds seed … seed + repeats − 1
+// and averages every scalar output over them; and with Poisson arrivals the long-run means of
+// the one-job-at-a-time queue (M/G/1, Kleinrock, Queueing Systems vol. 1, 1975) come with it:
+// load ρ = λ·T, first come first served (exclusive) by Pollaczek–Khinchine
+// T + λ·E[S²]/(2(1 − ρ)) with E[S²] = T²(1 + cv²), and processor sharing T/(1 − ρ), the limit
+// of round robin as the slice and the switch cost go to zero, whatever the spread of lengths.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +45,8 @@ namespace mlsys {
 inline constexpr int kMaxSharingJobs = 512;
 inline constexpr int kMpsMaxClients = 48;     // Volta and later MPS: client contexts per GPU
 inline constexpr int kSharingTimelineJobs = 64;
+inline constexpr int kMaxSharingRepeats = 200;
+inline constexpr int kMaxSharingJobRepeats = 20000;  // jobs × repeats simulated in one call
 
 struct SharingJob {
   int job = 0;
@@ -57,6 +67,7 @@ struct GpuSharingConfig {
   double arrival_rate_per_s = 0;      // 0: all jobs wait at t = 0
   double job_time_cv = 0;
   std::uint64_t seed = 0;
+  int repeats = 1;  // independent streams (seeds seed, seed + 1, …) averaged
 };
 
 struct GpuSharing {
@@ -73,7 +84,13 @@ struct GpuSharing {
   double job_speed = 1;              // a job's speed when it has its lane alone (MIG: min(f, s)/f)
   double mean_job_time_s = 0;        // mean drawn length (alone)
   std::string mig_instance = "none"; // the MIG profile used (mig mode; "none" otherwise)
-  std::vector<SharingJob> timeline;  // the first kSharingTimelineJobs jobs
+  std::vector<SharingJob> timeline;  // the first kSharingTimelineJobs jobs (of the first sample)
+  int repeats = 1;                   // samples averaged into the scalar outputs
+  double sample_mean_latency_min_s = 0, sample_mean_latency_max_s = 0;  // spread of mean_latency_s over the samples
+  // With Poisson arrivals: ρ = λ·T, and for ρ < 1 the long-run mean latency of one job at a time
+  // first come first served (Pollaczek–Khinchine) and under processor sharing (round robin in the
+  // limit q, c → 0).
+  std::optional<double> offered_load, steady_fcfs_mean_latency_s, steady_ps_mean_latency_s;
 };
 
 // InputError naming the field for out-of-range inputs or an unknown mode.

@@ -10,7 +10,9 @@
 // takes N compute slices and a run of memory slices (1, 2, 4 or 8 of the 8), starting at one of
 // the memory slices its placement list allows (as `nvidia-smi mig -lgipp` prints them):
 // 1g: any of 0-6; 1g with twice the memory: 0, 2, 4, 6; 2g: 0, 2, 4; 3g: 0, 4; 4g: 0; 7g: 0.
-// Instances may not share a memory slice; only one "+me" (media extensions) instance exists.
+// Instances may not share a memory slice; only one "+me" (media extensions) instance exists: a
+// 1g that also gets the optical-flow accelerator (OFA), which otherwise only 7g has (and on the
+// A100, whose plain 1g has no media engine, a video and a JPEG decoder too; the guide's tables).
 // A layout is valid when some placement of all its instances satisfies this; the check tries
 // every placement (at most 7 instances, so exhaustively). Memory per instance is its share of
 // the HBM (memory slices / 8 × the hardware table's capacity); nvidia-smi reports slightly less
@@ -34,7 +36,7 @@ struct MigProfile {
   double sm_fraction = 0;      // sms / the GPU's SMs
   int max_instances = 0;       // instances of this profile alone on one GPU
   std::vector<int> placements; // memory slices an instance may start at
-  bool media_extensions = false;  // "+me": the GPU's one set of JPEG/OFA engines
+  bool media_extensions = false;  // "+me": the one 1g variant that also gets the optical-flow accelerator
 };
 
 struct MigInstance {
