@@ -52,6 +52,24 @@ test('low-rank-error: the executed SVD meets Eckart–Young, and the caption\'s 
   assertChartSubset('low-rank-error', lowRank.draw(d, THEME));
 });
 
+test('low-rank-error: the error curve is drawn over the bars and the readout sits in the legend, at the caption\'s flat spectrum too', () => {
+  for (const p of [{}, { decay: 0.95 }, { decay: 0.95, rank: 2 }, { true_rank: 32, decay: 0.95, noise: 0.5 }]) {
+    const d = run(lowRank, p);
+    const cfg = lowRank.draw(d, THEME);
+    const [bars, curve, marker] = cfg.data.datasets;
+    assert.equal(bars.type, 'bar');
+    // Chart.js draws a dataset with a lower order later, that is on top.
+    assert.ok(curve.order < bars.order && marker.order < bars.order, JSON.stringify(p));
+    assert.ok(bars.barPercentage < 1, 'the bars leave gaps for the curve');
+    // No text label beside the marker (at decay 0.95 every place near it lies on a bar): the
+    // readout is the marker's legend entry and carries the numbers.
+    assert.ok(cfg.data.datasets.every((ds) => !ds.pointLabels), JSON.stringify(p));
+    assert.match(marker.label, new RegExp(`r = ${d.rank}: ${(100 * d.relative_error).toFixed(1)}% error`));
+    // Headroom: σ_1's bar (100%) stays inside the frame.
+    assert.ok(cfg.options.scales.y.max > 100);
+  }
+});
+
 test('lora-step-time: 6N against 4N, and the caption\'s defaults', () => {
   const d = run(step);
   const [full, lora, qlora] = d.rows;

@@ -72,7 +72,9 @@ Exercise qlora_base(Rng& rng) {
   e.unit = "GB";
   e.answer = billions * 1e9 * bits / 8 / 1e9;
   e.rel_tolerance = 0.005;
-  e.hint = dq ? "Bits per parameter: 4 + 8/64 + 32/(64·256)." : "Bits per parameter: 4 + 32/64.";
+  e.hint = dq ? "Spread each constant's bits over the values it serves: an 8-bit constant per block of 64 weights, "
+                "and one 32-bit constant per 256 of those constants."
+             : "Spread the constant's bits over the values it serves: one 32-bit constant per block of 64 weights.";
   e.solution = std::string("Bits per parameter: ") +
                (dq ? "4 + 8/64 + 32/(64 × 256) = 4.127" : "4 + 32/64 = 4.5") + "; " + format_number(billions, 3) +
                " × 10^9 × " + format_number(bits, 4) + " / 8 = " + format_number(e.answer, 4) + " GB.";
@@ -84,14 +86,18 @@ Exercise qlora_base(Rng& rng) {
 
 Exercise lora_states(Rng& rng) {
   double billions = 0, adapter_m = 0, lora_gb = 0;
-  // Redrawn until the adapters are 0.2% to 3% of the model (what LoRA adds at ranks 8 to 64), so
-  // that the base alone is a different answer, and the whole fits one H100.
+  // The adapters are drawn as 0.2% to 3% of the model (what LoRA adds at ranks 8 to 64), so that
+  // the base alone is at least 1.6% off the answer (three times the tolerance), and the whole fits
+  // one H100. A share drawn on a continuous scale keeps different seeds from repeating a prompt.
   for (;;) {
-    billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7, 8, 13, 14, 30, 34});
-    adapter_m = rng.pick(std::vector<double>{4.2, 8.4, 16.8, 20, 33.6, 40, 67.1, 80, 134});
+    billions = rng.pick(std::vector<double>{1.3, 2.7, 3, 6.7, 7, 8, 9, 12, 13, 14, 22, 27, 30, 32, 34});
+    const double share = 0.002 + 0.028 * rng.uniform();
+    const double raw = billions * 1e3 * share;  // millions, rounded to the 3 figures the prompt prints
+    const double unit = std::pow(10.0, std::floor(std::log10(raw)) - 2);
+    adapter_m = std::round(raw / unit) * unit;
     lora_gb = (2 * billions * 1e9 + 16 * adapter_m * 1e6) / 1e9;
-    const double share = adapter_m * 1e6 / (billions * 1e9);
-    if (share >= 0.002 && share <= 0.03 && lora_gb * 1e9 <= hbm_of("h100-sxm")) break;
+    const double drawn = adapter_m * 1e6 / (billions * 1e9);
+    if (drawn >= 0.002 && drawn <= 0.03 && lora_gb * 1e9 <= hbm_of("h100-sxm")) break;
   }
   Exercise e;
   e.title = "Model states of LoRA";
