@@ -223,8 +223,9 @@ TEST(LoraExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
   }
 }
 
-// fl-lora-states: the base alone (2 bytes per parameter, no adapter states) and the base rounded
-// to whole gigabytes are wrong on every seed, the answer is right, and draws do not repeat.
+// fl-lora-states: the base alone (2 bytes per parameter, no adapter states) is wrong on every
+// seed (the adapters are at least 1.6% of the answer, the tolerance 0.5%), the answer is right,
+// and draws do not repeat.
 TEST(LoraExercises, LoraStatesRejectsTheBaseAlone) {
   std::set<std::string> prompts;
   for (std::uint32_t seed = 0; seed < 300; ++seed) {
@@ -234,10 +235,6 @@ TEST(LoraExercises, LoraStatesRejectsTheBaseAlone) {
     const double base = 2 * n / 1e9;
     EXPECT_FALSE(mlsys::check_exercise("fl-lora-states", seed, mlsys::format_number(base, 6) + " GB").at("correct").get<bool>())
         << seed << ": " << e.prompt;
-    EXPECT_FALSE(mlsys::check_exercise("fl-lora-states", seed, std::to_string(static_cast<long long>(std::llround(base))))
-                     .at("correct")
-                     .get<bool>())
-        << seed;
     EXPECT_TRUE(mlsys::check_exercise("fl-lora-states", seed, mlsys::format_number(e.answer, 6)).at("correct").get<bool>())
         << seed;
     prompts.insert(e.prompt);
