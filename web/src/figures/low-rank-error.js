@@ -31,7 +31,7 @@ export default {
 
   draw(data, theme) {
     const pick = colours(theme);
-    const readout = `Your rank r = ${data.rank}: ${formatFixed(100 * data.relative_error, 1)}% error, ${formatFixed(100 * data.energy_kept, 1)}% of the energy kept`;
+    const readout = `Your r = ${data.rank}: ${formatFixed(100 * data.relative_error, 1)}% error, ${formatFixed(100 * data.energy_kept, 1)}% of energy kept`;
     // The error line and the rank's marker are drawn over the bars (Chart.js draws a lower
     // `order` later), and the bars take 60% of each slot, so the curve shows between and over
     // them at every rank. The readout is the marker's legend entry, not a label beside it: at a
