@@ -47,7 +47,7 @@ export default {
     return chart(theme, {
       datasets,
       scales: {
-        x: linear('Rank r of the approximation, or index i of σ_i (count)', { range: [0, 64] }),
+        x: linear('Rank r of the approximation, or index i of σ_i (count)', { range: [0, 64], ticks: { stepSize: 8, includeBounds: false } }),
         // A little headroom above 100% so that σ_1's bar and the r = 0 point clear the frame.
         y: linear('σ_i as a share of σ_1, or relative error (%)', { range: [0, 105], ticks: { stepSize: 20, includeBounds: false } }),
       },
