@@ -241,3 +241,19 @@ TEST(LoraExercises, LoraStatesRejectsTheBaseAlone) {
   }
   EXPECT_GE(prompts.size(), 280u);
 }
+
+// fl-rank-error: summing the singular values themselves instead of their squares is wrong on
+// every seed. Seed 23 once drew σ = 20, 8, 4, 2, 1, 1 at rank 3, where (2 + 1 + 1)/36 and
+// √(6/486) are both 1/9, so that mistake was judged right.
+TEST(LoraExercises, RankErrorRejectsTheUnsquaredRatio) {
+  for (std::uint32_t seed = 0; seed < 500; ++seed) {
+    const auto e = mlsys::make_exercise("fl-rank-error", seed);
+    const auto sig = e.params.at("singular_values").get<std::vector<double>>();
+    const auto rank = static_cast<std::size_t>(e.params.at("rank").get<long long>());
+    double sum = 0, dropped = 0;
+    for (std::size_t i = 0; i < sig.size(); ++i) sum += sig[i], dropped += i >= rank ? sig[i] : 0;
+    EXPECT_FALSE(mlsys::check_exercise("fl-rank-error", seed, mlsys::format_number(100 * dropped / sum, 6)).at("correct").get<bool>())
+        << seed << ": " << e.prompt;
+    EXPECT_TRUE(mlsys::check_exercise("fl-rank-error", seed, mlsys::format_number(e.answer, 6)).at("correct").get<bool>()) << seed;
+  }
+}

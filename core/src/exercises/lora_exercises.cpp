@@ -125,17 +125,28 @@ Exercise lora_states(Rng& rng) {
 Exercise rank_error(Rng& rng) {
   const int n = 6;
   std::vector<double> sigma;
-  double s = rng.integer(8, 20);
-  for (int i = 0; i < n; ++i) {
-    sigma.push_back(s);
-    s = std::max(1.0, std::round(s * (0.35 + 0.4 * rng.uniform())));
-  }
-  const int rank = rng.integer(1, 3);
-  double total = 0, dropped = 0;
-  for (int i = 0; i < n; ++i) {
-    total += sigma[static_cast<std::size_t>(i)] * sigma[static_cast<std::size_t>(i)];
-    if (i >= rank) dropped += sigma[static_cast<std::size_t>(i)] * sigma[static_cast<std::size_t>(i)];
-  }
+  int rank = 0;
+  double total = 0, dropped = 0, linear = 0;
+  // Redrawn while the σ themselves, not their squares, would give the same ratio to within twice
+  // the tolerance (σ = 20, 8, 4, 2, 1, 1 at rank 3 gives 1/9 both ways), so that mistake is told wrong.
+  do {
+    sigma.clear();
+    double s = rng.integer(8, 20);
+    for (int i = 0; i < n; ++i) {
+      sigma.push_back(s);
+      s = std::max(1.0, std::round(s * (0.35 + 0.4 * rng.uniform())));
+    }
+    rank = rng.integer(1, 3);
+    total = dropped = 0;
+    double sum = 0, sum_dropped = 0;
+    for (int i = 0; i < n; ++i) {
+      const double v = sigma[static_cast<std::size_t>(i)];
+      total += v * v;
+      sum += v;
+      if (i >= rank) dropped += v * v, sum_dropped += v;
+    }
+    linear = 100 * sum_dropped / sum;
+  } while (std::fabs(linear - 100 * std::sqrt(dropped / total)) <= 0.02 * 100 * std::sqrt(dropped / total));
   std::string list, dropped_terms;
   for (int i = 0; i < n; ++i) {
     list += (i ? ", " : "") + format_int(sigma[static_cast<std::size_t>(i)]);
@@ -160,6 +171,7 @@ Exercise rank_error(Rng& rng) {
   require(e, sorted && sigma.back() >= 1, "singular values are positive and in decreasing order");
   require(e, rank < n, "the rank leaves some singular values out");
   reject_mistake(e, 100 * dropped / total, "left out the square root");
+  reject_mistake(e, linear, "summed the singular values instead of their squares");
   return e;
 }
 
