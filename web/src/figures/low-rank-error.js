@@ -8,7 +8,7 @@ export default {
   id: 'low-rank-error',
   title: 'How much of a weight update a rank-r factorisation keeps',
   caption:
-    'A 96 \u00d7 64 stand-in for a weight update \u0394W: eight directions with singular values 1, 0.7, 0.49, \u2026 (each 0.7 of the one before) plus a little noise, factored by an SVD the engine runs. The bars are the singular values (as % of the largest); the line is the relative error of the best rank-r approximation, which keeps the r largest. At the defaults r = 4 keeps 93% of the energy and leaves a 26% error with 640 numbers instead of 6,144. Past the eighth value the line flattens on the noise floor: extra rank buys almost nothing. Set the decay to 0.95 and the spectrum is flat: the same r now leaves most of the update out. Raise the noise and the floor rises.',
+    'A 96 \u00d7 64 stand-in for a weight update \u0394W: eight directions with singular values 1, 0.7, 0.49, \u2026 (each 0.7 of the one before) plus a little noise, factored by an SVD the engine runs. The bars are the singular values (as % of the largest); the line is the relative error of the best rank-r approximation, which keeps the r largest. At the defaults r = 4 keeps 93% of the energy and leaves a 26% error with 640 numbers instead of 6,144. Past the eighth value the line flattens on the noise floor: extra rank buys almost nothing. Set the decay to 0.95 and the spectrum is flat: the same r now leaves a 63% error and keeps only 60% of the energy. Raise the noise and the floor rises.',
   simulation: true,
   params: [
     { key: 'true_rank', label: 'Planted directions', from: ['low-rank', 'true_rank'], min: 1, max: 32 },
