@@ -266,7 +266,7 @@ const std::map<std::string, int>& prompt_space() {
       {"embedding-table-bytes", 294}, {"ev-min-detectable", 735}, {"ev-paired-se", 2774},
       {"ev-questions-needed", 72}, {"ev-wilson-low", 71}, {"fd-cross-document", 120},
       {"fd-pack-efficiency", 2298}, {"fd-sqrt-lr", 1676}, {"fd-workers-needed", 858},
-      {"finite-difference-error", 3183}, {"fl-adapter-params", 630}, {"fl-lora-states", 48},
+      {"finite-difference-error", 3183}, {"fl-adapter-params", 630},
       {"fl-qlora-base", 26}, {"fl-rank-error", 3860}, {"fl-step-time", 942}, {"gd-max-stable-lr", 4366},
       {"gpu-bytes-in-flight", 24}, {"gpu-max-registers", 87}, {"gpu-occupancy", 3461},
       {"gpu-tensor-core-speedup", 160}, {"gpu-warps-to-hide-latency", 31}, {"gpu-wave-utilization", 2404},

@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <string>
 
 #include "mlsys/api/calc.hpp"
 #include "mlsys/exercises/exercise.hpp"
 #include "mlsys/finetune/lora.hpp"
 #include "mlsys/finetune/low_rank.hpp"
 #include "mlsys/foundations/input_error.hpp"
+#include "mlsys/foundations/units.hpp"
+#include "mlsys/interconnect/links.hpp"
 
 using mlsys::json;
 
@@ -96,6 +100,29 @@ TEST(Lora, BadInputsNameTheirField) {
   EXPECT_EQ(field({{"rank", 0}}), "rank");
   EXPECT_EQ(field({{"layers", 2}, {"hidden", 64}, {"heads", 4}, {"rank", 100}}), "rank");
   EXPECT_EQ(field({{"optimizer", "lion"}}), "optimizer");
+  EXPECT_EQ(field({{"host_link_Bps", 0}}), "host_link_Bps");
+  EXPECT_EQ(field({{"batch_adapters", 0}}), "batch_adapters");
+}
+
+// Serving many adapters on one base (S-LoRA, arXiv:2311.03285; Punica, arXiv:2310.18547) and
+// a paged optimizer's traffic (QLoRA section 3; bitsandbytes' cudaMallocManaged pages, fetched
+// with cudaMemPrefetchAsync): closed forms over the host link, PCIe 5.0 x16 at 63.0 GB/s each
+// way by default, the interconnect table's pcie5-x16 row.
+TEST(Lora, ServingAndPagingOverTheHostLink) {
+  const auto r = mlsys::calc("lora", {{"model", "llama-2-7b"}, {"seq", 2048}});
+  const double link = mlsys::find_interconnect_link("pcie5-x16").bandwidth_Bps;
+  EXPECT_DOUBLE_EQ(mlsys::LoraSetup{}.host_link_Bps, link);
+  const double file = 2.0 * 39976960;  // the 16-bit adapters of Llama2AllLinearRank16
+  EXPECT_DOUBLE_EQ(num(r, "adapter_file_bytes"), file);
+  EXPECT_NEAR(num(r, "adapter_load_s"), file / link, 1e-15);
+  EXPECT_NEAR(num(r, "adapters_per_base_copy"), 6738415616.0 / 39976960, 1e-9);  // 168.6
+  EXPECT_DOUBLE_EQ(num(r, "batch_adapter_bytes"), 32 * file);
+  EXPECT_NEAR(num(r, "batch_adapter_read_ratio"), 32 * file / (2 * 6738415616.0), 1e-12);
+  EXPECT_NEAR(num(r, "optimizer_page_s"), 12 * 39976960 / link, 1e-15);
+  // Every input moves what it should: a slower link, more adapters per batch.
+  const auto slow = mlsys::calc("lora", {{"model", "llama-2-7b"}, {"host_link_Bps", link / 2}, {"batch_adapters", 64}});
+  EXPECT_NEAR(num(slow, "adapter_load_s"), 2 * num(r, "adapter_load_s"), 1e-15);
+  EXPECT_NEAR(num(slow, "batch_adapter_read_ratio"), 2 * num(r, "batch_adapter_read_ratio"), 1e-12);
 }
 
 // The executed SVD: reconstruction, orthogonality and the planted spectrum.
@@ -193,5 +220,40 @@ TEST(LoraExercises, AnswersAreTheCalculatorsOnTheDrawnInputs) {
       if (static_cast<long long>(i) >= k.params.at("rank").get<long long>()) dropped += sig[i] * sig[i];
     }
     EXPECT_NEAR(k.answer, 100 * std::sqrt(dropped / total), 1e-9);
+  }
+}
+
+// fl-lora-states: the base alone (2 bytes per parameter, no adapter states) is wrong on every
+// seed (the adapters are at least 1.6% of the answer, the tolerance 0.5%), the answer is right,
+// and draws do not repeat.
+TEST(LoraExercises, LoraStatesRejectsTheBaseAlone) {
+  std::set<std::string> prompts;
+  for (std::uint32_t seed = 0; seed < 300; ++seed) {
+    const auto e = mlsys::make_exercise("fl-lora-states", seed);
+    const double n = e.params.at("params").get<double>(), a = e.params.at("adapter_params").get<double>();
+    EXPECT_NEAR(e.answer, (2 * n + 16 * a) / 1e9, 1e-9) << seed;
+    const double base = 2 * n / 1e9;
+    EXPECT_FALSE(mlsys::check_exercise("fl-lora-states", seed, mlsys::format_number(base, 6) + " GB").at("correct").get<bool>())
+        << seed << ": " << e.prompt;
+    EXPECT_TRUE(mlsys::check_exercise("fl-lora-states", seed, mlsys::format_number(e.answer, 6)).at("correct").get<bool>())
+        << seed;
+    prompts.insert(e.prompt);
+  }
+  EXPECT_GE(prompts.size(), 280u);
+}
+
+// fl-rank-error: summing the singular values themselves instead of their squares is wrong on
+// every seed. Seed 23 once drew σ = 20, 8, 4, 2, 1, 1 at rank 3, where (2 + 1 + 1)/36 and
+// √(6/486) are both 1/9, so that mistake was judged right.
+TEST(LoraExercises, RankErrorRejectsTheUnsquaredRatio) {
+  for (std::uint32_t seed = 0; seed < 500; ++seed) {
+    const auto e = mlsys::make_exercise("fl-rank-error", seed);
+    const auto sig = e.params.at("singular_values").get<std::vector<double>>();
+    const auto rank = static_cast<std::size_t>(e.params.at("rank").get<long long>());
+    double sum = 0, dropped = 0;
+    for (std::size_t i = 0; i < sig.size(); ++i) sum += sig[i], dropped += i >= rank ? sig[i] : 0;
+    EXPECT_FALSE(mlsys::check_exercise("fl-rank-error", seed, mlsys::format_number(100 * dropped / sum, 6)).at("correct").get<bool>())
+        << seed << ": " << e.prompt;
+    EXPECT_TRUE(mlsys::check_exercise("fl-rank-error", seed, mlsys::format_number(e.answer, 6)).at("correct").get<bool>()) << seed;
   }
 }

@@ -31,7 +31,12 @@ MLSYS_DESCRIBE(LoraReport, MLSYS_OUT(params, "", "Parameters of the base model")
                MLSYS_OUT(full_finetune_breakdown, "", "full_finetune_bytes by part"),
                MLSYS_OUT(lora_breakdown, "", "lora_bytes by part"), MLSYS_OUT(qlora_breakdown, "", "qlora_bytes by part"),
                MLSYS_OUT(lora_saving_factor, "", "full_finetune_bytes / lora_bytes"),
-               MLSYS_OUT(qlora_saving_factor, "", "full_finetune_bytes / qlora_bytes"));
+               MLSYS_OUT(qlora_saving_factor, "", "full_finetune_bytes / qlora_bytes"),
+               MLSYS_OUT(adapters_per_base_copy, "", "2·params / adapter_file_bytes: adapters that fit in the memory of one 16-bit copy of the base"),
+               MLSYS_OUT(adapter_load_s, "s", "adapter_file_bytes / host_link_Bps: one adapter copied from host memory to the GPU"),
+               MLSYS_OUT(batch_adapter_bytes, "B", "batch_adapters · adapter_file_bytes: the adapters a decode step reads when its batch holds that many distinct ones"),
+               MLSYS_OUT(batch_adapter_read_ratio, "", "batch_adapter_bytes / (2·params): read on top of the 16-bit base's weights each decode step"),
+               MLSYS_OUT(optimizer_page_s, "s", "LoRA's optimizer states (lora_breakdown.optimizer_bytes) over the host link, one way: what a paged optimizer moves when it evicts or fetches them all"));
 MLSYS_DESCRIBE(RankError, MLSYS_OUT(rank, "", "r"),
                MLSYS_OUT(relative_error, "", "‖A − A_r‖_F / ‖A‖_F of the best rank-r approximation: √(Σ_{i>r} σ_i²) / ‖A‖_F"));
 MLSYS_DESCRIBE(LowRankReport, MLSYS_OUT(singular_values, "", "σ_1 ≥ σ_2 ≥ … of the matrix, by one-sided Jacobi SVD"),
@@ -94,6 +99,10 @@ void add_lora_calculators(Calculators& out) {
     f.push_back(integer_field("micro_batch", "", "Sequences per micro-batch", 1, 1, 1024));
     f.push_back(recompute_field("none"));
     f.push_back(boolean_field("flash_attention", "FlashAttention: the attention scores are never stored", true));
+    f.push_back(number_field("host_link_Bps", "B/s",
+                             "Host-to-GPU link, one direction (default PCIe 5.0 x16, the interconnect table's pcie5-x16)",
+                             32e9 * 16 * 128.0 / 130 / 8, 0.0, 1e13, true));
+    f.push_back(integer_field("batch_adapters", "", "Distinct adapters in one serving batch", 32, 1, 1000000));
     out.add("lora",
             "Trainable parameters and memory of full fine-tuning, LoRA and QLoRA. LoRA adds r·(d_in + d_out) parameters "
             "per adapted matrix and freezes the 16-bit base; QLoRA stores the blocks' linear layers in 4-bit NormalFloat "
@@ -110,6 +119,8 @@ void add_lora_calculators(Calculators& out) {
               s.micro_batch = static_cast<double>(in.integer("micro_batch"));
               s.recompute = recompute_from(in);
               s.flash_attention = in.boolean("flash_attention");
+              s.host_link_Bps = in.num("host_link_Bps");
+              s.batch_adapters = static_cast<double>(in.integer("batch_adapters"));
               return lora_report(model_config_from(in), in.has("params") ? in.num("params") : 0, s);
             });
   }

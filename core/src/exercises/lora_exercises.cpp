@@ -72,7 +72,9 @@ Exercise qlora_base(Rng& rng) {
   e.unit = "GB";
   e.answer = billions * 1e9 * bits / 8 / 1e9;
   e.rel_tolerance = 0.005;
-  e.hint = dq ? "Bits per parameter: 4 + 8/64 + 32/(64·256)." : "Bits per parameter: 4 + 32/64.";
+  e.hint = dq ? "Spread each constant's bits over the values it serves: an 8-bit constant per block of 64 weights, "
+                "and one 32-bit constant per 256 of those constants."
+             : "Spread the constant's bits over the values it serves: one 32-bit constant per block of 64 weights.";
   e.solution = std::string("Bits per parameter: ") +
                (dq ? "4 + 8/64 + 32/(64 × 256) = 4.127" : "4 + 32/64 = 4.5") + "; " + format_number(billions, 3) +
                " × 10^9 × " + format_number(bits, 4) + " / 8 = " + format_number(e.answer, 4) + " GB.";
@@ -84,14 +86,18 @@ Exercise qlora_base(Rng& rng) {
 
 Exercise lora_states(Rng& rng) {
   double billions = 0, adapter_m = 0, lora_gb = 0;
-  // Redrawn until the adapters are 0.2% to 3% of the model (what LoRA adds at ranks 8 to 64), so
-  // that the base alone is a different answer, and the whole fits one H100.
+  // The adapters are drawn as 0.2% to 3% of the model (what LoRA adds at ranks 8 to 64), so that
+  // the base alone is at least 1.6% off the answer (three times the tolerance), and the whole fits
+  // one H100. A share drawn on a continuous scale keeps different seeds from repeating a prompt.
   for (;;) {
-    billions = rng.pick(std::vector<double>{1.3, 2.7, 6.7, 7, 8, 13, 14, 30, 34});
-    adapter_m = rng.pick(std::vector<double>{4.2, 8.4, 16.8, 20, 33.6, 40, 67.1, 80, 134});
+    billions = rng.pick(std::vector<double>{1.3, 2.7, 3, 6.7, 7, 8, 9, 12, 13, 14, 22, 27, 30, 32, 34});
+    const double share = 0.002 + 0.028 * rng.uniform();
+    const double raw = billions * 1e3 * share;  // millions, rounded to the 3 figures the prompt prints
+    const double unit = std::pow(10.0, std::floor(std::log10(raw)) - 2);
+    adapter_m = std::round(raw / unit) * unit;
     lora_gb = (2 * billions * 1e9 + 16 * adapter_m * 1e6) / 1e9;
-    const double share = adapter_m * 1e6 / (billions * 1e9);
-    if (share >= 0.002 && share <= 0.03 && lora_gb * 1e9 <= hbm_of("h100-sxm")) break;
+    const double drawn = adapter_m * 1e6 / (billions * 1e9);
+    if (drawn >= 0.002 && drawn <= 0.03 && lora_gb * 1e9 <= hbm_of("h100-sxm")) break;
   }
   Exercise e;
   e.title = "Model states of LoRA";
@@ -119,17 +125,28 @@ Exercise lora_states(Rng& rng) {
 Exercise rank_error(Rng& rng) {
   const int n = 6;
   std::vector<double> sigma;
-  double s = rng.integer(8, 20);
-  for (int i = 0; i < n; ++i) {
-    sigma.push_back(s);
-    s = std::max(1.0, std::round(s * (0.35 + 0.4 * rng.uniform())));
-  }
-  const int rank = rng.integer(1, 3);
-  double total = 0, dropped = 0;
-  for (int i = 0; i < n; ++i) {
-    total += sigma[static_cast<std::size_t>(i)] * sigma[static_cast<std::size_t>(i)];
-    if (i >= rank) dropped += sigma[static_cast<std::size_t>(i)] * sigma[static_cast<std::size_t>(i)];
-  }
+  int rank = 0;
+  double total = 0, dropped = 0, linear = 0;
+  // Redrawn while the σ themselves, not their squares, would give the same ratio to within twice
+  // the tolerance (σ = 20, 8, 4, 2, 1, 1 at rank 3 gives 1/9 both ways), so that mistake is told wrong.
+  do {
+    sigma.clear();
+    double s = rng.integer(8, 20);
+    for (int i = 0; i < n; ++i) {
+      sigma.push_back(s);
+      s = std::max(1.0, std::round(s * (0.35 + 0.4 * rng.uniform())));
+    }
+    rank = rng.integer(1, 3);
+    total = dropped = 0;
+    double sum = 0, sum_dropped = 0;
+    for (int i = 0; i < n; ++i) {
+      const double v = sigma[static_cast<std::size_t>(i)];
+      total += v * v;
+      sum += v;
+      if (i >= rank) dropped += v * v, sum_dropped += v;
+    }
+    linear = 100 * sum_dropped / sum;
+  } while (std::fabs(linear - 100 * std::sqrt(dropped / total)) <= 0.02 * 100 * std::sqrt(dropped / total));
   std::string list, dropped_terms;
   for (int i = 0; i < n; ++i) {
     list += (i ? ", " : "") + format_int(sigma[static_cast<std::size_t>(i)]);
@@ -154,6 +171,7 @@ Exercise rank_error(Rng& rng) {
   require(e, sorted && sigma.back() >= 1, "singular values are positive and in decreasing order");
   require(e, rank < n, "the rank leaves some singular values out");
   reject_mistake(e, 100 * dropped / total, "left out the square root");
+  reject_mistake(e, linear, "summed the singular values instead of their squares");
   return e;
 }
 

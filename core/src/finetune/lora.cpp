@@ -65,6 +65,10 @@ FinetuneMemory memory(double frozen16, double quantized, double trainable, const
 
 LoraReport lora_report(const ModelConfig& c, double params_override, const LoraSetup& s) {
   if (!(s.rank >= 1) || s.rank > 65536) throw InputError("rank", "rank must be between 1 and 65,536");
+  if (!(s.host_link_Bps > 0) || !std::isfinite(s.host_link_Bps))
+    throw InputError("host_link", "the host link's bandwidth must be a positive number of bytes per second");
+  if (!(s.batch_adapters >= 1) || s.batch_adapters > 1e6)
+    throw InputError("batch_adapters", "batch_adapters must be between 1 and 1,000,000");
   const std::vector<AdaptedMatrix> mats = adapted_matrices(c, s.targets);
   const double bits = base_bits_per_param(s.base_dtype, s.double_quant, c.hidden);
   const StateBytes sb = trainable_state_bytes(s.optimizer);
@@ -108,6 +112,11 @@ LoraReport lora_report(const ModelConfig& c, double params_override, const LoraS
   r.qlora_bytes = r.qlora_breakdown.total_bytes;
   r.lora_saving_factor = r.full_finetune_bytes / r.lora_bytes;
   r.qlora_saving_factor = r.full_finetune_bytes / r.qlora_bytes;
+  r.adapters_per_base_copy = 2 * params / r.adapter_file_bytes;
+  r.adapter_load_s = r.adapter_file_bytes / s.host_link_Bps;
+  r.batch_adapter_bytes = s.batch_adapters * r.adapter_file_bytes;
+  r.batch_adapter_read_ratio = r.batch_adapter_bytes / (2 * params);
+  r.optimizer_page_s = r.lora_breakdown.optimizer_bytes / s.host_link_Bps;
   return r;
 }
 

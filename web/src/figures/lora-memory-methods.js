@@ -22,7 +22,7 @@ export default {
   id: 'lora-memory-methods',
   title: 'Full fine-tuning, LoRA and QLoRA: what each holds in memory',
   caption:
-    'GPU memory of one fine-tuning step, split by what it holds, for a published model (one sequence of 2,048 tokens, FlashAttention, no recomputation). At the defaults, Llama 2 7B with rank-16 adapters on every linear layer, full fine-tuning needs about 117 GB, almost all of it gradients and Adam states; LoRA trains 0.6% of the weights and drops to about 24 GB, most of it the frozen 16-bit base and the activations; QLoRA stores that base in 4-bit NormalFloat and needs about 14 GB. Raise the rank and watch the trained part: even at r = 256 it stays small beside the base. Pick Llama 2 70B and compare with the dashed 80 GB line: only QLoRA\u2019s weights fit on one GPU.',
+    'GPU memory of one fine-tuning step, split by what it holds, for a published model (one sequence of 2,048 tokens, FlashAttention, no recomputation). At the defaults, Llama 2 7B with rank-16 adapters on every linear layer, full fine-tuning needs about 117 GB, almost all of it gradients and Adam states; LoRA trains 0.6% of the weights and drops to about 24 GB, most of it the frozen 16-bit base and the activations; QLoRA stores that base in 4-bit NormalFloat and needs about 14 GB. Raise the rank and watch the trained part grow, 16 bytes per adapter parameter: small beside the base at r = 64, three quarters of it at r = 256. Pick Llama 2 70B and compare with the dashed 80 GB line: only QLoRA\u2019s weights fit on one GPU.',
   params: [
     { key: 'model', label: 'Model', type: 'select', default: 'llama-2-7b', options: modelOptions(MODELS) },
     { key: 'rank', label: 'LoRA rank r', from: ['lora', 'rank'], options: [1, 4, 8, 16, 32, 64, 128, 256] },

@@ -14,7 +14,7 @@ export default {
   id: 'lora-step-time',
   title: 'FLOPs and time of a fine-tuning step',
   caption:
-    'Seconds per training step of 8 sequences of 2,048 tokens, at 40% of the accelerator\u2019s dense bf16 peak. At the defaults, Llama 2 7B on an H100, full fine-tuning takes about 1.77 s and LoRA about 1.24 s: the frozen base still runs its forward pass and the backward pass through its activations (4N FLOPs per token) but skips its weight gradients (the other 2N), so LoRA does about 70% of the work. QLoRA adds the thin segment on top of its bar: unpacking the 4-bit weights to bf16 on every pass, about 1% here. Cut the batch to 1 and that segment grows, because dequantization costs the same whatever the batch. Switch to an A100 and every bar stretches by the peak\u2019s ratio.',
+    'Seconds per training step of 8 sequences of 2,048 tokens, at 40% of the accelerator\u2019s dense bf16 peak. At the defaults, Llama 2 7B on an H100, full fine-tuning takes about 1.77 s and LoRA about 1.24 s: the frozen base still runs its forward pass and the backward pass through its activations (4N FLOPs per token) but skips its weight gradients (the other 2N), so LoRA does about 70% of the work. QLoRA adds the thin segment on top of its bar: unpacking the 4-bit weights to bf16 on every pass, about 1% here. Cut the batch to 1 and that segment grows, because dequantization costs the same whatever the batch. Switch to an A100 and the matmuls stretch by the peaks\u2019 ratio, the dequantization only by the bandwidths\u2019.',
   params: [
     { key: 'model', label: 'Model', type: 'select', default: 'llama-2-7b', options: modelOptions(MODELS) },
     { key: 'hardware', label: 'Accelerator', from: ['lora-step', 'hardware'] },

@@ -53,6 +53,11 @@ struct LoraSetup {
   double micro_batch = 1;
   Recompute recompute = Recompute::None;
   bool flash_attention = true;
+  // Serving and paging: the host link adapters and paged optimizer states cross (bytes/s, one
+  // direction; the calculator takes it from the interconnect table, PCIe 5.0 x16 by default)
+  // and the distinct adapters one decode batch carries (S-LoRA and Punica batch them together).
+  double host_link_Bps = 32e9 * 16 * 128.0 / 130 / 8;  // 63.0 GB/s
+  double batch_adapters = 32;
 };
 
 struct LoraReport {
@@ -68,10 +73,17 @@ struct LoraReport {
   FinetuneMemory full_finetune_breakdown, lora_breakdown, qlora_breakdown;
   double lora_saving_factor;   // full_finetune_bytes / lora_bytes
   double qlora_saving_factor;  // full_finetune_bytes / qlora_bytes
+  // Serving many adapters on one 16-bit base, and paging.
+  double adapters_per_base_copy;    // 2·params / adapter_file_bytes: adapters in the memory of one base copy
+  double adapter_load_s;            // adapter_file_bytes / host_link_Bps: one adapter from host to GPU
+  double batch_adapter_bytes;       // batch_adapters · adapter_file_bytes: the adapters one decode step reads
+  double batch_adapter_read_ratio;  // batch_adapter_bytes / (2·params): on top of the base's weight reads
+  double optimizer_page_s;          // lora_breakdown.optimizer_bytes / host_link_Bps: the states paged one way
 };
 
 // `params_override` > 0 replaces the config's parameter count (scaled across the parts in
-// proportion). Throws InputError naming rank, targets, base_dtype or optimizer.
+// proportion). Throws InputError naming rank, targets, base_dtype, optimizer, host_link or
+// batch_adapters.
 LoraReport lora_report(const ModelConfig& c, double params_override, const LoraSetup& s);
 
 // FLOPs and time of one training step of `tokens` tokens. Full fine-tuning: PaLM's 6·N +
