@@ -3,7 +3,9 @@
 //
 // The rule, per drawn config (THEME of the harness, whose colours are all different):
 // - a series is a dataset shown in the legend (a label, not removed by the legend's filter,
-//   the legend not hidden); its colour is its fill on bars, its border otherwise;
+//   the legend not hidden); its colour is its fill on bars (on a hollow bar, one filled with
+//   the theme's background, its outline, which a hollow bar of another colour does not share),
+//   its border otherwise;
 // - two series never share a colour, unless both name the same `group`: one quantity drawn
 //   twice (a curve and its own limit, a dashed copy) or one meaning the colour stands for
 //   (memory-bound, compute-bound). A dash pattern on the same colour is thus not a second
@@ -41,7 +43,9 @@ export function legendSeries(cfg) {
     if (!ds.label) return [];
     if (filter && !filter({ text: ds.label, datasetIndex: i }, cfg.data)) return [];
     const bar = (ds.type ?? cfg.type) === 'bar';
-    const colour = bar ? ds.backgroundColor ?? ds.borderColor : ds.borderColor ?? ds.backgroundColor;
+    const hollow = bar && ds.backgroundColor === THEME.background && typeof ds.borderColor === 'string';
+    const colour = hollow ? `hollow ${ds.borderColor}`
+      : bar ? ds.backgroundColor ?? ds.borderColor : ds.borderColor ?? ds.backgroundColor;
     return [{ label: ds.label, colour, group: ds.group }];
   });
 }
@@ -86,6 +90,9 @@ test('the rule catches a shared colour, and accepts a declared group', () => {
   assert.equal(colourClashes(cfg({ group: 'g' }, { group: 'g' })).length, 0);
   assert.equal(colourClashes(cfg({ group: 'g' }, { group: 'h' })).length, 1);
   assert.equal(colourClashes(cfg({}, { borderColor: '#2' })).length, 0);
+  const hollow = (a, b) => ({ type: 'bar', options: {}, data: { datasets: [{ label: 'a', backgroundColor: THEME.background, ...a }, { label: 'b', backgroundColor: THEME.background, ...b }] } });
+  assert.equal(colourClashes(hollow({ borderColor: '#1' }, { borderColor: '#1' })).length, 1);
+  assert.equal(colourClashes(hollow({ borderColor: '#1' }, { borderColor: '#2' })).length, 0);
   const bars = { type: 'bar', options: {}, data: { labels: ['p', 'q', 'r'], datasets: [{ label: 'x', backgroundColor: ['#1', '#2', '#1'] }] } };
   assert.equal(colourClashes(bars).length, 1);
   bars.data.datasets[0].colourBy = 'bound';
